@@ -1,0 +1,2 @@
+export * from './backup-policy';
+export * from './vitess-backup-schedule';

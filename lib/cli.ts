@@ -1,0 +1,140 @@
+/** `backup-cronjobs synth|validate|schema`: policy files in, manifests out. */
+import { mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { PolicyError } from './policy/errors';
+import { loadPolicies } from './policy/load';
+import { policySchema } from './policy/schema';
+import type { BackupPolicy } from './policy/types';
+import { renderPolicy } from './render';
+import { toYaml } from './yaml';
+import type { Manifest } from './k8s';
+
+const USAGE = `Usage:
+  backup-cronjobs synth <policy files...> [--out DIR]   render manifests (stdout, or DIR/<policy>.k8s.yaml)
+  backup-cronjobs validate <policy files...>            check policies, render nothing
+  backup-cronjobs schema                                print the BackupPolicy JSON Schema`;
+
+export interface CliIO {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+const processIO: CliIO = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+
+/** Runs the CLI; returns the exit code. Writes nothing unless every input is valid. */
+export function runCli(argv: readonly string[], io: CliIO = processIO): number {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'synth':
+        return synth(rest, io);
+      case 'validate':
+        return validate(rest, io);
+      case 'schema':
+        io.stdout(`${JSON.stringify(policySchema, null, 2)}\n`);
+        return 0;
+      case '-h':
+      case '--help':
+      case 'help':
+        io.stdout(`${USAGE}\n`);
+        return 0;
+      default:
+        io.stderr(`${command ? `unknown command "${command}"` : 'no command given'}\n${USAGE}\n`);
+        return 2;
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`${e.message}\n${USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+class UsageError extends Error {}
+
+function parseArgs(args: readonly string[], allowOut: boolean): { files: string[]; out?: string } {
+  const files: string[] = [];
+  let out: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (allowOut && (a === '--out' || a === '-o')) {
+      out = args[++i];
+      if (!out) throw new UsageError(`${a} needs a directory`);
+    } else if (allowOut && a.startsWith('--out=')) {
+      out = a.slice('--out='.length);
+    } else if (a.startsWith('-')) {
+      throw new UsageError(`unknown option "${a}"`);
+    } else {
+      files.push(a);
+    }
+  }
+  if (files.length === 0) throw new UsageError('no policy files given');
+  return { files, out };
+}
+
+interface Loaded {
+  readonly file: string;
+  readonly policies: BackupPolicy[];
+  readonly manifests: Manifest[][];
+}
+
+/** Loads and renders every file; collects every error before failing. */
+function loadAll(files: readonly string[], io: CliIO): Loaded[] | undefined {
+  const loaded: Loaded[] = [];
+  let failed = false;
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      io.stderr(`${file}: cannot read: ${(e as Error).message}\n`);
+      failed = true;
+      continue;
+    }
+    try {
+      const policies = loadPolicies(text, file);
+      loaded.push({ file, policies, manifests: policies.map((p) => renderPolicy(p, file)) });
+    } catch (e) {
+      if (!(e instanceof PolicyError)) throw e;
+      io.stderr(`${e.message}\n`);
+      failed = true;
+    }
+  }
+  return failed ? undefined : loaded;
+}
+
+function synth(args: readonly string[], io: CliIO): number {
+  const { files, out } = parseArgs(args, true);
+  const loaded = loadAll(files, io);
+  if (!loaded) return 1;
+  const outputs = new Map<string, string>();
+  for (const { policies, manifests } of loaded) {
+    policies.forEach((policy, i) => {
+      const key = `${policy.metadata.name}.k8s.yaml`;
+      if (outputs.has(key)) throw new UsageError(`two policies are named ${policy.metadata.name}: each needs its own name`);
+      outputs.set(key, toYaml(manifests[i]));
+    });
+  }
+  if (out === undefined) {
+    io.stdout([...outputs.values()].join('---\n'));
+    return 0;
+  }
+  mkdirSync(out, { recursive: true });
+  for (const [key, yaml] of outputs) {
+    writeFileSync(join(out, key), yaml);
+    io.stderr(`wrote ${join(out, key)}\n`);
+  }
+  return 0;
+}
+
+function validate(args: readonly string[], io: CliIO): number {
+  const { files } = parseArgs(args, false);
+  const loaded = loadAll(files, io);
+  if (!loaded) return 1;
+  for (const { file, manifests } of loaded) {
+    const count = manifests.reduce((n, m) => n + m.length, 0);
+    io.stdout(`${file}: valid (${count} object${count === 1 ? '' : 's'})\n`);
+  }
+  return 0;
+}

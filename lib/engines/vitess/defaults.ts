@@ -1,0 +1,18 @@
+/** Vitess defaults, defined once. */
+export const VITESS_DEFAULTS = {
+  image: 'vitess/lite:v21.0.4',
+  mysqlFlavor: 'MySQL80',
+  backupEngine: 'builtin',
+  topologyImplementation: 'etcd2',
+  flagStyle: 'underscore',
+  allowFirstBackup: false,
+  minBackupInterval: '0s',
+  minRetentionTime: '0s',
+  minRetentionCount: 1,
+  scratchAccessModes: ['ReadWriteOnce'] as readonly string[],
+  timeout: '2h',
+  forcePathStyle: false,
+  /** vitess-operator's fsGroup / runAsUser for vitess images. */
+  vitessUid: 999,
+  concurrency: 10,
+} as const;

@@ -1,0 +1,140 @@
+/** vtbackup flags as vitess-operator renders them: sorted `--key=value`. */
+import { parseDuration } from '../../schedule';
+import { VITESS_DEFAULTS } from './defaults';
+import type { VitessSpec, VitessStorage } from './types';
+
+/** The secret directories vitess-operator mounts per storage kind. */
+export const SECRET_DIRS = {
+  s3: '/vt/secrets/s3-backup-auth',
+  gcs: '/vt/secrets/gcs-backup-auth',
+  azblob: '/vt/secrets/azblob-backup-auth',
+  ceph: '/vt/secrets/ceph-backup-auth',
+  dbInit: '/vt/secrets/db-init-script',
+} as const;
+
+/** Flags the entry script adds at run time; extraFlags may not set them. */
+export const RUNTIME_FLAGS = ['initial_backup', 'allow_first_backup'] as const;
+
+/** `root(prefix, cluster)` of vitess-operator: `<prefix>/<cluster>` or `<cluster>`. */
+export function storageRoot(prefix: string | undefined, cluster: string): string {
+  const p = (prefix ?? '').replace(/\/+$/, '');
+  return p ? `${p}/${cluster}` : cluster;
+}
+
+export function storageFlags(storage: VitessStorage, cluster: string): Record<string, string> {
+  if (storage.s3) {
+    const s3 = storage.s3;
+    return {
+      backup_storage_implementation: 's3',
+      s3_backup_aws_region: s3.region,
+      s3_backup_storage_bucket: s3.bucket,
+      s3_backup_storage_root: storageRoot(s3.keyPrefix, cluster),
+      s3_backup_force_path_style: String(s3.forcePathStyle ?? VITESS_DEFAULTS.forcePathStyle),
+      ...(s3.endpoint ? { s3_backup_aws_endpoint: s3.endpoint } : {}),
+      ...(s3.minPartSize ? { s3_backup_aws_min_partsize: String(s3.minPartSize) } : {}),
+    };
+  }
+  if (storage.gcs) {
+    return {
+      backup_storage_implementation: 'gcs',
+      gcs_backup_storage_bucket: storage.gcs.bucket,
+      gcs_backup_storage_root: storageRoot(storage.gcs.keyPrefix, cluster),
+    };
+  }
+  if (storage.azblob) {
+    const az = storage.azblob;
+    return {
+      backup_storage_implementation: 'azblob',
+      azblob_backup_account_name: az.account,
+      azblob_backup_account_key_file: `${SECRET_DIRS.azblob}/${az.authSecret.key}`,
+      azblob_backup_container_name: az.container,
+      azblob_backup_storage_root: storageRoot(az.keyPrefix, cluster),
+    };
+  }
+  if (storage.ceph) {
+    return {
+      backup_storage_implementation: 'ceph',
+      ceph_backup_storage_config: `${SECRET_DIRS.ceph}/${storage.ceph.authSecret.key}`,
+    };
+  }
+  return { backup_storage_implementation: 'file', file_backup_storage_root: `/vt/backups/${cluster}` };
+}
+
+/** `--mysql_server_version` from a numeric image tag (`mysql:8.0.40` → `8.0.40-Vitess`). */
+export function mysqlServerVersion(image: string): string | undefined {
+  const colon = image.lastIndexOf(':');
+  const tag = colon < 0 ? '' : image.slice(colon + 1);
+  const m = tag.includes('/') ? null : /^[0-9][0-9.]*/.exec(tag);
+  return m ? `${m[0]}-Vitess` : undefined;
+}
+
+/** CPU request → xtrabackup parallelism: rounded up, at least 1. */
+export function cpuParallelism(cpu: string | undefined): number {
+  if (!cpu) return 1;
+  const value = cpu.endsWith('m') ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu);
+  return Number.isFinite(value) ? Math.max(1, Math.ceil(value)) : 1;
+}
+
+/** Go `%v` of a duration given as seconds: `0s`, `1h0m0s`, `30m0s`, `45s`. */
+export function goDuration(seconds: number): string {
+  if (seconds === 0) return '0s';
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+/** Every flag the operator sets (underscore keys) except the run-time type flags. */
+export function requiredFlags(spec: VitessSpec, keyspace: string, shard: string, cpuRequest: string | undefined): Record<string, string> {
+  const engine = spec.backupEngine ?? VITESS_DEFAULTS.backupEngine;
+  const image = spec.images?.mysqld ?? VITESS_DEFAULTS.image;
+  const flags: Record<string, string> = { backup_engine_implementation: engine };
+  if (engine === 'xtrabackup') {
+    const parallel = `--parallel=${cpuParallelism(cpuRequest)}`;
+    Object.assign(flags, {
+      xtrabackup_user: 'vt_dba',
+      xtrabackup_stream_mode: 'xbstream',
+      xtrabackup_stripes: '8',
+      xtrabackup_backup_flags: parallel,
+      xbstream_restore_flags: parallel,
+      backup_storage_compress: 'true',
+    });
+  }
+  const retention = spec.vtbackupRetention ?? {};
+  Object.assign(flags, storageFlags(spec.storage, spec.cluster), {
+    concurrency: String(VITESS_DEFAULTS.concurrency),
+    min_backup_interval: goDuration(parseDuration(retention.minBackupInterval ?? VITESS_DEFAULTS.minBackupInterval)),
+    min_retention_time: goDuration(parseDuration(retention.minRetentionTime ?? VITESS_DEFAULTS.minRetentionTime)),
+    min_retention_count: String(retention.minRetentionCount ?? VITESS_DEFAULTS.minRetentionCount),
+    logtostderr: 'true',
+    topo_implementation: spec.topology.implementation ?? VITESS_DEFAULTS.topologyImplementation,
+    topo_global_server_address: spec.topology.globalServerAddress,
+    topo_global_root: spec.topology.globalRoot ?? `/vitess/${spec.cluster}/global`,
+    init_keyspace: keyspace,
+    init_shard: shard,
+    init_db_name_override: `vt_${keyspace}`,
+    db_dba_user: 'vt_dba',
+    db_charset: (spec.mysqlFlavor ?? VITESS_DEFAULTS.mysqlFlavor) === 'MySQL80' ? 'utf8mb4' : 'utf8',
+    mysql_socket: '/vt/socket/mysql.sock',
+  });
+  if (spec.dbInitScriptSecret) flags.init_db_sql_file = `${SECRET_DIRS.dbInit}/${spec.dbInitScriptSecret.key}`;
+  const version = mysqlServerVersion(image);
+  if (version) flags.mysql_server_version = version;
+  return flags;
+}
+
+/** Flags that extraFlags can set (the operator adds it only when missing). */
+export const OVERRIDABLE_DEFAULTS: Record<string, string> = { 'builtinbackup-incremental-restore-path': '/vt/vtdataroot' };
+
+/** Canonical (underscore) form of a flag key, for collision checks. */
+export function canonicalFlag(key: string): string {
+  return key.replace(/^-+/, '').replace(/-/g, '_');
+}
+
+/** Renders `--key=value` args sorted by key, in the chosen spelling. */
+export function renderFlags(flags: Record<string, string>, style: 'underscore' | 'dashed'): string[] {
+  const spelled = Object.entries(flags).map(([k, v]) => [style === 'dashed' ? k.replace(/_/g, '-') : k, v] as const);
+  return spelled.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `--${k}=${v}`);
+}

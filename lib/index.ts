@@ -1,0 +1,13 @@
+export * from './k8s';
+export * from './names';
+export * from './policy/types';
+export * from './policy/errors';
+export { JOB_DEFAULTS, SERIALIZATION_GROUP_LABEL } from './policy/defaults';
+export { policySchema } from './policy/schema';
+export { loadPolicies, validatePolicy } from './policy/load';
+export type { RetentionOptions } from './policy/retention-options';
+export { renderPolicy, policyTargets, policyEngine, MANAGED_BY } from './render';
+export { toYaml, sortKeys } from './yaml';
+export * as schedule from './schedule';
+export * as vitess from './engines/vitess';
+export type { VitessSpec, VitessSchedule, VitessStrategy, VitessStorage, VitessScratch } from './engines/vitess/types';

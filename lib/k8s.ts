@@ -1,0 +1,86 @@
+/**
+ * The subset of Kubernetes object shapes the renderer emits. Plain JSON
+ * values only: no undefined, no empty collections (see `compact`).
+ */
+export interface ObjectMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+}
+
+/** A Kubernetes object as the core emits it. */
+export interface Manifest {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: ObjectMeta;
+  readonly [field: string]: unknown;
+}
+
+export interface EnvVar {
+  readonly name: string;
+  readonly value?: string;
+  readonly valueFrom?: {
+    readonly secretKeyRef?: { readonly name: string; readonly key: string; readonly optional?: boolean };
+    readonly fieldRef?: { readonly fieldPath: string };
+  };
+}
+
+export interface VolumeMount {
+  readonly name: string;
+  readonly mountPath: string;
+  readonly subPath?: string;
+  readonly readOnly?: boolean;
+}
+
+export interface Container {
+  readonly name: string;
+  readonly image: string;
+  readonly imagePullPolicy?: string;
+  readonly command?: readonly string[];
+  readonly args?: readonly string[];
+  readonly env?: readonly EnvVar[];
+  readonly volumeMounts?: readonly VolumeMount[];
+  readonly resources?: Record<string, unknown>;
+  readonly securityContext?: Record<string, unknown>;
+}
+
+export interface Volume {
+  readonly name: string;
+  readonly [source: string]: unknown;
+}
+
+export interface PodSpec {
+  readonly [field: string]: unknown;
+  readonly containers: readonly Container[];
+}
+
+/**
+ * Drops undefined values and empty arrays, recursively, so that every engine
+ * sees the same JSON (cdk8s and Pulumi treat them differently). Empty objects
+ * are kept: `emptyDir: {}` means something. Use `nonEmpty` for optional maps.
+ */
+export function compact<T>(value: T): T {
+  return compactValue(value) as T;
+}
+
+/** An optional map: undefined when it has no entries. */
+export function nonEmpty<T extends object>(value: T | undefined): T | undefined {
+  return value !== undefined && Object.keys(value).length > 0 ? value : undefined;
+}
+
+function compactValue(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(compactValue).filter((v) => v !== undefined);
+    return items.length === 0 ? undefined : items;
+  }
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) {
+      const c = compactValue(v);
+      if (c !== undefined) out[key] = c;
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,20 @@
+/** Every common default, defined once. The schema, the renderer and the README read these. */
+export const JOB_DEFAULTS = {
+  schedule: '@daily',
+  suspend: false,
+  concurrencyPolicy: 'Forbid',
+  startingDeadline: '10m',
+  successfulJobsHistoryLimit: 3,
+  failedJobsHistoryLimit: 3,
+  backoffLimit: 1,
+  imagePullPolicy: 'IfNotPresent',
+  namespace: 'default',
+  serializationScope: 'node',
+  clusterTopologyKey: 'kubernetes.io/os',
+  nodeTopologyKey: 'kubernetes.io/hostname',
+  nodeRequirementOperator: 'In',
+  tolerationOperator: 'Equal',
+} as const;
+
+/** The label every pod of a serialization group carries. */
+export const SERIALIZATION_GROUP_LABEL = 'backup-cronjobs.io/serialization-group';

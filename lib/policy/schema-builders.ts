@@ -1,0 +1,77 @@
+/** Small builders that keep the JSON Schema readable. Every object is closed. */
+export type Schema = Record<string, unknown>;
+
+export const PATTERNS = {
+  dnsLabel: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  dnsSubdomain: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+  duration: '^([0-9]+(s|m|h|d|w))+$',
+  quantity: '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m)?$',
+  envName: '^[-._a-zA-Z][-._a-zA-Z0-9]*$',
+  url: '^https?://[^\\s]+$',
+  absolutePath: '^/',
+} as const;
+
+/** How each pattern is explained in error messages. */
+export const PATTERN_DESCRIPTIONS: Record<string, string> = {
+  [PATTERNS.dnsLabel]: 'a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
+  [PATTERNS.dnsSubdomain]: 'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit',
+  [PATTERNS.duration]: 'a duration of whole units s, m, h, d or w, e.g. "90s", "15m", "2h", "1h30m", "7d"',
+  [PATTERNS.quantity]: 'a Kubernetes quantity, e.g. "10Gi", "500Mi", "250m"',
+  [PATTERNS.envName]: 'an environment variable name: letters, digits, "_", "-", "."; not starting with a digit',
+  [PATTERNS.url]: 'an http:// or https:// URL',
+  [PATTERNS.absolutePath]: 'an absolute path',
+};
+
+export function str(description: string, extra: Schema = {}): Schema {
+  return { type: 'string', description, ...extra };
+}
+
+export function nonEmptyStr(description: string, extra: Schema = {}): Schema {
+  return str(description, { minLength: 1, ...extra });
+}
+
+export function int(description: string, minimum?: number, maximum?: number, extra: Schema = {}): Schema {
+  return { type: 'integer', description, ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}), ...extra };
+}
+
+export function bool(description: string, extra: Schema = {}): Schema {
+  return { type: 'boolean', description, ...extra };
+}
+
+export function strEnum(description: string, values: readonly string[], extra: Schema = {}): Schema {
+  return { type: 'string', description, enum: [...values], ...extra };
+}
+
+export function obj(description: string, properties: Record<string, Schema>, required: readonly string[] = [], extra: Schema = {}): Schema {
+  return {
+    type: 'object',
+    description,
+    additionalProperties: false,
+    properties,
+    ...(required.length > 0 ? { required: [...required] } : {}),
+    ...extra,
+  };
+}
+
+export function arr(description: string, items: Schema, extra: Schema = {}): Schema {
+  return { type: 'array', description, items, ...extra };
+}
+
+export function stringMap(description: string, extra: Schema = {}): Schema {
+  return { type: 'object', description, additionalProperties: { type: 'string' }, ...extra };
+}
+
+export function duration(description: string, extra: Schema = {}): Schema {
+  return str(description, { pattern: PATTERNS.duration, ...extra });
+}
+
+export function quantity(description: string, extra: Schema = {}): Schema {
+  return str(description, { pattern: PATTERNS.quantity, ...extra });
+}
+
+export function dnsLabel(description: string, extra: Schema = {}): Schema {
+  return str(description, { pattern: PATTERNS.dnsLabel, maxLength: 63, ...extra });
+}
+
+export const secretKeyRef = (description: string): Schema =>
+  obj(description, { name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the Secret.', { pattern: '^[-._a-zA-Z0-9]+$' }) }, ['name', 'key']);

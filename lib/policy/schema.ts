@@ -1,0 +1,30 @@
+/** The published JSON Schema of a BackupPolicy document. */
+import { JOB_DEFAULTS } from './defaults';
+import { API_VERSION, KIND } from './types';
+import { PATTERNS, Schema, dnsLabel, obj, str, stringMap } from './schema-builders';
+import { jobSettingsSchema, labelValues } from './schema-settings';
+import { vitessSchema } from '../engines/vitess/schema';
+import { retentionSchema } from './retention-schema';
+
+export const policySchema: Schema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://backup-cronjobs.io/schemas/backup-policy-v1alpha1.json',
+  title: 'BackupPolicy',
+  ...obj('A declarative backup policy rendered into Kubernetes CronJobs.', {
+    apiVersion: { const: API_VERSION, description: `Always ${API_VERSION}.` },
+    kind: { const: KIND, description: `Always ${KIND}.` },
+    metadata: obj('Policy identity.', {
+      name: dnsLabel('Policy name; prefixes every object name.'),
+      namespace: dnsLabel('Namespace of every object.', { default: JOB_DEFAULTS.namespace }),
+      labels: labelValues('Labels added to every object.'),
+      annotations: stringMap('Annotations added to every object.'),
+    }, ['name']),
+    spec: obj('What to back up and how.', {
+      defaults: jobSettingsSchema,
+      retention: retentionSchema,
+      metrics: obj('Metrics.', { pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }) }),
+      vitess: vitessSchema,
+    }, []),
+  }, ['apiVersion', 'kind', 'metadata', 'spec']),
+};
+

@@ -1,0 +1,210 @@
+/**
+ * The BackupPolicy document: the same structure in YAML/JSON policy files and
+ * in the TypeScript props of the cdk8s constructs and Pulumi components.
+ * Defaults live in `defaults.ts`; the JSON Schema in `schema.ts`.
+ */
+import type { VitessSpec } from '../engines/vitess/types';
+import type { RetentionRules } from '../retention';
+
+export const API_VERSION = 'backup-cronjobs.io/v1alpha1';
+export const KIND = 'BackupPolicy';
+
+/** A key of a Secret in the policy's namespace. Secrets are only ever referenced. */
+export interface SecretKeyRef {
+  readonly name: string;
+  readonly key: string;
+}
+
+export interface StaggerOptions {
+  /**
+   * Spread the start times of all targets sharing a schedule evenly over this
+   * window (e.g. `2h`), so that no two start in the same minute while there are
+   * at most as many targets as minutes in the window.
+   */
+  readonly window: string;
+}
+
+/** A node label requirement (cdk8s-plus `attract`). Hard without `weight`, soft with it. */
+export interface NodeRequirement {
+  readonly key: string;
+  /** @default 'In' */
+  readonly operator?: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
+  /** @default - none (required for In, NotIn, Gt, Lt) */
+  readonly values?: readonly string[];
+  /** Preference weight 1-100. @default - a hard requirement */
+  readonly weight?: number;
+}
+
+export interface Toleration {
+  /** @default - every taint key (only with operator Exists) */
+  readonly key?: string;
+  /** @default 'Equal' */
+  readonly operator?: 'Equal' | 'Exists';
+  /** @default - none */
+  readonly value?: string;
+  /** @default - every effect */
+  readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  /** @default - tolerate forever */
+  readonly tolerationSeconds?: number;
+}
+
+/** Pods to run near (podAffinity) or away from (podAntiAffinity). */
+export interface PodAffinityTerm {
+  readonly labels: Readonly<Record<string, string>>;
+  /** @default 'kubernetes.io/hostname' */
+  readonly topologyKey?: string;
+  /** Preference weight 1-100. @default - a hard requirement */
+  readonly weight?: number;
+  /** @default - the policy's namespace */
+  readonly namespaces?: readonly string[];
+}
+
+/**
+ * Backups that share a group never run at the same time: every pod carries the
+ * group label and a required pod anti-affinity against it.
+ */
+export interface SerializationGroup {
+  /** Group name (a label value). */
+  readonly name: string;
+  /**
+   * `node`: at most one backup of the group per node. `cluster`: at most one in
+   * the whole cluster (anti-affinity over `clusterTopologyKey`).
+   * @default 'node'
+   */
+  readonly scope?: 'node' | 'cluster';
+  /**
+   * A node label that has the same value on every node that may run the backups.
+   * @default 'kubernetes.io/os'
+   */
+  readonly clusterTopologyKey?: string;
+}
+
+export interface Placement {
+  /** @default - none */
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  /** Node affinity terms (all hard terms must hold). @default - none */
+  readonly nodeAffinity?: readonly NodeRequirement[];
+  /** @default - none (engines may add their own, e.g. etcd control-plane taints) */
+  readonly tolerations?: readonly Toleration[];
+  /** @default - none */
+  readonly podAffinity?: readonly PodAffinityTerm[];
+  /** @default - none */
+  readonly podAntiAffinity?: readonly PodAffinityTerm[];
+  /** @default - none: backups of different targets may overlap */
+  readonly serializationGroup?: SerializationGroup;
+}
+
+export interface ResourceRequirements {
+  /** @default - none */
+  readonly requests?: Readonly<Record<string, string>>;
+  /** @default - none */
+  readonly limits?: Readonly<Record<string, string>>;
+}
+
+export interface ExtraEnvVar {
+  readonly name: string;
+  /** Exactly one of value and secretKeyRef. */
+  readonly value?: string;
+  readonly secretKeyRef?: SecretKeyRef;
+}
+
+export interface ExtraVolume {
+  readonly name: string;
+  readonly mountPath: string;
+  /** @default false */
+  readonly readOnly?: boolean;
+  /** Exactly one source. */
+  readonly secret?: { readonly secretName: string };
+  readonly configMap?: { readonly name: string };
+  readonly persistentVolumeClaim?: { readonly claimName: string };
+  readonly emptyDir?: { readonly sizeLimit?: string };
+}
+
+export interface PodOptions {
+  /** @default - none */
+  readonly resources?: ResourceRequirements;
+  /** @default - none */
+  readonly imagePullSecrets?: readonly string[];
+  /** @default - none (etcd: 'system-node-critical') */
+  readonly priorityClassName?: string;
+  /** @default - the namespace's default ServiceAccount, with no API token mounted */
+  readonly serviceAccountName?: string;
+  /** @default 'IfNotPresent' */
+  readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** Extra env for the backup container. @default - none */
+  readonly env?: readonly ExtraEnvVar[];
+  /** Extra volumes mounted into the backup container. @default - none */
+  readonly volumes?: readonly ExtraVolume[];
+  /** Extra pod template labels. @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Extra pod template annotations. @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+/** CronJob and pod settings shared by every target; any level may override them. */
+export interface JobSettings {
+  /**
+   * 5-field cron or macro (`@daily`), Kubernetes rules; `H` fields are hashed
+   * from the target's identity (`H 2 * * *`).
+   * @default '@daily'
+   */
+  readonly schedule?: string;
+  /** IANA time zone of the schedule. @default - the kube-controller-manager's zone (UTC almost everywhere) */
+  readonly timeZone?: string;
+  /** @default - no stagger: every target starts at the schedule's time */
+  readonly stagger?: StaggerOptions;
+  /** Pause: no new runs start. @default false */
+  readonly suspend?: boolean;
+  /** @default 'Forbid' */
+  readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
+  /** How late a run may start before it is skipped (`startingDeadlineSeconds`). @default '10m' */
+  readonly startingDeadline?: string;
+  /** @default 3 */
+  readonly successfulJobsHistoryLimit?: number;
+  /** @default 3 */
+  readonly failedJobsHistoryLimit?: number;
+  /** Run deadline (`activeDeadlineSeconds`). @default - per engine: vitess '2h', etcd '15m', redis '10m' */
+  readonly timeout?: string;
+  /** @default 1 */
+  readonly backoffLimit?: number;
+  /** Delete finished Jobs after this long (`ttlSecondsAfterFinished`). @default - kept by the history limits */
+  readonly ttlAfterFinished?: string;
+  /** @default - no constraints beyond the engine's */
+  readonly placement?: Placement;
+  /** @default - engine defaults */
+  readonly pod?: PodOptions;
+}
+
+export interface MetricsOptions {
+  /** Pushgateway base URL; every run pushes its metrics there. @default - no metrics pushed */
+  readonly pushgatewayUrl?: string;
+}
+
+export interface PolicyMetadata {
+  /** DNS-1123 label; prefixes every object name. */
+  readonly name: string;
+  /** @default 'default' */
+  readonly namespace?: string;
+  /** Added to every object. @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Added to every object. @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+export interface BackupPolicySpec {
+  /** Settings for every target; schedules and targets override them field by field. @default - see JobSettings */
+  readonly defaults?: JobSettings;
+  /** Retention applied after each verified backup. @default - keep everything */
+  readonly retention?: RetentionRules;
+  /** @default - no metrics */
+  readonly metrics?: MetricsOptions;
+  /** Exactly one engine per policy. */
+  readonly vitess?: VitessSpec;
+}
+
+export interface BackupPolicy {
+  readonly apiVersion: typeof API_VERSION;
+  readonly kind: typeof KIND;
+  readonly metadata: PolicyMetadata;
+  readonly spec: BackupPolicySpec;
+}
