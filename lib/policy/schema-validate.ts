@@ -7,7 +7,7 @@ let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
   if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
     compiled = ajv.compile(policySchema);
   }
   return compiled;

@@ -1,0 +1,11 @@
+export { ScheduleError } from './errors';
+export { FIELDS, MACROS } from './fields';
+export type { FieldName, FieldSpec } from './fields';
+export { parseSchedule, validateSchedule } from './cron';
+export type { ParsedField, ParsedSchedule } from './cron';
+export { validateTimeZone } from './timezone';
+export { containsHash, hash64, hashModulo, resolveHashedSchedule } from './hash';
+export { staggerSchedules } from './stagger';
+export { nextRuns, shortestIntervalMinutes } from './runs';
+export { cronFromFrequency, frequencyMinutes } from './frequency';
+export { parseDuration } from './duration';
