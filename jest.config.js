@@ -5,4 +5,5 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
 
   testTimeout: 60000,
+  maxWorkers: 2,
 };
