@@ -15,12 +15,14 @@ export interface CronJobContext {
   readonly annotations?: Readonly<Record<string, string>>;
   /** Env every container script receives (job identity, metrics). */
   readonly commonEnv: readonly EnvVar[];
+  /** The policy pushes metrics. */
+  readonly metrics: boolean;
 }
 
 export function buildCronJob(target: Target, schedule: string, ctx: CronJobContext): Manifest {
   const s = target.settings;
   const labels = { ...ctx.commonLabels, ...target.labels };
-  const enginePod = target.pod({ env: ctx.commonEnv });
+  const enginePod = target.pod({ env: ctx.commonEnv, metrics: ctx.metrics });
   const placement = renderPlacement(mergePlacement(enginePod.placement, s.placement), ctx.namespace);
   const pod = s.pod ?? {};
   const podLabels = { ...pod.labels, ...placement.podLabels, ...labels };

@@ -63,7 +63,8 @@ export function renderPolicy(doc: unknown, source?: string): Manifest[] {
       { name: 'BACKUP_TARGET', value: name },
       ...(policy.spec.metrics?.pushgatewayUrl ? [{ name: 'BACKUP_PUSHGATEWAY_URL', value: policy.spec.metrics.pushgatewayUrl }] : []),
     ];
-    out.push(buildCronJob(target, schedule, { name, namespace, commonLabels, annotations: policy.metadata.annotations, commonEnv }));
+    const metrics = policy.spec.metrics?.pushgatewayUrl !== undefined;
+    out.push(buildCronJob(target, schedule, { name, namespace, commonLabels, annotations: policy.metadata.annotations, commonEnv, metrics }));
     out.push(...(target.extraObjects ?? []));
   });
   issues.throwIfAny(source);

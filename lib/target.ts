@@ -16,6 +16,14 @@ export interface EnginePod {
   readonly priorityClassName?: string;
 }
 
+/** What every pod builder receives from the renderer. */
+export interface PodContext {
+  /** Env every container script receives (job identity, Pushgateway URL). */
+  readonly env: readonly EnvVar[];
+  /** The policy pushes metrics: scripts that push them need the metrics module (see `scriptModules`). */
+  readonly metrics: boolean;
+}
+
 /** One backup target: becomes one CronJob. */
 export interface Target {
   /** Stable identity; hashed schedule fields and stagger order derive from it. */
@@ -34,8 +42,8 @@ export interface Target {
   readonly schedule?: string;
   /** Engine default timeout. */
   readonly defaultTimeout: string;
-  /** Builds the pod; `env` is the common env (job identity, metrics). */
-  readonly pod: (common: { readonly env: readonly EnvVar[] }) => EnginePod;
+  /** Builds the pod from the common part: `env` (job identity, metrics) and whether metrics are pushed. */
+  readonly pod: (common: PodContext) => EnginePod;
   /** Extra objects that belong to this target (rendered after its CronJob). */
   readonly extraObjects?: readonly Manifest[];
 }

@@ -4,7 +4,7 @@ import { IssueList, PolicyError } from './errors';
 import { validateAgainstSchema } from './schema-validate';
 import type { BackupPolicy } from './types';
 import { validateSettings } from './validate';
-import { ENGINES, ENGINE_KEYS, enginesOf } from '../engines/registry';
+import { ENGINES, ENGINE_KEYS, EngineDefinition, enginesOf } from '../engines/registry';
 import { validateRetentionOptions } from './retention-options';
 
 /** Validates one parsed document; throws PolicyError listing every problem. */
@@ -19,7 +19,10 @@ export function validatePolicy(input: unknown, source?: string): BackupPolicy {
     issues.add('spec', `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`);
   }
   validateSettings(policy.spec.defaults, 'spec.defaults', issues);
-  if (policy.spec.retention) validateRetentionOptions(policy.spec.retention, 'spec.retention', issues);
+  if (policy.spec.retention) {
+    const engine = engines.length === 1 ? (ENGINES[engines[0]] as EngineDefinition) : undefined;
+    validateRetentionOptions(policy.spec.retention, 'spec.retention', issues, engine?.retentionDestination?.(policy));
+  }
   for (const engine of engines) ENGINES[engine].validate(policy, `spec.${engine}`, issues);
   issues.throwIfAny(source);
   return policy;

@@ -1,23 +1,44 @@
 /** `spec.retention`: the retention rules plus when and how pruning runs. */
 import { IssueList, childPath, show } from './errors';
-import { RetentionRules, validateRetention } from '../retention';
+import type { EnvVar } from '../k8s';
+import { RetentionDestinationKind, RetentionRules, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
 import { validateSchedule } from '../schedule';
 
 export interface RetentionOptions extends RetentionRules {
   /** Print the prune plan and delete nothing. @default false */
   readonly dryRun?: boolean;
-  /** Schedule of a separate retention-prune CronJob. @default - no separate job; pruning runs after each verified backup */
+  /** Schedule of a separate retention-prune CronJob per destination. @default - no separate job; pruning runs after each verified backup */
   readonly schedule?: string;
 }
 
-export function validateRetentionOptions(options: RetentionOptions, path: string, issues: IssueList): void {
-  const { dryRun: _dryRun, schedule, ...rules } = options;
-  for (const problem of validateRetention(rules, path)) {
+/** `destination` narrows the rules to those it supports (vtctld lists no sizes). */
+export function validateRetentionOptions(options: RetentionOptions, path: string, issues: IssueList, destination?: RetentionDestinationKind): void {
+  for (const problem of validateRetention(retentionRules(options), path, { destination })) {
     const [p, ...rest] = problem.split(': ');
     issues.add(rest.length > 0 ? p : path, rest.length > 0 ? rest.join(': ') : problem);
   }
-  if (schedule !== undefined) {
-    const problem = validateSchedule(schedule);
-    if (problem) issues.add(childPath(path, 'schedule'), `received ${show(schedule)}; ${problem}`);
+  if (options.schedule !== undefined) {
+    const problem = validateSchedule(options.schedule);
+    if (problem) issues.add(childPath(path, 'schedule'), `received ${show(options.schedule)}; ${problem}`);
+    else if (!hasRetentionRules(retentionRules(options))) issues.add(childPath(path, 'schedule'), 'a retention-prune CronJob needs at least one rule (keepLast, maxAge, ...)');
   }
+}
+
+/** The rules alone. */
+export function retentionRules(options: RetentionOptions | undefined): RetentionRules | undefined {
+  if (!options) return undefined;
+  const { dryRun: _dryRun, schedule: _schedule, ...rules } = options;
+  return rules;
+}
+
+/** Whether each backup run prunes right after its verified backup (rules set, no separate prune schedule). */
+export function prunesAfterBackup(options: RetentionOptions | undefined): boolean {
+  return options?.schedule === undefined && hasRetentionRules(retentionRules(options));
+}
+
+/** Rule env for retention.sh (empty without rules); bucket periods in the schedule's time zone. */
+export function pruneEnv(options: RetentionOptions | undefined, timeZone: string | undefined): EnvVar[] {
+  const rules = retentionRules(options);
+  if (!hasRetentionRules(rules)) return [];
+  return retentionEnv(rules, timeZone ?? 'UTC', options?.dryRun ?? false);
 }

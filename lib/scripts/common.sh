@@ -36,34 +36,8 @@ require_cmd() {
 
 now_epoch() { date -u +%s; }
 
-# Pushes one run's metrics to a Pushgateway when BACKUP_PUSHGATEWAY_URL is set.
-# $1 = success|failure, $2 = duration seconds, $3 = size bytes (may be empty).
-# Metric names: backup_cronjobs_last_run_duration_seconds, _last_run_size_bytes,
-# _last_run_success, _last_success_timestamp_seconds, _runs_total{result}.
-push_metrics() {
-  [ -n "${BACKUP_PUSHGATEWAY_URL:-}" ] || return 0
-  _result=$1 _duration=$2 _size=${3:-}
-  _grouping="job/${BACKUP_METRICS_JOB:-backup_cronjobs}/engine/${BACKUP_ENGINE:-unknown}/target/${BACKUP_TARGET:-unknown}"
-  _body=$(
-    printf '# TYPE backup_cronjobs_last_run_duration_seconds gauge\n'
-    printf 'backup_cronjobs_last_run_duration_seconds %s\n' "$_duration"
-    printf '# TYPE backup_cronjobs_last_run_success gauge\n'
-    if [ "$_result" = success ]; then
-      printf 'backup_cronjobs_last_run_success 1\n'
-      printf '# TYPE backup_cronjobs_last_success_timestamp_seconds gauge\n'
-      printf 'backup_cronjobs_last_success_timestamp_seconds %s\n' "$(now_epoch)"
-      if [ -n "$_size" ]; then
-        printf '# TYPE backup_cronjobs_last_run_size_bytes gauge\n'
-        printf 'backup_cronjobs_last_run_size_bytes %s\n' "$_size"
-      fi
-    else
-      printf 'backup_cronjobs_last_run_success 0\n'
-    fi
-  )
-  # PUT replaces the group's metrics except the ones we keep across runs; POST
-  # keeps last_success_timestamp from an earlier success when this run failed.
-  if ! printf '%s\n' "$_body" | curl -sS --fail-with-body --max-time 10 -X POST --data-binary @- \
-      "${BACKUP_PUSHGATEWAY_URL%/}/metrics/$_grouping" >/dev/null; then
-    log warn "could not push metrics to $BACKUP_PUSHGATEWAY_URL"
-  fi
-}
+# Hooks that optional modules replace: metrics.sh (push_metrics) and
+# retention.sh (retention_configured, retention_apply). Without them a run
+# pushes nothing and prunes nothing.
+push_metrics() { :; }
+retention_configured() { return 1; }

@@ -23,3 +23,8 @@ export function shellCommand(entry: string, modules: readonly string[] = []): st
   const text = ['common.sh', ...modules, entry].map(scriptFile).join('\n');
   return ['/bin/sh', '-c', text, entry.replace(/\.sh$/, '')];
 }
+
+/** Helper modules of a script that pushes metrics: `metrics.sh` joins them when the policy pushes any. */
+export function scriptModules(metrics: boolean, modules: readonly string[] = []): string[] {
+  return metrics ? [...modules, 'metrics.sh'] : [...modules];
+}

@@ -44,6 +44,8 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   curl: 'curl',
   gzip: 'gzip',
   sh: 'dash',
+  busybox: 'busybox',
+  shellcheck: 'shellcheck',
   jq: 'jq',
   rclone: 'rclone',
   s3cmd: 's3cmd',
@@ -1052,6 +1054,8 @@ export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: numbe
     binary: process.execPath,
     prepare: async (dir) => ({ port: await freePort(), dataDir: path.join(dir, 'data') }),
     argv: ({ port, dataDir }) => [
+      // s3rver's ListObjectsV2 continuation tokens use DES, which Node 20's OpenSSL 3 only has in the legacy provider
+      '--openssl-legacy-provider',
       script,
       '-d', dataDir,
       '-a', '127.0.0.1',

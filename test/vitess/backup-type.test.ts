@@ -1,10 +1,11 @@
 // The Vitess entry script runs for real under /bin/sh, as rendered in the manifest,
 // with stand-in vtctldclient/vtbackup binaries copied in by the real init container.
-import { copyFileSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'fs';
+import { copyFileSync, mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { renderPolicy } from '../../lib';
 import { runContainer } from '../support/run-container';
+import { startPushgateway } from '../support/services';
 import { vitessPolicy } from './fixtures';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
@@ -21,8 +22,13 @@ interface RunResult {
   calls: string[];
 }
 
-async function runBackup(stub: Record<string, string>, allowFirstBackup = false, flagStyle?: 'dashed'): Promise<RunResult & { manifestArgs: string[]; runArgs: string[] }> {
-  const [cronJob] = renderPolicy(vitessPolicy({ allowFirstBackup, ...(flagStyle ? { flagStyle } : {}) }));
+async function runBackup(
+  stub: Record<string, string>,
+  allowFirstBackup = false,
+  flagStyle?: 'dashed',
+  spec: Record<string, unknown> = {},
+): Promise<RunResult & { manifestArgs: string[]; runArgs: string[] }> {
+  const [cronJob] = renderPolicy(vitessPolicy({ allowFirstBackup, ...(flagStyle ? { flagStyle } : {}) }, spec));
   const pod = (cronJob as any).spec.jobTemplate.spec.template.spec;
   const work = mkdtempSync(join(scratch, 'run-'));
   const imageBin = mkdtempSync(join(scratch, 'image-'));
@@ -36,7 +42,7 @@ async function runBackup(stub: Record<string, string>, allowFirstBackup = false,
   const argsFile = join(work, 'vtbackup-args');
   const main = await runContainer(pod, 'vtbackup', {
     volumeDirs,
-    env: { STUB_CALLS: calls, STUB_VTBACKUP_ARGS: argsFile, ...stub },
+    env: { STUB_CALLS: calls, STUB_VTBACKUP_ARGS: argsFile, STUB_BACKUP_NAMES: join(work, 'names'), ...stub },
   });
   return {
     code: main.code,
@@ -100,4 +106,45 @@ describe('Vitess backup type decided at run time', () => {
     expect(r.manifestArgs).toContain('--init-keyspace=commerce');
     expect(r.vtbackupArgs?.slice(-1)).toEqual(['--initial-backup=true']);
   });
+});
+
+describe('after vtbackup', () => {
+  test('a failing vtbackup fails the run with its exit status', async () => {
+    const r = await runBackup({ STUB_BACKUPS: COMPLETE, STUB_VTBACKUP_EXIT: '3' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error vtbackup of commerce\/- failed with exit status 3/);
+  });
+
+  test('retention prunes the shard through vtctld right after a successful backup', async () => {
+    const names = join(scratch, 'retention-names');
+    writeFileSync(names, ['2026-11-20.020000.zone1-0000000101', '2026-11-21.020000.zone1-0000000101', '2026-11-22.020000.zone1-0000000101'].join('\n') + '\n');
+    const r = await runBackup(
+      { STUB_BACKUPS: COMPLETE, STUB_BACKUP_NAMES: names, STUB_VTBACKUP_NEW: '2026-11-29.020000.zone1-0000000102' },
+      false, undefined, { retention: { keepLast: 2 } },
+    );
+    expect(r.code).toBe(0);
+    expect(readFileSync(names, 'utf8').trim().split('\n').sort()).toEqual(['2026-11-22.020000.zone1-0000000101', '2026-11-29.020000.zone1-0000000102']);
+    expect(r.calls.filter((c) => c.includes('RemoveBackup'))).toEqual([
+      '--server example-vtctld:15999 RemoveBackup commerce/- 2026-11-21.020000.zone1-0000000101',
+      '--server example-vtctld:15999 RemoveBackup commerce/- 2026-11-20.020000.zone1-0000000101',
+    ]);
+  });
+});
+
+test('metrics: success and failure counters, duration and last success reach the Pushgateway', async () => {
+  const gateway = await startPushgateway();
+  try {
+    const metrics = { metrics: { pushgatewayUrl: gateway.url } };
+    expect((await runBackup({ STUB_BACKUPS: COMPLETE }, false, undefined, metrics)).code).toBe(0);
+    expect((await runBackup({ STUB_BACKUPS: COMPLETE, STUB_VTBACKUP_EXIT: '1' }, false, undefined, metrics)).code).toBe(1);
+    const text = await gateway.metrics();
+    const series = (name: string) => text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
+    expect(series('backup_cronjobs_success_total')).toMatch(/ 1$/);
+    expect(series('backup_cronjobs_failure_total')).toMatch(/ 1$/);
+    expect(series('backup_cronjobs_last_run_success')).toMatch(/ 0$/);
+    expect(series('backup_cronjobs_last_success_timestamp_seconds')).toMatch(/ [0-9.e+]+$/);
+    expect(series('backup_cronjobs_duration_seconds')).toBeDefined();
+  } finally {
+    await gateway.stop();
+  }
 });

@@ -272,3 +272,38 @@ describe('placement and serialization', () => {
     expectValidManifests([cj]);
   });
 });
+
+describe('retention', () => {
+  test('with a prune schedule: one retention-prune CronJob per keyspace/shard, backups prune nothing themselves', () => {
+    const objects = renderPolicy(vitessPolicy({
+      schedules: [
+        { name: 'nightly', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] },
+        { name: 'hourly', schedule: '@hourly', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
+      ],
+    }, { retention: { keepLast: 7, daily: 30, schedule: '30 5 * * *', dryRun: true } }));
+    expect(objects.map((o) => o.metadata.name)).toEqual([
+      'example-nightly-customer-x-80', 'example-nightly-customer-80-x', 'example-hourly-customer-x-80',
+      'example-prune-customer-x-80', 'example-prune-customer-80-x',
+    ]);
+    const prune = objects[3] as any;
+    expect(prune.spec.schedule).toBe('30 5 * * *');
+    expect(prune.metadata.labels['app.kubernetes.io/component']).toBe('retention-prune');
+    const env = podOf(prune).containers[0].env;
+    expect(env).toEqual(expect.arrayContaining([
+      { name: 'BACKUP_DEST_KIND', value: 'vitess' }, { name: 'VITESS_KEYSPACE', value: 'customer' }, { name: 'VITESS_SHARD', value: '-80' },
+      { name: 'RETENTION_KEEP_LAST', value: '7' }, { name: 'RETENTION_DAILY', value: '30' }, { name: 'RETENTION_DRY_RUN', value: 'true' },
+    ]));
+    expect(vtbackup(objects[0]).env.some((e: any) => e.name.startsWith('RETENTION_'))).toBe(false);
+    expectValidManifests(objects);
+  });
+
+  test('without a prune schedule: every backup run prunes its shard after the backup', () => {
+    const [cj] = renderPolicy(vitessPolicy({}, { retention: { maxAge: '30d' } }));
+    expect(vtbackup(cj).env).toContainEqual({ name: 'RETENTION_MAX_AGE_SECONDS', value: '2592000' });
+    expect(vtbackup(cj).command[2]).toContain('retention_apply()');
+  });
+
+  test('maxTotalSize is refused for Vitess (vtctld lists no sizes)', () => {
+    expect(() => renderPolicy(vitessPolicy({}, { retention: { maxTotalSize: '10Gi' } }))).toThrow(/spec\.retention\.maxTotalSize/);
+  });
+});

@@ -11,6 +11,7 @@ export const VITESS_DEFAULTS = {
   minRetentionCount: 1,
   scratchAccessModes: ['ReadWriteOnce'] as readonly string[],
   timeout: '2h',
+  pruneTimeout: '30m',
   forcePathStyle: false,
   /** vitess-operator's fsGroup / runAsUser for vitess images. */
   vitessUid: 999,

@@ -3,10 +3,12 @@ import type { Container, EnvVar, Volume, VolumeMount } from '../../k8s';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../cronjob';
 import { labelValue, safeShard } from '../../names';
 import { IssueList, childPath, show } from '../../policy/errors';
-import type { BackupPolicy } from '../../policy/types';
+import type { BackupPolicy, JobSettings } from '../../policy/types';
 import { cronFromFrequency, ScheduleError } from '../../schedule';
-import { shellCommand } from '../../scripts';
-import type { Target } from '../../target';
+import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
+import { retentionDestinationEnv } from '../../retention';
+import { scriptModules, shellCommand } from '../../scripts';
+import type { EnginePod, PodContext, Target } from '../../target';
 import { mergeSettings, pickSettings } from '../../target';
 import { VITESS_DEFAULTS } from './defaults';
 import { OVERRIDABLE_DEFAULTS, RUNTIME_FLAGS, SECRET_DIRS, canonicalFlag, renderFlags, requiredFlags } from './flags';
@@ -64,19 +66,83 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
   }
 }
 
-/** Expands schedules × strategies × shards into targets, in policy order. */
+/**
+ * Expands schedules × strategies × shards into backup targets, in policy
+ * order; then, when retention has its own schedule, one prune target per
+ * keyspace/shard (its backups are shared by every schedule).
+ */
 export function vitessTargets(policy: BackupPolicy, spec: VitessSpec, path: string): Target[] {
   const targets: Target[] = [];
+  const shards = new Map<string, { keyspace: string; shard: string }>();
   spec.schedules.forEach((sched, i) => {
     const sPath = childPath(childPath(path, 'schedules'), i);
     for (const strategy of sched.strategies) {
       for (const shard of strategy.shards) {
         targets.push(shardTarget(policy, spec, sched, sPath, strategy.keyspace, shard));
+        shards.set(`${strategy.keyspace}/${shard}`, { keyspace: strategy.keyspace, shard });
       }
     }
   });
+  const pruneSchedule = policy.spec.retention?.schedule;
+  if (pruneSchedule !== undefined) {
+    for (const { keyspace, shard } of shards.values()) targets.push(pruneTarget(policy, spec, keyspace, shard, pruneSchedule));
+  }
   return targets;
 }
+
+function pruneTarget(policy: BackupPolicy, spec: VitessSpec, keyspace: string, shard: string, schedule: string): Target {
+  const safe = safeShard(shard);
+  const settings = mergeSettings(policy.spec.defaults);
+  return {
+    id: `vitess|${spec.cluster}|prune|${keyspace}|${shard}`,
+    nameParts: ['prune', keyspace, safe],
+    component: 'retention-prune',
+    labels: shardLabels(spec, keyspace, safe),
+    settings,
+    settingsPath: 'spec.retention',
+    schedule,
+    defaultTimeout: VITESS_DEFAULTS.pruneTimeout,
+    pod: (ctx) => prunePod(policy, spec, keyspace, shard, settings.timeZone, ctx),
+  };
+}
+
+function prunePod(policy: BackupPolicy, spec: VitessSpec, keyspace: string, shard: string, timeZone: string | undefined, ctx: PodContext): EnginePod {
+  return {
+    containers: [{
+      name: 'retention-prune',
+      image: spec.images?.vtbackup ?? VITESS_DEFAULTS.image,
+      command: shellCommand('prune.sh', ['retention.sh']),
+      env: [
+        ...ctx.env,
+        { name: 'PATH', value: VITESS_PATH },
+        ...destinationEnv(spec, keyspace, shard),
+        ...pruneEnv(policy.spec.retention, timeZone),
+      ],
+      securityContext: restrictedContainerSecurity(),
+      volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+    }],
+    mainContainers: ['retention-prune'],
+    volumes: [{ name: 'tmp', emptyDir: {} }],
+    securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
+  };
+}
+
+/** This shard's backups, in the retention contract's variables (vtctldclient GetBackups/RemoveBackup). */
+function destinationEnv(spec: VitessSpec, keyspace: string, shard: string): EnvVar[] {
+  return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard });
+}
+
+function shardLabels(spec: VitessSpec, keyspace: string, safe: string): Record<string, string> {
+  return {
+    [`${LABEL_PREFIX}/keyspace`]: labelValue(keyspace),
+    [`${LABEL_PREFIX}/shard`]: labelValue(safe),
+    'planetscale.com/cluster': labelValue(spec.cluster),
+    'planetscale.com/keyspace': labelValue(keyspace),
+    'planetscale.com/shard': labelValue(safe),
+  };
+}
+
+const VITESS_PATH = '/vt/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 function shardTarget(policy: BackupPolicy, spec: VitessSpec, sched: VitessSchedule, sPath: string, keyspace: string, shard: string): Target {
   const safe = safeShard(shard);
@@ -85,23 +151,19 @@ function shardTarget(policy: BackupPolicy, spec: VitessSpec, sched: VitessSchedu
     id: `vitess|${spec.cluster}|${sched.name}|${keyspace}|${shard}`,
     nameParts: [sched.name, keyspace, safe],
     component: 'backup',
-    labels: {
-      [`${LABEL_PREFIX}/schedule`]: labelValue(sched.name),
-      [`${LABEL_PREFIX}/keyspace`]: labelValue(keyspace),
-      [`${LABEL_PREFIX}/shard`]: labelValue(safe),
-      'planetscale.com/cluster': labelValue(spec.cluster),
-      'planetscale.com/keyspace': labelValue(keyspace),
-      'planetscale.com/shard': labelValue(safe),
-    },
+    labels: { [`${LABEL_PREFIX}/schedule`]: labelValue(sched.name), ...shardLabels(spec, keyspace, safe) },
     settings,
     settingsPath: sPath,
     schedule: sched.frequency !== undefined ? cronFromFrequency(sched.frequency, `${spec.cluster}|${keyspace}|${shard}|${sched.name}-${keyspace}-${safe}`) : undefined,
     defaultTimeout: VITESS_DEFAULTS.timeout,
-    pod: ({ env }) => vitessPod(spec, keyspace, shard, settings.pod?.resources?.requests?.cpu, env),
+    pod: (ctx) => vitessPod(policy, spec, keyspace, shard, settings, ctx),
   };
 }
 
-function vitessPod(spec: VitessSpec, keyspace: string, shard: string, cpu: string | undefined, commonEnv: readonly EnvVar[]) {
+function vitessPod(policy: BackupPolicy, spec: VitessSpec, keyspace: string, shard: string, settings: JobSettings, ctx: PodContext): EnginePod {
+  const commonEnv = ctx.env;
+  const cpu = settings.pod?.resources?.requests?.cpu;
+  const prunes = prunesAfterBackup(policy.spec.retention);
   const style = spec.flagStyle ?? VITESS_DEFAULTS.flagStyle;
   const flags: Record<string, string> = { ...OVERRIDABLE_DEFAULTS };
   for (const [k, v] of Object.entries(spec.extraFlags ?? {})) flags[k.replace(/^-+/, '')] = v;
@@ -155,13 +217,12 @@ function vitessPod(spec: VitessSpec, keyspace: string, shard: string, cpu: strin
     { name: 'EXTRA_MY_CNF', value: '/vt/config/mycnf/rbr.cnf:/vt/config/mycnf/log-error.cnf:/vt/config/mycnf/socket.cnf' },
     { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
     { name: 'HOME', value: '/home/vitess' },
-    { name: 'PATH', value: '/vt/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+    { name: 'PATH', value: VITESS_PATH },
     ...commonEnv,
-    { name: 'VTCTLD_SERVER', value: spec.vtctldServer },
-    { name: 'VITESS_KEYSPACE', value: keyspace },
-    { name: 'VITESS_SHARD', value: shard },
+    ...destinationEnv(spec, keyspace, shard),
     { name: 'VITESS_ALLOW_FIRST_BACKUP', value: String(spec.allowFirstBackup ?? VITESS_DEFAULTS.allowFirstBackup) },
     { name: 'VITESS_FLAG_STYLE', value: style },
+    ...(prunes ? pruneEnv(policy.spec.retention, settings.timeZone) : []),
   ];
 
   const init: Container = {
@@ -175,7 +236,7 @@ function vitessPod(spec: VitessSpec, keyspace: string, shard: string, cpu: strin
   const main: Container = {
     name: 'vtbackup',
     image: spec.images?.mysqld ?? VITESS_DEFAULTS.image,
-    command: shellCommand('vitess-backup.sh'),
+    command: shellCommand('vitess-backup.sh', scriptModules(ctx.metrics, prunes ? ['retention.sh'] : [])),
     args: renderFlags(flags, style),
     env,
     volumeMounts: mounts,

@@ -1,0 +1,178 @@
+/**
+ * The environment contract between the renderer and the retention functions
+ * of `lib/scripts/retention.sh` (used by `lib/scripts/prune.sh` and by the
+ * engines' backup scripts). This file is the one source of truth for these
+ * names: the renderer must build the env with {@link retentionEnv} and
+ * {@link retentionDestinationEnv}, never by hand.
+ */
+
+import { NormalizedRetentionRules, RetentionDestinationKind, RetentionRules, normalizeRetention, validateRetention } from './rules';
+
+/** One container env var (the shape of a Kubernetes `EnvVar` with a literal value). */
+export interface EnvVar {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Env var names read by retention.sh / prune.sh. */
+export const RETENTION_ENV = {
+  /** Positive integer; unset = rule not used. */
+  keepLast: 'RETENTION_KEEP_LAST',
+  /** Positive integer seconds. */
+  maxAgeSeconds: 'RETENTION_MAX_AGE_SECONDS',
+  /** Positive integer bytes. */
+  maxTotalBytes: 'RETENTION_MAX_TOTAL_BYTES',
+  hourly: 'RETENTION_HOURLY',
+  daily: 'RETENTION_DAILY',
+  weekly: 'RETENTION_WEEKLY',
+  monthly: 'RETENTION_MONTHLY',
+  yearly: 'RETENTION_YEARLY',
+  /** IANA zone of the bucket rules; default UTC. */
+  timeZone: 'RETENTION_TIME_ZONE',
+  /** `true` prints the plan and deletes nothing; default `false`. */
+  dryRun: 'RETENTION_DRY_RUN',
+  /** Test hook: epoch seconds used as "now". Never set by the renderer. */
+  now: 'RETENTION_NOW',
+  /** `dir` | `s3` | `vitess`. */
+  destKind: 'BACKUP_DEST_KIND',
+  /** dir: the directory holding the backups. */
+  dir: 'BACKUP_DIR',
+  /** dir, s3: the name prefix (required, non-empty, no `/`). */
+  namePrefix: 'BACKUP_NAME_PREFIX',
+  /** dir, s3: the name suffix after the timestamp (e.g. `.rdb.gz`). */
+  nameSuffix: 'BACKUP_NAME_SUFFIX',
+  /** dir, s3: space-separated suffixes of sidecar files deleted with a backup (e.g. `.json`). */
+  sidecarSuffixes: 'BACKUP_SIDECAR_SUFFIXES',
+  /** s3 */
+  s3Bucket: 'S3_BUCKET',
+  /** s3: key prefix before the name prefix (e.g. `prod/redis/`), may be empty. */
+  s3Prefix: 'S3_PREFIX',
+  /** s3: custom endpoint URL (MinIO etc.). */
+  s3Endpoint: 'S3_ENDPOINT',
+  /** s3: `true` forces path-style addressing. */
+  s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
+  /** vitess: vtctld gRPC address host:port. */
+  vtctldServer: 'VTCTLD_SERVER',
+  vitessKeyspace: 'VITESS_KEYSPACE',
+  vitessShard: 'VITESS_SHARD',
+} as const;
+
+const byName = (a: EnvVar, b: EnvVar): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Env for the retention rules, sorted by name, only the rules that are set,
+ * durations in seconds and sizes in bytes. Throws on invalid rules.
+ */
+export function retentionEnv(rules: RetentionRules | undefined, timeZone: string, dryRun: boolean): EnvVar[] {
+  const n: NormalizedRetentionRules = normalizeRetention(rules);
+  const env: EnvVar[] = [];
+  const add = (name: string, value: number | undefined): void => {
+    if (value !== undefined) env.push({ name, value: String(value) });
+  };
+  add(RETENTION_ENV.keepLast, n.keepLast);
+  add(RETENTION_ENV.maxAgeSeconds, n.maxAgeSeconds);
+  add(RETENTION_ENV.maxTotalBytes, n.maxTotalBytes);
+  add(RETENTION_ENV.hourly, n.hourly);
+  add(RETENTION_ENV.daily, n.daily);
+  add(RETENTION_ENV.weekly, n.weekly);
+  add(RETENTION_ENV.monthly, n.monthly);
+  add(RETENTION_ENV.yearly, n.yearly);
+  env.push({ name: RETENTION_ENV.timeZone, value: timeZone });
+  env.push({ name: RETENTION_ENV.dryRun, value: dryRun ? 'true' : 'false' });
+  return env.sort(byName);
+}
+
+/** Where the backups to prune live. */
+export type RetentionDestination =
+  | {
+      readonly kind: 'dir';
+      /** Directory inside the container (a PVC or hostPath mount). */
+      readonly dir: string;
+      readonly namePrefix: string;
+      readonly nameSuffix?: string;
+      readonly sidecarSuffixes?: readonly string[];
+    }
+  | {
+      readonly kind: 's3';
+      readonly bucket: string;
+      /** Key prefix before the name prefix, e.g. `prod/redis/`. */
+      readonly prefix?: string;
+      readonly namePrefix: string;
+      readonly nameSuffix?: string;
+      readonly endpoint?: string;
+      readonly forcePathStyle?: boolean;
+      readonly sidecarSuffixes?: readonly string[];
+    }
+  | {
+      readonly kind: 'vitess';
+      readonly server: string;
+      readonly keyspace: string;
+      readonly shard: string;
+    };
+
+/** Problems with a destination (messages name `path.field`). */
+export function validateRetentionDestination(dest: RetentionDestination, path: string): string[] {
+  const errors: string[] = [];
+  const req = (field: string, value: string | undefined): void => {
+    if (typeof value !== 'string' || value === '') errors.push(`${path}.${field}: required, got ${JSON.stringify(value)}`);
+  };
+  if (dest.kind === 'dir' || dest.kind === 's3') {
+    req('namePrefix', dest.namePrefix);
+    if (/[/\t\n]/.test(dest.namePrefix ?? '')) {
+      errors.push(`${path}.namePrefix: must not contain "/", tab or newline, got ${JSON.stringify(dest.namePrefix)}`);
+    }
+    if (/[/\t\n]/.test(dest.nameSuffix ?? '')) {
+      errors.push(`${path}.nameSuffix: must not contain "/", tab or newline, got ${JSON.stringify(dest.nameSuffix)}`);
+    }
+    (dest.sidecarSuffixes ?? []).forEach((s, i) => {
+      if (s === '' || /[\s/*?[]/.test(s)) {
+        errors.push(`${path}.sidecarSuffixes[${i}]: must be non-empty without spaces, "/", "*", "?" or "[", got ${JSON.stringify(s)}`);
+      }
+    });
+    if (dest.kind === 'dir') req('dir', dest.dir);
+    else req('bucket', dest.bucket);
+  } else {
+    req('server', dest.server);
+    req('keyspace', dest.keyspace);
+    req('shard', dest.shard);
+  }
+  return errors;
+}
+
+/** Env describing the destination, sorted by name. Throws on an invalid destination. */
+export function retentionDestinationEnv(dest: RetentionDestination): EnvVar[] {
+  const errors = validateRetentionDestination(dest, 'destination');
+  if (errors.length > 0) throw new Error(errors.join('\n'));
+  const env: EnvVar[] = [{ name: RETENTION_ENV.destKind, value: dest.kind }];
+  const add = (name: string, value: string | undefined): void => {
+    if (value !== undefined && value !== '') env.push({ name, value });
+  };
+  switch (dest.kind) {
+    case 'dir':
+      add(RETENTION_ENV.dir, dest.dir);
+      add(RETENTION_ENV.namePrefix, dest.namePrefix);
+      add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
+      add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
+      break;
+    case 's3':
+      add(RETENTION_ENV.s3Bucket, dest.bucket);
+      add(RETENTION_ENV.s3Prefix, dest.prefix);
+      add(RETENTION_ENV.namePrefix, dest.namePrefix);
+      add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
+      add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
+      add(RETENTION_ENV.s3Endpoint, dest.endpoint);
+      if (dest.forcePathStyle) add(RETENTION_ENV.s3ForcePathStyle, 'true');
+      break;
+    case 'vitess':
+      add(RETENTION_ENV.vtctldServer, dest.server);
+      add(RETENTION_ENV.vitessKeyspace, dest.keyspace);
+      add(RETENTION_ENV.vitessShard, dest.shard);
+      break;
+  }
+  return env.sort(byName);
+}
+
+/** Validates rules against what the destination supports (e.g. no maxTotalSize for vitess). */
+export function validateRetentionFor(rules: unknown, kind: RetentionDestinationKind, path: string): string[] {
+  return validateRetention(rules, path, { destination: kind });
+}

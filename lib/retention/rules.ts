@@ -1,0 +1,336 @@
+/**
+ * Retention rules: the policy-facing model, its validation and the
+ * conversions (durations to seconds, sizes to bytes) shared by the
+ * TypeScript reference planner and the container scripts' environment.
+ *
+ * Only Node built-ins are used here (the core must import neither cdk8s nor
+ * Pulumi).
+ */
+
+/**
+ * Which backups a policy keeps. Every rule is optional: an unset rule is not
+ * used. A backup is kept when ANY rule keeps it, and the newest backup is
+ * always kept (it is the one just verified). With no rule set at all, every
+ * backup is kept and nothing is ever deleted.
+ *
+ * Only backups created by this policy and target are ever considered: the
+ * listing matches the exact name pattern `<prefix><timestamp><suffix>`;
+ * partial, temporary or foreign files never count.
+ */
+export interface RetentionRules {
+  /**
+   * Keep the newest N backups (integer ≥ 1).
+   * @default undefined (rule not used)
+   */
+  readonly keepLast?: number;
+  /**
+   * Keep every backup whose age (`now - time`) is at most this duration.
+   * A string of one or more `<integer><unit>` groups with the units
+   * `s`, `m` (minutes), `h`, `d` (24 h) and `w` (7 d): `30d`, `12h`, `2w`,
+   * `1d12h`. Months and years are rejected (their length varies): use days.
+   * @default undefined (rule not used)
+   */
+  readonly maxAge?: string;
+  /**
+   * Keep the longest run of newest backups whose cumulative size is at most
+   * this quantity. The unit is required: `B`; binary `Ki`, `Mi`, `Gi`, `Ti`,
+   * `Pi` (also written `KiB` …); decimal `kB`/`KB`, `MB`, `GB`, `TB`, `PB`.
+   * Plain numbers and bit-ambiguous spellings (`Gb`, `gb`, `mb`) are
+   * rejected. Once the budget is exceeded every older backup is outside the
+   * rule, even a small one (prefix semantics); the newest backup is kept even
+   * when it alone exceeds the budget (it is never "wipe everything").
+   * Not supported for Vitess destinations (sizes are not listed there).
+   * @default undefined (rule not used)
+   */
+  readonly maxTotalSize?: string;
+  /**
+   * Keep the newest backup of each of the last N hours (in the policy's time
+   * zone) that have a backup.
+   * @default undefined (rule not used)
+   */
+  readonly hourly?: number;
+  /**
+   * Keep the newest backup of each of the last N calendar days (policy time
+   * zone) that have a backup.
+   * @default undefined (rule not used)
+   */
+  readonly daily?: number;
+  /**
+   * Keep the newest backup of each of the last N ISO-8601 weeks (Monday to
+   * Sunday, week-numbering year, policy time zone) that have a backup.
+   * @default undefined (rule not used)
+   */
+  readonly weekly?: number;
+  /**
+   * Keep the newest backup of each of the last N calendar months (policy
+   * time zone) that have a backup.
+   * @default undefined (rule not used)
+   */
+  readonly monthly?: number;
+  /**
+   * Keep the newest backup of each of the last N calendar years (policy time
+   * zone) that have a backup.
+   * @default undefined (rule not used)
+   */
+  readonly yearly?: number;
+}
+
+/** The name of one retention rule. */
+export type RetentionRuleName = keyof RetentionRules;
+
+/** The bucket (grandfather-father-son) rules, in the order they are reported. */
+export const BUCKET_RULES = ['hourly', 'daily', 'weekly', 'monthly', 'yearly'] as const;
+export type BucketRuleName = (typeof BUCKET_RULES)[number];
+
+/** Every rule, in the order they are reported in a plan. */
+export const RETENTION_RULE_NAMES: readonly RetentionRuleName[] = [
+  'keepLast',
+  'maxAge',
+  'maxTotalSize',
+  ...BUCKET_RULES,
+];
+
+const COUNT_RULES = ['keepLast', ...BUCKET_RULES] as const;
+
+/** Largest count accepted for keepLast and the bucket rules. */
+export const MAX_RETENTION_COUNT = 100_000;
+
+/**
+ * Rules with durations and sizes converted to integers: what the planner
+ * uses and what the scripts receive through their environment.
+ */
+export interface NormalizedRetentionRules {
+  readonly keepLast?: number;
+  readonly maxAgeSeconds?: number;
+  readonly maxTotalBytes?: number;
+  readonly hourly?: number;
+  readonly daily?: number;
+  readonly weekly?: number;
+  readonly monthly?: number;
+  readonly yearly?: number;
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  s: 1,
+  m: 60,
+  h: 3600,
+  d: 86400,
+  w: 604800,
+};
+
+/**
+ * Parses a duration such as `30d`, `12h`, `2w` or `1d12h` into seconds.
+ * Throws an Error saying what is allowed when the text is not one.
+ */
+export function parseDuration(text: string): number {
+  if (typeof text !== 'string') {
+    throw new Error(`a duration must be a string such as "30d", got ${describe(text)}`);
+  }
+  const t = text.trim();
+  if (!/^(\d+[smhdw])+$/.test(t)) {
+    let hint = '';
+    if (/^\d+$/.test(t)) hint = ' (a unit is required)';
+    else if (/\d+(mo|y|M)\b/.test(t) || /\d+(mo|y|M)$/.test(t)) hint = ' (months and years vary in length: use days, e.g. "365d")';
+    throw new Error(
+      `${describe(text)} is not a duration${hint}; use <integer><unit> groups with the units s, m, h, d, w, e.g. "30d", "12h", "2w", "1d12h"`,
+    );
+  }
+  let seconds = 0;
+  for (const m of t.matchAll(/(\d+)([smhdw])/g)) {
+    seconds += Number(m[1]) * DURATION_UNITS[m[2]];
+  }
+  if (!Number.isSafeInteger(seconds)) throw new Error(`${describe(text)} is too long a duration`);
+  if (seconds <= 0) throw new Error(`${describe(text)} is zero; a duration must be longer than 0 seconds`);
+  return seconds;
+}
+
+const SIZE_UNITS: Readonly<Record<string, bigint>> = {
+  B: 1n,
+  Ki: 1024n,
+  KiB: 1024n,
+  Mi: 1024n ** 2n,
+  MiB: 1024n ** 2n,
+  Gi: 1024n ** 3n,
+  GiB: 1024n ** 3n,
+  Ti: 1024n ** 4n,
+  TiB: 1024n ** 4n,
+  Pi: 1024n ** 5n,
+  PiB: 1024n ** 5n,
+  kB: 1000n,
+  KB: 1000n,
+  MB: 1000n ** 2n,
+  GB: 1000n ** 3n,
+  TB: 1000n ** 4n,
+  PB: 1000n ** 5n,
+};
+
+const SIZE_UNITS_TEXT = 'B, Ki, Mi, Gi, Ti, Pi (binary, also KiB …) or kB/KB, MB, GB, TB, PB (decimal)';
+
+/**
+ * Parses a size with an explicit unit (`10Gi`, `500MB`, `1.5TB`, `123B`)
+ * into bytes (rounded down to a whole byte). Throws an Error saying what is
+ * allowed for plain numbers, unknown units and bit-ambiguous spellings such
+ * as `Gb`.
+ */
+export function parseSize(text: string): number {
+  if (typeof text !== 'string') {
+    throw new Error(`a size must be a string with a unit such as "10Gi", got ${describe(text)}`);
+  }
+  const m = /^(\d+)(?:\.(\d+))?\s*([A-Za-z]*)$/.exec(text.trim());
+  if (!m) {
+    throw new Error(`${describe(text)} is not a size; use a number and a unit: ${SIZE_UNITS_TEXT}, e.g. "10Gi"`);
+  }
+  const [, whole, frac = '', unit] = m;
+  if (unit === '') {
+    throw new Error(`${describe(text)} has no unit; a unit is required: ${SIZE_UNITS_TEXT}, e.g. "10Gi"`);
+  }
+  const mult = SIZE_UNITS[unit];
+  if (mult === undefined) {
+    const ambiguous = /^[kmgtp]i?b$/i.test(unit) && /b$/.test(unit);
+    throw new Error(
+      `${describe(text)} has ${ambiguous ? 'the ambiguous unit' : 'the unknown unit'} "${unit}"` +
+        `${ambiguous ? ' (bits or bytes?)' : ''}; use ${SIZE_UNITS_TEXT}, e.g. "10Gi" or "10GB"`,
+    );
+  }
+  const scale = 10n ** BigInt(frac.length);
+  const bytes = ((BigInt(whole) * scale + BigInt(frac === '' ? '0' : frac)) * mult) / scale;
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${describe(text)} is too large`);
+  if (bytes < 1n) throw new Error(`${describe(text)} is less than one byte; a size budget must be at least 1B`);
+  return Number(bytes);
+}
+
+/** Destinations a retention plan can be applied to. */
+export type RetentionDestinationKind = 'dir' | 's3' | 'vitess';
+
+const ALL_RULES: readonly RetentionRuleName[] = RETENTION_RULE_NAMES;
+
+/**
+ * Which rules each destination supports: Vitess lists backups through
+ * `vtctldclient GetBackups`, which reports no sizes, so `maxTotalSize` is
+ * unavailable there.
+ */
+export function supportedRetentionRules(kind: RetentionDestinationKind): readonly RetentionRuleName[] {
+  switch (kind) {
+    case 'dir':
+    case 's3':
+      return ALL_RULES;
+    case 'vitess':
+      return ALL_RULES.filter((r) => r !== 'maxTotalSize');
+  }
+}
+
+/** Options of {@link validateRetention}. */
+export interface ValidateRetentionOptions {
+  /** When given, rules the destination cannot apply are errors. */
+  readonly destination?: RetentionDestinationKind;
+}
+
+/**
+ * Validates retention rules read from a policy (or given as props). Returns
+ * one message per problem, each naming `path.field`, the value received and
+ * what is allowed; an empty list means valid.
+ */
+export function validateRetention(rules: unknown, path: string, opts: ValidateRetentionOptions = {}): string[] {
+  const errors: string[] = [];
+  if (rules === undefined || rules === null) return errors;
+  if (typeof rules !== 'object' || Array.isArray(rules)) {
+    return [`${path}: must be an object with the rules ${ALL_RULES.join(', ')}, got ${describe(rules)}`];
+  }
+  const r = rules as Record<string, unknown>;
+  for (const key of Object.keys(r).sort()) {
+    if (!(ALL_RULES as readonly string[]).includes(key)) {
+      errors.push(`${path}.${key}: unknown retention rule (value ${describe(r[key])}); allowed: ${ALL_RULES.join(', ')}`);
+    }
+  }
+  for (const key of RETENTION_RULE_NAMES) {
+    const value = r[key];
+    if (value === undefined) continue;
+    const at = `${path}.${key}`;
+    if ((COUNT_RULES as readonly string[]).includes(key)) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RETENTION_COUNT) {
+        errors.push(`${at}: must be an integer from 1 to ${MAX_RETENTION_COUNT} (leave it unset to not use the rule), got ${describe(value)}`);
+      }
+    } else if (key === 'maxAge') {
+      try {
+        parseDuration(value as string);
+      } catch (e) {
+        errors.push(`${at}: ${(e as Error).message}`);
+      }
+    } else if (key === 'maxTotalSize') {
+      try {
+        parseSize(value as string);
+      } catch (e) {
+        errors.push(`${at}: ${(e as Error).message}`);
+      }
+    }
+    if (opts.destination !== undefined && !supportedRetentionRules(opts.destination).includes(key)) {
+      errors.push(
+        `${at}: not supported for ${opts.destination} destinations` +
+          (opts.destination === 'vitess' ? ' (vtctldclient GetBackups reports no backup sizes)' : '') +
+          `; supported there: ${supportedRetentionRules(opts.destination).join(', ')}`,
+      );
+    }
+  }
+  return errors;
+}
+
+/** True when at least one rule is set (otherwise everything is kept). */
+export function hasRetentionRules(rules: RetentionRules | undefined): boolean {
+  return rules !== undefined && RETENTION_RULE_NAMES.some((k) => rules[k] !== undefined);
+}
+
+/** Validates and converts rules; throws one Error listing every problem. */
+export function normalizeRetention(rules: RetentionRules | undefined, path = 'retention'): NormalizedRetentionRules {
+  const errors = validateRetention(rules, path);
+  if (errors.length > 0) throw new Error(errors.join('\n'));
+  const r = rules ?? {};
+  return {
+    ...(r.keepLast !== undefined ? { keepLast: r.keepLast } : {}),
+    ...(r.maxAge !== undefined ? { maxAgeSeconds: parseDuration(r.maxAge) } : {}),
+    ...(r.maxTotalSize !== undefined ? { maxTotalBytes: parseSize(r.maxTotalSize) } : {}),
+    ...(r.hourly !== undefined ? { hourly: r.hourly } : {}),
+    ...(r.daily !== undefined ? { daily: r.daily } : {}),
+    ...(r.weekly !== undefined ? { weekly: r.weekly } : {}),
+    ...(r.monthly !== undefined ? { monthly: r.monthly } : {}),
+    ...(r.yearly !== undefined ? { yearly: r.yearly } : {}),
+  };
+}
+
+/** A JSON Schema fragment for {@link RetentionRules} (draft 2020-12 / ajv). */
+export const RETENTION_JSON_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'Which backups to keep. A backup is kept if any rule keeps it; the newest is always kept; no rule set keeps everything.',
+  properties: {
+    keepLast: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Keep the newest N backups.' },
+    maxAge: {
+      type: 'string',
+      pattern: '^([0-9]+[smhdw])+$',
+      description: 'Keep backups at most this old: <integer><unit> groups, units s m h d w (e.g. 30d, 1d12h).',
+    },
+    maxTotalSize: {
+      type: 'string',
+      pattern: '^[0-9]+(\\.[0-9]+)?\\s*(B|Ki|KiB|Mi|MiB|Gi|GiB|Ti|TiB|Pi|PiB|kB|KB|MB|GB|TB|PB)$',
+      description: 'Keep the newest backups whose total size fits this budget (explicit unit, e.g. 10Gi or 500MB).',
+    },
+    hourly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N hours with a backup.' },
+    daily: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N days with a backup.' },
+    weekly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N ISO weeks with a backup.' },
+    monthly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N months with a backup.' },
+    yearly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N years with a backup.' },
+  },
+} as const;
+
+/** Short description of a received value for error messages. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  try {
+    const s = JSON.stringify(value);
+    return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  } catch {
+    return typeof value;
+  }
+}

@@ -1,0 +1,105 @@
+# shellcheck shell=sh
+# Optional module: replaces common.sh's no-op push_metrics. Joined after
+# common.sh when the policy sets metrics.pushgatewayUrl.
+
+# Pushes one run's metrics to a Pushgateway when BACKUP_PUSHGATEWAY_URL is set.
+# Never fails the run: a failed push is one warning line.
+#   push_metrics success|failure DURATION_SECONDS [SIZE_BYTES]
+# Env: BACKUP_METRICS_PREFIX (default backup_cronjobs) starts every name;
+# the grouping key is job=BACKUP_METRICS_JOB (default backup-cronjobs), then
+# namespace=BACKUP_NAMESPACE, policy=BACKUP_POLICY, target=BACKUP_TARGET (each
+# when set), then the "name=value ..." pairs of BACKUP_METRICS_LABELS (values:
+# letters, digits, ".", "_", "-").
+# Metrics of the group (POST: a push replaces only the metrics it carries):
+#   <prefix>_duration_seconds               gauge    duration of the last run, either result
+#   <prefix>_last_run_success               gauge    1 after a success, 0 after a failure
+#   <prefix>_success_total                  counter  successful runs
+#   <prefix>_failure_total                  counter  failed runs
+#   <prefix>_last_success_timestamp_seconds gauge    end of the last success (unix time); kept by failures
+#   <prefix>_size_bytes                     gauge    size of the last stored backup; kept by failures
+# The counters are read back from the gateway and pushed + 1: runs of one
+# group never overlap (one CronJob per group, concurrencyPolicy Forbid). A
+# gateway without --persistence.file restarts them at 0, a counter reset that
+# rate() and increase() handle.
+push_metrics() {
+  [ -n "${BACKUP_PUSHGATEWAY_URL:-}" ] || return 0
+  _pm_result=$1 _pm_duration=$2 _pm_size=${3:-}
+  _pm_p=${BACKUP_METRICS_PREFIX:-backup_cronjobs}
+  _pm_base=${BACKUP_PUSHGATEWAY_URL%/}
+  if ! command -v curl >/dev/null 2>&1; then
+    log warn "metrics not pushed: no curl in this image"
+    return 0
+  fi
+  _pm_job=${BACKUP_METRICS_JOB:-backup-cronjobs}
+  _pm_path="job/$_pm_job"
+  _pm_labels="job=$_pm_job"
+  for _pm_pair in ${BACKUP_NAMESPACE:+"namespace=$BACKUP_NAMESPACE"} ${BACKUP_POLICY:+"policy=$BACKUP_POLICY"} \
+    ${BACKUP_TARGET:+"target=$BACKUP_TARGET"} ${BACKUP_METRICS_LABELS:-}; do
+    _pm_name=${_pm_pair%%=*} _pm_value=${_pm_pair#*=}
+    case $_pm_name in
+      '' | [0-9]* | *[!A-Za-z0-9_]*) log warn "metrics not pushed: bad grouping label name in '$_pm_pair'"; return 0 ;;
+    esac
+    case $_pm_value in
+      '' | *[!A-Za-z0-9._-]*) log warn "metrics not pushed: bad grouping label value in '$_pm_pair'"; return 0 ;;
+    esac
+    _pm_path="$_pm_path/$_pm_name/$_pm_value"
+    _pm_labels="$_pm_labels $_pm_name=$_pm_value"
+  done
+  if ! _pm_current=$(curl -sS --fail --max-time 10 "$_pm_base/metrics" 2>&1); then
+    log warn "metrics not pushed: cannot read the current counters from $_pm_base/metrics: $(printf '%s' "$_pm_current" | tail -n 1)"
+    return 0
+  fi
+  # "<success_total> <failure_total>" of exactly this group (0 when absent).
+  _pm_counts=$(printf '%s\n' "$_pm_current" | _PM_LABELS=$_pm_labels _PM_PREFIX=$_pm_p LC_ALL=C awk '
+    BEGIN {
+      nw = split(ENVIRON["_PM_LABELS"], e, " ")
+      for (i = 1; i <= nw; i++) { p = index(e[i], "="); want[substr(e[i], 1, p - 1) "=\"" substr(e[i], p + 1) "\""] = 1 }
+      s = ENVIRON["_PM_PREFIX"] "_success_total"; f = ENVIRON["_PM_PREFIX"] "_failure_total"; ns = 0; nf = 0
+    }
+    /^#/ { next }
+    {
+      b = index($0, "{"); c = index($0, "}")
+      if (b == 0 || c < b) next
+      name = substr($0, 1, b - 1)
+      if (name != s && name != f) next
+      m = split(substr($0, b + 1, c - b - 1), l, ","); n = 0
+      for (i = 1; i <= m; i++) {
+        if (l[i] == "instance=\"\"") continue
+        if (!(l[i] in want)) next
+        n++
+      }
+      if (n != nw) next
+      v = substr($0, c + 1); sub(/^ +/, "", v); sub(/ .*$/, "", v)
+      if (name == s) ns = v + 0; else nf = v + 0
+    }
+    END { printf "%.0f %.0f\n", ns, nf }')
+  _pm_successes=${_pm_counts% *} _pm_failures=${_pm_counts#* }
+  if [ "$_pm_result" = success ]; then
+    _pm_successes=$((_pm_successes + 1)) _pm_ok=1
+  else
+    _pm_failures=$((_pm_failures + 1)) _pm_ok=0
+  fi
+  _pm_body=$(
+    printf '# HELP %s_duration_seconds Duration of the last backup run in seconds, successful or not.\n' "$_pm_p"
+    printf '# TYPE %s_duration_seconds gauge\n%s_duration_seconds %s\n' "$_pm_p" "$_pm_p" "$_pm_duration"
+    printf '# HELP %s_last_run_success 1 if the last backup run succeeded, 0 if it failed.\n' "$_pm_p"
+    printf '# TYPE %s_last_run_success gauge\n%s_last_run_success %s\n' "$_pm_p" "$_pm_p" "$_pm_ok"
+    printf '# HELP %s_success_total Successful backup runs.\n' "$_pm_p"
+    printf '# TYPE %s_success_total counter\n%s_success_total %s\n' "$_pm_p" "$_pm_p" "$_pm_successes"
+    printf '# HELP %s_failure_total Failed backup runs.\n' "$_pm_p"
+    printf '# TYPE %s_failure_total counter\n%s_failure_total %s\n' "$_pm_p" "$_pm_p" "$_pm_failures"
+    if [ "$_pm_result" = success ]; then
+      printf '# HELP %s_last_success_timestamp_seconds End of the last successful backup run (unix time).\n' "$_pm_p"
+      printf '# TYPE %s_last_success_timestamp_seconds gauge\n%s_last_success_timestamp_seconds %s\n' "$_pm_p" "$_pm_p" "$(now_epoch)"
+      if [ -n "$_pm_size" ]; then
+        printf '# HELP %s_size_bytes Size of the last stored backup in bytes.\n' "$_pm_p"
+        printf '# TYPE %s_size_bytes gauge\n%s_size_bytes %s\n' "$_pm_p" "$_pm_p" "$_pm_size"
+      fi
+    fi
+  )
+  if ! _pm_out=$(printf '%s\n' "$_pm_body" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1); then
+    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(printf '%s' "$_pm_out" | tail -n 1)"
+    return 0
+  fi
+  info "metrics pushed to $_pm_base/metrics/$_pm_path ($_pm_result: ${_pm_successes} success(es), ${_pm_failures} failure(s))"
+}

@@ -1,0 +1,518 @@
+# shellcheck shell=sh
+# Retention for backup-cronjobs containers: list the backups of one
+# destination, plan which to keep (the same algorithm as the TypeScript
+# reference in lib/retention/plan.ts, compared byte for byte by property
+# tests), print the plan, and delete the rest -- or only print it (dry run).
+#
+# Functions only: the renderer appends this file after common.sh (which
+# provides log/info/die/require_env/require_cmd and `set -eu`). Used by
+# prune.sh (the retention-prune CronJob) and by the engines' backup scripts,
+# which call `retention_apply "<name of the backup just verified>"` right
+# after a verified backup.
+#
+# Needs: POSIX sh, awk, sort, date, mktemp, wc, rm (coreutils or busybox);
+# `aws` (s3) or `vtctldclient` (vitess). Bucket rules in a zone other than UTC
+# need that zone's zoneinfo file (Debian/Alpine package `tzdata`): without it
+# the scripts stop instead of silently computing in UTC.
+#
+# Environment (names defined once in lib/retention/env.ts):
+#   RETENTION_KEEP_LAST, RETENTION_MAX_AGE_SECONDS, RETENTION_MAX_TOTAL_BYTES,
+#   RETENTION_HOURLY, RETENTION_DAILY, RETENTION_WEEKLY, RETENTION_MONTHLY,
+#   RETENTION_YEARLY   positive integers; unset or empty = rule not used
+#   RETENTION_TIME_ZONE  IANA zone of the bucket rules (default UTC)
+#   RETENTION_DRY_RUN    true = print the plan, delete nothing (default false)
+#   RETENTION_NOW        epoch seconds used as "now" (tests only)
+#   BACKUP_DEST_KIND     dir | s3 | vitess
+#   dir:    BACKUP_DIR, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX (optional)
+#   s3:     S3_BUCKET, S3_PREFIX (optional key prefix before the name prefix),
+#           BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX, S3_ENDPOINT (optional),
+#           S3_FORCE_PATH_STYLE (true|false), AWS_* as the aws CLI reads them
+#   dir/s3: BACKUP_SIDECAR_SUFFIXES  space-separated suffixes (e.g. ".json")
+#           of sidecar files/objects deleted together with their backup
+#   vitess: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD
+#
+# What counts as a backup: dir/s3 names exactly
+# <BACKUP_NAME_PREFIX><YYYY-MM-DDTHH:MM:SSZ><BACKUP_NAME_SUFFIX> (time in UTC,
+# taken from the name, not from mtime/LastModified); anything else -- other
+# prefixes or shards, `*.partial` or temporary files, sidecars, directories,
+# symlinks -- is never listed, kept or deleted. Writers must create a backup
+# under another name and give it its final name only once it is verified.
+# Vitess: names `YYYY-MM-DD.HHMMSS.<tablet alias>` from `GetBackups` (UTC);
+# sizes are not listed there (0), so RETENTION_MAX_TOTAL_BYTES is refused.
+#
+# Listing format (retention_list output, retention_plan input):
+#   <epoch seconds><TAB><size bytes><TAB><name>
+# Plan format: see formatPlan in lib/retention/plan.ts.
+
+# True when at least one retention rule is set.
+retention_configured() {
+  [ -n "${RETENTION_KEEP_LAST:-}${RETENTION_MAX_AGE_SECONDS:-}${RETENTION_MAX_TOTAL_BYTES:-}" ] && return 0
+  [ -n "${RETENTION_HOURLY:-}${RETENTION_DAILY:-}${RETENTION_WEEKLY:-}${RETENTION_MONTHLY:-}${RETENTION_YEARLY:-}" ]
+}
+
+# _rt_int NAME VALUE: VALUE must be empty or a positive integer (≤ 15 digits).
+_rt_int() {
+  case $2 in
+    '') return 0 ;;
+    0* | *[!0-9]*) die "$1 must be a positive integer without leading zeros, got '$2'" ;;
+  esac
+  [ "${#2}" -le 15 ] || die "$1 is too large: '$2'"
+}
+
+# _rt_no_slash NAME VALUE: no "/", tab or newline (names stay in one directory
+# level and in one listing field).
+_rt_no_slash() {
+  case $2 in
+    */* | *"$_rt_tab"* | *"$_rt_nl"*) die "$1 must not contain '/', tab or newline, got '$2'" ;;
+  esac
+}
+
+_rt_init() {
+  _rt_tab=$(printf '\t')
+  _rt_nl='
+'
+}
+
+# Validates the rule variables and the time zone (syntax). Sets _rt_zone.
+_rt_check_rules() {
+  _rt_init
+  _rt_int RETENTION_KEEP_LAST "${RETENTION_KEEP_LAST:-}"
+  _rt_int RETENTION_MAX_AGE_SECONDS "${RETENTION_MAX_AGE_SECONDS:-}"
+  _rt_int RETENTION_MAX_TOTAL_BYTES "${RETENTION_MAX_TOTAL_BYTES:-}"
+  _rt_int RETENTION_HOURLY "${RETENTION_HOURLY:-}"
+  _rt_int RETENTION_DAILY "${RETENTION_DAILY:-}"
+  _rt_int RETENTION_WEEKLY "${RETENTION_WEEKLY:-}"
+  _rt_int RETENTION_MONTHLY "${RETENTION_MONTHLY:-}"
+  _rt_int RETENTION_YEARLY "${RETENTION_YEARLY:-}"
+  _rt_zone=${RETENTION_TIME_ZONE:-UTC}
+  case $_rt_zone in
+    /* | */ | *//* | *..* | *[!A-Za-z0-9_+/-]*)
+      die "RETENTION_TIME_ZONE must be an IANA zone name such as Europe/Berlin, got '$_rt_zone'" ;;
+  esac
+  case ${RETENTION_DRY_RUN:-false} in
+    true | false) ;;
+    *) die "RETENTION_DRY_RUN must be true or false, got '${RETENTION_DRY_RUN:-}'" ;;
+  esac
+}
+
+# Validates everything retention_apply needs for BACKUP_DEST_KIND (once).
+retention_check_env() {
+  [ -z "${_rt_checked:-}" ] || return 0
+  _rt_check_rules
+  require_env BACKUP_DEST_KIND
+  require_cmd awk sort date mktemp rm
+  case $BACKUP_DEST_KIND in
+    dir | s3)
+      require_env BACKUP_NAME_PREFIX
+      _rt_no_slash BACKUP_NAME_PREFIX "$BACKUP_NAME_PREFIX"
+      _rt_no_slash BACKUP_NAME_SUFFIX "${BACKUP_NAME_SUFFIX:-}"
+      case ${S3_PREFIX:-} in
+        *"$_rt_tab"* | *"$_rt_nl"*) die "S3_PREFIX must not contain tab or newline" ;;
+      esac
+      # Split on spaces below, so no glob characters (they would expand).
+      case ${BACKUP_SIDECAR_SUFFIXES:-} in
+        *[*?[]* | */*) die "BACKUP_SIDECAR_SUFFIXES must be space-separated suffixes without '/', '*', '?' or '[', got '${BACKUP_SIDECAR_SUFFIXES:-}'" ;;
+      esac
+      if [ "$BACKUP_DEST_KIND" = dir ]; then
+        require_env BACKUP_DIR
+        require_cmd wc
+      else
+        require_env S3_BUCKET
+        require_cmd aws
+        case ${S3_FORCE_PATH_STYLE:-false} in
+          true | false) ;;
+          *) die "S3_FORCE_PATH_STYLE must be true or false, got '${S3_FORCE_PATH_STYLE:-}'" ;;
+        esac
+        if [ "${S3_FORCE_PATH_STYLE:-false}" = true ] && [ -n "${AWS_CONFIG_FILE:-}" ]; then
+          log warn "S3_FORCE_PATH_STYLE=true but AWS_CONFIG_FILE is set: that file must set s3.addressing_style = path"
+        fi
+      fi
+      ;;
+    vitess)
+      require_env VTCTLD_SERVER VITESS_KEYSPACE VITESS_SHARD
+      require_cmd vtctldclient
+      [ -z "${RETENTION_MAX_TOTAL_BYTES:-}" ] ||
+        die "RETENTION_MAX_TOTAL_BYTES is not supported for vitess: vtctldclient GetBackups lists no sizes"
+      ;;
+    *) die "BACKUP_DEST_KIND must be dir, s3 or vitess, got '$BACKUP_DEST_KIND'" ;;
+  esac
+  _rt_checked=1
+}
+
+# One line naming the destination, for logs.
+retention_destination() {
+  case ${BACKUP_DEST_KIND:-} in
+    dir) printf '%s/%s<time>%s\n' "${BACKUP_DIR:-}" "${BACKUP_NAME_PREFIX:-}" "${BACKUP_NAME_SUFFIX:-}" ;;
+    s3) printf 's3://%s/%s%s<time>%s\n' "${S3_BUCKET:-}" "${S3_PREFIX:-}" "${BACKUP_NAME_PREFIX:-}" "${BACKUP_NAME_SUFFIX:-}" ;;
+    vitess) printf 'vitess %s/%s via %s\n' "${VITESS_KEYSPACE:-}" "${VITESS_SHARD:-}" "${VTCTLD_SERVER:-}" ;;
+    *) printf 'unknown destination\n' ;;
+  esac
+}
+
+# _rt_parse_names ORDER FORMAT PREFIX SUFFIX: reads "<size>\t<name>"
+# (ORDER=size_name) or "<name>\t<size>" (ORDER=name_size) lines and prints
+# the listing lines of the names that are backups: FORMAT rfc3339 =
+# PREFIX + YYYY-MM-DDTHH:MM:SSZ + SUFFIX exactly; FORMAT vitess =
+# YYYY-MM-DD.HHMMSS.<alias>. Other lines are skipped; a backup whose size is
+# not a whole number fails the listing (exit 1).
+_rt_parse_names() {
+  _RT_ORDER=$1 _RT_FORMAT=$2 _RT_PREFIX=$3 _RT_SUFFIX=$4 LC_ALL=C awk '
+    function epoch(y, mo, d, h, mi, s,   leap, dim, yy, era, yoe, doy, doe) {
+      if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return -1
+      leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+      dim = substr("312831303130313130313031", 2 * mo - 1, 2) + 0
+      if (mo == 2 && leap) dim = 29
+      if (d > dim) return -1
+      yy = mo <= 2 ? y - 1 : y
+      era = int(yy / 400); yoe = yy - era * 400
+      doy = int((153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5) + d - 1
+      doe = yoe * 365 + int(yoe / 4) - int(yoe / 100) + doy
+      return (era * 146097 + doe - 719468) * 86400 + h * 3600 + mi * 60 + s
+    }
+    BEGIN {
+      FS = "\t"; order = ENVIRON["_RT_ORDER"]; fmt = ENVIRON["_RT_FORMAT"]
+      pre = ENVIRON["_RT_PREFIX"]; suf = ENVIRON["_RT_SUFFIX"]
+      lp = length(pre); ls = length(suf)
+    }
+    NF != 2 { next }
+    {
+      if (order == "name_size") { name = $1; size = $2 } else { size = $1; name = $2 }
+      if (fmt == "rfc3339") {
+        if (length(name) != lp + 20 + ls || substr(name, 1, lp) != pre || substr(name, lp + 21) != suf) next
+        ts = substr(name, lp + 1, 20)
+        if (ts !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/) next
+        e = epoch(substr(ts, 1, 4) + 0, substr(ts, 6, 2) + 0, substr(ts, 9, 2) + 0, substr(ts, 12, 2) + 0, substr(ts, 15, 2) + 0, substr(ts, 18, 2) + 0)
+      } else {
+        if (name !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]\.[0-9][0-9][0-9][0-9][0-9][0-9]\.[^ \t\/]+$/) next
+        e = epoch(substr(name, 1, 4) + 0, substr(name, 6, 2) + 0, substr(name, 9, 2) + 0, substr(name, 12, 2) + 0, substr(name, 14, 2) + 0, substr(name, 16, 2) + 0)
+      }
+      if (e < 0 || e > 253402300799) next
+      if (size !~ /^(0|[1-9][0-9]*)$/ || length(size) > 16 || size + 0 > 9007199254740991) {
+        printf "unexpected size \"%s\" of %s\n", size, name > "/dev/stderr"
+        failed = 1
+        exit 1
+      }
+      printf "%.0f\t%s\t%s\n", e, size, name
+    }
+    END { if (failed) exit 1 }'
+}
+
+# Lists the backups of BACKUP_DIR (regular files only; size from wc -c).
+_rt_list_dir() {
+  [ -d "$BACKUP_DIR" ] || { _rt_err="directory $BACKUP_DIR does not exist"; return 1; }
+  { [ -r "$BACKUP_DIR" ] && [ -x "$BACKUP_DIR" ]; } || { _rt_err="directory $BACKUP_DIR is not readable"; return 1; }
+  _rt_raw=$(
+    for _rt_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"${BACKUP_NAME_SUFFIX:-}"; do
+      { [ -f "$_rt_f" ] && [ ! -L "$_rt_f" ]; } || continue
+      _rt_b=${_rt_f##*/}
+      case $_rt_b in *"$_rt_tab"* | *"$_rt_nl"*) continue ;; esac
+      _rt_sz=$(wc -c <"$_rt_f") || exit 1
+      _rt_sz=${_rt_sz##* }
+      printf '%s\t%s\n' "$_rt_sz" "$_rt_b"
+    done
+  ) || { _rt_err="cannot read the size of a file in $BACKUP_DIR"; return 1; }
+  _rt_err="unexpected listing of $BACKUP_DIR"
+  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name rfc3339 "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
+}
+
+# _rt_aws_setup [DIR]: with S3_FORCE_PATH_STYLE=true and no AWS_CONFIG_FILE,
+# writes an aws config (profile ${AWS_PROFILE:-default}, s3.addressing_style
+# = path) into DIR (default: a new file in TMPDIR) for _rt_aws to use.
+_rt_aws_setup() {
+  [ "${BACKUP_DEST_KIND:-}" = s3 ] && [ "${S3_FORCE_PATH_STYLE:-false}" = true ] && [ -z "${AWS_CONFIG_FILE:-}" ] || return 0
+  [ -z "${_rt_aws_config:-}" ] || return 0
+  if [ -n "${1:-}" ]; then
+    _rt_aws_config=$1/aws-config
+  else
+    _rt_aws_config=$(mktemp "${TMPDIR:-/tmp}/retention-aws.XXXXXX") || return 1
+  fi
+  if [ "${AWS_PROFILE:-default}" = default ]; then _rt_section='[default]'; else _rt_section="[profile $AWS_PROFILE]"; fi
+  printf '%s\ns3 =\n    addressing_style = path\n' "$_rt_section" >"$_rt_aws_config"
+}
+
+# aws with S3_ENDPOINT and S3_FORCE_PATH_STYLE applied. Path style is set
+# through a generated AWS_CONFIG_FILE (see _rt_aws_setup) unless
+# AWS_CONFIG_FILE is already set, in which case that file must set it.
+_rt_aws() {
+  if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
+  _rt_aws_setup || return 1
+  if [ -n "${_rt_aws_config:-}" ]; then
+    AWS_CONFIG_FILE=$_rt_aws_config aws "$@"
+  else
+    aws "$@"
+  fi
+}
+
+# Lists the backups under s3://S3_BUCKET/S3_PREFIX (name = full object key).
+_rt_list_s3() {
+  _rt_raw=$(_rt_aws s3api list-objects-v2 --bucket "$S3_BUCKET" --prefix "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" \
+    --query 'Contents[].[Key,Size]' --output text </dev/null) || {
+    _rt_err="aws s3api list-objects-v2 failed"
+    return 1
+  }
+  _rt_err="unexpected output of aws s3api list-objects-v2"
+  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" |
+    _rt_parse_names name_size rfc3339 "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
+}
+
+# Lists the backups of VITESS_KEYSPACE/VITESS_SHARD (sizes unknown: 0).
+_rt_list_vitess() {
+  _rt_raw=$(vtctldclient --server "$VTCTLD_SERVER" GetBackups "$VITESS_KEYSPACE/$VITESS_SHARD" </dev/null) || {
+    _rt_err="vtctldclient GetBackups failed"
+    return 1
+  }
+  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | awk '$0 != "" { print "0\t" $0 }' |
+    _rt_parse_names size_name vitess "" ""
+}
+
+# Prints the listing of the configured destination; non-zero on any failure
+# (the reason in _rt_err).
+retention_list() {
+  _rt_init
+  _rt_err="listing failed"
+  case ${BACKUP_DEST_KIND:-} in
+    dir) _rt_list_dir ;;
+    s3) _rt_list_s3 ;;
+    vitess) _rt_list_vitess ;;
+    *) _rt_err="BACKUP_DEST_KIND must be dir, s3 or vitess, got '${BACKUP_DEST_KIND:-}'"; return 1 ;;
+  esac
+}
+
+# Deletes one backup (sidecars first, so that a failure leaves the backup
+# itself listed and retried by the next run). Non-zero on failure.
+retention_delete() {
+  case ${BACKUP_DEST_KIND:-} in
+    dir)
+      for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
+        rm -f "$BACKUP_DIR/$1$_rt_s" || return 1
+      done
+      rm -f "$BACKUP_DIR/$1" || return 1
+      [ ! -e "$BACKUP_DIR/$1" ] || return 1
+      ;;
+    s3)
+      for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
+        _rt_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1$_rt_s" </dev/null >/dev/null || return 1
+      done
+      _rt_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1" </dev/null >/dev/null || return 1
+      ;;
+    vitess)
+      vtctldclient --server "$VTCTLD_SERVER" RemoveBackup "$VITESS_KEYSPACE/$VITESS_SHARD" "$1" </dev/null >/dev/null || return 1
+      ;;
+    *) return 1 ;;
+  esac
+}
+
+# _rt_period_keys EPOCHS_FILE KEYS_FILE: for each "@<epoch>" line, writes one
+# "Y m d H G V" line (local year, month, day, hour, ISO week-year, ISO week in
+# the zone $_rt_tzval). GNU date converts them all in one process
+# (`date -f`); busybox date has no -f, so it falls back to one process per
+# entry (rewriting KEYS_FILE from scratch).
+_rt_period_keys() {
+  if TZ=$_rt_tzval date -f "$1" '+%Y %m %d %H %G %V' >"$2" 2>/dev/null; then
+    return 0
+  fi
+  while IFS= read -r _rt_e; do
+    TZ=$_rt_tzval date -d "$_rt_e" '+%Y %m %d %H %G %V' || return 1
+  done <"$1" >"$2"
+}
+
+# Reads a listing on stdin and prints the plan (formatPlan's format) on
+# stdout. Non-zero, with one error line, on a malformed listing or any
+# failure. Deletes nothing.
+#
+# Steps: validate the listing (awk; also writes each distinct "@epoch" when
+# a bucket rule is set), sort newest first (time desc, name desc, bytes),
+# local period keys of the epochs (date), plan and print (awk).
+retention_plan() {
+  _rt_check_rules
+  _rt_now=${RETENTION_NOW:-}
+  if [ -z "$_rt_now" ]; then
+    _rt_now=$(date -u +%s) || die "cannot read the current time"
+  fi
+  case $_rt_now in
+    '' | *[!0-9]* | 0?*) die "RETENTION_NOW must be epoch seconds, got '$_rt_now'" ;;
+  esac
+  _rt_buckets=${RETENTION_HOURLY:-}${RETENTION_DAILY:-}${RETENTION_WEEKLY:-}${RETENTION_MONTHLY:-}${RETENTION_YEARLY:-}
+  if [ -n "$_rt_buckets" ]; then
+    case $_rt_zone in
+      UTC | Etc/UTC) _rt_tzval=UTC0 ;;
+      *)
+        # Without its zoneinfo file, libc silently uses UTC: refuse instead.
+        [ -f "${TZDIR:-/usr/share/zoneinfo}/$_rt_zone" ] ||
+          die "time zone $_rt_zone: no zoneinfo file ${TZDIR:-/usr/share/zoneinfo}/$_rt_zone in this image (install tzdata); refusing to compute periods in UTC instead; nothing deleted"
+        _rt_tzval=$_rt_zone
+        ;;
+    esac
+  fi
+  _rt_ptmp=$(mktemp -d "${TMPDIR:-/tmp}/retention-plan.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+  if ! _RT_EPOCHS=$_rt_ptmp/epochs _RT_BUCKETS=$_rt_buckets LC_ALL=C awk '
+    function bad(msg) {
+      printf "%s\n", "line " NR ": " msg
+      failed = 1
+      exit 1
+    }
+    BEGIN { FS = "\t"; epochs = ENVIRON["_RT_EPOCHS"]; buckets = (ENVIRON["_RT_BUCKETS"] != ""); printf "" > epochs }
+    $0 == "" { next }
+    {
+      if (NF != 3) bad(NF " tab-separated field(s)")
+      if ($1 !~ /^(0|[1-9][0-9]*)$/ || length($1) > 12 || $1 + 0 > 253402300799) bad("bad epoch seconds")
+      if ($2 !~ /^(0|[1-9][0-9]*)$/ || length($2) > 16 || $2 + 0 > 9007199254740991) bad("bad size")
+      if ($3 == "") bad("empty name")
+      if ($3 in seen) bad("duplicate backup name")
+      seen[$3] = 1
+      if (buckets && !($1 in epoch)) { epoch[$1] = 1; print "@" $1 > epochs }
+      print
+    }
+    END { if (failed) exit 1 }' >"$_rt_ptmp/valid"; then
+    _rt_why=$(awk 'END { print $0 }' "$_rt_ptmp/valid")
+    rm -rf "$_rt_ptmp"
+    die "the backup listing is malformed ($_rt_why; expected <epoch seconds><TAB><size bytes><TAB><name>); nothing deleted"
+  fi
+  if ! LC_ALL=C sort -t "$_rt_tab" -k1,1nr -k3r "$_rt_ptmp/valid" >"$_rt_ptmp/sorted"; then
+    rm -rf "$_rt_ptmp"
+    die "sorting the backup listing failed; nothing deleted"
+  fi
+  : >"$_rt_ptmp/keys"
+  if [ -n "$_rt_buckets" ] && [ -s "$_rt_ptmp/epochs" ]; then
+    if ! _rt_period_keys "$_rt_ptmp/epochs" "$_rt_ptmp/keys"; then
+      rm -rf "$_rt_ptmp"
+      die "computing the local periods in time zone $_rt_zone with date failed; nothing deleted"
+    fi
+  fi
+  if ! _RT_NOW=$_rt_now _RT_ZONE=$_rt_zone _RT_EPOCHS=$_rt_ptmp/epochs _RT_KEYS=$_rt_ptmp/keys LC_ALL=C awk '
+    function iso(t,   days, secs, z, era, doe, yoe, doy, mp, d, m, y) {
+      days = int(t / 86400); secs = t - days * 86400
+      z = days + 719468; era = int(z / 146097); doe = z - era * 146097
+      yoe = int((doe - int(doe / 1460) + int(doe / 36524) - int(doe / 146096)) / 365)
+      y = yoe + era * 400; doy = doe - (365 * yoe + int(yoe / 4) - int(yoe / 100))
+      mp = int((5 * doy + 2) / 153); d = doy - int((153 * mp + 2) / 5) + 1
+      m = mp < 10 ? mp + 3 : mp - 9
+      if (m <= 2) y++
+      return sprintf("%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, int(secs / 3600), int((secs % 3600) / 60), secs % 60)
+    }
+    function fatal(msg) { printf "%s\n", msg > "/dev/stderr"; failed = 1; exit 1 }
+    BEGIN {
+      FS = "\t"
+      now = ENVIRON["_RT_NOW"]; zone = ENVIRON["_RT_ZONE"]
+      keepLast = ENVIRON["RETENTION_KEEP_LAST"]; maxAge = ENVIRON["RETENTION_MAX_AGE_SECONDS"]
+      maxTotal = ENVIRON["RETENTION_MAX_TOTAL_BYTES"]
+      nb = 0
+      split("hourly daily weekly monthly yearly", names, " ")
+      split("RETENTION_HOURLY RETENTION_DAILY RETENTION_WEEKLY RETENTION_MONTHLY RETENTION_YEARLY", vars, " ")
+      rules = ""
+      if (keepLast != "") rules = rules " keepLast=" keepLast
+      if (maxAge != "") rules = rules " maxAge=" maxAge "s"
+      if (maxTotal != "") rules = rules " maxTotalSize=" maxTotal "B"
+      for (r = 1; r <= 5; r++) {
+        if (ENVIRON[vars[r]] != "") {
+          nb++; bname[nb] = names[r]; blimit[nb] = ENVIRON[vars[r]] + 0; bcount[nb] = 0
+          rules = rules " " names[r] "=" ENVIRON[vars[r]]
+        }
+      }
+      norules = (rules == "")
+      rules = norules ? "none (every backup is kept)" : substr(rules, 2)
+      # "@epoch" lines and their "Y m d H G V" keys, line by line.
+      if (nb > 0) {
+        while ((getline e < ENVIRON["_RT_EPOCHS"]) > 0) {
+          if ((getline k < ENVIRON["_RT_KEYS"]) <= 0) fatal("date printed fewer period keys than epochs")
+          if (k !~ /^[0-9][0-9][0-9][0-9] [0-9][0-9] [0-9][0-9] [0-9][0-9] [0-9][0-9][0-9][0-9] [0-9][0-9]$/) fatal("date printed unexpected period keys: " k)
+          keys[substr(e, 2)] = k
+        }
+        if ((getline k < ENVIRON["_RT_KEYS"]) > 0) fatal("date printed more period keys than epochs")
+      }
+      n = 0; kept = 0; cum = 0
+    }
+    {
+      n++
+      t = $1 + 0
+      reasons = ""
+      if (n == 1) reasons = reasons ",newest"
+      if (norules) reasons = reasons ",noRules"
+      if (keepLast != "" && n <= keepLast + 0) reasons = reasons ",keepLast"
+      if (maxAge != "" && now - t <= maxAge + 0) reasons = reasons ",maxAge"
+      if (maxTotal != "") { cum += $2; if (cum <= maxTotal + 0) reasons = reasons ",maxTotalSize" }
+      if (nb > 0) {
+        if (!($1 in keys)) fatal("no period keys for " $1)
+        split(keys[$1], f, " ")
+        key["hourly"] = f[1] "-" f[2] "-" f[3] "T" f[4]
+        key["daily"] = f[1] "-" f[2] "-" f[3]
+        key["weekly"] = f[5] "-W" f[6]
+        key["monthly"] = f[1] "-" f[2]
+        key["yearly"] = f[1]
+        for (b = 1; b <= nb; b++) {
+          kk = bname[b] SUBSEP key[bname[b]]
+          if (!(kk in seen) && bcount[b] < blimit[b]) {
+            seen[kk] = 1; bcount[b]++
+            reasons = reasons "," bname[b] ":" key[bname[b]]
+          }
+        }
+      }
+      if (reasons != "") { kept++; line[n] = "keep\t" iso(t) "\t" $2 "\t" $3 "\t" substr(reasons, 2) }
+      else line[n] = "delete\t" iso(t) "\t" $2 "\t" $3 "\t-"
+    }
+    END {
+      if (failed) exit 1
+      printf "# retention plan at %s (now=%s), time zone %s\n", iso(now + 0), now, zone
+      printf "# rules: %s\n", rules
+      printf "# backups: %d, keep: %d, delete: %d\n", n, kept, n - kept
+      for (i = 1; i <= n; i++) print line[i]
+    }' "$_rt_ptmp/sorted"; then
+    rm -rf "$_rt_ptmp"
+    die "planning the retention failed; nothing deleted"
+  fi
+  rm -rf "$_rt_ptmp"
+}
+
+# retention_apply [NEW_BACKUP]: list, plan, print the plan on stdout, then
+# delete what the plan does not keep -- or nothing with RETENTION_DRY_RUN=true.
+# NEW_BACKUP (the listing name of the backup just verified: file name, object
+# key or Vitess backup name) must be the newest listed, else nothing is
+# deleted (a clock skew or naming problem must not prune the new backup's
+# predecessors). Stops at the first failed deletion (non-zero exit).
+retention_apply() {
+  retention_check_env
+  _rt_expect=${1:-}
+  _rt_where=$(retention_destination)
+  _rt_atmp=$(mktemp -d "${TMPDIR:-/tmp}/retention.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+  if ! _rt_aws_setup "$_rt_atmp"; then
+    rm -rf "$_rt_atmp"
+    die "cannot write an aws config file in $_rt_atmp; nothing deleted"
+  fi
+  if ! retention_list >"$_rt_atmp/listing"; then
+    rm -rf "$_rt_atmp"
+    die "listing the backups at $_rt_where failed ($_rt_err); nothing deleted"
+  fi
+  # In a subshell: a failing plan logs its own error line and exits there.
+  if ! (retention_plan <"$_rt_atmp/listing" >"$_rt_atmp/plan"); then
+    rm -rf "$_rt_atmp"
+    exit 1
+  fi
+  cat "$_rt_atmp/plan"
+  if [ -n "$_rt_expect" ]; then
+    _rt_newest=$(awk -F '\t' '$1 == "keep" || $1 == "delete" { print $4; exit }' "$_rt_atmp/plan")
+    if [ "$_rt_newest" != "$_rt_expect" ]; then
+      rm -rf "$_rt_atmp"
+      die "refusing to prune $_rt_where: the backup just verified ($_rt_expect) is not the newest listed (${_rt_newest:-none}); check clocks and names; nothing deleted"
+    fi
+  fi
+  awk -F '\t' '$1 == "delete" { print $4 }' "$_rt_atmp/plan" >"$_rt_atmp/delete"
+  _rt_total=$(awk 'END { print NR }' "$_rt_atmp/delete")
+  if [ "${RETENTION_DRY_RUN:-false}" = true ]; then
+    info "dry run (RETENTION_DRY_RUN=true): $_rt_total backup(s) at $_rt_where would be deleted; nothing deleted"
+    rm -rf "$_rt_atmp"
+    _rt_aws_config=
+    return 0
+  fi
+  _rt_done=0
+  while IFS= read -r _rt_name; do
+    if ! retention_delete "$_rt_name"; then
+      rm -rf "$_rt_atmp"
+      die "deleting $_rt_name at $_rt_where failed; stopped after $_rt_done of $_rt_total deletion(s)"
+    fi
+    _rt_done=$((_rt_done + 1))
+    info "deleted $_rt_name"
+  done <"$_rt_atmp/delete"
+  info "retention at $_rt_where: deleted $_rt_done backup(s)"
+  rm -rf "$_rt_atmp"
+  _rt_aws_config=
+}
