@@ -1,0 +1,24 @@
+/** Redis defaults, defined once. */
+export const REDIS_DEFAULTS = {
+  /** Official image: busybox sh/gzip/timeout, redis-cli and redis-check-rdb (uid 999 = redis). */
+  redisImage: 'redis:7.2.8-alpine',
+  /** Amazon Linux 2 with aws CLI v2, bash, coreutils, gawk, curl. */
+  awsCliImage: 'amazon/aws-cli:2.17.64',
+  allowMasterFallback: false,
+  compressionLevel: 1,
+  verifyRdb: true,
+  /** The seed's default `timeout`. */
+  timeout: '10m',
+  accessKeyIdKey: 'AWS_ACCESS_KEY_ID',
+  secretAccessKeyKey: 'AWS_SECRET_ACCESS_KEY',
+  /** Object names: `<path>/<namePrefix><shard>_<UTC RFC3339>.rdb.gz`, as the seed names them. */
+  namePrefix: 'redis-backup_',
+  nameSuffix: '.rdb.gz',
+  /** Metric names start with this; grouping adds the `shard` label. */
+  metricsPrefix: 'redis_backup',
+  /** uid/gid of the `redis` user of the official images; any non-root uid works for both steps. */
+  uid: 999,
+  scratchMountPath: '/scratch',
+  tmpMountPath: '/tmp',
+  tmpSizeLimit: '64Mi',
+} as const;

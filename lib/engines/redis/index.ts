@@ -1,0 +1,291 @@
+/**
+ * Redis behind Sentinel: one CronJob per shard (Sentinel master name). Each
+ * run's pod has two steps:
+ *  1. init container `redis-dump` (redis image): asks Sentinel for the shard's
+ *     replicas, picks a healthy read-only one (the master only when allowed),
+ *     `redis-cli --rdb`, `redis-check-rdb`, gzip, into the scratch volume. It
+ *     records success or the failure reason there and exits 0, so that
+ *  2. container `s3-upload` (aws CLI image) always runs: it uploads and
+ *     verifies the object, prunes this shard's old objects, pushes the
+ *     metrics of either outcome, and exits non-zero on any failure.
+ */
+import type { Container, EnvVar, Volume } from '../../k8s';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../../cronjob';
+import { joinName, labelValue } from '../../names';
+import { IssueList, childPath, show } from '../../policy/errors';
+import { pruneEnv } from '../../policy/retention-options';
+import type { BackupPolicy, JobSettings, Placement, SecretKeyRef } from '../../policy/types';
+import { validateSettings } from '../../policy/validate';
+import { retentionDestinationEnv } from '../../retention';
+import { scriptModules, shellCommand } from '../../scripts';
+import type { EnginePod, Target } from '../../target';
+import { mergeSettings, pickSettings } from '../../target';
+import { REDIS_DEFAULTS } from './defaults';
+import type { RedisShardSpec, RedisSpec } from './types';
+
+export * from './types';
+export { REDIS_DEFAULTS } from './defaults';
+
+const LABEL_PREFIX = 'backup-cronjobs.io';
+const SCRATCH = REDIS_DEFAULTS.scratchMountPath;
+const TMP = REDIS_DEFAULTS.tmpMountPath;
+
+/** A shard entry as a name plus its own settings (none for a plain name). */
+export function shardEntry(entry: string | RedisShardSpec): { name: string; settings?: JobSettings } {
+  return typeof entry === 'string' ? { name: entry } : { name: entry.name, settings: pickSettings(entry) };
+}
+
+/** The S3 key prefix before the object name: `<path>/`, or empty for the bucket root. */
+export function s3KeyPrefix(path: string | undefined): string {
+  return path ? `${path}/` : '';
+}
+
+/** Object name prefix of one shard: `redis-backup_<shard>_` (the seed's naming). */
+export function shardNamePrefix(shard: string): string {
+  return `${REDIS_DEFAULTS.namePrefix}${shard}_`;
+}
+
+/** Checks beyond the schema (the per-shard settings levels included). */
+export function validateRedis(spec: RedisSpec, path: string, issues: IssueList): void {
+  const seen = new Map<string, number>();
+  spec.shards.forEach((entry, i) => {
+    const { name, settings } = shardEntry(entry);
+    const at = childPath(childPath(path, 'shards'), i);
+    const prev = seen.get(name);
+    if (prev !== undefined) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), `received ${show(name)}; shard names must be unique (also at shards[${prev}])`);
+    else seen.set(name, i);
+    if (settings) validateSettings(settings, at, issues);
+  });
+
+  const addresses = new Map<string, number>();
+  spec.sentinel.addresses.forEach((address, i) => {
+    const at = childPath(childPath(childPath(path, 'sentinel'), 'addresses'), i);
+    const port = Number(address.slice(address.lastIndexOf(':') + 1));
+    if (!(port >= 1 && port <= 65535)) issues.add(at, `received ${show(address)}; the port must be 1-65535`);
+    const prev = addresses.get(address);
+    if (prev !== undefined) issues.add(at, `received ${show(address)}; already listed at addresses[${prev}]`);
+    else addresses.set(address, i);
+  });
+
+  const scratch = spec.scratch;
+  if (scratch) {
+    const at = childPath(path, 'scratch');
+    if (scratch.size !== undefined && scratch.sizeLimit !== undefined) {
+      issues.add(at, 'set either size (a per-run PVC) or sizeLimit (an emptyDir), not both');
+    }
+    if (scratch.storageClassName !== undefined && scratch.size === undefined) {
+      issues.add(childPath(at, 'storageClassName'), 'only valid with size (a per-run PVC); an emptyDir has no StorageClass');
+    }
+  }
+
+  const s3 = spec.s3;
+  const s3Path = childPath(path, 's3');
+  if (s3.path !== undefined && s3.path.includes('//')) issues.add(childPath(s3Path, 'path'), `received ${show(s3.path)}; must not contain "//"`);
+  if (s3.kmsKeyId !== undefined && s3.serverSideEncryption !== 'aws:kms') {
+    issues.add(childPath(s3Path, 'kmsKeyId'), 'only valid with serverSideEncryption: aws:kms');
+  }
+  const creds = s3.credentialsSecret;
+  if (creds) {
+    const keys = [creds.accessKeyIdKey ?? REDIS_DEFAULTS.accessKeyIdKey, creds.secretAccessKeyKey ?? REDIS_DEFAULTS.secretAccessKeyKey, creds.sessionTokenKey];
+    if (new Set(keys.filter((k) => k !== undefined)).size !== keys.filter((k) => k !== undefined).length) {
+      issues.add(childPath(s3Path, 'credentialsSecret'), `received keys ${show(keys.filter((k) => k !== undefined))}; each credential needs its own key`);
+    }
+  }
+}
+
+/** One backup target per shard, in policy order, then one prune target per shard when retention has its own schedule. */
+export function redisTargets(policy: BackupPolicy, spec: RedisSpec, path: string): Target[] {
+  const shards = spec.shards.map((entry, i) => ({ ...shardEntry(entry), path: childPath(childPath(path, 'shards'), i) }));
+  const backups = shards.map((s) => backupTarget(policy, spec, s));
+  const pruneSchedule = policy.spec.retention?.schedule;
+  if (pruneSchedule === undefined) return backups;
+  return [...backups, ...shards.map((s) => pruneTarget(policy, spec, s, pruneSchedule))];
+}
+
+interface ShardRef {
+  readonly name: string;
+  readonly settings?: JobSettings;
+  readonly path: string;
+}
+
+function shardLabels(shard: string): Record<string, string> {
+  return { [`${LABEL_PREFIX}/shard`]: labelValue(shard) };
+}
+
+function backupTarget(policy: BackupPolicy, spec: RedisSpec, shard: ShardRef): Target {
+  const settings = mergeSettings(policy.spec.defaults, shard.settings);
+  return {
+    id: `redis|${policy.metadata.name}|${shard.name}`,
+    nameParts: [shard.name],
+    component: 'backup',
+    labels: shardLabels(shard.name),
+    settings,
+    settingsPath: shard.settings ? shard.path : 'spec.defaults',
+    defaultTimeout: REDIS_DEFAULTS.timeout,
+    pod: ({ env, metrics }) => backupPod(policy, spec, shard.name, settings, env, metrics),
+  };
+}
+
+function pruneTarget(policy: BackupPolicy, spec: RedisSpec, shard: ShardRef, schedule: string): Target {
+  const settings = mergeSettings(policy.spec.defaults, shard.settings);
+  return {
+    id: `redis|${policy.metadata.name}|${shard.name}|prune`,
+    nameParts: [shard.name, 'prune'],
+    component: 'retention-prune',
+    labels: shardLabels(shard.name),
+    settings,
+    settingsPath: 'spec.retention',
+    schedule,
+    defaultTimeout: REDIS_DEFAULTS.timeout,
+    pod: ({ env }) => prunePod(policy, spec, shard.name, settings, env),
+  };
+}
+
+const secretEnv = (name: string, ref: SecretKeyRef): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } });
+
+/** Region, credentials and tuning for the aws CLI. */
+function awsEnv(spec: RedisSpec): EnvVar[] {
+  const s3 = spec.s3;
+  const creds = s3.credentialsSecret;
+  return [
+    { name: 'AWS_REGION', value: s3.region },
+    { name: 'AWS_DEFAULT_REGION', value: s3.region },
+    ...(creds
+      ? [
+        secretEnv('AWS_ACCESS_KEY_ID', { name: creds.name, key: creds.accessKeyIdKey ?? REDIS_DEFAULTS.accessKeyIdKey }),
+        secretEnv('AWS_SECRET_ACCESS_KEY', { name: creds.name, key: creds.secretAccessKeyKey ?? REDIS_DEFAULTS.secretAccessKeyKey }),
+        ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', { name: creds.name, key: creds.sessionTokenKey })] : []),
+      ]
+      : []),
+    { name: 'AWS_PAGER', value: '' },
+  ];
+}
+
+/** Where this shard's objects live, in the retention contract's variables (also used by the upload). */
+function destinationEnv(spec: RedisSpec, shard: string): EnvVar[] {
+  const s3 = spec.s3;
+  return retentionDestinationEnv({
+    kind: 's3',
+    bucket: s3.bucket,
+    prefix: s3KeyPrefix(s3.path),
+    namePrefix: shardNamePrefix(shard),
+    nameSuffix: REDIS_DEFAULTS.nameSuffix,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== undefined,
+  });
+}
+
+function metricsEnv(policy: BackupPolicy, shard: string): EnvVar[] {
+  if (!policy.spec.metrics?.pushgatewayUrl) return [];
+  return [
+    { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    { name: 'BACKUP_METRICS_PREFIX', value: REDIS_DEFAULTS.metricsPrefix },
+    { name: 'BACKUP_METRICS_LABELS', value: `shard=${shard}` },
+  ];
+}
+
+const tmpVolume: Volume = { name: 'tmp', emptyDir: { sizeLimit: REDIS_DEFAULTS.tmpSizeLimit } };
+const tmpEnv: EnvVar[] = [{ name: 'HOME', value: TMP }, { name: 'TMPDIR', value: TMP }];
+
+function scratchVolume(spec: RedisSpec): Volume {
+  const scratch = spec.scratch;
+  if (scratch?.size) {
+    return {
+      name: 'scratch',
+      ephemeral: {
+        volumeClaimTemplate: {
+          metadata: { labels: { 'app.kubernetes.io/managed-by': 'backup-cronjobs' } },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: scratch.storageClassName,
+            resources: { requests: { storage: scratch.size } },
+          },
+        },
+      },
+    };
+  }
+  return { name: 'scratch', emptyDir: scratch?.sizeLimit ? { sizeLimit: scratch.sizeLimit } : {} };
+}
+
+function backupPod(policy: BackupPolicy, spec: RedisSpec, shard: string, settings: JobSettings, commonEnv: readonly EnvVar[], metrics: boolean): EnginePod {
+  const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];
+  const dump: Container = {
+    name: 'redis-dump',
+    image: spec.images?.redis ?? REDIS_DEFAULTS.redisImage,
+    command: shellCommand('redis-dump.sh'),
+    env: [
+      ...commonEnv,
+      ...tmpEnv,
+      { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH },
+      { name: 'REDIS_SHARD', value: shard },
+      { name: 'REDIS_SENTINEL_ADDRESSES', value: spec.sentinel.addresses.join(' ') },
+      ...(spec.sentinel.username ? [{ name: 'REDIS_SENTINEL_USERNAME', value: spec.sentinel.username }] : []),
+      ...(spec.sentinel.passwordSecret ? [secretEnv('REDIS_SENTINEL_PASSWORD', spec.sentinel.passwordSecret)] : []),
+      ...(spec.username ? [{ name: 'REDIS_USERNAME', value: spec.username }] : []),
+      ...(spec.passwordSecret ? [secretEnv('REDIS_PASSWORD', spec.passwordSecret)] : []),
+      { name: 'REDIS_ALLOW_MASTER_FALLBACK', value: String(spec.allowMasterFallback ?? REDIS_DEFAULTS.allowMasterFallback) },
+      { name: 'REDIS_GZIP_LEVEL', value: String(spec.compression?.level ?? REDIS_DEFAULTS.compressionLevel) },
+      { name: 'REDIS_VERIFY_RDB', value: String(spec.verifyRdb ?? REDIS_DEFAULTS.verifyRdb) },
+    ],
+    volumeMounts: mounts,
+    securityContext: restrictedContainerSecurity(),
+  };
+  const s3 = spec.s3;
+  const upload: Container = {
+    name: 's3-upload',
+    image: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,
+    command: shellCommand('redis-upload.sh', scriptModules(metrics, ['retention.sh'])),
+    env: [
+      ...commonEnv,
+      ...metricsEnv(policy, shard),
+      ...tmpEnv,
+      { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH },
+      { name: 'REDIS_SHARD', value: shard },
+      ...awsEnv(spec),
+      ...destinationEnv(spec, shard),
+      ...(s3.storageClass ? [{ name: 'S3_STORAGE_CLASS', value: s3.storageClass }] : []),
+      ...(s3.serverSideEncryption ? [{ name: 'S3_SSE', value: s3.serverSideEncryption }] : []),
+      ...(s3.kmsKeyId ? [{ name: 'S3_SSE_KMS_KEY_ID', value: s3.kmsKeyId }] : []),
+      // A separate retention-prune CronJob replaces pruning after each backup.
+      ...(policy.spec.retention?.schedule === undefined ? pruneEnv(policy.spec.retention, settings.timeZone) : []),
+    ],
+    volumeMounts: mounts,
+    securityContext: restrictedContainerSecurity(),
+  };
+  return {
+    initContainers: [dump],
+    containers: [upload],
+    mainContainers: ['redis-dump', 's3-upload'],
+    volumes: [scratchVolume(spec), tmpVolume],
+    securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
+    placement: shardSerialization(policy, shard),
+  };
+}
+
+function prunePod(policy: BackupPolicy, spec: RedisSpec, shard: string, settings: JobSettings, commonEnv: readonly EnvVar[]): EnginePod {
+  const prune: Container = {
+    name: 'retention-prune',
+    image: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,
+    command: shellCommand('prune.sh', ['retention.sh']),
+    env: [...commonEnv, ...tmpEnv, ...awsEnv(spec), ...destinationEnv(spec, shard), ...pruneEnv(policy.spec.retention, settings.timeZone)],
+    volumeMounts: [{ name: 'tmp', mountPath: TMP }],
+    securityContext: restrictedContainerSecurity(),
+  };
+  return {
+    containers: [prune],
+    mainContainers: ['retention-prune'],
+    volumes: [tmpVolume],
+    securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
+    placement: shardSerialization(policy, shard),
+  };
+}
+
+/**
+ * With a separate prune CronJob, a shard's backup and prune pods share a
+ * cluster-wide serialization group, so a prune never runs while an upload is
+ * being verified. A serialization group in the policy replaces this one.
+ */
+function shardSerialization(policy: BackupPolicy, shard: string): Placement | undefined {
+  if (policy.spec.retention?.schedule === undefined) return undefined;
+  return { serializationGroup: { name: joinName([policy.metadata.name, shard], 63), scope: 'cluster' } };
+}

@@ -1,0 +1,102 @@
+import type { JobSettings, SecretKeyRef } from '../../policy/types';
+
+/** The Sentinels that know the shards (Sentinel master names). */
+export interface RedisSentinel {
+  /**
+   * Sentinel addresses `host:port` (IPv6 as `[addr]:port`), asked in this
+   * order until one answers.
+   */
+  readonly addresses: readonly string[];
+  /** ACL user for the Sentinels. @default - none (password-only AUTH, or no AUTH) */
+  readonly username?: string;
+  /** The Sentinels' password (`requirepass`), passed as `REDISCLI_AUTH`. @default - no AUTH */
+  readonly passwordSecret?: SecretKeyRef;
+}
+
+/** S3 credentials: a Secret holding an access key pair (the seed's `credentialsSecretRef`). */
+export interface RedisS3Credentials {
+  /** Secret name. */
+  readonly name: string;
+  /** @default 'AWS_ACCESS_KEY_ID' */
+  readonly accessKeyIdKey?: string;
+  /** @default 'AWS_SECRET_ACCESS_KEY' */
+  readonly secretAccessKeyKey?: string;
+  /** Key of a session token (temporary credentials). @default - none */
+  readonly sessionTokenKey?: string;
+}
+
+/** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
+export interface RedisS3 {
+  readonly bucket: string;
+  /**
+   * Key prefix without leading or trailing `/` (objects are
+   * `<path>/redis-backup_<shard>_<time>.rdb.gz`).
+   * @default - the bucket root
+   */
+  readonly path?: string;
+  readonly region: string;
+  /** S3-compatible endpoint URL (e.g. `http://minio.minio.svc:9000`). @default - AWS */
+  readonly endpoint?: string;
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`). @default - true when `endpoint` is set, else false */
+  readonly forcePathStyle?: boolean;
+  /** @default - the pod's ambient credentials (IRSA, instance profile, ...) */
+  readonly credentialsSecret?: RedisS3Credentials;
+  /** e.g. `STANDARD_IA`. @default - the bucket's default */
+  readonly storageClass?: string;
+  /** @default - the bucket's default */
+  readonly serverSideEncryption?: 'AES256' | 'aws:kms';
+  /** KMS key id (only with `serverSideEncryption: aws:kms`). @default - the AWS managed key */
+  readonly kmsKeyId?: string;
+}
+
+/**
+ * Scratch space for the dump and its compressed copy (about the RDB size plus
+ * the compressed size). Either an emptyDir (`sizeLimit`) or a generic
+ * ephemeral PVC (`size`), not both.
+ */
+export interface RedisScratch {
+  /** emptyDir size limit (the pod is evicted when exceeded). @default - no limit */
+  readonly sizeLimit?: string;
+  /** Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir. @default - an emptyDir */
+  readonly size?: string;
+  /** Only with `size`. @default - the cluster's default StorageClass */
+  readonly storageClassName?: string;
+}
+
+/** One shard with its own job settings (overriding `spec.defaults` field by field). */
+export interface RedisShardSpec extends JobSettings {
+  /** The Sentinel master name of the shard. */
+  readonly name: string;
+}
+
+export interface RedisSpec {
+  readonly sentinel: RedisSentinel;
+  /** ACL user for the Redis servers. @default - none */
+  readonly username?: string;
+  /** The Redis servers' password (`requirepass`/`masterauth`), passed as `REDISCLI_AUTH`. @default - no AUTH */
+  readonly passwordSecret?: SecretKeyRef;
+  /** Shards (Sentinel master names): one CronJob each. A name, or an object with per-shard job settings. */
+  readonly shards: readonly (string | RedisShardSpec)[];
+  /**
+   * Dump the master when the shard has no healthy read-only replica. Off by
+   * default: a dump forks the server and its copy-on-write memory; on a master
+   * this competes with the traffic.
+   * @default false
+   */
+  readonly allowMasterFallback?: boolean;
+  readonly compression?: {
+    /** gzip level 1 (fastest, the seed's `gzip -1`) to 9. @default 1 */
+    readonly level?: number;
+  };
+  /** Check the dump with `redis-check-rdb` before compressing it. @default true */
+  readonly verifyRdb?: boolean;
+  /** @default - an emptyDir without a size limit */
+  readonly scratch?: RedisScratch;
+  readonly s3: RedisS3;
+  readonly images?: {
+    /** Dump step: sh, redis-cli (>= 7.0), redis-check-rdb, gzip, timeout. @default 'redis:7.2.8-alpine' */
+    readonly redis?: string;
+    /** Upload step: sh, aws (CLI v2), curl (metrics), awk, sort, date, mktemp. @default 'amazon/aws-cli:2.17.64' */
+    readonly awsCli?: string;
+  };
+}
