@@ -1,0 +1,36 @@
+import type { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { renderPolicy } from '../../lib';
+import type { Manifest } from '../../lib';
+import { etcdSchedulePolicy } from '../../lib/engines/etcd/schedule-props';
+import type { EtcdScheduleProps } from '../../lib/engines/etcd/schedule-props';
+import { addApiObjects } from './backup-policy';
+
+/**
+ * etcd control-plane snapshots: the fields of `spec.etcd` plus the job
+ * settings of every CronJob. The props → policy mapping is the core's
+ * (`etcdSchedulePolicy`), shareable with a Pulumi component.
+ */
+export interface EtcdBackupScheduleProps extends EtcdScheduleProps {}
+
+/**
+ * One CronJob on any control-plane node (`mode: cluster`) or one per node
+ * (`mode: perNode`): `etcdctl snapshot save`, checksum, `snapshot status` and a
+ * restore check, an atomic rename (or an S3 upload), metadata, retention; plus
+ * suspended restore Jobs when `restore` is set.
+ */
+export class EtcdBackupSchedule extends Construct {
+  public readonly manifests: readonly Manifest[];
+  public readonly apiObjects: readonly ApiObject[];
+  public readonly cronJobs: readonly ApiObject[];
+  /** The suspended restore Jobs (empty without `restore`). */
+  public readonly restoreJobs: readonly ApiObject[];
+
+  constructor(scope: Construct, id: string, props: EtcdBackupScheduleProps) {
+    super(scope, id);
+    this.manifests = renderPolicy(etcdSchedulePolicy(props), this.node.path);
+    this.apiObjects = addApiObjects(this, this.manifests);
+    this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
+    this.restoreJobs = this.apiObjects.filter((o) => o.kind === 'Job');
+  }
+}

@@ -1,0 +1,82 @@
+import { ETCD_DEFAULTS } from './defaults';
+import { PATTERNS, Schema, arr, bool, int, nonEmptyStr, obj, str, strEnum } from '../../policy/schema-builders';
+import { jobSettingsProperties } from '../../policy/schema-settings';
+
+/** A node name as Kubernetes allows it (a DNS-1123 subdomain). */
+const nodeName = (description: string): Schema => str(description, { pattern: PATTERNS.dnsSubdomain, maxLength: 253 });
+
+/** A file name: no "/", no whitespace. */
+const fileName = (description: string, extra: Schema = {}): Schema => nonEmptyStr(description, { pattern: '^[^/\\s]+$', maxLength: 255, ...extra });
+
+/**
+ * A node: its name, or an object with the name and per-node job settings.
+ * One schema for both (type-specific keywords apply to their type only).
+ */
+const node: Schema = {
+  type: ['string', 'object'],
+  description: 'A control-plane node (its kubernetes.io/hostname label), or {name, ...job settings} to override settings for this node.',
+  pattern: PATTERNS.dnsSubdomain,
+  maxLength: 253,
+  additionalProperties: false,
+  properties: { name: nodeName('The node (its kubernetes.io/hostname label).'), ...jobSettingsProperties },
+  required: ['name'],
+};
+
+const s3 = obj('S3 or an S3-compatible store.', {
+  bucket: nonEmptyStr('Bucket.', { pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' }),
+  path: nonEmptyStr('Key prefix without leading or trailing "/".', { pattern: '^[^/\\s](.*[^/\\s])?$' }),
+  region: nonEmptyStr('Region.'),
+  endpoint: str('S3-compatible endpoint URL (must resolve from the node).', { pattern: PATTERNS.url }),
+  forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
+  credentialsSecret: obj('A Secret holding an access key pair.', {
+    name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+    accessKeyIdKey: nonEmptyStr('Key of the access key id.', { default: ETCD_DEFAULTS.accessKeyIdKey, pattern: '^[-._a-zA-Z0-9]+$' }),
+    secretAccessKeyKey: nonEmptyStr('Key of the secret access key.', { default: ETCD_DEFAULTS.secretAccessKeyKey, pattern: '^[-._a-zA-Z0-9]+$' }),
+    sessionTokenKey: nonEmptyStr('Key of a session token.', { pattern: '^[-._a-zA-Z0-9]+$' }),
+  }, ['name']),
+  serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
+  kmsKeyId: nonEmptyStr('KMS key id (with aws:kms).'),
+  storageClass: nonEmptyStr('Storage class, e.g. STANDARD_IA.', { pattern: '^[A-Z_]+$' }),
+}, ['bucket', 'region']);
+
+/** Schema of `spec.etcd`. */
+export const etcdSchema = obj('etcd control-plane snapshots.', {
+  mode: strEnum('cluster: one CronJob on any control-plane node; perNode: one CronJob per node in nodes.', ['cluster', 'perNode'], { default: ETCD_DEFAULTS.mode }),
+  nodes: arr('perNode: the control-plane nodes, by name or with their own job settings.', node, { minItems: 1 }),
+  nodeRole: strEnum('Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2).', ['control-plane', 'master', 'etcd'], { default: ETCD_DEFAULTS.nodeRole }),
+  tolerateAllTaints: bool('Tolerate every taint instead of the role taints.', { default: ETCD_DEFAULTS.tolerateAllTaints }),
+  endpoint: str('The local member\'s client URL.', { pattern: '^https?://[^\\s/",]+$', default: ETCD_DEFAULTS.endpoint }),
+  hostNetwork: bool('Use the node network (etcd listens on 127.0.0.1).', { default: ETCD_DEFAULTS.hostNetwork }),
+  certificates: obj('Client certificates in a host directory (mounted read-only).', {
+    hostPath: str('Host directory.', { pattern: PATTERNS.absolutePath, default: ETCD_DEFAULTS.certHostPath }),
+    caFile: fileName('CA file name.', { default: ETCD_DEFAULTS.caFile }),
+    certFile: fileName('Client certificate file name.', { default: ETCD_DEFAULTS.certFile }),
+    keyFile: fileName('Client key file name.', { default: ETCD_DEFAULTS.keyFile }),
+  }),
+  destination: obj('Where snapshots go: exactly one (default hostPath /var/lib/etcd-backup).', {
+    hostPath: obj('A directory on each node.', { path: str('Host directory.', { pattern: '^/.*[^/]$', default: ETCD_DEFAULTS.hostPath }) }),
+    persistentVolumeClaim: obj('A PersistentVolumeClaim.', {
+      claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+      subPath: nonEmptyStr('Sub-path in the volume.', { pattern: '^[^/](.*[^/])?$' }),
+    }, ['claimName']),
+    s3,
+  }, [], { minProperties: 1, maxProperties: 1 }),
+  namePrefix: nonEmptyStr('File name prefix (default etcd-snapshot_<policy>_).', { pattern: '^[A-Za-z0-9][-A-Za-z0-9._]*$', maxLength: 100 }),
+  retentionScope: strEnum('node: each node\'s snapshots count on their own; cluster: all snapshots of the policy (PVC, S3).', ['node', 'cluster'], { default: ETCD_DEFAULTS.retentionScope }),
+  restoreCheck: bool('Restore each snapshot into a scratch directory as part of the check.', { default: ETCD_DEFAULTS.restoreCheck }),
+  images: obj('Images.', {
+    etcd: nonEmptyStr('etcd image (etcdctl; etcdutl for 3.5+).', { default: ETCD_DEFAULTS.etcdImage }),
+    busybox: nonEmptyStr('Image with a statically linked busybox.', { default: ETCD_DEFAULTS.busyboxImage }),
+    shell: nonEmptyStr('Shell image for hostPath/PVC (default: the busybox image).'),
+    awsCli: nonEmptyStr('aws CLI v2 image for S3.', { default: ETCD_DEFAULTS.awsCliImage }),
+  }),
+  restore: obj('Suspended restore Jobs, one per node.', {
+    nodes: arr('Nodes that get a restore Job (default: the perNode nodes).', nodeName('A node name.'), { minItems: 1 }),
+    snapshot: fileName('Snapshot file name, also under an S3 path (default: the newest; required for several nodes).'),
+    initialCluster: nonEmptyStr('--initial-cluster: name=peerURL,... (default: a one-member cluster).', { pattern: '^[^=,\\s]+=[^=,\\s]+(,[^=,\\s]+=[^=,\\s]+)*$' }),
+    peerUrl: nonEmptyStr('--initial-advertise-peer-urls.', { pattern: '^https?://\\S+$', default: ETCD_DEFAULTS.restorePeerUrl }),
+    hostPath: str('Host directory receiving the restored data directory.', { pattern: '^/.*[^/]$', default: ETCD_DEFAULTS.restoreHostPath }),
+    bumpRevision: int('Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision, e.g. 3.6).', 1),
+    suspend: bool('Render the Jobs suspended.', { default: ETCD_DEFAULTS.restoreSuspend }),
+  }),
+});

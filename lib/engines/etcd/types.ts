@@ -1,0 +1,188 @@
+import type { JobSettings } from '../../policy/types';
+
+/**
+ * Which nodes run the backups, by their role label (the matching taints are
+ * tolerated):
+ * - `control-plane`: kubeadm, `node-role.kubernetes.io/control-plane`
+ * - `master`: OpenShift (and legacy kubeadm), `node-role.kubernetes.io/master`
+ * - `etcd`: k3s and RKE2, `node-role.kubernetes.io/etcd`
+ */
+export type EtcdNodeRole = 'control-plane' | 'master' | 'etcd';
+
+/** One control-plane node of `perNode` mode, with its own job settings (overriding `spec.defaults` field by field). */
+export interface EtcdNodeSpec extends JobSettings {
+  /** The node's `kubernetes.io/hostname` label (usually the node name). */
+  readonly name: string;
+}
+
+/** Client certificates on every control-plane node, mounted read-only from the host. */
+export interface EtcdCertificates {
+  /** Host directory holding the three files. @default '/etc/kubernetes/pki/etcd' */
+  readonly hostPath?: string;
+  /** CA bundle that signed etcd's serving certificate. @default 'ca.crt' */
+  readonly caFile?: string;
+  /** Client certificate. @default 'healthcheck-client.crt' */
+  readonly certFile?: string;
+  /** Client key. @default 'healthcheck-client.key' */
+  readonly keyFile?: string;
+}
+
+/** A directory on each node: readable there even when the cluster is down. */
+export interface EtcdHostPathDestination {
+  /** @default '/var/lib/etcd-backup' */
+  readonly path?: string;
+}
+
+/** A PersistentVolumeClaim (ReadWriteMany when several nodes write to it). */
+export interface EtcdPvcDestination {
+  readonly claimName: string;
+  /** @default - the volume's root */
+  readonly subPath?: string;
+}
+
+/** S3 credentials: a Secret holding an access key pair. */
+export interface EtcdS3Credentials {
+  /** Secret name. */
+  readonly name: string;
+  /** @default 'AWS_ACCESS_KEY_ID' */
+  readonly accessKeyIdKey?: string;
+  /** @default 'AWS_SECRET_ACCESS_KEY' */
+  readonly secretAccessKeyKey?: string;
+  /** Key of a session token (temporary credentials). @default - none */
+  readonly sessionTokenKey?: string;
+}
+
+/** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
+export interface EtcdS3Destination {
+  readonly bucket: string;
+  /** Key prefix without leading or trailing `/`. @default - the bucket root */
+  readonly path?: string;
+  readonly region: string;
+  /**
+   * S3-compatible endpoint URL. The pods use the host network, so the name
+   * must resolve from the node (not a `*.svc` name).
+   * @default - AWS
+   */
+  readonly endpoint?: string;
+  /** Path-style addressing. @default - true when `endpoint` is set, else false */
+  readonly forcePathStyle?: boolean;
+  /** @default - the pod's ambient credentials (IRSA, instance profile, ...) */
+  readonly credentialsSecret?: EtcdS3Credentials;
+  /** @default - the bucket's default */
+  readonly serverSideEncryption?: 'AES256' | 'aws:kms';
+  /** KMS key id (only with `serverSideEncryption: aws:kms`). @default - the AWS managed key */
+  readonly kmsKeyId?: string;
+  /** e.g. `STANDARD_IA`. @default - the bucket's default */
+  readonly storageClass?: string;
+}
+
+/** Where snapshots go: exactly one. @default - hostPath `/var/lib/etcd-backup` */
+export interface EtcdDestination {
+  readonly hostPath?: EtcdHostPathDestination;
+  readonly persistentVolumeClaim?: EtcdPvcDestination;
+  readonly s3?: EtcdS3Destination;
+}
+
+export interface EtcdImages {
+  /**
+   * The etcd image (the cluster's own version): `etcdctl` for the snapshot,
+   * `etcdutl` (3.5+) or `etcdctl` (3.4) for the checks. Distroless images work.
+   * @default 'registry.k8s.io/etcd:3.5.16-0'
+   */
+  readonly etcd?: string;
+  /**
+   * An image with a STATICALLY linked `busybox` on PATH. It is copied into the
+   * pod's scratch volume so that the checks can run in the (shell-less) etcd image.
+   * @default 'busybox:1.36.1-musl'
+   */
+  readonly busybox?: string;
+  /**
+   * Rename, metadata and retention for hostPath/PVC destinations: sh, awk,
+   * sort, date, mktemp, wc, mv, chmod (and zoneinfo for bucket rules outside UTC).
+   * @default - the busybox image
+   */
+  readonly shell?: string;
+  /** Upload, size check and retention for S3: sh, aws (CLI v2), awk, sort, date, mktemp, wc. @default 'amazon/aws-cli:2.17.64' */
+  readonly awsCli?: string;
+}
+
+/**
+ * Restore Jobs: one suspended `batch/v1` Job per node that restores a
+ * snapshot into a new data directory on that node (it does not touch the
+ * running etcd). Unsuspend it to run it; see the README for the steps after.
+ */
+export interface EtcdRestoreSpec {
+  /** Nodes that get a restore Job. @default - the `perNode` nodes (required in `cluster` mode) */
+  readonly nodes?: readonly string[];
+  /**
+   * The snapshot to restore: its file name (for S3, the object name after `path/`).
+   * Every member of a multi-member cluster must restore the same snapshot.
+   * @default - the newest backup of this policy on the node (only for a single node)
+   */
+  readonly snapshot?: string;
+  /**
+   * `--initial-cluster` of the restored cluster: `name=peerURL,...` for every member.
+   * @default - a one-member cluster: `<node>=https://<node IP>:2380`
+   */
+  readonly initialCluster?: string;
+  /** `--initial-advertise-peer-urls` of the member. @default 'https://$(ETCD_RESTORE_HOST_IP):2380' (the node's IP) */
+  readonly peerUrl?: string;
+  /** Host directory receiving `<snapshot name>.restored/`. @default '/var/lib/etcd-restore' */
+  readonly hostPath?: string;
+  /**
+   * Add this to every revision and mark them compacted: watchers such as the
+   * API server's caches restart instead of missing changes. Needs an etcdutl
+   * with `--bump-revision` (etcd 3.6; `etcdutl snapshot restore --help` tells
+   * for a 3.5 release); etcdctl 3.4 has none and the restore fails.
+   * @default - not bumped
+   */
+  readonly bumpRevision?: number;
+  /** Render the Jobs suspended: they run only when unsuspended. @default true */
+  readonly suspend?: boolean;
+}
+
+export interface EtcdSpec {
+  /**
+   * `cluster`: one CronJob on any control-plane node, snapshotting its local
+   * member. `perNode`: one CronJob per node in `nodes`, pinned by hostname,
+   * staggered, and serialized so that two snapshots never run at once.
+   * @default 'cluster'
+   */
+  readonly mode?: 'cluster' | 'perNode';
+  /** `perNode` only: the control-plane nodes, by name or with their own job settings. */
+  readonly nodes?: readonly (string | EtcdNodeSpec)[];
+  /** @default 'control-plane' */
+  readonly nodeRole?: EtcdNodeRole;
+  /** Tolerate every taint (`operator: Exists`) instead of the role's taints. @default false */
+  readonly tolerateAllTaints?: boolean;
+  /** The local member's client URL (one endpoint: a snapshot comes from one member). @default 'https://127.0.0.1:2379' */
+  readonly endpoint?: string;
+  /** Use the node's network namespace (kubeadm's etcd listens on 127.0.0.1). @default true */
+  readonly hostNetwork?: boolean;
+  /** @default - kubeadm's healthcheck client under /etc/kubernetes/pki/etcd */
+  readonly certificates?: EtcdCertificates;
+  /** @default - hostPath /var/lib/etcd-backup */
+  readonly destination?: EtcdDestination;
+  /**
+   * File names are `<namePrefix><UTC RFC3339>_<node>.db` plus `<name>.json`.
+   * Retention only ever touches names with this prefix.
+   * @default 'etcd-snapshot_<policy name>_'
+   */
+  readonly namePrefix?: string;
+  /**
+   * Which backups retention counts together: `node` = each node's own
+   * snapshots; `cluster` = every snapshot of this policy (PVC and S3 only).
+   * @default 'node'
+   */
+  readonly retentionScope?: 'node' | 'cluster';
+  /**
+   * Besides the checksum and `snapshot status`, restore each snapshot into a
+   * scratch directory (proves it is restorable; needs about the database size
+   * again, temporarily).
+   * @default true
+   */
+  readonly restoreCheck?: boolean;
+  readonly images?: EtcdImages;
+  /** @default - no restore Jobs */
+  readonly restore?: EtcdRestoreSpec;
+}

@@ -1,0 +1,36 @@
+# shellcheck shell=sh
+# Entry of the restore Job's `fetch` init container (aws CLI image, S3
+# destinations): downloads the snapshot to restore into the scratch volume
+# and checks its size against the stored object. ETCD_RESTORE_SNAPSHOT names
+# it (a file name of this policy); empty = the newest snapshot of this policy
+# (this node's, or every node's with retention scope cluster). Writes the
+# name to ETCD_BACKUP_SCRATCH/restore-source for the restore step.
+
+main() {
+  require_env ETCD_BACKUP_SCRATCH BACKUP_DEST_KIND BACKUP_NAME_PREFIX BACKUP_NAME_SUFFIX S3_BUCKET ETCD_BACKUP_EXTENSION
+  require_cmd aws awk sort tr wc
+  etcd_aws_setup
+  if [ -n "${ETCD_RESTORE_SNAPSHOT:-}" ]; then
+    name=$ETCD_RESTORE_SNAPSHOT
+  else
+    key=$(etcd_newest)
+    [ -n "$key" ] || die "no snapshot of this policy under s3://$S3_BUCKET/${S3_PREFIX:-}$BACKUP_NAME_PREFIX"
+    name=${key#"${S3_PREFIX:-}"}
+  fi
+  case $name in
+    */* | .*) die "ETCD_RESTORE_SNAPSHOT must be a file name of this policy, got '$name'" ;;
+  esac
+  key=${S3_PREFIX:-}$name
+  dst=$ETCD_BACKUP_SCRATCH/$name
+  err=$ETCD_BACKUP_SCRATCH/aws.err
+  stored=$(etcd_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
+    die "cannot find s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
+  etcd_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
+    die "downloading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
+  got=$(wc -c <"$dst" | tr -d ' ')
+  [ "$got" = "$stored" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$key, which holds $stored"
+  printf '%s\n' "$name" >"$ETCD_BACKUP_SCRATCH/restore-source"
+  info "downloaded s3://$S3_BUCKET/$key ($got bytes)"
+}
+
+main "$@"

@@ -1,0 +1,234 @@
+# shellcheck shell=sh
+# Helpers of the etcd steps (joined after common.sh, and after retention.sh
+# where pruning or listing is used). Every path arrives through env vars.
+#
+# Snapshot files: <BACKUP_NAME_PREFIX><UTC YYYY-MM-DDTHH:MM:SSZ>_<node><ETCD_BACKUP_EXTENSION>
+# plus "<name>.json" (metadata). Retention's name suffix is "_<node><extension>":
+# scope "node" lists this node's snapshots, scope "cluster" every node's.
+
+# Last non-empty line of a file (for one-line error messages).
+etcd_last_line() {
+  awk 'NF { line = $0 } END { print line }' "$1" 2>/dev/null || true
+}
+
+# The first unsigned integer value of "FIELD": in the JSON on stdin.
+etcd_json_num() {
+  sed -n "s/.*\"$1\":\\([0-9][0-9]*\\).*/\\1/p" | head -n 1
+}
+
+# A JSON string literal for $1 (escapes backslash and double quote; the values
+# written here are names, URLs and versions without control characters).
+etcd_json_str() {
+  printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+}
+
+# Fails unless $2 (named $1) is an unsigned integer.
+etcd_require_int() {
+  case $2 in
+    '' | *[!0-9]*) die "$1 is not a number: '$2'" ;;
+  esac
+}
+
+# Reads one value written by an earlier step into the scratch volume.
+etcd_scratch_value() {
+  [ -f "$ETCD_BACKUP_SCRATCH/$1" ] || die "$ETCD_BACKUP_SCRATCH/$1 is missing: an earlier step of this pod did not finish"
+  cat "$ETCD_BACKUP_SCRATCH/$1"
+}
+
+# Sets ETCD_TOOL: etcdutl (etcd >= 3.5, where the offline snapshot commands
+# live) or etcdctl (3.4, where they still are).
+etcd_pick_tool() {
+  if command -v etcdutl >/dev/null 2>&1; then
+    ETCD_TOOL=etcdutl
+  elif command -v etcdctl >/dev/null 2>&1; then
+    ETCD_TOOL=etcdctl
+  else
+    die "neither etcdutl nor etcdctl is in this image (PATH=$PATH): images.etcd must be an etcd image"
+  fi
+}
+
+# etcd_check_snapshot FILE STATUS_JSON: proves FILE is a complete, intact
+# snapshot and writes `snapshot status -w json` to STATUS_JSON. Sets
+# ETCD_SNAP_SIZE, ETCD_SNAP_SHA256, ETCD_SNAP_REVISION, ETCD_SNAP_HASH,
+# ETCD_SNAP_TOTAL_KEY, ETCD_SNAP_TOTAL_SIZE, ETCD_TOOL. Dies on any problem.
+#  1. `snapshot save` appends the sha256 of the database to it, so a complete
+#     file is 32 bytes more than a multiple of 512 (bbolt pages) and its last
+#     32 bytes are the sha256 of the rest (what `snapshot restore` checks);
+#  2. `snapshot status` opens the bbolt database and walks every key;
+#  3. the database size it reports must be the file minus the checksum.
+etcd_check_snapshot() {
+  _cs_file=$1 _cs_out=$2
+  [ -f "$_cs_file" ] || die "no snapshot file at $_cs_file: the snapshot step did not produce one"
+  _cs_size=$(wc -c <"$_cs_file") || die "cannot read $_cs_file"
+  _cs_size=$(printf '%s' "$_cs_size" | tr -d ' ')
+  if [ "$_cs_size" -le 32 ] || [ $((_cs_size % 512)) -ne 32 ]; then
+    die "integrity check failed: $_cs_file ($_cs_size bytes) does not end with etcd's 32-byte sha256 after whole 512-byte blocks: truncated or not a snapshot"
+  fi
+  _cs_db=$((_cs_size - 32))
+  _cs_want=$(tail -c 32 "$_cs_file" | od -An -v -tx1 | tr -d ' \n')
+  _cs_got=$(head -c "$_cs_db" "$_cs_file" | sha256sum | awk '{ print $1 }')
+  if [ "${#_cs_want}" -ne 64 ] || [ "$_cs_want" != "$_cs_got" ]; then
+    die "integrity check failed: the sha256 of $_cs_file's database ($_cs_got) is not the checksum it ends with ($_cs_want): the snapshot is corrupt"
+  fi
+  etcd_pick_tool
+  if ! "$ETCD_TOOL" snapshot status "$_cs_file" -w json >"$_cs_out" 2>"$_cs_out.err"; then
+    die "integrity check failed: $ETCD_TOOL snapshot status rejected $_cs_file: $(etcd_last_line "$_cs_out.err")"
+  fi
+  ETCD_SNAP_REVISION=$(etcd_json_num revision <"$_cs_out")
+  ETCD_SNAP_HASH=$(etcd_json_num hash <"$_cs_out")
+  ETCD_SNAP_TOTAL_KEY=$(etcd_json_num totalKey <"$_cs_out")
+  ETCD_SNAP_TOTAL_SIZE=$(etcd_json_num totalSize <"$_cs_out")
+  if [ -z "$ETCD_SNAP_REVISION" ] || [ -z "$ETCD_SNAP_HASH" ] || [ -z "$ETCD_SNAP_TOTAL_KEY" ] || [ -z "$ETCD_SNAP_TOTAL_SIZE" ]; then
+    die "integrity check failed: $ETCD_TOOL snapshot status printed no hash/revision/totalKey/totalSize: $(head -c 300 "$_cs_out")"
+  fi
+  if [ "$ETCD_SNAP_TOTAL_SIZE" != "$_cs_db" ]; then
+    die "integrity check failed: $ETCD_TOOL snapshot status reports a $ETCD_SNAP_TOTAL_SIZE-byte database, but $_cs_file holds $_cs_db bytes before its checksum"
+  fi
+  # shellcheck disable=SC2034 # read by the entry scripts
+  ETCD_SNAP_SIZE=$_cs_size ETCD_SNAP_SHA256=$_cs_want
+}
+
+# etcd_restore_into FILE DATA_DIR [restore flags...]: `snapshot restore`, which
+# checks the sha256 again and rebuilds a member's data directory.
+etcd_restore_into() {
+  _ri_file=$1 _ri_dir=$2
+  shift 2
+  etcd_pick_tool
+  _ri_log=${TMPDIR:-/tmp}/etcd-restore.log
+  if ! "$ETCD_TOOL" snapshot restore "$_ri_file" --data-dir "$_ri_dir" "$@" >"$_ri_log" 2>&1; then
+    rm -rf "$_ri_dir"
+    die "$ETCD_TOOL snapshot restore of $_ri_file failed: $(etcd_last_line "$_ri_log")"
+  fi
+  [ -f "$_ri_dir/member/snap/db" ] || die "$ETCD_TOOL snapshot restore of $_ri_file left no member/snap/db in $_ri_dir"
+}
+
+# Free bytes of the filesystem holding directory $1.
+etcd_free_bytes() {
+  _fb_kib=$(df -Pk "$1" | awk 'NR == 2 { print $4 }') || return 1
+  case $_fb_kib in '' | *[!0-9]*) return 1 ;; esac
+  printf '%s\n' $((_fb_kib * 1024))
+}
+
+# ---------------------------------------------------------------------------------------------
+# S3 (the aws CLI), listing and retention
+
+# Prepares path-style addressing (S3_FORCE_PATH_STYLE=true) for etcd_aws: a
+# generated config file (profile ${AWS_PROFILE:-default}) unless
+# AWS_CONFIG_FILE is set, in which case that file must set it.
+etcd_aws_setup() {
+  _etcd_aws_config=
+  [ "${S3_FORCE_PATH_STYLE:-false}" = true ] || return 0
+  [ -z "${AWS_CONFIG_FILE:-}" ] || return 0
+  _etcd_aws_config=${TMPDIR:-/tmp}/etcd-backup-aws-config
+  if [ "${AWS_PROFILE:-default}" = default ]; then _as_section='[default]'; else _as_section="[profile $AWS_PROFILE]"; fi
+  printf '%s\ns3 =\n    addressing_style = path\n' "$_as_section" >"$_etcd_aws_config" || die "cannot write $_etcd_aws_config"
+}
+
+# aws with S3_ENDPOINT and the path-style config of etcd_aws_setup applied.
+etcd_aws() {
+  if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
+  if [ -n "${_etcd_aws_config:-}" ]; then
+    AWS_CONFIG_FILE=$_etcd_aws_config aws "$@" </dev/null
+  else
+    aws "$@" </dev/null
+  fi
+}
+
+# The node names found in this policy's snapshot names (one per line, sorted).
+etcd_nodes_seen() {
+  case $BACKUP_DEST_KIND in
+    dir)
+      _ns_names=$(
+        for _ns_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"$ETCD_BACKUP_EXTENSION"; do
+          if [ -f "$_ns_f" ]; then printf '%s\n' "${_ns_f##*/}"; fi
+        done
+      )
+      _ns_prefix=$BACKUP_NAME_PREFIX
+      ;;
+    s3)
+      _ns_prefix=${S3_PREFIX:-}$BACKUP_NAME_PREFIX
+      _ns_names=$(etcd_aws s3api list-objects-v2 --bucket "$S3_BUCKET" --prefix "$_ns_prefix" \
+        --query 'Contents[].Key' --output text) || return 1
+      _ns_names=$(printf '%s\n' "$_ns_names" | tr '\t' '\n')
+      ;;
+    *) return 1 ;;
+  esac
+  printf '%s\n' "$_ns_names" | _NS_PREFIX=$_ns_prefix _NS_EXT=$ETCD_BACKUP_EXTENSION awk '
+    BEGIN { p = ENVIRON["_NS_PREFIX"]; x = ENVIRON["_NS_EXT"] }
+    substr($0, 1, length(p)) == p && length($0) > length(p) + 21 + length(x) {
+      rest = substr($0, length(p) + 21)
+      if (substr(rest, 1, 1) != "_" || substr(rest, length(rest) - length(x) + 1) != x) next
+      node = substr(rest, 2, length(rest) - 1 - length(x))
+      if (node ~ /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/) print node
+    }' | LC_ALL=C sort -u
+}
+
+# The retention listing of this policy's snapshots: this node's (scope node)
+# or every node's (scope cluster: retention_list once per node suffix).
+etcd_list() {
+  if [ "${ETCD_BACKUP_RETENTION_SCOPE:-node}" != cluster ]; then
+    retention_list
+    return
+  fi
+  _el_own=$BACKUP_NAME_SUFFIX
+  _el_nodes=$(etcd_nodes_seen) || return 1
+  for _el_n in $_el_nodes; do
+    BACKUP_NAME_SUFFIX=_$_el_n$ETCD_BACKUP_EXTENSION
+    if ! retention_list; then
+      BACKUP_NAME_SUFFIX=$_el_own
+      return 1
+    fi
+  done
+  BACKUP_NAME_SUFFIX=$_el_own
+}
+
+# etcd_prune NEW: retention right after NEW (its listing name) was stored and
+# verified. Scope node: retention_apply as is. Scope cluster: the same steps
+# over the listing of every node (retention_plan decides, retention_delete
+# deletes, NEW must be the newest, RETENTION_DRY_RUN deletes nothing).
+etcd_prune() {
+  if [ "${ETCD_BACKUP_RETENTION_SCOPE:-node}" != cluster ]; then
+    retention_apply "$1"
+    return
+  fi
+  retention_check_env
+  _ep_where="$(retention_destination) and the other nodes' snapshots"
+  _ep_tmp=$(mktemp -d "${TMPDIR:-/tmp}/etcd-prune.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+  if ! etcd_list >"$_ep_tmp/listing"; then
+    rm -rf "$_ep_tmp"
+    die "listing the snapshots at $_ep_where failed; nothing deleted"
+  fi
+  retention_plan <"$_ep_tmp/listing" >"$_ep_tmp/plan"
+  cat "$_ep_tmp/plan"
+  _ep_newest=$(awk -F '\t' '$1 == "keep" || $1 == "delete" { print $4; exit }' "$_ep_tmp/plan")
+  if [ "$_ep_newest" != "$1" ]; then
+    rm -rf "$_ep_tmp"
+    die "refusing to prune $_ep_where: the snapshot just verified ($1) is not the newest listed (${_ep_newest:-none}); check clocks and names; nothing deleted"
+  fi
+  awk -F '\t' '$1 == "delete" { print $4 }' "$_ep_tmp/plan" >"$_ep_tmp/delete"
+  _ep_total=$(awk 'END { print NR }' "$_ep_tmp/delete")
+  if [ "${RETENTION_DRY_RUN:-false}" = true ]; then
+    info "dry run (RETENTION_DRY_RUN=true): $_ep_total snapshot(s) at $_ep_where would be deleted; nothing deleted"
+    rm -rf "$_ep_tmp"
+    return 0
+  fi
+  _ep_done=0
+  while IFS= read -r _ep_name; do
+    if ! retention_delete "$_ep_name"; then
+      rm -rf "$_ep_tmp"
+      die "deleting $_ep_name at $_ep_where failed; stopped after $_ep_done of $_ep_total deletion(s)"
+    fi
+    _ep_done=$((_ep_done + 1))
+    info "deleted $_ep_name"
+  done <"$_ep_tmp/delete"
+  info "retention at $_ep_where: deleted $_ep_done snapshot(s)"
+  rm -rf "$_ep_tmp"
+}
+
+# The newest snapshot of this policy (its listing name), empty when none.
+etcd_newest() {
+  _en_tmp=${TMPDIR:-/tmp}/etcd-newest.listing
+  etcd_list >"$_en_tmp" || die "listing the snapshots at $(retention_destination) failed"
+  LC_ALL=C sort -t "$(printf '\t')" -k1,1nr -k3r "$_en_tmp" | awk -F '\t' 'NR == 1 { print $3 }'
+  rm -f "$_en_tmp"
+}

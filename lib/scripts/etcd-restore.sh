@@ -1,0 +1,50 @@
+# shellcheck shell=sh
+# Entry of the restore Job's `restore` container (etcd image, busybox sh from
+# the tools step). Restores one snapshot of this policy into a NEW data
+# directory, ETCD_RESTORE_TARGET_ROOT/<snapshot name>.restored; the running
+# etcd and its data directory are not touched (see the README for the swap).
+#  snapshot: the fetched one (S3), else ETCD_RESTORE_SNAPSHOT (a file name in
+#            ETCD_RESTORE_SOURCE_DIR), else the newest snapshot of this policy
+#  checks:   the same as every backup (sha256 trailer, snapshot status)
+#  restore:  --name ETCD_RESTORE_NODE, --initial-cluster ETCD_RESTORE_INITIAL_CLUSTER,
+#            --initial-advertise-peer-urls ETCD_RESTORE_PEER_URL, and with
+#            ETCD_RESTORE_BUMP_REVISION --bump-revision N --mark-compacted
+# The data directory appears under its final name only when complete.
+
+main() {
+  require_env ETCD_BACKUP_SCRATCH ETCD_RESTORE_SOURCE_DIR ETCD_RESTORE_TARGET_ROOT ETCD_RESTORE_NODE \
+    ETCD_RESTORE_PEER_URL ETCD_RESTORE_INITIAL_CLUSTER BACKUP_NAME_PREFIX
+  require_cmd wc head tail od tr sha256sum awk sed sort rm mv chmod
+  if [ -f "$ETCD_BACKUP_SCRATCH/restore-source" ]; then
+    name=$(cat "$ETCD_BACKUP_SCRATCH/restore-source")
+  elif [ -n "${ETCD_RESTORE_SNAPSHOT:-}" ]; then
+    name=$ETCD_RESTORE_SNAPSHOT
+  else
+    name=$(etcd_newest)
+    [ -n "$name" ] || die "no snapshot of this policy in $ETCD_RESTORE_SOURCE_DIR ($BACKUP_NAME_PREFIX*)"
+  fi
+  case $name in
+    */* | .* | '') die "the snapshot to restore must be a file name of this policy, got '$name'" ;;
+    "$BACKUP_NAME_PREFIX"*) ;;
+    *) die "$name is not a snapshot of this policy (names start with $BACKUP_NAME_PREFIX)" ;;
+  esac
+  src=$ETCD_RESTORE_SOURCE_DIR/$name
+  target=$ETCD_RESTORE_TARGET_ROOT/$name.restored
+  [ ! -e "$target" ] || die "$target already exists: remove it to restore $name again"
+
+  etcd_check_snapshot "$src" "$ETCD_BACKUP_SCRATCH/status.json"
+  set -- --name "$ETCD_RESTORE_NODE" --initial-cluster "$ETCD_RESTORE_INITIAL_CLUSTER" \
+    --initial-advertise-peer-urls "$ETCD_RESTORE_PEER_URL"
+  if [ -n "${ETCD_RESTORE_BUMP_REVISION:-}" ]; then
+    etcd_require_int ETCD_RESTORE_BUMP_REVISION "$ETCD_RESTORE_BUMP_REVISION"
+    set -- "$@" --bump-revision "$ETCD_RESTORE_BUMP_REVISION" --mark-compacted
+  fi
+  rm -rf "$target.partial"
+  etcd_restore_into "$src" "$target.partial" "$@"
+  chmod 0700 "$target.partial" || die "cannot chmod $target.partial"
+  mv "$target.partial" "$target" || die "cannot rename $target.partial to $target"
+  info "restored $name (revision $ETCD_SNAP_REVISION, $ETCD_SNAP_TOTAL_KEY keys) with $ETCD_TOOL as member $ETCD_RESTORE_NODE of $ETCD_RESTORE_INITIAL_CLUSTER into ${ETCD_RESTORE_HOST_DIR:-$ETCD_RESTORE_TARGET_ROOT}/$name.restored"
+  info "next, on node $ETCD_RESTORE_NODE: stop etcd (move /etc/kubernetes/manifests/etcd.yaml away), move its data directory aside, move $name.restored into its place, put the manifest back"
+}
+
+main "$@"
