@@ -1,2 +1,4 @@
 export * from './backup-policy';
 export * from './vitess-backup-schedule';
+export * from './redis-backup-schedule';
+export * from './etcd-backup-schedule';

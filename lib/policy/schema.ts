@@ -4,6 +4,8 @@ import { API_VERSION, KIND } from './types';
 import { PATTERNS, Schema, dnsLabel, obj, str, stringMap } from './schema-builders';
 import { jobSettingsSchema, labelValues } from './schema-settings';
 import { vitessSchema } from '../engines/vitess/schema';
+import { redisSchema } from '../engines/redis/schema';
+import { etcdSchema } from '../engines/etcd/schema';
 import { retentionSchema } from './retention-schema';
 
 export const policySchema: Schema = {
@@ -24,6 +26,8 @@ export const policySchema: Schema = {
       retention: retentionSchema,
       metrics: obj('Metrics.', { pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }) }),
       vitess: vitessSchema,
+      redis: redisSchema,
+      etcd: etcdSchema,
     }, []),
   }, ['apiVersion', 'kind', 'metadata', 'spec']),
 };

@@ -4,7 +4,9 @@
  * Defaults live in `defaults.ts`; the JSON Schema in `schema.ts`.
  */
 import type { VitessSpec } from '../engines/vitess/types';
-import type { RetentionRules } from '../retention';
+import type { RedisSpec } from '../engines/redis/types';
+import type { EtcdSpec } from '../engines/etcd/types';
+import type { RetentionOptions } from './retention-options';
 
 export const API_VERSION = 'backup-cronjobs.io/v1alpha1';
 export const KIND = 'BackupPolicy';
@@ -195,11 +197,15 @@ export interface BackupPolicySpec {
   /** Settings for every target; schedules and targets override them field by field. @default - see JobSettings */
   readonly defaults?: JobSettings;
   /** Retention applied after each verified backup. @default - keep everything */
-  readonly retention?: RetentionRules;
+  readonly retention?: RetentionOptions;
   /** @default - no metrics */
   readonly metrics?: MetricsOptions;
   /** Exactly one engine per policy. */
   readonly vitess?: VitessSpec;
+  /** Sharded Redis behind Sentinel, one CronJob per shard. */
+  readonly redis?: RedisSpec;
+  /** etcd control-plane snapshots: one CronJob (cluster mode) or one per control-plane node (perNode). */
+  readonly etcd?: EtcdSpec;
 }
 
 export interface BackupPolicy {

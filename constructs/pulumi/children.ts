@@ -1,0 +1,100 @@
+/**
+ * Plain core manifests → typed `@pulumi/kubernetes` resources (as
+ * `yaml.ConfigGroup` does), `apiextensions.CustomResource` only for kinds
+ * without a typed class. Internal to the Pulumi adapter.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
+import type { Manifest } from '../../lib';
+
+type ChildClass = new (name: string, args: never, opts?: pulumi.CustomResourceOptions) => pulumi.CustomResource;
+
+interface TypedKind {
+  /** Loaded on first use (the provider SDK loads its modules lazily). */
+  readonly cls: () => ChildClass;
+  /** Top-level fields the typed class passes on, besides apiVersion, kind and metadata. */
+  readonly fields: readonly string[];
+}
+
+/** `apiVersion/kind` → typed class. Any other kind becomes a CustomResource. */
+const TYPED_KINDS: Readonly<Record<string, TypedKind>> = {
+  'batch/v1/CronJob': { cls: () => k8s.batch.v1.CronJob, fields: ['spec'] },
+  'batch/v1/Job': { cls: () => k8s.batch.v1.Job, fields: ['spec'] },
+  'v1/PersistentVolumeClaim': { cls: () => k8s.core.v1.PersistentVolumeClaim, fields: ['spec'] },
+  'v1/ConfigMap': { cls: () => k8s.core.v1.ConfigMap, fields: ['data', 'binaryData', 'immutable'] },
+  'v1/Secret': { cls: () => k8s.core.v1.Secret, fields: ['data', 'stringData', 'type', 'immutable'] },
+  'v1/ServiceAccount': { cls: () => k8s.core.v1.ServiceAccount, fields: ['automountServiceAccountToken', 'imagePullSecrets', 'secrets'] },
+  'rbac.authorization.k8s.io/v1/Role': { cls: () => k8s.rbac.v1.Role, fields: ['rules'] },
+  'rbac.authorization.k8s.io/v1/RoleBinding': { cls: () => k8s.rbac.v1.RoleBinding, fields: ['roleRef', 'subjects'] },
+  'rbac.authorization.k8s.io/v1/ClusterRole': { cls: () => k8s.rbac.v1.ClusterRole, fields: ['rules', 'aggregationRule'] },
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { cls: () => k8s.rbac.v1.ClusterRoleBinding, fields: ['roleRef', 'subjects'] },
+  'networking.k8s.io/v1/NetworkPolicy': { cls: () => k8s.networking.v1.NetworkPolicy, fields: ['spec'] },
+};
+
+/** The logical Pulumi name of the child for `manifest` in component `name`. */
+export function childName(name: string, manifest: Manifest): string {
+  return `${name}-${manifest.kind.toLowerCase()}-${manifest.metadata.name}`;
+}
+
+/**
+ * Checks, before anything is registered, that every manifest can become a
+ * child: child names are unique and no field would be silently dropped by a
+ * typed class. Throws an Error naming the object otherwise.
+ */
+export function checkChildren(name: string, manifests: readonly Manifest[]): void {
+  const seen = new Set<string>();
+  for (const m of manifests) {
+    const child = childName(name, m);
+    if (seen.has(child)) throw new Error(`backup-cronjobs: two objects would both be the Pulumi resource ${JSON.stringify(child)} (${m.apiVersion} ${m.kind} ${m.metadata.name})`);
+    seen.add(child);
+    const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
+    const dropped = typed ? Object.keys(m).filter((k) => !['apiVersion', 'kind', 'metadata', ...typed.fields].includes(k)) : [];
+    if (dropped.length > 0) {
+      throw new Error(`backup-cronjobs: ${m.apiVersion} ${m.kind} ${m.metadata.name} has field(s) ${dropped.join(', ')} that the typed @pulumi/kubernetes class does not take`);
+    }
+  }
+}
+
+/**
+ * One child resource per manifest (checked with `checkChildren`), in order,
+ * each with `{ parent }`: providers and the other inherited options flow from
+ * the parent. `metadata.name` is always explicit, so Pulumi never auto-names.
+ */
+export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[]): pulumi.CustomResource[] {
+  return manifests.map((m) => {
+    const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
+    const args = deepCopy(m); // later edits of the caller's objects never reach Pulumi
+    if (typed) return new (typed.cls())(childName(name, m), args as never, { parent });
+    return new k8s.apiextensions.CustomResource(childName(name, m), args, { parent });
+  });
+}
+
+/** The annotation that turns off the kubernetes provider's await logic for one object. */
+export const SKIP_AWAIT_ANNOTATION = 'pulumi.com/skipAwait';
+
+/**
+ * Warnings for objects the kubernetes provider would wait on forever: it waits
+ * for a `batch/v1` Job to start and complete (10 minutes, then the update
+ * fails), which a suspended Job (a restore template) never does unless it
+ * carries `pulumi.com/skipAwait: "true"`.
+ */
+export function awaitWarnings(manifests: readonly Manifest[]): string[] {
+  return manifests
+    .filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'Job')
+    .filter((m) => (m.spec as { suspend?: boolean } | undefined)?.suspend === true && m.metadata.annotations?.[SKIP_AWAIT_ANNOTATION] !== 'true')
+    .map((m) => `Job ${m.metadata.namespace ?? ''}/${m.metadata.name} is suspended and has no ${SKIP_AWAIT_ANNOTATION}: "true" annotation; `
+      + '`pulumi up` will wait for it to complete and fail after the 10-minute await timeout');
+}
+
+/**
+ * A deep copy of plain JSON. Not `structuredClone`: its arrays come from the
+ * host realm, and Pulumi's serializer (`instanceof Array`) would then send
+ * them as objects when the program runs in a vm context (as under jest).
+ */
+function deepCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(deepCopy) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepCopy(v)])) as T;
+  }
+  return value;
+}

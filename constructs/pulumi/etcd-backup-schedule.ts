@@ -1,0 +1,31 @@
+import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
+import { etcdSchedulePolicy } from '../../lib/engines/etcd/schedule-props';
+import type { EtcdScheduleProps } from '../../lib/engines/etcd/schedule-props';
+import { PolicyComponent } from './policy-component';
+
+/**
+ * etcd control-plane snapshots, exactly the cdk8s `EtcdBackupScheduleProps`:
+ * the fields of `spec.etcd`, the job settings of every CronJob, and `name`
+ * (prefix of every object name), `namespace`, `labels`, `annotations`,
+ * `retention`, `metrics`. All plain values.
+ */
+export interface EtcdBackupScheduleArgs extends EtcdScheduleProps {}
+
+/**
+ * `backup-cronjobs:index:EtcdBackupSchedule`: one CronJob on any
+ * control-plane node (`mode: cluster`) or one per node (`mode: perNode`), plus
+ * the suspended restore Jobs when `restore` is set. The args → policy mapping
+ * is the core's (`etcdSchedulePolicy`), shared with the cdk8s construct.
+ * Object names are `<name>` / `<name>-<node>`: the component name only names
+ * the Pulumi resources.
+ */
+export class EtcdBackupSchedule extends PolicyComponent {
+  /** The restore Job children (empty without `restore`). */
+  public readonly restoreJobs: readonly k8s.batch.v1.Job[];
+
+  constructor(name: string, args: EtcdBackupScheduleArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('EtcdBackupSchedule', name, etcdSchedulePolicy(args), opts);
+    this.restoreJobs = this.resources.filter((r): r is k8s.batch.v1.Job => k8s.batch.v1.Job.isInstance(r));
+  }
+}

@@ -1,0 +1,5 @@
+export * from './policy-component';
+export * from './backup-policy';
+export * from './vitess-backup-schedule';
+export * from './redis-backup-schedule';
+export * from './etcd-backup-schedule';
