@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 'use strict';
-// Runs the compiled CLI when the package is built, else the TypeScript source.
+// In a checkout, runs the TypeScript source (so a stale dist/ never answers); installed, the compiled CLI.
 const { existsSync } = require('fs');
 const { join } = require('path');
-const built = join(__dirname, '..', 'dist', 'lib', 'cli.js');
+const source = join(__dirname, '..', 'lib', 'cli.ts');
 let cli;
-if (existsSync(built)) {
-  cli = require(built);
-} else {
+if (existsSync(source)) {
   require('ts-node').register({ transpileOnly: true, project: join(__dirname, '..', 'tsconfig.json') });
-  cli = require('../lib/cli.ts');
+  cli = require(source);
+} else {
+  cli = require(join(__dirname, '..', 'dist', 'lib', 'cli.js'));
 }
 process.exitCode = cli.runCli(process.argv.slice(2));

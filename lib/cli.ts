@@ -1,18 +1,25 @@
 /** `backup-cronjobs synth|validate|schema`: policy files in, manifests out. */
-import { mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'fs';
 import { join } from 'path';
 import { PolicyError } from './policy/errors';
 import { loadPolicies } from './policy/load';
 import { policySchema } from './policy/schema';
 import type { BackupPolicy } from './policy/types';
 import { renderPolicy } from './render';
-import { toYaml } from './yaml';
+import { documentYaml } from './yaml';
+import { RETENTION_CLI_FLAGS, RetentionRules, formatPlan, planFromListing, retentionRulesFromFlags, validateRetention } from './retention';
+import { validateTimeZone } from './schedule';
 import type { Manifest } from './k8s';
 
 const USAGE = `Usage:
   backup-cronjobs synth <policy files...> [--out DIR]   render manifests (stdout, or DIR/<policy>.k8s.yaml)
   backup-cronjobs validate <policy files...>            check policies, render nothing
-  backup-cronjobs schema                                print the BackupPolicy JSON Schema`;
+  backup-cronjobs schema                                print the BackupPolicy JSON Schema
+  backup-cronjobs retention plan --listing FILE [--keep-last N] [--max-age 30d] [--max-total-size 50Gi]
+      [--hourly N] [--daily N] [--weekly N] [--monthly N] [--yearly N] [--time-zone ZONE] [--now EPOCH]
+                                                        print which backups the rules keep (and why) and
+                                                        which they would delete; deletes nothing.
+                                                        FILE lines: <epoch seconds><TAB><bytes><TAB><name>`;
 
 export interface CliIO {
   readonly stdout: (text: string) => void;
@@ -30,6 +37,8 @@ export function runCli(argv: readonly string[], io: CliIO = processIO): number {
         return synth(rest, io);
       case 'validate':
         return validate(rest, io);
+      case 'retention':
+        return retention(rest, io);
       case 'schema':
         io.stdout(`${JSON.stringify(policySchema, null, 2)}\n`);
         return 0;
@@ -108,24 +117,81 @@ function synth(args: readonly string[], io: CliIO): number {
   const { files, out } = parseArgs(args, true);
   const loaded = loadAll(files, io);
   if (!loaded) return 1;
-  const outputs = new Map<string, string>();
+  const outputs = new Map<string, Manifest[]>();
   for (const { policies, manifests } of loaded) {
     policies.forEach((policy, i) => {
       const key = `${policy.metadata.name}.k8s.yaml`;
       if (outputs.has(key)) throw new UsageError(`two policies are named ${policy.metadata.name}: each needs its own name`);
-      outputs.set(key, toYaml(manifests[i]));
+      outputs.set(key, manifests[i]);
     });
   }
   if (out === undefined) {
-    io.stdout([...outputs.values()].join('---\n'));
+    writeDocuments([...outputs.values()].flat(), io.stdout);
     return 0;
   }
   mkdirSync(out, { recursive: true });
-  for (const [key, yaml] of outputs) {
-    writeFileSync(join(out, key), yaml);
+  for (const [key, objects] of outputs) {
+    const fd = openSync(join(out, key), 'w');
+    try {
+      writeDocuments(objects, (text) => writeSync(fd, text));
+    } finally {
+      closeSync(fd);
+    }
     io.stderr(`wrote ${join(out, key)}\n`);
   }
   return 0;
+}
+
+/** Streams one YAML document per object, separated like `toYaml` (and cdk8s) does. */
+function writeDocuments(objects: readonly Manifest[], write: (text: string) => unknown): void {
+  objects.forEach((o, i) => write(i === 0 ? documentYaml(o) : `---\n${documentYaml(o)}`));
+}
+
+/** `retention plan`: the dry-run plan for a listing, exactly as the containers print it. */
+function retention(args: readonly string[], io: CliIO): number {
+  const [sub, ...rest] = args;
+  if (sub !== 'plan') throw new UsageError(sub ? `unknown retention command "${sub}"` : 'retention needs a command: plan');
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(rest[i]);
+    if (!m) throw new UsageError(`unexpected argument "${rest[i]}"`);
+    const value = m[2] ?? rest[++i];
+    if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
+    flags[m[1]] = value;
+  }
+  const { listing, 'time-zone': timeZone = 'UTC', now, ...ruleFlags } = flags;
+  if (!listing) throw new UsageError('--listing FILE is required');
+  const problems: string[] = [];
+  let rules: RetentionRules = {};
+  try {
+    rules = retentionRulesFromFlags(ruleFlags);
+    const flagOf = Object.fromEntries(Object.entries(RETENTION_CLI_FLAGS).map(([flag, rule]) => [`rules.${rule}`, `--${flag}`]));
+    problems.push(...validateRetention(rules, 'rules').map((p) => p.replace(/^rules\.[a-zA-Z]+/, (m) => flagOf[m] ?? m)));
+  } catch (e) {
+    problems.push((e as Error).message);
+  }
+  const zoneProblem = validateTimeZone(timeZone);
+  if (zoneProblem) problems.push(`--time-zone: received ${JSON.stringify(timeZone)}; ${zoneProblem}`);
+  if (now !== undefined && !/^[0-9]+$/.test(now)) problems.push(`--now: received ${JSON.stringify(now)}; must be epoch seconds`);
+  let text = '';
+  try {
+    text = readFileSync(listing, 'utf8');
+  } catch (e) {
+    problems.push(`${listing}: cannot read: ${(e as Error).message}`);
+  }
+  if (problems.length > 0) {
+    io.stderr(`${problems.join('\n')}\n`);
+    return 1;
+  }
+  try {
+    const plan = planFromListing(text, rules, { now: now !== undefined ? Number(now) : Math.floor(Date.now() / 1000), timeZone });
+    const printed = formatPlan(plan);
+    io.stdout(printed.endsWith('\n') ? printed : `${printed}\n`);
+    return 0;
+  } catch (e) {
+    io.stderr(`${listing}: ${(e as Error).message}\n`);
+    return 1;
+  }
 }
 
 function validate(args: readonly string[], io: CliIO): number {

@@ -1,6 +1,13 @@
-/** Deterministic YAML, byte-identical to what `cdk8s synth` writes for the same objects. */
+/**
+ * Deterministic YAML, byte-identical to what `cdk8s synth` writes for the same
+ * objects (the `yaml` package, YAML 1.1, lineWidth 0, sorted keys). Maps,
+ * sequences and the common scalars are emitted directly; every other scalar is
+ * rendered once by `yaml` itself and memoized, so output matches it exactly.
+ */
 import { stringify } from 'yaml';
 import type { Manifest } from './k8s';
+
+const OPTIONS = { keepUndefined: true, lineWidth: 0, version: '1.1' } as const;
 
 /** Recursively sorts object keys (arrays keep their order), as cdk8s does. */
 export function sortKeys<T>(value: T): T {
@@ -13,6 +20,107 @@ export function sortKeys<T>(value: T): T {
   return value;
 }
 
+/** One YAML document per object, joined with `---` like cdk8s. */
 export function toYaml(objects: readonly Manifest[]): string {
-  return objects.map((o) => stringify(sortKeys(o), { keepUndefined: true, lineWidth: 0, version: '1.1' })).join('---\n');
+  return objects.map(documentYaml).join('---\n');
+}
+
+export function documentYaml(value: unknown): string {
+  // Keys outside the plain-safe set are rare (label or data keys) and their quoting depends on context:
+  // such documents are rendered by `yaml` itself.
+  if (!isMap(value) || Object.keys(value).length === 0 || hasUnsafeKey(value)) return stringify(sortKeys(value), OPTIONS);
+  const out: string[] = [];
+  emitMap(value, '', out);
+  return out.join('');
+}
+
+type Plain = Record<string, unknown>;
+
+function isMap(v: unknown): v is Plain {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function isBlock(v: unknown): boolean {
+  return (Array.isArray(v) && v.length > 0) || (isMap(v) && Object.keys(v).length > 0);
+}
+
+function emitMap(map: Plain, pad: string, out: string[]): void {
+  for (const key of Object.keys(map).sort()) {
+    const v = map[key];
+    if (v === undefined) continue;
+    const k = key;
+    if (isBlock(v)) {
+      out.push(`${pad}${k}:\n`);
+      emitNode(v, Array.isArray(v) ? `${pad}  ` : `${pad}  `, out);
+    } else {
+      out.push(`${pad}${k}: ${scalarText(v, `${pad}  `)}\n`);
+    }
+  }
+}
+
+function emitSeq(seq: readonly unknown[], pad: string, out: string[]): void {
+  for (const item of seq) {
+    if (isBlock(item)) {
+      const inner: string[] = [];
+      emitNode(item, `${pad}  `, inner);
+      // the first line of the nested block goes on the "- " line
+      inner[0] = `${pad}- ${inner[0].slice(pad.length + 2)}`;
+      out.push(...inner);
+    } else {
+      out.push(`${pad}- ${scalarText(item === undefined ? null : item, `${pad}  `)}\n`);
+    }
+  }
+}
+
+function emitNode(v: unknown, pad: string, out: string[]): void {
+  if (Array.isArray(v)) emitSeq(v, pad, out);
+  else emitMap(v as Plain, pad, out);
+}
+
+const YAML11_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE',
+  'on', 'On', 'ON', 'off', 'Off', 'OFF', 'null', 'Null', 'NULL']);
+const SAFE_PLAIN = /^(?:[A-Za-z/]|-[-A-Za-z])[A-Za-z0-9_./=@-]*(?::[A-Za-z0-9_./=@-]+)*$/;
+
+function plainSafe(s: string): boolean {
+  return SAFE_PLAIN.test(s) && !YAML11_WORDS.has(s) && !/^[eE][0-9]+$/.test(s);
+}
+
+function hasUnsafeKey(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(hasUnsafeKey);
+  if (!isMap(v)) return false;
+  for (const key of Object.keys(v)) if (!plainSafe(key) || hasUnsafeKey(v[key])) return true;
+  return false;
+}
+
+const scalarCache = new Map<string, string>();
+
+/** A scalar as a map value or sequence item whose content lines start at `pad`. */
+function scalarText(v: unknown, pad: string): string {
+  if (typeof v === 'string') return stringText(v, pad);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (v === null) return 'null';
+  if (typeof v === 'number' && Number.isInteger(v) && !Object.is(v, -0)) return String(v);
+  if (Array.isArray(v)) return '[]';
+  if (isMap(v)) return '{}';
+  return valueText(v, pad);
+}
+
+function stringText(s: string, pad: string): string {
+  if (plainSafe(s)) return s;
+  const key = `${pad.length}\0${s}`;
+  let text = scalarCache.get(key);
+  if (text === undefined) {
+    text = valueText(s, pad);
+    if (scalarCache.size > 100000) scalarCache.clear();
+    scalarCache.set(key, text);
+  }
+  return text;
+}
+
+/** Renders a scalar with `yaml` as the value of a key, re-indented to `pad`. */
+function valueText(v: unknown, pad: string): string {
+  const rendered = stringify({ x: v }, OPTIONS).slice(3, -1);
+  if (!rendered.includes('\n')) return rendered;
+  const extra = pad.slice(2);
+  return rendered.split('\n').map((line, i) => (i === 0 || line === '' ? line : extra + line)).join('\n');
 }

@@ -69,3 +69,34 @@ describe('backup-cronjobs CLI', () => {
     expect(schema.properties.spec.properties.defaults.properties.concurrencyPolicy.default).toBe('Forbid');
   });
 });
+
+describe('backup-cronjobs retention plan', () => {
+  const listing = join(dir, 'listing.tsv');
+  writeFileSync(listing, [
+    '1764381600\t100\tredis-backup_s1_2025-11-29T02:00:00Z.rdb.gz',
+    '1764295200\t100\tredis-backup_s1_2025-11-28T02:00:00Z.rdb.gz',
+    '1764208800\t100\tredis-backup_s1_2025-11-27T02:00:00Z.rdb.gz',
+  ].join('\n') + '\n');
+
+  test('prints what is kept by which rule and what would be deleted', () => {
+    const r = run(['retention', 'plan', '--listing', listing, '--keep-last', '2', '--now', '1764400000']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe([
+      '# retention plan at 2025-11-29T07:06:40Z (now=1764400000), time zone UTC',
+      '# rules: keepLast=2',
+      '# backups: 3, keep: 2, delete: 1',
+      'keep\t2025-11-29T02:00:00Z\t100\tredis-backup_s1_2025-11-29T02:00:00Z.rdb.gz\tnewest,keepLast',
+      'keep\t2025-11-28T02:00:00Z\t100\tredis-backup_s1_2025-11-28T02:00:00Z.rdb.gz\tkeepLast',
+      'delete\t2025-11-27T02:00:00Z\t100\tredis-backup_s1_2025-11-27T02:00:00Z.rdb.gz\t-',
+      '',
+    ].join('\n'));
+  });
+
+  test('bad rules are reported by flag, all at once', () => {
+    const r = run(['retention', 'plan', '--listing', listing, '--keep-last', '0', '--max-total-size', '5Gb', '--time-zone', 'Local']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^--keep-last: must be an integer from 1 to 100000/m);
+    expect(r.stderr).toMatch(/^--max-total-size: "5Gb" has the ambiguous unit "Gb"/m);
+    expect(r.stderr).toMatch(/^--time-zone: received "Local"/m);
+  });
+});

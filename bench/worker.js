@@ -1,0 +1,133 @@
+'use strict';
+// One measurement in a fresh process: node worker.js <kind> <shards> <outdir>; prints JSON {ms, maxRssKb, ...}.
+const { writeFileSync } = require('fs');
+const { join } = require('path');
+const { isDeepStrictEqual } = require('util');
+const { benchPolicy } = require('./policy');
+
+const dist = join(__dirname, '..', 'dist');
+const core = require(join(dist, 'lib'));
+const { runCli } = require(join(dist, 'lib', 'cli'));
+const [kind, shardsText, outdir] = process.argv.slice(2);
+const shards = Number(shardsText);
+const policy = benchPolicy(shards);
+const policyFile = join(outdir, 'bench.json');
+writeFileSync(policyFile, JSON.stringify(policy));
+
+/** The core's objects for a one-shard policy: the template every floor object is made from. */
+function floorObjects(n) {
+  const [template] = core.renderPolicy(benchPolicy(1));
+  const pol = benchPolicy(n);
+  const out = [];
+  for (const { keyspace, shards: list } of pol.spec.vitess.schedules[0].strategies) {
+    for (const shard of list) out.push(shardObject(template, keyspace, shard));
+  }
+  return out;
+}
+
+function shardObject(t, keyspace, shard) {
+  const safe = core.safeShard(shard);
+  const name = core.joinName(['bench', 'nightly', keyspace, safe]);
+  const id = `vitess|bench|nightly|${keyspace}|${shard}`;
+  const labels = { ...t.metadata.labels, 'backup-cronjobs.io/keyspace': keyspace, 'backup-cronjobs.io/shard': safe, 'backup-cronjobs.io/target': name, 'planetscale.com/keyspace': keyspace, 'planetscale.com/shard': safe };
+  const jt = t.spec.jobTemplate;
+  const pt = jt.spec.template;
+  const env = (list) => list.map((e) => {
+    switch (e.name) {
+      case 'BACKUP_JOB': case 'BACKUP_TARGET': return { name: e.name, value: name };
+      case 'VITESS_KEYSPACE': return { name: e.name, value: keyspace };
+      case 'VITESS_SHARD': return { name: e.name, value: shard };
+      default: return e;
+    }
+  });
+  const args = (list) => list.map((a) => {
+    if (a.startsWith('--init_keyspace=')) return `--init_keyspace=${keyspace}`;
+    if (a.startsWith('--init_shard=')) return `--init_shard=${shard}`;
+    if (a.startsWith('--init_db_name_override=')) return `--init_db_name_override=vt_${keyspace}`;
+    return a;
+  });
+  const container = (c) => ({ ...c, env: env(c.env), ...(c.args ? { args: args(c.args) } : {}) });
+  return {
+    ...t,
+    metadata: { ...t.metadata, name, labels },
+    spec: {
+      ...t.spec,
+      schedule: core.schedule.resolveHashedSchedule('H 2 * * *', id),
+      jobTemplate: {
+        ...jt,
+        metadata: { ...jt.metadata, labels },
+        spec: {
+          ...jt.spec,
+          template: {
+            ...pt,
+            metadata: { ...pt.metadata, labels: { ...pt.metadata.labels, ...labels } },
+            spec: { ...pt.spec, initContainers: pt.spec.initContainers.map(container), containers: pt.spec.containers.map(container) },
+          },
+        },
+      },
+    },
+  };
+}
+
+function emitters() {
+  const jsyaml = require('js-yaml');
+  const YAML = require('yaml');
+  return {
+    'js-yaml': (objs) => objs.map((o) => jsyaml.dump(o, { noRefs: true, lineWidth: -1, sortKeys: true })).join('---\n'),
+    yaml: (objs) => objs.map((o) => YAML.stringify(o, { lineWidth: 0, version: '1.1', sortMapEntries: true })).join('---\n'),
+  };
+}
+
+function cdk8sSynth(addObjects) {
+  const { App, Chart } = require('cdk8s');
+  const app = new App({ outdir });
+  addObjects(new Chart(app, 'bench'));
+  app.synth();
+}
+
+// Verification (untimed, small sizes only): the floors build exactly the core's objects.
+if (shards <= 1000) {
+  const a = floorObjects(shards);
+  const b = core.renderPolicy(policy);
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)))) throw new Error('floor objects differ from the core output');
+}
+
+const result = { kind, shards };
+const start = process.hrtime.bigint();
+switch (kind) {
+  case 'cli':
+    if (runCli(['synth', policyFile, '--out', outdir], { stdout: () => undefined, stderr: () => undefined }) !== 0) throw new Error('cli failed');
+    break;
+  case 'cli-floor': {
+    // fastest emitter: time both on the same objects, keep the faster (the floor is the better of them)
+    const objs = floorObjects(shards);
+    const built = Number(process.hrtime.bigint() - start) / 1e6;
+    let best;
+    for (const [name, emit] of Object.entries(emitters())) {
+      const t0 = process.hrtime.bigint();
+      writeFileSync(join(outdir, `floor-${name}.yaml`), emit(objs));
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (!best || ms < best.ms) best = { name, ms };
+    }
+    result.emitter = best.name;
+    result.ms = built + best.ms;
+    break;
+  }
+  case 'cdk8s': {
+    const { BackupPolicy } = require(join(dist, 'constructs', 'cdk8s'));
+    cdk8sSynth((chart) => new BackupPolicy(chart, 'policy', policy));
+    break;
+  }
+  case 'cdk8s-floor': {
+    const { ApiObject } = require('cdk8s');
+    cdk8sSynth((chart) => {
+      for (const o of floorObjects(shards)) new ApiObject(chart, o.metadata.name, o);
+    });
+    break;
+  }
+  default:
+    throw new Error(`unknown kind ${kind}`);
+}
+if (result.ms === undefined) result.ms = Number(process.hrtime.bigint() - start) / 1e6;
+result.maxRssKb = process.resourceUsage().maxRSS;
+console.log(JSON.stringify(result));

@@ -1,0 +1,39 @@
+// The fast emitter must write exactly what the `yaml` package (and so cdk8s) writes.
+import fc from 'fast-check';
+import { stringify } from 'yaml';
+import { documentYaml, sortKeys, toYaml } from '../../lib';
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
+import { loadPolicies, renderPolicy } from '../../lib';
+
+const reference = (v: unknown) => stringify(sortKeys(v), { keepUndefined: true, lineWidth: 0, version: '1.1' });
+
+const tricky = fc.constantFrom(
+  '', ' ', 'yes', 'no', 'on', 'off', 'y', 'n', 'null', '~', 'true', 'False', '0755', '1:20', '2026-01-01', '1e3', '.inf', '-1', '- x', '-x', '--flag=a:b',
+  'a: b', 'a:', 'x #y', '#c', '@daily', '*/15 * * * *', "'q'", 'x"y', 'tab\there', 'line\n', 'two\nlines', 'keep\n\n', ' lead\nx\n', 'trail \nx',
+  'a\tb\nc\n', '\u00e9t\u00e9', 'host:2379', 'http://minio:9000', 'k8s.io/name', '[x]', '{y}', '!tag', '&a', '*a', '%p', '|', '>', '?', ',', 'a,b',
+  'x\r\ny', 'ctl\u0001', '#!/bin/sh\necho "$@"\n', '\n', 'x\n ', 'Resource', '0x1F', '0b101', '+1', '1_000', '12:30:00',
+);
+const str = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), tricky, fc.stringMatching(/^[-a-z0-9./:=@_ #"'\n]{0,20}$/));
+const scalar = fc.oneof(str, fc.integer(), fc.boolean(), fc.constant(null), fc.double({ noNaN: true }));
+const value = fc.letrec((tie) => ({
+  node: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(str, tie('node'), { maxKeys: 4 })),
+})).node;
+
+describe('YAML emitter', () => {
+  test('property: byte-identical to the yaml package for random documents', () => {
+    fc.assert(fc.property(fc.dictionary(str, value, { minKeys: 1, maxKeys: 6 }), (doc) => {
+      expect(documentYaml(doc)).toBe(reference(doc));
+    }), { numRuns: 2000 });
+  });
+
+  test('byte-identical for every example manifest', () => {
+    const dir = join(__dirname, '..', '..', 'examples', 'policies');
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+      for (const p of loadPolicies(readFileSync(join(dir, f), 'utf8'))) {
+        const objects = renderPolicy(p);
+        expect(toYaml(objects)).toBe(objects.map(reference).join('---\n'));
+      }
+    }
+  });
+});
