@@ -14,13 +14,29 @@ export function scriptFile(file: string): string {
   return text;
 }
 
+/** The header line every embedded script starts with. */
+export const SCRIPT_HEADER = '# backup-cronjobs';
+
+/**
+ * The code of a script file as embedded in manifests: comment-only and blank
+ * lines dropped (the files themselves are the documentation). Safe because the
+ * scripts use no heredocs, which this refuses.
+ */
+export function embeddedCode(file: string): string {
+  const text = scriptFile(file);
+  if (/<<-?\s*['"]?[A-Za-z_]/.test(text)) throw new Error(`lib/scripts/${file}: heredocs are not supported in embedded scripts`);
+  return text.split('\n').filter((line) => !/^\s*(#.*)?$/.test(line)).join('\n');
+}
+
 /**
  * The `command` of a container that runs `entry` (which ends with `main "$@"`)
  * after common.sh and the given helper modules. `$0` is the entry's name; the
  * container's `args` become "$@".
  */
 export function shellCommand(entry: string, modules: readonly string[] = []): string[] {
-  const text = ['common.sh', ...modules, entry].map(scriptFile).join('\n');
+  const files = ['common.sh', ...modules, entry];
+  const header = `${SCRIPT_HEADER}: ${files.join(' + ')} (from lib/scripts, comments dropped)`;
+  const text = [header, ...files.map(embeddedCode)].join('\n') + '\n';
   return ['/bin/sh', '-c', text, entry.replace(/\.sh$/, '')];
 }
 
