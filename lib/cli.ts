@@ -8,13 +8,15 @@ import type { BackupPolicy } from './policy/types';
 import { renderPolicy } from './render';
 import { documentYaml } from './yaml';
 import { RETENTION_CLI_FLAGS, RetentionRules, formatPlan, planFromListing, retentionRulesFromFlags, validateRetention } from './retention';
-import { validateTimeZone } from './schedule';
+import { nextRuns, validateTimeZone } from './schedule';
 import type { Manifest } from './k8s';
 
 const USAGE = `Usage:
   backup-cronjobs synth <policy files...> [--out DIR]   render manifests (stdout, or DIR/<policy>.k8s.yaml)
   backup-cronjobs validate <policy files...>            check policies, render nothing
   backup-cronjobs schema                                print the BackupPolicy JSON Schema
+  backup-cronjobs plan <policy files...> [--count N] [--from ISO-TIME]
+                                                        the next N runs (default 3) of every CronJob
   backup-cronjobs retention plan --listing FILE [--keep-last N] [--max-age 30d] [--max-total-size 50Gi]
       [--hourly N] [--daily N] [--weekly N] [--monthly N] [--yearly N] [--time-zone ZONE] [--now EPOCH]
                                                         print which backups the rules keep (and why) and
@@ -39,6 +41,8 @@ export function runCli(argv: readonly string[], io: CliIO = processIO): number {
         return validate(rest, io);
       case 'retention':
         return retention(rest, io);
+      case 'plan':
+        return plan(rest, io);
       case 'schema':
         io.stdout(`${JSON.stringify(policySchema, null, 2)}\n`);
         return 0;
@@ -145,6 +149,43 @@ function synth(args: readonly string[], io: CliIO): number {
 /** Streams one YAML document per object, separated like `toYaml` (and cdk8s) does. */
 function writeDocuments(objects: readonly Manifest[], write: (text: string) => unknown): void {
   objects.forEach((o, i) => write(i === 0 ? documentYaml(o) : `---\n${documentYaml(o)}`));
+}
+
+/** `plan`: when every CronJob of the policies runs next, in its own time zone (UTC when unset). */
+function plan(args: readonly string[], io: CliIO): number {
+  let count = 3;
+  let from = new Date();
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--count') {
+      const v = args[++i];
+      if (!v || !/^[1-9][0-9]{0,2}$/.test(v)) throw new UsageError(`--count takes a whole number from 1 to 999, got ${JSON.stringify(v ?? '')}`);
+      count = Number(v);
+    } else if (a === '--from') {
+      const v = args[++i];
+      from = new Date(v ?? '');
+      if (!v || Number.isNaN(from.getTime())) throw new UsageError(`--from takes an ISO time such as 2026-12-01T00:00:00Z, got ${JSON.stringify(v ?? '')}`);
+    } else if (a.startsWith('-')) {
+      throw new UsageError(`unknown option "${a}"`);
+    } else {
+      files.push(a);
+    }
+  }
+  if (files.length === 0) throw new UsageError('no policy files given');
+  const loaded = loadAll(files, io);
+  if (!loaded) return 1;
+  const lines: string[] = [];
+  for (const { manifests } of loaded) {
+    for (const o of manifests.flat()) {
+      if (o.kind !== 'CronJob') continue;
+      const spec = o.spec as { schedule: string; timeZone?: string; suspend?: boolean };
+      const runs = spec.suspend ? 'suspended' : nextRuns(spec.schedule, spec.timeZone, from, count).map((d) => d.toISOString().replace('.000Z', 'Z')).join('  ');
+      lines.push(`${o.metadata.namespace}/${o.metadata.name}\t${spec.schedule}${spec.timeZone ? ` (${spec.timeZone})` : ''}\t${runs}`);
+    }
+  }
+  io.stdout(`${lines.join('\n')}\n`);
+  return 0;
 }
 
 /** `retention plan`: the dry-run plan for a listing, exactly as the containers print it. */

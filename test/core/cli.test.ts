@@ -100,3 +100,14 @@ describe('backup-cronjobs retention plan', () => {
     expect(r.stderr).toMatch(/^--time-zone: received "Local"/m);
   });
 });
+
+test('plan: the next runs of every CronJob, in its time zone', () => {
+  const file = join(dir, 'berlin.json');
+  const doc = vitessPolicy({}, { defaults: { timeZone: 'Europe/Berlin' } });
+  writeFileSync(file, JSON.stringify(doc));
+  const r = run(['plan', file, '--from', '2026-12-01T00:00:00Z', '--count', '2']);
+  expect(r.code).toBe(0);
+  // 02:00 in Berlin in winter (CET, UTC+1) is 01:00Z
+  expect(r.stdout).toBe('example/example-daily-commerce-x-x\t0 2 * * * (Europe/Berlin)\t2026-12-01T01:00:00Z  2026-12-02T01:00:00Z\n');
+  expect(run(['plan', file, '--count', '0']).code).toBe(2);
+});
