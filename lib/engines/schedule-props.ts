@@ -5,8 +5,9 @@
  * objects.
  */
 import type { RetentionOptions } from '../policy/retention-options';
-import type { BackupPolicy, MetricsOptions } from '../policy/types';
+import type { BackupPolicy, JobSettings, MetricsOptions } from '../policy/types';
 import { API_VERSION, KIND } from '../policy/types';
+import { pickSettings } from '../target';
 
 /** The policy-level part of every engine schedule's props. */
 export interface SchedulePolicyProps {
@@ -55,5 +56,38 @@ export function singleSchedulePolicy(
     kind: KIND,
     metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
     spec: { retention: props.retention, metrics: props.metrics, [engine]: { ...engineSpec, schedules: [schedule] } },
+  };
+}
+
+/**
+ * Builds the policy document of an engine whose props are flat (Redis, etcd):
+ * keys listed in `specKeys` go to `spec.<engine>`, the job settings to
+ * `spec.defaults`, the policy-level keys to `metadata` and `spec`. Any other
+ * key also lands in `spec.<engine>`, where the closed schema names it.
+ * `undefined` values are dropped; `scheduleName` is not used.
+ *
+ * The result is not validated yet: pass it to `renderPolicy`.
+ */
+export function flatEnginePolicy(
+  engine: string,
+  specKeys: readonly string[],
+  props: JobSettings & Omit<SchedulePolicyProps, 'scheduleName'>,
+): BackupPolicy {
+  const values = props as unknown as Record<string, unknown>;
+  const engineSpec: Record<string, unknown> = {};
+  for (const key of specKeys) if (values[key] !== undefined) engineSpec[key] = values[key];
+  const defaults = pickSettings(props);
+  const known = new Set<string>([...specKeys, ...SCHEDULE_POLICY_PROP_KEYS, ...Object.keys(defaults)]);
+  const unknown = Object.keys(values).filter((k) => !known.has(k) && values[k] !== undefined);
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
+    spec: {
+      defaults: Object.keys(defaults).length > 0 ? defaults : undefined,
+      retention: props.retention,
+      metrics: props.metrics,
+      [engine]: { ...engineSpec, ...Object.fromEntries(unknown.map((k) => [k, values[k]])) },
+    },
   };
 }

@@ -14,8 +14,8 @@
 # Env: ETCD_BACKUP_SCRATCH, ETCD_BACKUP_PARTIAL, ETCD_BACKUP_NODE,
 # ETCD_BACKUP_ENDPOINT, ETCD_BACKUP_EXTENSION, ETCD_BACKUP_RETENTION_SCOPE,
 # BACKUP_DEST_KIND, BACKUP_DIR | S3_*, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX,
-# RETENTION_*, ETCD_BACKUP_S3_SSE, ETCD_BACKUP_S3_SSE_KMS_KEY_ID,
-# ETCD_BACKUP_S3_STORAGE_CLASS, BACKUP_PUSHGATEWAY_URL.
+# RETENTION_*, S3_SSE, S3_SSE_KMS_KEY_ID, S3_STORAGE_CLASS,
+# BACKUP_PUSHGATEWAY_URL.
 
 state=start
 
@@ -74,9 +74,9 @@ store_s3() {
   etcd_aws_setup
   key=${S3_PREFIX:-}$name
   set --
-  if [ -n "${ETCD_BACKUP_S3_SSE:-}" ]; then set -- "$@" --sse "$ETCD_BACKUP_S3_SSE"; fi
-  if [ -n "${ETCD_BACKUP_S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$ETCD_BACKUP_S3_SSE_KMS_KEY_ID"; fi
-  if [ -n "${ETCD_BACKUP_S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$ETCD_BACKUP_S3_STORAGE_CLASS"; fi
+  if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
+  if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
+  if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
   meta=$ETCD_BACKUP_SCRATCH/metadata.json
   metadata >"$meta" || die "cannot write $meta"
   err=$ETCD_BACKUP_SCRATCH/aws.err

@@ -237,9 +237,9 @@ describe('destinations', () => {
       AWS_ACCESS_KEY_ID: { secretKeyRef: { name: 'creds', key: 'AWS_ACCESS_KEY_ID' } },
       AWS_SECRET_ACCESS_KEY: { secretKeyRef: { name: 'creds', key: 'AWS_SECRET_ACCESS_KEY' } },
       AWS_SESSION_TOKEN: { secretKeyRef: { name: 'creds', key: 'token' } },
-      ETCD_BACKUP_S3_SSE: 'aws:kms',
-      ETCD_BACKUP_S3_SSE_KMS_KEY_ID: 'k1',
-      ETCD_BACKUP_S3_STORAGE_CLASS: 'STANDARD_IA',
+      S3_SSE: 'aws:kms',
+      S3_SSE_KMS_KEY_ID: 'k1',
+      S3_STORAGE_CLASS: 'STANDARD_IA',
     });
     expectValidManifests([o]);
   });

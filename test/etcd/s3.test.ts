@@ -5,7 +5,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy } from '../../lib';
-import type { EtcdS3Destination, Manifest } from '../../lib';
+import type { Manifest, S3Destination } from '../../lib';
 import {
   EtcdTlsHandle,
   PushgatewayHandle,
@@ -43,7 +43,7 @@ afterAll(async () => {
 const secrets = { 's3-creds': { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } };
 const certs = () => ({ 'etcd-certs': etcd.pkiDir });
 
-function s3Policy(over: Partial<EtcdS3Destination> = {}, spec: Record<string, unknown> = {}, etcdOver: Record<string, unknown> = {}) {
+function s3Policy(over: Partial<S3Destination> = {}, spec: Record<string, unknown> = {}, etcdOver: Record<string, unknown> = {}) {
   return etcdPolicy(
     {
       endpoint: etcd.endpoint,

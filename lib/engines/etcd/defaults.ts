@@ -19,8 +19,6 @@ export const ETCD_DEFAULTS = {
   busyboxImage: 'busybox:1.36.1-musl',
   /** Amazon Linux 2 with aws CLI v2, bash, coreutils, gawk, tzdata. */
   awsCliImage: 'amazon/aws-cli:2.17.64',
-  accessKeyIdKey: 'AWS_ACCESS_KEY_ID',
-  secretAccessKeyKey: 'AWS_SECRET_ACCESS_KEY',
   /** OpenShift's backup Job deadline and druid's snapshot timeout: `snapshot save` can hang. */
   timeout: '15m',
   /** perNode schedules are spread over this window unless the policy sets `stagger` or hashed fields. */

@@ -27,14 +27,15 @@ import { IssueList, childPath, show } from '../../policy/errors';
 import { pruneEnv, retentionRules } from '../../policy/retention-options';
 import type { RetentionOptions } from '../../policy/retention-options';
 import type { BackupPolicy, JobSettings, Placement } from '../../policy/types';
-import { validateSettings } from '../../policy/validate';
 import { BUCKET_RULES, retentionDestinationEnv } from '../../retention';
 import type { RetentionDestination } from '../../retention';
 import { containsHash, parseDuration } from '../../schedule';
 import { scriptModules, shellCommand } from '../../scripts';
 import type { EnginePod, PodContext, Target } from '../../target';
-import { mergeSettings, pickSettings } from '../../target';
+import { mergeSettings } from '../../target';
 import { ETCD_DEFAULTS, ETCD_PATHS, NODE_ROLES } from './defaults';
+import { namedEntry, validateNamedEntries } from '../named-entries';
+import { awsEnv, s3RetentionDestination, s3UploadEnv, validateS3 } from '../s3';
 import type { EtcdNodeSpec, EtcdRestoreSpec, EtcdSpec } from './types';
 
 export * from './types';
@@ -44,9 +45,7 @@ const LABEL_PREFIX = 'backup-cronjobs.io';
 const P = ETCD_PATHS;
 
 /** A `nodes` entry as a name plus its own settings (none for a plain name). */
-export function nodeEntry(entry: string | EtcdNodeSpec): { name: string; settings?: JobSettings } {
-  return typeof entry === 'string' ? { name: entry } : { name: entry.name, settings: pickSettings(entry) };
-}
+export const nodeEntry: (entry: string | EtcdNodeSpec) => { name: string; settings?: JobSettings } = namedEntry;
 
 /** The file name prefix of a policy's snapshots: `spec.etcd.namePrefix`, else `etcd-snapshot_<policy>_`. */
 export function etcdNamePrefix(policy: BackupPolicy): string {
@@ -73,31 +72,14 @@ export function validateEtcd(policy: BackupPolicy, spec: EtcdSpec, path: string,
   if (mode === 'cluster' && spec.nodes !== undefined) {
     issues.add(at('nodes'), 'only valid with mode: perNode (cluster mode runs on any node with the control-plane role)');
   }
-  const seen = new Map<string, number>();
-  (spec.nodes ?? []).forEach((entry, i) => {
-    const { name, settings } = nodeEntry(entry);
-    const nodePath = childPath(at('nodes'), i);
-    const prev = seen.get(name);
-    if (prev !== undefined) issues.add(typeof entry === 'string' ? nodePath : childPath(nodePath, 'name'), `received ${show(name)}; node names must be unique (also at nodes[${prev}])`);
-    else seen.set(name, i);
-    if (settings) validateSettings(settings, nodePath, issues);
-  });
+  validateNamedEntries(spec.nodes ?? [], path, 'nodes', 'node', issues);
 
   const kind = destinationKind(spec);
   if ((spec.retentionScope ?? ETCD_DEFAULTS.retentionScope) === 'cluster' && kind === 'hostPath') {
     issues.add(at('retentionScope'), 'received "cluster"; a hostPath destination holds only its own node\'s snapshots, so retention can only count per node: use "node", or a PVC or S3 destination');
   }
   const s3 = spec.destination?.s3;
-  if (s3) {
-    const s3Path = childPath(at('destination'), 's3');
-    if (s3.path?.includes('//')) issues.add(childPath(s3Path, 'path'), `received ${show(s3.path)}; must not contain "//"`);
-    if (s3.kmsKeyId !== undefined && s3.serverSideEncryption !== 'aws:kms') issues.add(childPath(s3Path, 'kmsKeyId'), 'only valid with serverSideEncryption: aws:kms');
-    const creds = s3.credentialsSecret;
-    if (creds) {
-      const keys = [creds.accessKeyIdKey ?? ETCD_DEFAULTS.accessKeyIdKey, creds.secretAccessKeyKey ?? ETCD_DEFAULTS.secretAccessKeyKey, creds.sessionTokenKey].filter((k): k is string => k !== undefined);
-      if (new Set(keys).size !== keys.length) issues.add(childPath(s3Path, 'credentialsSecret'), `received keys ${show(keys)}; each credential needs its own key`);
-    }
-  }
+  if (s3) validateS3(s3, childPath(at('destination'), 's3'), issues);
   if (spec.certificates !== undefined && !isTls(spec)) {
     issues.add(at('certificates'), `only used with an https endpoint; the endpoint is ${show(spec.endpoint)}`);
   }
@@ -189,7 +171,6 @@ function target(
 // pod pieces
 
 const fieldEnv = (name: string, fieldPath: string): EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
-const secretEnv = (name: string, secret: string, key: string): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
 
 /** The engine's placement: role affinity, role tolerations (or all), pinning, serialization. */
 function enginePlacement(spec: EtcdSpec, node: string | undefined, serialize: boolean): Placement {
@@ -246,16 +227,7 @@ function destinationEnv(policy: BackupPolicy, spec: EtcdSpec, l: Layout): EnvVar
   const sidecarSuffixes = [ETCD_DEFAULTS.metadataSuffix];
   const s3 = spec.destination?.s3;
   const dest: RetentionDestination = s3
-    ? {
-      kind: 's3',
-      bucket: s3.bucket,
-      prefix: s3.path ? `${s3.path}/` : undefined,
-      namePrefix,
-      nameSuffix,
-      endpoint: s3.endpoint,
-      forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== undefined,
-      sidecarSuffixes,
-    }
+    ? s3RetentionDestination(s3, { namePrefix, nameSuffix, sidecarSuffixes })
     : { kind: 'dir', dir: l.workDir, namePrefix, nameSuffix, sidecarSuffixes };
   return [
     ...retentionDestinationEnv(dest),
@@ -264,26 +236,10 @@ function destinationEnv(policy: BackupPolicy, spec: EtcdSpec, l: Layout): EnvVar
   ];
 }
 
-/** Region, credentials and upload options for the aws CLI. */
-function awsEnv(spec: EtcdSpec): EnvVar[] {
+/** Region, credentials and upload options for the aws CLI (none without an S3 destination). */
+function s3Env(spec: EtcdSpec): EnvVar[] {
   const s3 = spec.destination?.s3;
-  if (!s3) return [];
-  const creds = s3.credentialsSecret;
-  return [
-    { name: 'AWS_REGION', value: s3.region },
-    { name: 'AWS_DEFAULT_REGION', value: s3.region },
-    ...(creds
-      ? [
-        secretEnv('AWS_ACCESS_KEY_ID', creds.name, creds.accessKeyIdKey ?? ETCD_DEFAULTS.accessKeyIdKey),
-        secretEnv('AWS_SECRET_ACCESS_KEY', creds.name, creds.secretAccessKeyKey ?? ETCD_DEFAULTS.secretAccessKeyKey),
-        ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', creds.name, creds.sessionTokenKey)] : []),
-      ]
-      : []),
-    { name: 'AWS_PAGER', value: '' },
-    ...(s3.serverSideEncryption ? [{ name: 'ETCD_BACKUP_S3_SSE', value: s3.serverSideEncryption }] : []),
-    ...(s3.kmsKeyId ? [{ name: 'ETCD_BACKUP_S3_SSE_KMS_KEY_ID', value: s3.kmsKeyId }] : []),
-    ...(s3.storageClass ? [{ name: 'ETCD_BACKUP_S3_STORAGE_CLASS', value: s3.storageClass }] : []),
-  ];
+  return s3 ? [...awsEnv(s3), ...s3UploadEnv(s3)] : [];
 }
 
 /** The etcd client's env (etcdctl reads ETCDCTL_<FLAG>): one endpoint, the client certificate. */
@@ -407,10 +363,7 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
       { name: 'ETCD_BACKUP_ENDPOINT', value: spec.endpoint ?? ETCD_DEFAULTS.endpoint },
       ...destinationEnv(policy, spec, l),
       ...pruneEnv(retention, settings.timeZone),
-      ...awsEnv(spec),
-      ...(policy.spec.metrics?.pushgatewayUrl
-        ? [fieldEnv('BACKUP_NAMESPACE', 'metadata.namespace'), { name: 'BACKUP_METRICS_PREFIX', value: ETCD_DEFAULTS.metricsPrefix }]
-        : []),
+      ...s3Env(spec),
     ],
     volumeMounts: workMounts,
     securityContext: restrictedContainerSecurity(),
@@ -476,7 +429,7 @@ function restoreJob(policy: BackupPolicy, spec: EtcdSpec, restore: EtcdRestoreSp
       name: 'fetch',
       image: spec.images?.awsCli ?? ETCD_DEFAULTS.awsCliImage,
       command: shellCommand('etcd-fetch.sh', ['retention.sh', 'etcd-lib.sh']),
-      env: [...commonEnv, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, ...awsEnv(spec)],
+      env: [...commonEnv, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, ...s3Env(spec)],
       volumeMounts: [scratchMount],
       securityContext: restrictedContainerSecurity(),
     }

@@ -1,9 +1,7 @@
 /** Props of one etcd backup schedule (cdk8s `EtcdBackupSchedule`, a Pulumi component) → policy. */
 import type { SchedulePolicyProps } from '../schedule-props';
-import { SCHEDULE_POLICY_PROP_KEYS } from '../schedule-props';
+import { flatEnginePolicy } from '../schedule-props';
 import type { BackupPolicy, JobSettings } from '../../policy/types';
-import { API_VERSION, KIND } from '../../policy/types';
-import { pickSettings } from '../../target';
 import type { EtcdSpec } from './types';
 
 /**
@@ -27,21 +25,5 @@ void everySpecKeyListed;
 
 /** The policy document for the props (not validated yet: pass it to `renderPolicy`). */
 export function etcdSchedulePolicy(props: EtcdScheduleProps): BackupPolicy {
-  const etcd: Record<string, unknown> = {};
-  for (const key of ETCD_SPEC_KEYS) if (props[key] !== undefined) etcd[key] = props[key];
-  const defaults = pickSettings(props);
-  const known = new Set<string>([...ETCD_SPEC_KEYS, ...SCHEDULE_POLICY_PROP_KEYS, ...Object.keys(defaults)]);
-  const unknown = Object.keys(props).filter((k) => !known.has(k) && (props as unknown as Record<string, unknown>)[k] !== undefined);
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
-    spec: {
-      defaults: Object.keys(defaults).length > 0 ? defaults : undefined,
-      retention: props.retention,
-      metrics: props.metrics,
-      // Unknown props land in spec.etcd, where the closed schema names them.
-      etcd: { ...etcd, ...Object.fromEntries(unknown.map((k) => [k, (props as unknown as Record<string, unknown>)[k]])) } as unknown as EtcdSpec,
-    },
-  };
+  return flatEnginePolicy('etcd', ETCD_SPEC_KEYS, props);
 }

@@ -1,6 +1,7 @@
 import { ETCD_DEFAULTS } from './defaults';
 import { PATTERNS, Schema, arr, bool, int, nonEmptyStr, obj, str, strEnum } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
+import { s3DestinationSchema } from '../s3';
 
 /** A node name as Kubernetes allows it (a DNS-1123 subdomain). */
 const nodeName = (description: string): Schema => str(description, { pattern: PATTERNS.dnsSubdomain, maxLength: 253 });
@@ -22,23 +23,6 @@ const node: Schema = {
   required: ['name'],
 };
 
-const s3 = obj('S3 or an S3-compatible store.', {
-  bucket: nonEmptyStr('Bucket.', { pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' }),
-  path: nonEmptyStr('Key prefix without leading or trailing "/".', { pattern: '^[^/\\s](.*[^/\\s])?$' }),
-  region: nonEmptyStr('Region.'),
-  endpoint: str('S3-compatible endpoint URL (must resolve from the node).', { pattern: PATTERNS.url }),
-  forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
-  credentialsSecret: obj('A Secret holding an access key pair.', {
-    name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-    accessKeyIdKey: nonEmptyStr('Key of the access key id.', { default: ETCD_DEFAULTS.accessKeyIdKey, pattern: '^[-._a-zA-Z0-9]+$' }),
-    secretAccessKeyKey: nonEmptyStr('Key of the secret access key.', { default: ETCD_DEFAULTS.secretAccessKeyKey, pattern: '^[-._a-zA-Z0-9]+$' }),
-    sessionTokenKey: nonEmptyStr('Key of a session token.', { pattern: '^[-._a-zA-Z0-9]+$' }),
-  }, ['name']),
-  serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
-  kmsKeyId: nonEmptyStr('KMS key id (with aws:kms).'),
-  storageClass: nonEmptyStr('Storage class, e.g. STANDARD_IA.', { pattern: '^[A-Z_]+$' }),
-}, ['bucket', 'region']);
-
 /** Schema of `spec.etcd`. */
 export const etcdSchema = obj('etcd control-plane snapshots.', {
   mode: strEnum('cluster: one CronJob on any control-plane node; perNode: one CronJob per node in nodes.', ['cluster', 'perNode'], { default: ETCD_DEFAULTS.mode }),
@@ -59,7 +43,7 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
       claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
       subPath: nonEmptyStr('Sub-path in the volume.', { pattern: '^[^/](.*[^/])?$' }),
     }, ['claimName']),
-    s3,
+    s3: s3DestinationSchema('S3 or an S3-compatible store.', 'S3-compatible endpoint URL (must resolve from the node).'),
   }, [], { minProperties: 1, maxProperties: 1 }),
   namePrefix: nonEmptyStr('File name prefix (default etcd-snapshot_<policy>_).', { pattern: '^[A-Za-z0-9][-A-Za-z0-9._]*$', maxLength: 100 }),
   retentionScope: strEnum('node: each node\'s snapshots count on their own; cluster: all snapshots of the policy (PVC, S3).', ['node', 'cluster'], { default: ETCD_DEFAULTS.retentionScope }),

@@ -1,4 +1,5 @@
 import type { JobSettings } from '../../policy/types';
+import type { S3Destination } from '../s3';
 
 /**
  * Which nodes run the backups, by their role label (the matching taints are
@@ -40,47 +41,15 @@ export interface EtcdPvcDestination {
   readonly subPath?: string;
 }
 
-/** S3 credentials: a Secret holding an access key pair. */
-export interface EtcdS3Credentials {
-  /** Secret name. */
-  readonly name: string;
-  /** @default 'AWS_ACCESS_KEY_ID' */
-  readonly accessKeyIdKey?: string;
-  /** @default 'AWS_SECRET_ACCESS_KEY' */
-  readonly secretAccessKeyKey?: string;
-  /** Key of a session token (temporary credentials). @default - none */
-  readonly sessionTokenKey?: string;
-}
-
-/** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
-export interface EtcdS3Destination {
-  readonly bucket: string;
-  /** Key prefix without leading or trailing `/`. @default - the bucket root */
-  readonly path?: string;
-  readonly region: string;
-  /**
-   * S3-compatible endpoint URL. The pods use the host network, so the name
-   * must resolve from the node (not a `*.svc` name).
-   * @default - AWS
-   */
-  readonly endpoint?: string;
-  /** Path-style addressing. @default - true when `endpoint` is set, else false */
-  readonly forcePathStyle?: boolean;
-  /** @default - the pod's ambient credentials (IRSA, instance profile, ...) */
-  readonly credentialsSecret?: EtcdS3Credentials;
-  /** @default - the bucket's default */
-  readonly serverSideEncryption?: 'AES256' | 'aws:kms';
-  /** KMS key id (only with `serverSideEncryption: aws:kms`). @default - the AWS managed key */
-  readonly kmsKeyId?: string;
-  /** e.g. `STANDARD_IA`. @default - the bucket's default */
-  readonly storageClass?: string;
-}
-
 /** Where snapshots go: exactly one. @default - hostPath `/var/lib/etcd-backup` */
 export interface EtcdDestination {
   readonly hostPath?: EtcdHostPathDestination;
   readonly persistentVolumeClaim?: EtcdPvcDestination;
-  readonly s3?: EtcdS3Destination;
+  /**
+   * S3 or any S3-compatible store. The pods use the host network (see
+   * `hostNetwork`), so an `endpoint` must resolve from the node (not a `*.svc` name).
+   */
+  readonly s3?: S3Destination;
 }
 
 export interface EtcdImages {

@@ -9,8 +9,6 @@ export const REDIS_DEFAULTS = {
   verifyRdb: true,
   /** The seed's default `timeout`. */
   timeout: '10m',
-  accessKeyIdKey: 'AWS_ACCESS_KEY_ID',
-  secretAccessKeyKey: 'AWS_SECRET_ACCESS_KEY',
   /** Object names: `<path>/<namePrefix><shard>_<UTC RFC3339>.rdb.gz`, as the seed names them. */
   namePrefix: 'redis-backup_',
   nameSuffix: '.rdb.gz',

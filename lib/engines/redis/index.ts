@@ -15,30 +15,25 @@ import { joinName, labelValue } from '../../names';
 import { IssueList, childPath, show } from '../../policy/errors';
 import { pruneEnv } from '../../policy/retention-options';
 import type { BackupPolicy, JobSettings, Placement, SecretKeyRef } from '../../policy/types';
-import { validateSettings } from '../../policy/validate';
 import { retentionDestinationEnv } from '../../retention';
 import { scriptModules, shellCommand } from '../../scripts';
 import type { EnginePod, Target } from '../../target';
-import { mergeSettings, pickSettings } from '../../target';
+import { mergeSettings } from '../../target';
 import { REDIS_DEFAULTS } from './defaults';
+import { namedEntry, validateNamedEntries } from '../named-entries';
+import { awsEnv, s3RetentionDestination, s3UploadEnv, validateS3 } from '../s3';
 import type { RedisShardSpec, RedisSpec } from './types';
 
 export * from './types';
 export { REDIS_DEFAULTS } from './defaults';
+export { s3KeyPrefix } from '../s3';
 
 const LABEL_PREFIX = 'backup-cronjobs.io';
 const SCRATCH = REDIS_DEFAULTS.scratchMountPath;
 const TMP = REDIS_DEFAULTS.tmpMountPath;
 
 /** A shard entry as a name plus its own settings (none for a plain name). */
-export function shardEntry(entry: string | RedisShardSpec): { name: string; settings?: JobSettings } {
-  return typeof entry === 'string' ? { name: entry } : { name: entry.name, settings: pickSettings(entry) };
-}
-
-/** The S3 key prefix before the object name: `<path>/`, or empty for the bucket root. */
-export function s3KeyPrefix(path: string | undefined): string {
-  return path ? `${path}/` : '';
-}
+export const shardEntry: (entry: string | RedisShardSpec) => { name: string; settings?: JobSettings } = namedEntry;
 
 /** Object name prefix of one shard: `redis-backup_<shard>_` (the seed's naming). */
 export function shardNamePrefix(shard: string): string {
@@ -47,15 +42,7 @@ export function shardNamePrefix(shard: string): string {
 
 /** Checks beyond the schema (the per-shard settings levels included). */
 export function validateRedis(spec: RedisSpec, path: string, issues: IssueList): void {
-  const seen = new Map<string, number>();
-  spec.shards.forEach((entry, i) => {
-    const { name, settings } = shardEntry(entry);
-    const at = childPath(childPath(path, 'shards'), i);
-    const prev = seen.get(name);
-    if (prev !== undefined) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), `received ${show(name)}; shard names must be unique (also at shards[${prev}])`);
-    else seen.set(name, i);
-    if (settings) validateSettings(settings, at, issues);
-  });
+  validateNamedEntries(spec.shards, path, 'shards', 'shard', issues);
 
   const addresses = new Map<string, number>();
   spec.sentinel.addresses.forEach((address, i) => {
@@ -78,19 +65,7 @@ export function validateRedis(spec: RedisSpec, path: string, issues: IssueList):
     }
   }
 
-  const s3 = spec.s3;
-  const s3Path = childPath(path, 's3');
-  if (s3.path !== undefined && s3.path.includes('//')) issues.add(childPath(s3Path, 'path'), `received ${show(s3.path)}; must not contain "//"`);
-  if (s3.kmsKeyId !== undefined && s3.serverSideEncryption !== 'aws:kms') {
-    issues.add(childPath(s3Path, 'kmsKeyId'), 'only valid with serverSideEncryption: aws:kms');
-  }
-  const creds = s3.credentialsSecret;
-  if (creds) {
-    const keys = [creds.accessKeyIdKey ?? REDIS_DEFAULTS.accessKeyIdKey, creds.secretAccessKeyKey ?? REDIS_DEFAULTS.secretAccessKeyKey, creds.sessionTokenKey];
-    if (new Set(keys.filter((k) => k !== undefined)).size !== keys.filter((k) => k !== undefined).length) {
-      issues.add(childPath(s3Path, 'credentialsSecret'), `received keys ${show(keys.filter((k) => k !== undefined))}; each credential needs its own key`);
-    }
-  }
+  validateS3(spec.s3, childPath(path, 's3'), issues);
 }
 
 /** One backup target per shard, in policy order, then one prune target per shard when retention has its own schedule. */
@@ -143,43 +118,14 @@ function pruneTarget(policy: BackupPolicy, spec: RedisSpec, shard: ShardRef, sch
 
 const secretEnv = (name: string, ref: SecretKeyRef): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } });
 
-/** Region, credentials and tuning for the aws CLI. */
-function awsEnv(spec: RedisSpec): EnvVar[] {
-  const s3 = spec.s3;
-  const creds = s3.credentialsSecret;
-  return [
-    { name: 'AWS_REGION', value: s3.region },
-    { name: 'AWS_DEFAULT_REGION', value: s3.region },
-    ...(creds
-      ? [
-        secretEnv('AWS_ACCESS_KEY_ID', { name: creds.name, key: creds.accessKeyIdKey ?? REDIS_DEFAULTS.accessKeyIdKey }),
-        secretEnv('AWS_SECRET_ACCESS_KEY', { name: creds.name, key: creds.secretAccessKeyKey ?? REDIS_DEFAULTS.secretAccessKeyKey }),
-        ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', { name: creds.name, key: creds.sessionTokenKey })] : []),
-      ]
-      : []),
-    { name: 'AWS_PAGER', value: '' },
-  ];
-}
-
 /** Where this shard's objects live, in the retention contract's variables (also used by the upload). */
 function destinationEnv(spec: RedisSpec, shard: string): EnvVar[] {
-  const s3 = spec.s3;
-  return retentionDestinationEnv({
-    kind: 's3',
-    bucket: s3.bucket,
-    prefix: s3KeyPrefix(s3.path),
-    namePrefix: shardNamePrefix(shard),
-    nameSuffix: REDIS_DEFAULTS.nameSuffix,
-    endpoint: s3.endpoint,
-    forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== undefined,
-  });
+  return retentionDestinationEnv(s3RetentionDestination(spec.s3, { namePrefix: shardNamePrefix(shard), nameSuffix: REDIS_DEFAULTS.nameSuffix }));
 }
 
 function metricsEnv(policy: BackupPolicy, shard: string): EnvVar[] {
   if (!policy.spec.metrics?.pushgatewayUrl) return [];
   return [
-    { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-    { name: 'BACKUP_METRICS_PREFIX', value: REDIS_DEFAULTS.metricsPrefix },
     { name: 'BACKUP_METRICS_LABELS', value: `shard=${shard}` },
   ];
 }
@@ -230,7 +176,6 @@ function backupPod(policy: BackupPolicy, spec: RedisSpec, shard: string, setting
     volumeMounts: mounts,
     securityContext: restrictedContainerSecurity(),
   };
-  const s3 = spec.s3;
   const upload: Container = {
     name: 's3-upload',
     image: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,
@@ -241,11 +186,9 @@ function backupPod(policy: BackupPolicy, spec: RedisSpec, shard: string, setting
       ...tmpEnv,
       { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH },
       { name: 'REDIS_SHARD', value: shard },
-      ...awsEnv(spec),
+      ...awsEnv(spec.s3),
       ...destinationEnv(spec, shard),
-      ...(s3.storageClass ? [{ name: 'S3_STORAGE_CLASS', value: s3.storageClass }] : []),
-      ...(s3.serverSideEncryption ? [{ name: 'S3_SSE', value: s3.serverSideEncryption }] : []),
-      ...(s3.kmsKeyId ? [{ name: 'S3_SSE_KMS_KEY_ID', value: s3.kmsKeyId }] : []),
+      ...s3UploadEnv(spec.s3),
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(policy.spec.retention?.schedule === undefined ? pruneEnv(policy.spec.retention, settings.timeZone) : []),
     ],
@@ -267,7 +210,7 @@ function prunePod(policy: BackupPolicy, spec: RedisSpec, shard: string, settings
     name: 'retention-prune',
     image: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,
     command: shellCommand('prune.sh', ['retention.sh']),
-    env: [...commonEnv, ...tmpEnv, ...awsEnv(spec), ...destinationEnv(spec, shard), ...pruneEnv(policy.spec.retention, settings.timeZone)],
+    env: [...commonEnv, ...tmpEnv, ...awsEnv(spec.s3), ...destinationEnv(spec, shard), ...pruneEnv(policy.spec.retention, settings.timeZone)],
     volumeMounts: [{ name: 'tmp', mountPath: TMP }],
     securityContext: restrictedContainerSecurity(),
   };

@@ -1,17 +1,13 @@
 import { REDIS_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, bool, int, nonEmptyStr, obj, quantity, secretKeyRef, str, strEnum, arr } from '../../policy/schema-builders';
+import { PATTERNS, Schema, bool, int, nonEmptyStr, obj, quantity, secretKeyRef, str, arr } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
+import { s3DestinationSchema } from '../s3';
 
 /** A Sentinel master name: a label-value-like token, safe in object keys, labels and metric labels. */
 export const SHARD_NAME_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$';
 /** `host:port` or `[ipv6]:port`. */
 export const ADDRESS_PATTERN = '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?):[0-9]{1,5}$';
-/** S3 key prefix: no whitespace, no leading or trailing `/`. */
-export const S3_PATH_PATTERN = '^[^/\\s]([^\\s]*[^/\\s])?$';
-/** S3 bucket naming rules. */
-export const BUCKET_PATTERN = '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
 const TOKEN_PATTERN = '^[^\\s]+$';
-const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
 
 const shardName = str('Sentinel master name of the shard.', { pattern: SHARD_NAME_PATTERN, maxLength: 63 });
 
@@ -28,8 +24,6 @@ const shard: Schema = {
   properties: { name: shardName, ...jobSettingsProperties },
   required: ['name'],
 };
-
-const secretKey = (description: string): Schema => nonEmptyStr(description, { pattern: SECRET_KEY_PATTERN });
 
 /** Schema of `spec.redis`. */
 export const redisSchema = obj('Sharded Redis behind Sentinel, dumped from a read-only replica with redis-cli --rdb and uploaded to S3.', {
@@ -51,22 +45,7 @@ export const redisSchema = obj('Sharded Redis behind Sentinel, dumped from a rea
     size: quantity('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'),
     storageClassName: str('StorageClass of the per-run PVC (only with size).', { pattern: PATTERNS.dnsSubdomain }),
   }),
-  s3: obj('S3 or S3-compatible destination.', {
-    bucket: str('Bucket.', { pattern: BUCKET_PATTERN }),
-    path: str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
-    region: nonEmptyStr('Region.', { pattern: TOKEN_PATTERN }),
-    endpoint: str('S3-compatible endpoint URL (MinIO etc.).', { pattern: PATTERNS.url }),
-    forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
-    credentialsSecret: obj('Secret with the access key pair (default: ambient credentials).', {
-      name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-      accessKeyIdKey: secretKey('Key of the access key id.'),
-      secretAccessKeyKey: secretKey('Key of the secret access key.'),
-      sessionTokenKey: secretKey('Key of a session token.'),
-    }, ['name']),
-    storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
-    serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
-    kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
-  }, ['bucket', 'region']),
+  s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),
   images: obj('Images.', {
     redis: nonEmptyStr('Dump step image: sh, redis-cli >= 7.0, redis-check-rdb, gzip, timeout.', { default: REDIS_DEFAULTS.redisImage }),
     awsCli: nonEmptyStr('Upload step image: sh, aws CLI, curl, awk, sort, date, mktemp.', { default: REDIS_DEFAULTS.awsCliImage }),

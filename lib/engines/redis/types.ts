@@ -1,4 +1,5 @@
 import type { JobSettings, SecretKeyRef } from '../../policy/types';
+import type { S3Destination } from '../s3';
 
 /** The Sentinels that know the shards (Sentinel master names). */
 export interface RedisSentinel {
@@ -11,42 +12,6 @@ export interface RedisSentinel {
   readonly username?: string;
   /** The Sentinels' password (`requirepass`), passed as `REDISCLI_AUTH`. @default - no AUTH */
   readonly passwordSecret?: SecretKeyRef;
-}
-
-/** S3 credentials: a Secret holding an access key pair (the seed's `credentialsSecretRef`). */
-export interface RedisS3Credentials {
-  /** Secret name. */
-  readonly name: string;
-  /** @default 'AWS_ACCESS_KEY_ID' */
-  readonly accessKeyIdKey?: string;
-  /** @default 'AWS_SECRET_ACCESS_KEY' */
-  readonly secretAccessKeyKey?: string;
-  /** Key of a session token (temporary credentials). @default - none */
-  readonly sessionTokenKey?: string;
-}
-
-/** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
-export interface RedisS3 {
-  readonly bucket: string;
-  /**
-   * Key prefix without leading or trailing `/` (objects are
-   * `<path>/redis-backup_<shard>_<time>.rdb.gz`).
-   * @default - the bucket root
-   */
-  readonly path?: string;
-  readonly region: string;
-  /** S3-compatible endpoint URL (e.g. `http://minio.minio.svc:9000`). @default - AWS */
-  readonly endpoint?: string;
-  /** Path-style addressing (`<endpoint>/<bucket>/<key>`). @default - true when `endpoint` is set, else false */
-  readonly forcePathStyle?: boolean;
-  /** @default - the pod's ambient credentials (IRSA, instance profile, ...) */
-  readonly credentialsSecret?: RedisS3Credentials;
-  /** e.g. `STANDARD_IA`. @default - the bucket's default */
-  readonly storageClass?: string;
-  /** @default - the bucket's default */
-  readonly serverSideEncryption?: 'AES256' | 'aws:kms';
-  /** KMS key id (only with `serverSideEncryption: aws:kms`). @default - the AWS managed key */
-  readonly kmsKeyId?: string;
 }
 
 /**
@@ -92,7 +57,12 @@ export interface RedisSpec {
   readonly verifyRdb?: boolean;
   /** @default - an emptyDir without a size limit */
   readonly scratch?: RedisScratch;
-  readonly s3: RedisS3;
+  /**
+   * S3 or any S3-compatible store (the seed's `s3Options`; its
+   * `credentialsSecretRef` is `credentialsSecret`). Objects are
+   * `<path>/redis-backup_<shard>_<time>.rdb.gz`.
+   */
+  readonly s3: S3Destination;
   readonly images?: {
     /** Dump step: sh, redis-cli (>= 7.0), redis-check-rdb, gzip, timeout. @default 'redis:7.2.8-alpine' */
     readonly redis?: string;

@@ -1,0 +1,151 @@
+/**
+ * An S3 (or S3-compatible) destination as the Redis and etcd engines take it:
+ * the type, its defaults, its schema, the checks beyond the schema and the
+ * env of the aws CLI steps. One definition, so both engines accept and render
+ * the same thing.
+ */
+import type { EnvVar } from '../k8s';
+import { IssueList, childPath, show } from '../policy/errors';
+import { PATTERNS, Schema, bool, nonEmptyStr, obj, str, strEnum } from '../policy/schema-builders';
+import type { RetentionDestination } from '../retention';
+
+/** S3 credentials: a Secret holding an access key pair. */
+export interface S3Credentials {
+  /** Secret name. */
+  readonly name: string;
+  /** @default 'AWS_ACCESS_KEY_ID' */
+  readonly accessKeyIdKey?: string;
+  /** @default 'AWS_SECRET_ACCESS_KEY' */
+  readonly secretAccessKeyKey?: string;
+  /** Key of a session token (temporary credentials). @default - none */
+  readonly sessionTokenKey?: string;
+}
+
+/** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
+export interface S3Destination {
+  readonly bucket: string;
+  /** Key prefix without leading or trailing `/`. @default - the bucket root */
+  readonly path?: string;
+  readonly region: string;
+  /** S3-compatible endpoint URL (e.g. `http://minio.minio.svc:9000`). @default - AWS */
+  readonly endpoint?: string;
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`). @default - true when `endpoint` is set, else false */
+  readonly forcePathStyle?: boolean;
+  /** @default - the pod's ambient credentials (IRSA, instance profile, ...) */
+  readonly credentialsSecret?: S3Credentials;
+  /** e.g. `STANDARD_IA`. @default - the bucket's default */
+  readonly storageClass?: string;
+  /** @default - the bucket's default */
+  readonly serverSideEncryption?: 'AES256' | 'aws:kms';
+  /** KMS key id (only with `serverSideEncryption: aws:kms`). @default - the AWS managed key */
+  readonly kmsKeyId?: string;
+}
+
+/** S3 defaults, defined once: the schema (hence the README table), the checks and the renderers read these. */
+export const S3_DEFAULTS = {
+  accessKeyIdKey: 'AWS_ACCESS_KEY_ID',
+  secretAccessKeyKey: 'AWS_SECRET_ACCESS_KEY',
+} as const;
+
+/** Env names of the upload options, read by the upload scripts (redis-upload.sh, etcd-finalize.sh). */
+export const S3_UPLOAD_ENV = {
+  /** `aws s3 cp --storage-class` */
+  storageClass: 'S3_STORAGE_CLASS',
+  /** `aws s3 cp --sse` */
+  serverSideEncryption: 'S3_SSE',
+  /** `aws s3 cp --sse-kms-key-id` */
+  kmsKeyId: 'S3_SSE_KMS_KEY_ID',
+} as const;
+
+/** S3 key prefix: no whitespace, no leading or trailing `/`. */
+export const S3_PATH_PATTERN = '^[^/\\s]([^\\s]*[^/\\s])?$';
+/** S3 bucket naming rules. */
+export const BUCKET_PATTERN = '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
+const TOKEN_PATTERN = '^[^\\s]+$';
+const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
+
+const secretKey = (description: string, extra: Schema = {}): Schema => nonEmptyStr(description, { pattern: SECRET_KEY_PATTERN, ...extra });
+
+/** Schema of an `S3Destination` (closed), with the engine's own description of it and of `endpoint`. */
+export function s3DestinationSchema(description: string, endpointDescription: string): Schema {
+  return obj(description, {
+    bucket: str('Bucket.', { pattern: BUCKET_PATTERN }),
+    path: str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
+    region: nonEmptyStr('Region.', { pattern: TOKEN_PATTERN }),
+    endpoint: str(endpointDescription, { pattern: PATTERNS.url }),
+    forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
+    credentialsSecret: obj('Secret with the access key pair (default: ambient credentials).', {
+      name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+      accessKeyIdKey: secretKey('Key of the access key id.', { default: S3_DEFAULTS.accessKeyIdKey }),
+      secretAccessKeyKey: secretKey('Key of the secret access key.', { default: S3_DEFAULTS.secretAccessKeyKey }),
+      sessionTokenKey: secretKey('Key of a session token.'),
+    }, ['name']),
+    storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
+    serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
+    kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
+  }, ['bucket', 'region']);
+}
+
+/** Checks beyond the schema; `path` is the destination's own path (e.g. `spec.redis.s3`). */
+export function validateS3(s3: S3Destination, path: string, issues: IssueList): void {
+  if (s3.path?.includes('//')) issues.add(childPath(path, 'path'), `received ${show(s3.path)}; must not contain "//"`);
+  if (s3.kmsKeyId !== undefined && s3.serverSideEncryption !== 'aws:kms') {
+    issues.add(childPath(path, 'kmsKeyId'), 'only valid with serverSideEncryption: aws:kms');
+  }
+  const creds = s3.credentialsSecret;
+  if (creds) {
+    const keys = [creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey, creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey, creds.sessionTokenKey]
+      .filter((k): k is string => k !== undefined);
+    if (new Set(keys).size !== keys.length) issues.add(childPath(path, 'credentialsSecret'), `received keys ${show(keys)}; each credential needs its own key`);
+  }
+}
+
+/** The S3 key prefix before the object name: `<path>/`, or empty for the bucket root. */
+export function s3KeyPrefix(path: string | undefined): string {
+  return path ? `${path}/` : '';
+}
+
+/** Where the objects named `<namePrefix><time><nameSuffix>` live, in the retention contract's terms. */
+export function s3RetentionDestination(
+  s3: S3Destination,
+  names: { readonly namePrefix: string; readonly nameSuffix: string; readonly sidecarSuffixes?: readonly string[] },
+): RetentionDestination {
+  return {
+    kind: 's3',
+    bucket: s3.bucket,
+    prefix: s3KeyPrefix(s3.path),
+    namePrefix: names.namePrefix,
+    nameSuffix: names.nameSuffix,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== undefined,
+    sidecarSuffixes: names.sidecarSuffixes,
+  };
+}
+
+const secretEnv = (name: string, secret: string, key: string): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
+
+/** Region, credentials and tuning for the aws CLI. */
+export function awsEnv(s3: S3Destination): EnvVar[] {
+  const creds = s3.credentialsSecret;
+  return [
+    { name: 'AWS_REGION', value: s3.region },
+    { name: 'AWS_DEFAULT_REGION', value: s3.region },
+    ...(creds
+      ? [
+        secretEnv('AWS_ACCESS_KEY_ID', creds.name, creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey),
+        secretEnv('AWS_SECRET_ACCESS_KEY', creds.name, creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey),
+        ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', creds.name, creds.sessionTokenKey)] : []),
+      ]
+      : []),
+    { name: 'AWS_PAGER', value: '' },
+  ];
+}
+
+/** The upload options that are set (storage class, server-side encryption, KMS key), under `S3_UPLOAD_ENV` names. */
+export function s3UploadEnv(s3: S3Destination): EnvVar[] {
+  return [
+    ...(s3.storageClass ? [{ name: S3_UPLOAD_ENV.storageClass, value: s3.storageClass }] : []),
+    ...(s3.serverSideEncryption ? [{ name: S3_UPLOAD_ENV.serverSideEncryption, value: s3.serverSideEncryption }] : []),
+    ...(s3.kmsKeyId ? [{ name: S3_UPLOAD_ENV.kmsKeyId, value: s3.kmsKeyId }] : []),
+  ];
+}
