@@ -1,4 +1,5 @@
 /** Policy → ordered list of plain Kubernetes objects. */
+import { prometheusRule } from './alerts';
 import { buildCronJob } from './cronjob';
 import type { EnvVar, Manifest } from './k8s';
 import { joinName, labelValue } from './names';
@@ -61,14 +62,29 @@ export function renderPolicy(doc: unknown, source?: string): Manifest[] {
       { name: 'BACKUP_POLICY', value: policy.metadata.name },
       { name: 'BACKUP_ENGINE', value: engine },
       { name: 'BACKUP_TARGET', value: name },
-      ...(policy.spec.metrics?.pushgatewayUrl ? [{ name: 'BACKUP_PUSHGATEWAY_URL', value: policy.spec.metrics.pushgatewayUrl }] : []),
+      ...(policy.spec.metrics?.pushgatewayUrl
+        ? [
+          { name: 'BACKUP_PUSHGATEWAY_URL', value: policy.spec.metrics.pushgatewayUrl },
+          { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+          { name: 'BACKUP_METRICS_PREFIX', value: ENGINES[engine].metricsPrefix },
+        ]
+        : []),
     ];
     const metrics = policy.spec.metrics?.pushgatewayUrl !== undefined;
     out.push(buildCronJob(target, schedule, { name, namespace, commonLabels, annotations: policy.metadata.annotations, commonEnv, metrics }));
     out.push(...(target.extraObjects ?? []));
   });
   issues.throwIfAny(source);
-  return out;
+  const rule = prometheusRule(policy, out, ENGINES[engine].metricsPrefix, {
+    ...policy.metadata.labels,
+    'app.kubernetes.io/name': MANAGED_BY,
+    'app.kubernetes.io/instance': policy.metadata.name,
+    'app.kubernetes.io/component': 'alerts',
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+    'backup-cronjobs.io/policy': policy.metadata.name,
+    'backup-cronjobs.io/engine': engine,
+  });
+  return rule ? [...out, rule] : out;
 }
 
 /** Resolves every target's final schedule: engine schedule, hashed fields, stagger. */

@@ -6,7 +6,9 @@ import type { RetentionDestinationKind } from '../retention';
 import type { Target } from '../target';
 import { validateVitess, vitessTargets } from './vitess';
 import { redisTargets, validateRedis } from './redis';
-import { etcdTargets, validateEtcd } from './etcd';
+import { ETCD_DEFAULTS, etcdTargets, validateEtcd } from './etcd';
+import { REDIS_DEFAULTS } from './redis';
+import { JOB_DEFAULTS } from '../policy/defaults';
 
 export interface EngineDefinition {
   /** Validates spec.<key> beyond the schema (including its settings levels). */
@@ -15,6 +17,8 @@ export interface EngineDefinition {
   targets(policy: BackupPolicy, path: string): Target[];
   /** Where the policy's backups live, for the retention rules it supports. @default - every rule */
   retentionDestination?(policy: BackupPolicy): RetentionDestinationKind;
+  /** The prefix of the metric names its scripts push. */
+  readonly metricsPrefix: string;
 }
 
 export type EngineKey = keyof typeof ENGINES;
@@ -28,15 +32,18 @@ export const ENGINES = {
     },
     targets: (policy, path) => vitessTargets(policy, policy.spec.vitess!, path),
     retentionDestination: () => 'vitess',
+    metricsPrefix: JOB_DEFAULTS.metricsPrefix,
   },
   redis: {
     validate: (policy, path, issues) => validateRedis(policy.spec.redis!, path, issues),
     targets: (policy, path) => redisTargets(policy, policy.spec.redis!, path),
     retentionDestination: () => 's3',
+    metricsPrefix: REDIS_DEFAULTS.metricsPrefix,
   },
   etcd: {
     validate: (policy, path, issues) => validateEtcd(policy, policy.spec.etcd!, path, issues),
     targets: (policy, path) => etcdTargets(policy, policy.spec.etcd!, path),
+    metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
   },
 } satisfies Record<string, EngineDefinition> & { [K in keyof BackupPolicySpec]?: EngineDefinition };
 

@@ -14,6 +14,10 @@ export const JOB_DEFAULTS = {
   nodeTopologyKey: 'kubernetes.io/hostname',
   nodeRequirementOperator: 'In',
   tolerationOperator: 'Equal',
+  alertSeverity: 'warning',
+  staleAfterIntervals: 2,
+  /** Metric names of engines that do not set their own prefix. */
+  metricsPrefix: 'backup_cronjobs',
 } as const;
 
 /** The label every pod of a serialization group carries. */

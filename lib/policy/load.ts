@@ -19,6 +19,9 @@ export function validatePolicy(input: unknown, source?: string): BackupPolicy {
     issues.add('spec', `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`);
   }
   validateSettings(policy.spec.defaults, 'spec.defaults', issues);
+  if (policy.spec.metrics?.prometheusRule && !policy.spec.metrics.pushgatewayUrl) {
+    issues.add('spec.metrics.prometheusRule', 'alerts read the pushed metrics: set spec.metrics.pushgatewayUrl too');
+  }
   if (policy.spec.retention) {
     const engine = engines.length === 1 ? (ENGINES[engines[0]] as EngineDefinition) : undefined;
     validateRetentionOptions(policy.spec.retention, 'spec.retention', issues, engine?.retentionDestination?.(policy));

@@ -1,7 +1,7 @@
 /** The published JSON Schema of a BackupPolicy document. */
 import { JOB_DEFAULTS } from './defaults';
 import { API_VERSION, KIND } from './types';
-import { PATTERNS, Schema, dnsLabel, obj, str, stringMap } from './schema-builders';
+import { PATTERNS, Schema, dnsLabel, int, obj, str, stringMap } from './schema-builders';
 import { jobSettingsSchema, labelValues } from './schema-settings';
 import { vitessSchema } from '../engines/vitess/schema';
 import { redisSchema } from '../engines/redis/schema';
@@ -24,7 +24,14 @@ export const policySchema: Schema = {
     spec: obj('What to back up and how.', {
       defaults: jobSettingsSchema,
       retention: retentionSchema,
-      metrics: obj('Metrics.', { pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }) }),
+      metrics: obj('Metrics.', {
+        pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }),
+        prometheusRule: obj('A PrometheusRule with stale-backup and failed-backup alerts sized from each schedule (needs pushgatewayUrl).', {
+          labels: labelValues('Labels of the PrometheusRule.'),
+          severity: str('severity label of the alerts.', { pattern: '^[A-Za-z0-9._-]{1,63}$', default: JOB_DEFAULTS.alertSeverity }),
+          staleAfterIntervals: int('A backup is stale after this many schedule intervals plus the run timeout.', 1, 100, { default: JOB_DEFAULTS.staleAfterIntervals }),
+        }),
+      }),
       vitess: vitessSchema,
       redis: redisSchema,
       etcd: etcdSchema,

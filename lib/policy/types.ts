@@ -180,6 +180,21 @@ export interface JobSettings {
 export interface MetricsOptions {
   /** Pushgateway base URL; every run pushes its metrics there. @default - no metrics pushed */
   readonly pushgatewayUrl?: string;
+  /**
+   * Emit a PrometheusRule (prometheus-operator) alerting on stale and failed
+   * backups, with thresholds sized from each schedule. Needs `pushgatewayUrl`.
+   * @default - no PrometheusRule
+   */
+  readonly prometheusRule?: PrometheusRuleOptions;
+}
+
+export interface PrometheusRuleOptions {
+  /** Labels of the PrometheusRule (e.g. the `release` your Prometheus selects). @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** `severity` label of the alerts. @default 'warning' */
+  readonly severity?: string;
+  /** A backup is stale after this many schedule intervals (plus the run timeout). @default 2 */
+  readonly staleAfterIntervals?: number;
 }
 
 export interface PolicyMetadata {

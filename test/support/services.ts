@@ -45,6 +45,7 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   gzip: 'gzip',
   sh: 'dash',
   busybox: 'busybox',
+  promtool: 'prometheus',
   shellcheck: 'shellcheck',
   jq: 'jq',
   rclone: 'rclone',
