@@ -17,7 +17,8 @@ export interface EtcdBackupScheduleProps extends EtcdScheduleProps {}
  * One CronJob on any control-plane node (`mode: cluster`) or one per node
  * (`mode: perNode`): `etcdctl snapshot save`, checksum, `snapshot status` and a
  * restore check, an atomic rename (or an S3 upload), metadata, retention; plus
- * suspended restore Jobs when `restore` is set.
+ * retention-prune CronJobs with `retention.schedule` and suspended restore
+ * Jobs when `restore` is set.
  */
 export class EtcdBackupSchedule extends Construct {
   public readonly manifests: readonly Manifest[];

@@ -15,10 +15,11 @@ export interface EtcdBackupScheduleArgs extends EtcdScheduleProps {}
 /**
  * `backup-cronjobs:index:EtcdBackupSchedule`: one CronJob on any
  * control-plane node (`mode: cluster`) or one per node (`mode: perNode`), plus
- * the suspended restore Jobs when `restore` is set. The args → policy mapping
- * is the core's (`etcdSchedulePolicy`), shared with the cdk8s construct.
- * Object names are `<name>` / `<name>-<node>`: the component name only names
- * the Pulumi resources.
+ * retention-prune CronJobs with `retention.schedule` and the suspended restore
+ * Jobs when `restore` is set. The args → policy mapping is the core's
+ * (`etcdSchedulePolicy`), shared with the cdk8s construct. Object names are
+ * `<name>` / `<name>-<node>` (prune: `<name>-prune[-<node>]`): the component
+ * name only names the Pulumi resources.
  */
 export class EtcdBackupSchedule extends PolicyComponent {
   /** The restore Job children (empty without `restore`). */

@@ -170,7 +170,7 @@ etcd_list() {
     retention_list
     return
   fi
-  _el_own=$BACKUP_NAME_SUFFIX
+  _el_own=${BACKUP_NAME_SUFFIX:-}
   _el_nodes=$(etcd_nodes_seen) || return 1
   for _el_n in $_el_nodes; do
     BACKUP_NAME_SUFFIX=_$_el_n$ETCD_BACKUP_EXTENSION
@@ -182,17 +182,23 @@ etcd_list() {
   BACKUP_NAME_SUFFIX=$_el_own
 }
 
-# etcd_prune NEW: retention right after NEW (its listing name) was stored and
-# verified. Scope node: retention_apply as is. Scope cluster: the same steps
-# over the listing of every node (retention_plan decides, retention_delete
-# deletes, NEW must be the newest, RETENTION_DRY_RUN deletes nothing).
+# etcd_prune [NEW]: retention right after NEW (its listing name) was stored
+# and verified, or -- without NEW, in the retention-prune CronJob
+# (etcd-prune.sh) -- of what is there. Scope node: retention_apply as is.
+# Scope cluster: the same steps over the listing of every node
+# (retention_plan decides, retention_delete deletes, NEW if given must be the
+# newest, RETENTION_DRY_RUN deletes nothing).
 etcd_prune() {
   if [ "${ETCD_BACKUP_RETENTION_SCOPE:-node}" != cluster ]; then
-    retention_apply "$1"
+    retention_apply "${1:-}"
     return
   fi
   retention_check_env
-  _ep_where="$(retention_destination) and the other nodes' snapshots"
+  if [ -n "${1:-}" ]; then
+    _ep_where="$(retention_destination) and the other nodes' snapshots"
+  else
+    _ep_where="every node's snapshots at $(retention_destination)"
+  fi
   _ep_tmp=$(mktemp -d "${TMPDIR:-/tmp}/etcd-prune.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
   if ! etcd_list >"$_ep_tmp/listing"; then
     rm -rf "$_ep_tmp"
@@ -201,7 +207,7 @@ etcd_prune() {
   retention_plan <"$_ep_tmp/listing" >"$_ep_tmp/plan"
   cat "$_ep_tmp/plan"
   _ep_newest=$(awk -F '\t' '$1 == "keep" || $1 == "delete" { print $4; exit }' "$_ep_tmp/plan")
-  if [ "$_ep_newest" != "$1" ]; then
+  if [ -n "${1:-}" ] && [ "$_ep_newest" != "$1" ]; then
     rm -rf "$_ep_tmp"
     die "refusing to prune $_ep_where: the snapshot just verified ($1) is not the newest listed (${_ep_newest:-none}); check clocks and names; nothing deleted"
   fi

@@ -290,7 +290,7 @@ describe('bad policies produce errors naming the field, the value and what is al
     ['a bad node name', etcdPolicy({ mode: 'perNode', nodes: ['Node_1'] }), /^spec\.etcd\.nodes\[0\]: received "Node_1"; must be a DNS-1123 subdomain/],
     ['a bad per-node schedule', etcdPolicy({ mode: 'perNode', nodes: [{ name: 'a', schedule: '61 * * * *' }] }), /^spec\.etcd\.nodes\[0\]\.schedule: received "61 \* \* \* \*"/],
     ['scope cluster on hostPath', etcdPolicy({ retentionScope: 'cluster' }), /^spec\.etcd\.retentionScope: received "cluster"; a hostPath destination holds only its own node's snapshots/],
-    ['a separate prune schedule', etcdPolicy({}, { retention: { keepLast: 3, schedule: '0 * * * *' } }), /^spec\.retention\.schedule: not supported for etcd/],
+    ['a separate prune schedule for hostPath in cluster mode', etcdPolicy({}, { retention: { keepLast: 3, schedule: '0 * * * *' } }), /^spec\.retention\.schedule: a hostPath destination is pruned by one retention-prune CronJob per control-plane node .*cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec\.etcd\.nodes/],
     ['Gb (bits or bytes?)', etcdPolicy({}, { retention: { maxTotalSize: '10Gb' } }), /^spec\.retention\.maxTotalSize: received "10Gb"/],
     ['a bad mode', etcdPolicy({ mode: 'all' as never }), /^spec\.etcd\.mode: received "all"; allowed: "cluster", "perNode"/],
     ['an unknown field', etcdPolicy({ endpoints: ['x'] } as never), /^spec\.etcd\.endpoints: unknown field \(did you mean "endpoint"\?\)/],
@@ -359,6 +359,7 @@ describe('any valid policy renders valid, deterministic manifests (property)', (
     ),
     schedule: fc.constantFrom('@daily', '0 */6 * * *', '15 2 * * 1-5', 'H H * * *'),
     keepLast: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
+    pruneSchedule: fc.option(fc.constantFrom('30 5 * * *', '@hourly', '0 4 * * 0'), { nil: undefined }),
     restore: fc.boolean(),
     policyName: fc.stringMatching(/^[a-z][a-z0-9-]{0,40}[a-z0-9]$/).filter((n) => !n.includes('--')),
   });
@@ -370,9 +371,15 @@ describe('any valid policy renders valid, deterministic manifests (property)', (
         if (p.perNode) etcd.mode = 'perNode';
         if (p.perNode) etcd.nodes = p.nodes;
         if (p.restore) etcd.restore = { nodes: [p.nodes[0]] };
-        const policy = etcdPolicy(etcd, { defaults: { schedule: p.schedule }, retention: p.keepLast ? { keepLast: p.keepLast } : undefined }, p.policyName);
+        const hostPath = 'hostPath' in p.destination;
+        // a separate prune schedule needs a rule, and node names for hostPath
+        const pruneSchedule = p.keepLast && (p.perNode || !hostPath) ? p.pruneSchedule : undefined;
+        const policy = etcdPolicy(etcd, { defaults: { schedule: p.schedule }, retention: p.keepLast ? { keepLast: p.keepLast, schedule: pruneSchedule } : undefined }, p.policyName);
         const objs: Manifest[] = renderPolicy(policy);
-        expect(cronJobs(objs)).toHaveLength(p.perNode ? p.nodes.length : 1);
+        const backups = p.perNode ? p.nodes.length : 1;
+        const prunes = pruneSchedule === undefined ? 0 : hostPath ? p.nodes.length : 1;
+        expect(cronJobs(objs)).toHaveLength(backups + prunes);
+        expect(cronJobs(objs).filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'retention-prune')).toHaveLength(prunes);
         for (const o of cronJobs(objs)) expect(o.metadata.name.length).toBeLessThanOrEqual(52);
         expect(new Set(objs.map((o) => o.metadata.name)).size).toBe(objs.length);
         expectValidManifests(objs);

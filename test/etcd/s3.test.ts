@@ -156,6 +156,31 @@ test('an upload that fails (no such bucket): non-zero, nothing stored, nothing p
   expect(await keys()).toEqual([]);
 });
 
+test('the retention-prune CronJob (retention.schedule) prunes the objects for real, each node\'s on their own (scope node)', async () => {
+  // (scope cluster without a new snapshot is the same etcd_prune as the backups' own, above; see prune.test.ts for both scopes on a PVC)
+  await clearBucket();
+  const now = Math.floor(Date.now() / 1000);
+  const ours = [
+    objectName(now - 1 * 3600, 'cp-1'), objectName(now - 3 * 3600, 'cp-1'), objectName(now - 5 * 3600, 'cp-1'),
+    objectName(now - 2 * 3600, 'cp-2'), objectName(now - 4 * 3600, 'cp-2'),
+  ];
+  const foreign = [`${PREFIX}etcd-snapshot_other_2020-01-01T00:00:00Z_cp-1.db`, `${PREFIX}notes.txt`, 'elsewhere/etcd-snapshot_etcd_2020-01-01T00:00:00Z_cp-1.db'];
+  for (const k of ours) {
+    await s3.putObject(BUCKET, k, 'a snapshot');
+    await s3.putObject(BUCKET, `${k}.json`, '{}');
+  }
+  for (const k of foreign) await s3.putObject(BUCKET, k, 'not ours');
+
+  const objs = renderPolicy(s3Policy({}, { retention: { keepLast: 1, schedule: '30 5 * * *' } }, { retentionScope: 'node' }));
+  expect(objs.map((o) => o.metadata.name)).toEqual(['etcd', 'etcd-prune']);
+  const run = await runPod(objs[1], { secrets });
+  expect(run.failed).toBeUndefined();
+  expect(run.log).toContain('pruned the snapshots of 2 node(s)');
+  const all = [...(await keys()), ...(await s3.listObjects(BUCKET, 'elsewhere/')).map((o) => o.key)].sort();
+  expect(all).toEqual([...foreign, ours[0], `${ours[0]}.json`, ours[3], `${ours[3]}.json`].sort());
+  await s3.deleteObject(BUCKET, foreign[2]);
+});
+
 test('the restore Job fetches the newest snapshot of every node from S3 and restores it', async () => {
   await clearBucket();
   await etcd.etcdctl(['put', '/registry/s3/newer', 'yes']);

@@ -21,6 +21,10 @@ export const ETCD_DEFAULTS = {
   awsCliImage: 'amazon/aws-cli:2.17.64',
   /** OpenShift's backup Job deadline and druid's snapshot timeout: `snapshot save` can hang. */
   timeout: '15m',
+  /** Deadline of a retention-prune run (`spec.retention.schedule`): a listing and some deletions. */
+  pruneTimeout: '15m',
+  /** uid/gid of the S3 retention-prune pod (any non-root uid works for the aws CLI; `nobody`). */
+  s3PruneUid: 65534,
   /** perNode schedules are spread over this window unless the policy sets `stagger` or hashed fields. */
   perNodeStaggerWindow: '15m',
   /** Every etcd backup pod of a namespace is in this group: at most one snapshot at a time in the cluster. */

@@ -16,15 +16,21 @@
  *     rename to the final name (or the upload and its size check), then
  *     retention, then metrics.
  * Any failing step fails the pod; nothing gets a final name before step 5.
+ *
+ * With `spec.retention.schedule`, step 5 applies no rules; retention-prune
+ * CronJobs do (etcd-prune.sh, the same etcd_prune), in the same serialization
+ * group: for a hostPath destination one per `perNode` node, pinned to it and
+ * mounting only its directory (cluster mode names no nodes: refused); for a
+ * PVC or S3 destination one for the policy, honouring `retentionScope`.
  */
 import type { Container, EnvVar, Manifest, Volume, VolumeMount } from '../../k8s';
 import { compact, nonEmpty } from '../../k8s';
-import { restrictedContainerSecurity } from '../../cronjob';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../../cronjob';
 import { joinName, labelValue } from '../../names';
 import { mergePlacement, renderPlacement } from '../../placement';
 import { JOB_DEFAULTS } from '../../policy/defaults';
 import { IssueList, childPath, show } from '../../policy/errors';
-import { pruneEnv, retentionRules } from '../../policy/retention-options';
+import { pruneEnv, prunesAfterBackup, retentionRules } from '../../policy/retention-options';
 import type { RetentionOptions } from '../../policy/retention-options';
 import type { BackupPolicy, JobSettings, Placement } from '../../policy/types';
 import { BUCKET_RULES, retentionDestinationEnv } from '../../retention';
@@ -85,8 +91,8 @@ export function validateEtcd(policy: BackupPolicy, spec: EtcdSpec, path: string,
   }
 
   const retention = policy.spec.retention as RetentionOptions | undefined;
-  if (retention?.schedule !== undefined) {
-    issues.add('spec.retention.schedule', 'not supported for etcd: retention runs in each backup pod right after the new snapshot is verified (a separate prune job could not see other nodes\' hostPath directories)');
+  if (retention?.schedule !== undefined && kind === 'hostPath' && mode === 'cluster') {
+    issues.add('spec.retention.schedule', 'a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node\'s directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node\'s snapshots)');
   }
   const rules = retentionRules(retention);
   const usesBuckets = BUCKET_RULES.some((r) => rules?.[r] !== undefined);
@@ -124,20 +130,30 @@ function isTls(spec: EtcdSpec): boolean {
   return (spec.endpoint ?? ETCD_DEFAULTS.endpoint).startsWith('https://');
 }
 
-/** One target per CronJob: the cluster-mode target, or one per node. */
+/**
+ * One target per CronJob: the cluster-mode target, or one per node; then, when
+ * retention has its own schedule, the retention-prune targets (one per node for
+ * a hostPath destination, else one).
+ */
 export function etcdTargets(policy: BackupPolicy, spec: EtcdSpec, path: string): Target[] {
   const mode = spec.mode ?? ETCD_DEFAULTS.mode;
   const restores = restoreJobs(policy, spec);
-  if (mode === 'cluster') {
-    return [target(policy, spec, undefined, 'spec.defaults', restores)];
-  }
-  // Each node's restore Job follows its CronJob; those of other nodes follow the last one.
   const nodes = (spec.nodes ?? []).map(nodeEntry);
-  const others = restores.filter((r) => !nodes.some((n) => n.name === r.node));
-  return nodes.map((node, i) => {
-    const own = [...restores.filter((r) => r.node === node.name), ...(i === nodes.length - 1 ? others : [])];
-    return target(policy, spec, node, node.settings ? childPath(childPath(path, 'nodes'), i) : 'spec.defaults', own);
-  });
+  const backups = mode === 'cluster'
+    ? [target(policy, spec, undefined, 'spec.defaults', restores)]
+    : nodes.map((node, i) => {
+      // Each node's restore Job follows its CronJob; those of other nodes follow the last one.
+      const others = restores.filter((r) => !nodes.some((n) => n.name === r.node));
+      const own = [...restores.filter((r) => r.node === node.name), ...(i === nodes.length - 1 ? others : [])];
+      return target(policy, spec, node, node.settings ? childPath(childPath(path, 'nodes'), i) : 'spec.defaults', own);
+    });
+  const pruneSchedule = (policy.spec.retention as RetentionOptions | undefined)?.schedule;
+  if (pruneSchedule === undefined) return backups;
+  // Validation refuses hostPath in cluster mode: its prune jobs need the node names.
+  const prunes = destinationKind(spec) === 'hostPath'
+    ? nodes.map((node) => pruneTarget(policy, spec, mode, node, pruneSchedule))
+    : [pruneTarget(policy, spec, mode, undefined, pruneSchedule)];
+  return [...backups, ...prunes];
 }
 
 function target(
@@ -164,6 +180,35 @@ function target(
     defaultTimeout: ETCD_DEFAULTS.timeout,
     pod: (ctx) => backupPod(policy, spec, node?.name, settings, ctx),
     extraObjects: restores.map((r) => r.job),
+  };
+}
+
+/**
+ * A retention-prune CronJob: `<policy>-prune-<node>` for one node's hostPath
+ * directory (that node's settings apply), or `<policy>-prune` for a PVC or S3
+ * destination (`spec.defaults` apply).
+ */
+function pruneTarget(
+  policy: BackupPolicy,
+  spec: EtcdSpec,
+  mode: 'cluster' | 'perNode',
+  node: { name: string; settings?: JobSettings } | undefined,
+  schedule: string,
+): Target {
+  const settings = mergeSettings(policy.spec.defaults, node?.settings);
+  return {
+    id: node ? `etcd|${policy.metadata.name}|prune|${node.name}` : `etcd|${policy.metadata.name}|prune`,
+    nameParts: node ? ['prune', node.name] : ['prune'],
+    component: 'retention-prune',
+    labels: {
+      [`${LABEL_PREFIX}/etcd-mode`]: mode,
+      ...(node ? { [`${LABEL_PREFIX}/node`]: labelValue(node.name) } : {}),
+    },
+    settings,
+    settingsPath: 'spec.retention',
+    schedule,
+    defaultTimeout: ETCD_DEFAULTS.pruneTimeout,
+    pod: (ctx) => prunePod(policy, spec, node?.name, settings, ctx),
   };
 }
 
@@ -220,10 +265,14 @@ function layout(spec: EtcdSpec): Layout {
   };
 }
 
-/** Where the snapshots of this policy live, in the retention contract's variables. */
-function destinationEnv(policy: BackupPolicy, spec: EtcdSpec, l: Layout): EnvVar[] {
+/**
+ * Where the snapshots of this policy live, in the retention contract's
+ * variables: those of the node in `ETCD_BACKUP_NODE` (an env var set before
+ * these), or with `allNodes` no name suffix (etcd-prune.sh sets one per node).
+ */
+function destinationEnv(policy: BackupPolicy, spec: EtcdSpec, l: Layout, allNodes = false): EnvVar[] {
   const namePrefix = etcdNamePrefix(policy);
-  const nameSuffix = `_$(ETCD_BACKUP_NODE)${ETCD_DEFAULTS.extension}`;
+  const nameSuffix = allNodes ? '' : `_$(ETCD_BACKUP_NODE)${ETCD_DEFAULTS.extension}`;
   const sidecarSuffixes = [ETCD_DEFAULTS.metadataSuffix];
   const s3 = spec.destination?.s3;
   const dest: RetentionDestination = s3
@@ -362,7 +411,8 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
       ...pathEnv,
       { name: 'ETCD_BACKUP_ENDPOINT', value: spec.endpoint ?? ETCD_DEFAULTS.endpoint },
       ...destinationEnv(policy, spec, l),
-      ...pruneEnv(retention, settings.timeZone),
+      // A separate retention-prune CronJob replaces pruning after each backup.
+      ...(prunesAfterBackup(retention) ? pruneEnv(retention, settings.timeZone) : []),
       ...s3Env(spec),
     ],
     volumeMounts: workMounts,
@@ -377,6 +427,49 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
     hostNetwork: (spec.hostNetwork ?? ETCD_DEFAULTS.hostNetwork) || undefined,
     placement: enginePlacement(spec, pinned, true),
     priorityClassName: ETCD_DEFAULTS.priorityClassName,
+  };
+}
+
+/**
+ * The retention-prune pod: one `retention-prune` container running
+ * etcd-prune.sh in the finalize step's image. Least privilege per destination:
+ * - hostPath (`node` set): pinned to the node, that one directory mounted,
+ *   uid 0 (the snapshots are root's, mode 0600), no host network;
+ * - PVC: on the control-plane role's nodes (where the backups mount the
+ *   volume), uid 0 for the same reason, no host network;
+ * - S3: on the same nodes and network as the backups (so the endpoint and the
+ *   ambient credentials are the ones the uploads used), non-root, no volume
+ *   besides scratch.
+ * Every variant: no capabilities, read-only root filesystem, no API token,
+ * serialization group `etcd-snapshot` (never next to a snapshot).
+ */
+function prunePod(policy: BackupPolicy, spec: EtcdSpec, node: string | undefined, settings: JobSettings, ctx: PodContext): EnginePod {
+  const l = layout(spec);
+  const s3 = spec.destination?.s3;
+  const retention = policy.spec.retention as RetentionOptions | undefined;
+  const prune: Container = {
+    name: 'retention-prune',
+    image: s3 ? spec.images?.awsCli ?? ETCD_DEFAULTS.awsCliImage : spec.images?.shell ?? spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage,
+    command: shellCommand('etcd-prune.sh', ['retention.sh', 'etcd-lib.sh']),
+    env: [
+      ...ctx.env,
+      ...(node ? [fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName')] : []),
+      { name: 'HOME', value: P.scratch },
+      { name: 'TMPDIR', value: P.scratch },
+      ...destinationEnv(policy, spec, l, node === undefined),
+      ...pruneEnv(retention, settings.timeZone),
+      ...(s3 ? awsEnv(s3) : []),
+    ],
+    volumeMounts: l.mount ? [l.mount, scratchMount] : [scratchMount],
+    securityContext: restrictedContainerSecurity(),
+  };
+  return {
+    containers: [prune],
+    mainContainers: ['retention-prune'],
+    volumes: [...l.volumes, { name: 'scratch', emptyDir: {} }],
+    securityContext: s3 ? restrictedPodSecurity(ETCD_DEFAULTS.s3PruneUid) : podSecurity(),
+    hostNetwork: s3 ? (spec.hostNetwork ?? ETCD_DEFAULTS.hostNetwork) || undefined : undefined,
+    placement: enginePlacement(spec, node, true),
   };
 }
 

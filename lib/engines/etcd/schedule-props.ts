@@ -8,7 +8,8 @@ import type { EtcdSpec } from './types';
  * `spec.etcd` plus the job settings of every CronJob (they become
  * `spec.defaults`; per-node overrides go in `nodes`), plus the policy-level
  * fields. `scheduleName` is not used: object names are `<name>` (cluster
- * mode) or `<name>-<node>` (perNode).
+ * mode) or `<name>-<node>` (perNode), and `<name>-prune[-<node>]` with
+ * `retention.schedule`.
  */
 export interface EtcdScheduleProps extends EtcdSpec, JobSettings, Omit<SchedulePolicyProps, 'scheduleName'> {}
 
