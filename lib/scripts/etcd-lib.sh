@@ -184,51 +184,14 @@ etcd_list() {
 
 # etcd_prune [NEW]: retention right after NEW (its listing name) was stored
 # and verified, or -- without NEW, in the retention-prune CronJob
-# (etcd-prune.sh) -- of what is there. Scope node: retention_apply as is.
-# Scope cluster: the same steps over the listing of every node
-# (retention_plan decides, retention_delete deletes, NEW if given must be the
-# newest, RETENTION_DRY_RUN deletes nothing).
+# (etcd-prune.sh) -- of what is there: retention_apply over this node's
+# snapshots (scope node) or every node's (scope cluster, listed by etcd_list).
 etcd_prune() {
-  if [ "${ETCD_BACKUP_RETENTION_SCOPE:-node}" != cluster ]; then
-    retention_apply "${1:-}"
-    return
+  if [ "${ETCD_BACKUP_RETENTION_SCOPE:-node}" = cluster ]; then
+    _rt_lister=etcd_list _rt_scope="every node's snapshots"
   fi
-  retention_check_env
-  if [ -n "${1:-}" ]; then
-    _ep_where="$(retention_destination) and the other nodes' snapshots"
-  else
-    _ep_where="every node's snapshots at $(retention_destination)"
-  fi
-  _ep_tmp=$(mktemp -d "${TMPDIR:-/tmp}/etcd-prune.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
-  if ! etcd_list >"$_ep_tmp/listing"; then
-    rm -rf "$_ep_tmp"
-    die "listing the snapshots at $_ep_where failed; nothing deleted"
-  fi
-  retention_plan <"$_ep_tmp/listing" >"$_ep_tmp/plan"
-  cat "$_ep_tmp/plan"
-  _ep_newest=$(awk -F '\t' '$1 == "keep" || $1 == "delete" { print $4; exit }' "$_ep_tmp/plan")
-  if [ -n "${1:-}" ] && [ "$_ep_newest" != "$1" ]; then
-    rm -rf "$_ep_tmp"
-    die "refusing to prune $_ep_where: the snapshot just verified ($1) is not the newest listed (${_ep_newest:-none}); check clocks and names; nothing deleted"
-  fi
-  awk -F '\t' '$1 == "delete" { print $4 }' "$_ep_tmp/plan" >"$_ep_tmp/delete"
-  _ep_total=$(awk 'END { print NR }' "$_ep_tmp/delete")
-  if [ "${RETENTION_DRY_RUN:-false}" = true ]; then
-    info "dry run (RETENTION_DRY_RUN=true): $_ep_total snapshot(s) at $_ep_where would be deleted; nothing deleted"
-    rm -rf "$_ep_tmp"
-    return 0
-  fi
-  _ep_done=0
-  while IFS= read -r _ep_name; do
-    if ! retention_delete "$_ep_name"; then
-      rm -rf "$_ep_tmp"
-      die "deleting $_ep_name at $_ep_where failed; stopped after $_ep_done of $_ep_total deletion(s)"
-    fi
-    _ep_done=$((_ep_done + 1))
-    info "deleted $_ep_name"
-  done <"$_ep_tmp/delete"
-  info "retention at $_ep_where: deleted $_ep_done snapshot(s)"
-  rm -rf "$_ep_tmp"
+  retention_apply "${1:-}"
+  _rt_lister='' _rt_scope=''
 }
 
 # The newest snapshot of this policy (its listing name), empty when none.

@@ -35,10 +35,17 @@ export function embeddedCode(file: string): string {
  */
 export function shellCommand(entry: string, modules: readonly string[] = []): string[] {
   const files = ['common.sh', ...modules, entry];
-  const header = `${SCRIPT_HEADER}: ${files.join(' + ')} (from lib/scripts, comments dropped)`;
-  const text = [header, ...files.map(embeddedCode)].join('\n') + '\n';
+  const key = files.join(' + ');
+  let text = composed.get(key);
+  if (text === undefined) {
+    const header = `${SCRIPT_HEADER}: ${key} (from lib/scripts, comments dropped)`;
+    text = [header, ...files.map(embeddedCode)].join('\n') + '\n';
+    composed.set(key, text);
+  }
   return ['/bin/sh', '-c', text, entry.replace(/\.sh$/, '')];
 }
+
+const composed = new Map<string, string>();
 
 /** Helper modules of a script that pushes metrics: `metrics.sh` joins them when the policy pushes any. */
 export function scriptModules(metrics: boolean, modules: readonly string[] = []): string[] {

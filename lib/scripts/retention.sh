@@ -469,16 +469,19 @@ retention_plan() {
 # key or Vitess backup name) must be the newest listed, else nothing is
 # deleted (a clock skew or naming problem must not prune the new backup's
 # predecessors). Stops at the first failed deletion (non-zero exit).
+# A caller may set the shell variables _rt_lister (a function printing the
+# same listing format, default retention_list) and _rt_scope (what that
+# listing covers, for the log lines), e.g. etcd's cluster-wide scope.
 retention_apply() {
   retention_check_env
   _rt_expect=${1:-}
-  _rt_where=$(retention_destination)
+  _rt_where="${_rt_scope:+$_rt_scope at }$(retention_destination)"
   _rt_atmp=$(mktemp -d "${TMPDIR:-/tmp}/retention.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
   if ! _rt_aws_setup "$_rt_atmp"; then
     rm -rf "$_rt_atmp"
     die "cannot write an aws config file in $_rt_atmp; nothing deleted"
   fi
-  if ! retention_list >"$_rt_atmp/listing"; then
+  if ! "${_rt_lister:-retention_list}" >"$_rt_atmp/listing"; then
     rm -rf "$_rt_atmp"
     die "listing the backups at $_rt_where failed ($_rt_err); nothing deleted"
   fi

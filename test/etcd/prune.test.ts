@@ -404,7 +404,7 @@ describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
     expect(r.code).toBe(0);
     expect(remaining(dir)).toEqual([snap(1, 'cp-1'), snap(2, 'cp-2'), snap(3, 'cp-3'), snap(5, 'cp-1')].sort());
     expect(r.stdout).toContain('# backups: 10, keep: 4, delete: 6');
-    expect(r.stderr).toMatch(/retention at every node's snapshots at .*: deleted 6 snapshot\(s\)/);
+    expect(r.stderr).toMatch(/retention at every node's snapshots at .*: deleted 6 backup\(s\)/);
   });
 
   test('bucket rules: what the TypeScript reference planner keeps, per node', async () => {
