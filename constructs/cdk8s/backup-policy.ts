@@ -11,18 +11,11 @@ export interface BackupPolicyProps {
 }
 
 /**
- * Renders a BackupPolicy into its CronJobs (and the few objects they need),
- * one `ApiObject` per object. Invalid props throw at construction with every
- * problem listed (field path, value received, what is allowed).
+ * A construct holding the objects of one rendered policy, one `ApiObject`
+ * each. Rendering happens in the constructor, so invalid props throw there with
+ * every problem listed (field path, value received, what is allowed).
  */
-export class BackupPolicy extends Construct {
-  /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. */
-  public static fromFile(scope: Construct, id: string, path: string): BackupPolicy {
-    const policies = loadPolicies(readFileSync(path, 'utf8'), path);
-    if (policies.length !== 1) throw new Error(`${path}: holds ${policies.length} BackupPolicy documents; BackupPolicy.fromFile takes a file with exactly one`);
-    return new BackupPolicy(scope, id, policies[0]);
-  }
-
+export abstract class PolicyConstruct extends Construct {
   /** The plain objects, in render order. */
   public readonly manifests: readonly Manifest[];
   /** One ApiObject per manifest, in the same order. */
@@ -30,11 +23,25 @@ export class BackupPolicy extends Construct {
   /** The CronJobs. */
   public readonly cronJobs: readonly ApiObject[];
 
-  constructor(scope: Construct, id: string, props: BackupPolicyProps) {
+  protected constructor(scope: Construct, id: string, policy: unknown) {
     super(scope, id);
-    this.manifests = renderPolicy({ apiVersion: API_VERSION, kind: KIND, metadata: props.metadata, spec: props.spec }, `${this.node.path}`);
+    this.manifests = renderPolicy(policy, this.node.path);
     this.apiObjects = addApiObjects(this, this.manifests);
     this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
+  }
+}
+
+/** Renders a BackupPolicy into its CronJobs (and the few objects they need). */
+export class BackupPolicy extends PolicyConstruct {
+  /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. */
+  public static fromFile(scope: Construct, id: string, path: string): BackupPolicy {
+    const policies = loadPolicies(readFileSync(path, 'utf8'), path);
+    if (policies.length !== 1) throw new Error(`${path}: holds ${policies.length} BackupPolicy documents; BackupPolicy.fromFile takes a file with exactly one`);
+    return new BackupPolicy(scope, id, policies[0]);
+  }
+
+  constructor(scope: Construct, id: string, props: BackupPolicyProps) {
+    super(scope, id, { apiVersion: API_VERSION, kind: KIND, metadata: props.metadata, spec: props.spec });
   }
 }
 

@@ -1,10 +1,8 @@
 import type { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
-import { renderPolicy } from '../../lib';
-import type { Manifest } from '../../lib';
+import type { Construct } from 'constructs';
 import { etcdSchedulePolicy } from '../../lib/engines/etcd/schedule-props';
 import type { EtcdScheduleProps } from '../../lib/engines/etcd/schedule-props';
-import { addApiObjects } from './backup-policy';
+import { PolicyConstruct } from './backup-policy';
 
 /**
  * etcd control-plane snapshots: the fields of `spec.etcd` plus the job
@@ -20,18 +18,12 @@ export interface EtcdBackupScheduleProps extends EtcdScheduleProps {}
  * retention-prune CronJobs with `retention.schedule` and suspended restore
  * Jobs when `restore` is set.
  */
-export class EtcdBackupSchedule extends Construct {
-  public readonly manifests: readonly Manifest[];
-  public readonly apiObjects: readonly ApiObject[];
-  public readonly cronJobs: readonly ApiObject[];
+export class EtcdBackupSchedule extends PolicyConstruct {
   /** The suspended restore Jobs (empty without `restore`). */
   public readonly restoreJobs: readonly ApiObject[];
 
   constructor(scope: Construct, id: string, props: EtcdBackupScheduleProps) {
-    super(scope, id);
-    this.manifests = renderPolicy(etcdSchedulePolicy(props), this.node.path);
-    this.apiObjects = addApiObjects(this, this.manifests);
-    this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
+    super(scope, id, etcdSchedulePolicy(props));
     this.restoreJobs = this.apiObjects.filter((o) => o.kind === 'Job');
   }
 }

@@ -1,10 +1,7 @@
-import type { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
-import { renderPolicy } from '../../lib';
-import type { Manifest } from '../../lib';
+import type { Construct } from 'constructs';
 import { vitessSchedulePolicy } from '../../lib/engines/vitess/schedule-props';
 import type { VitessScheduleProps } from '../../lib/engines/vitess/schedule-props';
-import { addApiObjects } from './backup-policy';
+import { PolicyConstruct } from './backup-policy';
 
 /**
  * One Vitess backup schedule: the cluster settings of `spec.vitess` plus one
@@ -15,15 +12,9 @@ import { addApiObjects } from './backup-policy';
 export interface VitessBackupScheduleProps extends VitessScheduleProps {}
 
 /** One CronJob per keyspace/shard of the strategies, running vtbackup. */
-export class VitessBackupSchedule extends Construct {
-  public readonly manifests: readonly Manifest[];
-  public readonly apiObjects: readonly ApiObject[];
-  public readonly cronJobs: readonly ApiObject[];
+export class VitessBackupSchedule extends PolicyConstruct {
 
   constructor(scope: Construct, id: string, props: VitessBackupScheduleProps) {
-    super(scope, id);
-    this.manifests = renderPolicy(vitessSchedulePolicy(props, id), this.node.path);
-    this.apiObjects = addApiObjects(this, this.manifests);
-    this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
+    super(scope, id, vitessSchedulePolicy(props, id));
   }
 }

@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { renderPolicy } from '../../lib';
+import { PolicyError, renderPolicy } from '../../lib';
 import type { BackupPolicy, EtcdSpec, Manifest } from '../../lib';
 import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../support/run-container';
 
@@ -95,3 +95,14 @@ export const filesOf = (dir: string): string[] => (fs.existsSync(dir) ? fs.readd
 
 /** A UTC RFC3339 second stamp as used in names. */
 export const stamp = (epoch: number): string => new Date(epoch * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Every problem of a policy (empty when it renders). */
+export function problems(policy: BackupPolicy): string[] {
+  try {
+    renderPolicy(policy);
+    return [];
+  } catch (e) {
+    if (!(e instanceof PolicyError)) throw e;
+    return e.issues.map((i) => `${i.path}: ${i.message}`);
+  }
+}

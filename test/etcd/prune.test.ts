@@ -13,22 +13,12 @@ import type { RetentionRules } from '../../lib/retention';
 import { expectValidManifests } from '../support/k8s-validate';
 import { runContainer } from '../support/run-container';
 import { requireCommands, runOk } from '../support/services';
-import { containerOf, cronJobs, envOf, errorLines, etcdPolicy, filesOf, jobs, podOf, removeTempDirs, stamp, tempDir } from './fixtures';
+import { containerOf, cronJobs, envOf, errorLines, etcdPolicy, filesOf, jobs, podOf, problems, removeTempDirs, stamp, tempDir } from './fixtures';
 
 jest.setTimeout(60000);
 
 afterAll(() => removeTempDirs());
 
-/** Every problem of a policy (empty when it renders). */
-function problems(policy: BackupPolicy): string[] {
-  try {
-    renderPolicy(policy);
-    return [];
-  } catch (e) {
-    if (!(e instanceof PolicyError)) throw e;
-    return e.issues.map((i) => `${i.path}: ${i.message}`);
-  }
-}
 
 const SCHEDULE = '30 5 * * *';
 const named = (objs: Manifest[], name: string): Manifest => {

@@ -8,18 +8,8 @@ import { EtcdBackupSchedule } from '../../constructs/cdk8s';
 import { PolicyError, policySchema, renderPolicy, toYaml } from '../../lib';
 import type { BackupPolicy, Manifest } from '../../lib';
 import { expectValidManifests } from '../support/k8s-validate';
-import { containerOf, cronJobs, envOf, etcdPolicy, jobs, podOf } from './fixtures';
+import { containerOf, cronJobs, envOf, etcdPolicy, jobs, podOf, problems } from './fixtures';
 
-/** Every problem of a policy (empty when it renders). */
-function problems(policy: BackupPolicy): string[] {
-  try {
-    renderPolicy(policy);
-    return [];
-  } catch (e) {
-    if (!(e instanceof PolicyError)) throw e;
-    return e.issues.map((i) => `${i.path}: ${i.message}`);
-  }
-}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const jobSpec = (o: any) => o.spec.jobTemplate.spec;
