@@ -17,9 +17,9 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     const problem = validateTimeZone(settings.timeZone);
     if (problem) issues.add(at('timeZone'), `received ${show(settings.timeZone)}; ${problem}`);
   }
-  for (const field of ['startingDeadline', 'timeout', 'ttlAfterFinished'] as const) {
+  for (const field of ['startingDeadline', 'timeout'] as const) {
     const value = settings[field];
-    if (value !== undefined && parseDurationSafe(value) === 0 && field !== 'ttlAfterFinished') {
+    if (value !== undefined && parseDurationSafe(value) === 0) {
       issues.add(at(field), `received ${show(value)}; must be longer than 0s`);
     }
   }

@@ -66,6 +66,14 @@ describe('semantic errors', () => {
     expect(issues[0]).toMatch(expected);
   });
 
+  test('a zero timeout or starting deadline is refused (ttlAfterFinished 0s is allowed: delete at once)', () => {
+    expect(issuesOf(() => validatePolicy(withDefaults({ timeout: '0s', startingDeadline: '0m' })))).toEqual([
+      'spec.defaults.startingDeadline: received "0m"; must be longer than 0s',
+      'spec.defaults.timeout: received "0s"; must be longer than 0s',
+    ]);
+    expect(() => validatePolicy(withDefaults({ ttlAfterFinished: '0s' }))).not.toThrow();
+  });
+
   test('time zone as the API server checks it', () => {
     expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Local' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Local"; /);
     expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Mars/Olympus' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Mars\/Olympus"; /);
