@@ -18,13 +18,14 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     if (problem) issues.add(at('timeZone'), `received ${show(settings.timeZone)}; ${problem}`);
   }
   for (const field of ['startingDeadline', 'timeout'] as const) {
-    const value = settings[field];
-    if (value !== undefined && parseDurationSafe(value) === 0) {
-      issues.add(at(field), `received ${show(value)}; must be longer than 0s`);
-    }
+    const seconds = checkedDuration(settings[field], at(field), issues);
+    if (seconds === 0) issues.add(at(field), `received ${show(settings[field])}; must be longer than 0s`);
   }
-  if (settings.stagger && parseDurationSafe(settings.stagger.window) < 60) {
-    issues.add(childPath(at('stagger'), 'window'), `received ${show(settings.stagger.window)}; must be at least 1m`);
+  checkedDuration(settings.ttlAfterFinished, at('ttlAfterFinished'), issues);
+  if (settings.stagger) {
+    const windowPath = childPath(at('stagger'), 'window');
+    const seconds = checkedDuration(settings.stagger.window, windowPath, issues);
+    if (seconds !== undefined && seconds < 60) issues.add(windowPath, `received ${show(settings.stagger.window)}; must be at least 1m`);
   }
   const placement = settings.placement;
   if (placement) {
@@ -56,11 +57,18 @@ function scheduleProblem(expr: string): string | undefined {
   }
 }
 
-function parseDurationSafe(text: string): number {
+/**
+ * Seconds of a duration field, or undefined (unset, or reported: the schema's
+ * pattern lets through forms the parser refuses, such as `30m1h`).
+ */
+export function checkedDuration(text: string | undefined, path: string, issues: IssueList): number | undefined {
+  if (text === undefined) return undefined;
   try {
     return parseDuration(text);
-  } catch {
-    return NaN;
+  } catch (e) {
+    if (!(e instanceof ScheduleError)) throw e;
+    issues.add(path, `received ${show(text)}; ${e.message}`);
+    return undefined;
   }
 }
 

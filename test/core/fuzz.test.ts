@@ -94,6 +94,7 @@ const mutations: Record<string, Mutation> = {
   requiredFlag: (d) => (d.spec.vitess.extraFlags = { 'init-keyspace': 'other' }),
   negativeHistory: (d) => (d.spec.vitess.schedules[0].failedJobsHistoryLimit = -1),
   badDuration: (d) => (d.spec.defaults.timeout = '1.5h'),
+  unorderedDuration: (d) => (d.spec.vitess.schedules[0].startingDeadline = '30s1m'),
 };
 
 describe('property: invalid policies', () => {

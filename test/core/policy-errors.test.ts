@@ -74,6 +74,15 @@ describe('semantic errors', () => {
     expect(() => validatePolicy(withDefaults({ ttlAfterFinished: '0s' }))).not.toThrow();
   });
 
+  test('durations the parser refuses are reported by path, never thrown', () => {
+    const issues = issuesOf(() => renderPolicy(vitessPolicy({ vtbackupRetention: { minRetentionTime: '30m1h' } }, { defaults: { timeout: '30m1h', stagger: { window: '1h1h' } } })));
+    expect(issues).toEqual([
+      'spec.defaults.timeout: received "30m1h"; duration "30m1h" is not valid: units must go from largest to smallest (w, d, h, m, s), each at most once',
+      'spec.defaults.stagger.window: received "1h1h"; duration "1h1h" is not valid: units must go from largest to smallest (w, d, h, m, s), each at most once',
+      'spec.vitess.vtbackupRetention.minRetentionTime: received "30m1h"; duration "30m1h" is not valid: units must go from largest to smallest (w, d, h, m, s), each at most once',
+    ]);
+  });
+
   test('time zone as the API server checks it', () => {
     expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Local' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Local"; /);
     expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Mars/Olympus' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Mars\/Olympus"; /);

@@ -3,6 +3,7 @@ import type { Container, EnvVar, Volume, VolumeMount } from '../../k8s';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../cronjob';
 import { labelValue, safeShard } from '../../names';
 import { IssueList, childPath, show } from '../../policy/errors';
+import { checkedDuration } from '../../policy/validate';
 import type { BackupPolicy, JobSettings } from '../../policy/types';
 import { cronFromFrequency, ScheduleError } from '../../schedule';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
@@ -55,7 +56,11 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
       });
     });
   });
-  const required = new Set([...Object.keys(requiredFlags(spec, 'k', '-', undefined)), ...RUNTIME_FLAGS, 'init_db_sql_file', 'mysql_server_version']);
+  for (const field of ['minBackupInterval', 'minRetentionTime'] as const) {
+    checkedDuration(spec.vtbackupRetention?.[field], childPath(childPath(path, 'vtbackupRetention'), field), issues);
+  }
+  // the flag names only: durations are checked above
+  const required = new Set([...Object.keys(requiredFlags({ ...spec, vtbackupRetention: undefined }, 'k', '-', undefined)), ...RUNTIME_FLAGS, 'init_db_sql_file', 'mysql_server_version']);
   for (const key of Object.keys(spec.extraFlags ?? {})) {
     const flagPath = childPath(childPath(path, 'extraFlags'), key);
     if (required.has(canonicalFlag(key))) {
