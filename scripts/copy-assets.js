@@ -1,12 +1,17 @@
-// Copies the container scripts next to the compiled core (dist/lib/scripts), and writes the JSON Schema.
+// Copies the container scripts next to the compiled core (dist/lib/scripts, dist/lib/engines/<engine>/scripts),
+// and writes the JSON Schema.
 'use strict';
-const { copyFileSync, mkdirSync, readdirSync, writeFileSync } = require('fs');
+const { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } = require('fs');
 const { join } = require('path');
 
 const root = join(__dirname, '..');
-const from = join(root, 'lib', 'scripts');
-const to = join(root, 'dist', 'lib', 'scripts');
-mkdirSync(to, { recursive: true });
-for (const f of readdirSync(from).filter((f) => /\.(sh|awk)$/.test(f))) copyFileSync(join(from, f), join(to, f));
+const dirs = ['scripts', ...readdirSync(join(root, 'lib', 'engines')).map((e) => join('engines', e, 'scripts'))];
+for (const dir of dirs) {
+  const from = join(root, 'lib', dir);
+  if (!existsSync(from)) continue;
+  const to = join(root, 'dist', 'lib', dir);
+  mkdirSync(to, { recursive: true });
+  for (const f of readdirSync(from).filter((f) => f.endsWith('.sh'))) copyFileSync(join(from, f), join(to, f));
+}
 const { policySchema } = require(join(root, 'dist', 'lib', 'policy', 'schema.js'));
 writeFileSync(join(root, 'dist', 'lib', 'policy', 'backup-policy.schema.json'), `${JSON.stringify(policySchema, null, 2)}\n`);

@@ -13,9 +13,11 @@ log() {
 
 info() { log info "$*"; }
 
-# Fail loudly: one clear line, non-zero exit.
+# Fail loudly: one clear line, non-zero exit. A step that reports its failure
+# to a later step sets die_record to the file that receives that line.
 die() {
   log error "$*"
+  if [ -n "${die_record:-}" ]; then printf '%s\n' "$*" >"$die_record" 2>/dev/null || :; fi
   exit 1
 }
 

@@ -1,53 +1,106 @@
-/** Container scripts: whole `.sh` files in this folder, joined in order and run by `sh -c`. */
-import { readFileSync } from 'fs';
+/**
+ * Container scripts: whole `.sh` files, shared ones in this folder and each
+ * engine's own in `lib/engines/<engine>/scripts/`. A script names the modules
+ * it needs in its header, and the embedder composes an entry script with
+ * exactly the shell functions it can reach:
+ *
+ *   # needs: s3.sh              joined always (with what they need in turn)
+ *   # optional: metrics.sh      joined when the renderer enables that feature
+ *
+ * common.sh comes first in every composition; a function defined again by a
+ * later module (a hook such as `push_metrics`) replaces the earlier one.
+ */
+import { existsSync, readFileSync, readdirSync } from 'fs';
 import { join } from 'path';
+import { ScriptModule, parseModule, reachable } from './compose';
 
-const cache = new Map<string, string>();
+const LIB = join(__dirname, '..');
+const SHARED_DIR = 'scripts';
 
-/** The text of one script file shipped in this folder. */
-export function scriptFile(file: string): string {
-  let text = cache.get(file);
-  if (text === undefined) {
-    text = readFileSync(join(__dirname, file), 'utf8');
-    cache.set(file, text);
+/** Features an entry may enable: an optional module joins when its name (without `.sh`) is true. */
+export type ScriptFeatures = Readonly<Record<string, boolean>>;
+
+let locations: Map<string, string> | undefined;
+
+/** Every script file by name, shared first, then `engines/<engine>/scripts/`. Names are unique. */
+function scriptLocations(): Map<string, string> {
+  if (locations) return locations;
+  const found = new Map<string, string>();
+  const engines = join(LIB, 'engines');
+  const dirs = [SHARED_DIR, ...readdirSync(engines).sort().map((e) => join('engines', e, 'scripts'))];
+  for (const dir of dirs) {
+    if (!existsSync(join(LIB, dir))) continue;
+    for (const file of readdirSync(join(LIB, dir)).filter((f) => f.endsWith('.sh')).sort()) {
+      const other = found.get(file);
+      if (other) throw new Error(`script name ${file} is used twice: lib/${other} and lib/${dir}/${file}`);
+      found.set(file, join(dir, file));
+    }
   }
-  return text;
+  locations = found;
+  return found;
+}
+
+const modules = new Map<string, ScriptModule>();
+
+/** One parsed script file by name. */
+export function scriptModule(file: string): ScriptModule {
+  let module = modules.get(file);
+  if (!module) {
+    const where = scriptLocations().get(file);
+    if (!where) throw new Error(`no script named ${file} in lib/${SHARED_DIR} or lib/engines/*/scripts`);
+    module = parseModule(file, `lib/${where}`, readFileSync(join(LIB, where), 'utf8'));
+    modules.set(file, module);
+  }
+  return module;
+}
+
+/** The modules of a composition, in order: common.sh, then every needed or enabled module after its own needs, the entry last. */
+export function scriptModules(entry: string, features: ScriptFeatures = {}): ScriptModule[] {
+  const order: ScriptModule[] = [];
+  const visiting = new Set<string>();
+  const visit = (file: string): void => {
+    if (order.some((m) => m.file === file)) return;
+    if (visiting.has(file)) throw new Error(`scripts need each other in a cycle through ${file}`);
+    visiting.add(file);
+    const module = scriptModule(file);
+    for (const need of module.needs) visit(need);
+    for (const opt of module.optional) if (features[opt.replace(/\.sh$/, '')]) visit(opt);
+    order.push(module);
+    visiting.delete(file);
+  };
+  visit('common.sh');
+  visit(entry);
+  return order;
 }
 
 /** The header line every embedded script starts with. */
 export const SCRIPT_HEADER = '# backup-cronjobs';
 
-/**
- * The code of a script file as embedded in manifests: comment-only and blank
- * lines dropped (the files themselves are the documentation). Safe because the
- * scripts use no heredocs, which this refuses.
- */
-export function embeddedCode(file: string): string {
-  const text = scriptFile(file);
-  if (/<<-?\s*['"]?[A-Za-z_]/.test(text)) throw new Error(`lib/scripts/${file}: heredocs are not supported in embedded scripts`);
-  return text.split('\n').filter((line) => !/^\s*(#.*)?$/.test(line)).join('\n');
-}
-
-/**
- * The `command` of a container that runs `entry` (which ends with `main "$@"`)
- * after common.sh and the given helper modules. `$0` is the entry's name; the
- * container's `args` become "$@".
- */
-export function shellCommand(entry: string, modules: readonly string[] = []): string[] {
-  const files = ['common.sh', ...modules, entry];
-  const key = files.join(' + ');
-  let text = composed.get(key);
-  if (text === undefined) {
-    const header = `${SCRIPT_HEADER}: ${key} (from lib/scripts, comments dropped)`;
-    text = [header, ...files.map(embeddedCode)].join('\n') + '\n';
-    composed.set(key, text);
-  }
-  return ['/bin/sh', '-c', text, entry.replace(/\.sh$/, '')];
-}
-
 const composed = new Map<string, string>();
 
-/** Helper modules of a script that pushes metrics: `metrics.sh` joins them when the policy pushes any. */
-export function scriptModules(metrics: boolean, modules: readonly string[] = []): string[] {
-  return metrics ? [...modules, 'metrics.sh'] : [...modules];
+/**
+ * The text of `entry` as embedded in a manifest: a header, then per module a
+ * marker line (`# <file>`) and the lines it contributes (its top-level code
+ * and the functions the entry can reach), comment-only and blank lines dropped.
+ */
+export function scriptText(entry: string, features: ScriptFeatures = {}): string {
+  const order = scriptModules(entry, features);
+  const key = order.map((m) => m.file).join(' ');
+  let text = composed.get(key);
+  if (text === undefined) {
+    const parts = reachable(order);
+    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (from lib/scripts and lib/engines/*/scripts, comments dropped)`];
+    for (const part of parts) lines.push(`# ${part.file}`, ...part.lines);
+    text = `${lines.join('\n')}\n`;
+    composed.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * The `command` of a container that runs `entry` (which ends with `main "$@"`).
+ * `$0` is the entry's name; the container's `args` become "$@".
+ */
+export function shellCommand(entry: string, features: ScriptFeatures = {}): string[] {
+  return ['/bin/sh', '-c', scriptText(entry, features), entry.replace(/\.sh$/, '')];
 }

@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: retention.sh
 # Entry script of a retention-prune CronJob: list the backups of one
 # destination, print the retention plan, delete what it does not keep (or
 # nothing with RETENTION_DRY_RUN=true). Joined after common.sh and

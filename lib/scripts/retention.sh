@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: s3.sh
 # Retention for backup-cronjobs containers: list the backups of one
 # destination, plan which to keep (the same algorithm as the TypeScript
 # reference in lib/retention/plan.ts, compared byte for byte by property
@@ -215,37 +216,9 @@ _rt_list_dir() {
   [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name rfc3339 "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
-# _rt_aws_setup [DIR]: with S3_FORCE_PATH_STYLE=true and no AWS_CONFIG_FILE,
-# writes an aws config (profile ${AWS_PROFILE:-default}, s3.addressing_style
-# = path) into DIR (default: a new file in TMPDIR) for _rt_aws to use.
-_rt_aws_setup() {
-  [ "${BACKUP_DEST_KIND:-}" = s3 ] && [ "${S3_FORCE_PATH_STYLE:-false}" = true ] && [ -z "${AWS_CONFIG_FILE:-}" ] || return 0
-  [ -z "${_rt_aws_config:-}" ] || return 0
-  if [ -n "${1:-}" ]; then
-    _rt_aws_config=$1/aws-config
-  else
-    _rt_aws_config=$(mktemp "${TMPDIR:-/tmp}/retention-aws.XXXXXX") || return 1
-  fi
-  if [ "${AWS_PROFILE:-default}" = default ]; then _rt_section='[default]'; else _rt_section="[profile $AWS_PROFILE]"; fi
-  printf '%s\ns3 =\n    addressing_style = path\n' "$_rt_section" >"$_rt_aws_config"
-}
-
-# aws with S3_ENDPOINT and S3_FORCE_PATH_STYLE applied. Path style is set
-# through a generated AWS_CONFIG_FILE (see _rt_aws_setup) unless
-# AWS_CONFIG_FILE is already set, in which case that file must set it.
-_rt_aws() {
-  if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
-  _rt_aws_setup || return 1
-  if [ -n "${_rt_aws_config:-}" ]; then
-    AWS_CONFIG_FILE=$_rt_aws_config aws "$@"
-  else
-    aws "$@"
-  fi
-}
-
 # Lists the backups under s3://S3_BUCKET/S3_PREFIX (name = full object key).
 _rt_list_s3() {
-  _rt_raw=$(_rt_aws s3api list-objects-v2 --bucket "$S3_BUCKET" --prefix "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" \
+  _rt_raw=$(s3_aws s3api list-objects-v2 --bucket "$S3_BUCKET" --prefix "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" \
     --query 'Contents[].[Key,Size]' --output text </dev/null) || {
     _rt_err="aws s3api list-objects-v2 failed"
     return 1
@@ -291,9 +264,9 @@ retention_delete() {
       ;;
     s3)
       for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
-        _rt_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1$_rt_s" </dev/null >/dev/null || return 1
+        s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1$_rt_s" </dev/null >/dev/null || return 1
       done
-      _rt_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1" </dev/null >/dev/null || return 1
+      s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1" </dev/null >/dev/null || return 1
       ;;
     vitess)
       vtctldclient --server "$VTCTLD_SERVER" RemoveBackup "$VITESS_KEYSPACE/$VITESS_SHARD" "$1" </dev/null >/dev/null || return 1
@@ -477,10 +450,6 @@ retention_apply() {
   _rt_expect=${1:-}
   _rt_where="${_rt_scope:+$_rt_scope at }$(retention_destination)"
   _rt_atmp=$(mktemp -d "${TMPDIR:-/tmp}/retention.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
-  if ! _rt_aws_setup "$_rt_atmp"; then
-    rm -rf "$_rt_atmp"
-    die "cannot write an aws config file in $_rt_atmp; nothing deleted"
-  fi
   if ! "${_rt_lister:-retention_list}" >"$_rt_atmp/listing"; then
     rm -rf "$_rt_atmp"
     die "listing the backups at $_rt_where failed ($_rt_err); nothing deleted"
@@ -503,7 +472,6 @@ retention_apply() {
   if [ "${RETENTION_DRY_RUN:-false}" = true ]; then
     info "dry run (RETENTION_DRY_RUN=true): $_rt_total backup(s) at $_rt_where would be deleted; nothing deleted"
     rm -rf "$_rt_atmp"
-    _rt_aws_config=
     return 0
   fi
   _rt_done=0
@@ -517,5 +485,4 @@ retention_apply() {
   done <"$_rt_atmp/delete"
   info "retention at $_rt_where: deleted $_rt_done backup(s)"
   rm -rf "$_rt_atmp"
-  _rt_aws_config=
 }

@@ -87,7 +87,7 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     const c = containerOf(named(objs, 'etcd-prune-cp-1'), 'retention-prune');
     expect(c.image).toBe('busybox:1.36.1-musl');
     expect(c.command.slice(-1)).toEqual(['etcd-prune']);
-    expect(c.command[2]).toMatch(/^# backup-cronjobs: common\.sh \+ retention\.sh \+ etcd-lib\.sh \+ etcd-prune\.sh/);
+    expect(c.command[2]).toMatch(/^# backup-cronjobs: etcd-prune\.sh with the functions it reaches/);
     expect(c.volumeMounts).toEqual([{ name: 'backup', mountPath: '/backup' }, { name: 'scratch', mountPath: '/scratch' }]);
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
     expect(pod.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });

@@ -225,7 +225,7 @@ test('the cdk8s RedisBackupSchedule emits the same objects as the equivalent pol
 });
 
 test('the Redis scripts are shellcheck-clean POSIX sh', () => {
-  const dir = join(__dirname, '..', '..', 'lib', 'scripts');
-  const files = ['common.sh', 'redis-dump.sh', 'redis-upload.sh'].map((f) => join(dir, f));
+  const lib = join(__dirname, '..', '..', 'lib');
+  const files = [join(lib, 'scripts', 'common.sh'), ...['redis-dump.sh', 'redis-upload.sh'].map((f) => join(lib, 'engines', 'redis', 'scripts', f))];
   expect(execFileSync('shellcheck', ['-s', 'sh', ...files], { encoding: 'utf8' })).toBe('');
 });

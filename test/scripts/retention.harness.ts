@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { scriptText } from '../../lib/scripts';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const SCRIPTS = path.join(ROOT, 'lib/scripts');
@@ -16,7 +17,7 @@ export function readScript(name: string): string {
 
 /** common.sh + retention.sh + the given entry text (as the renderer joins whole files). */
 export function joinScript(entry: string): string {
-  return [readScript('common.sh'), readScript('retention.sh'), entry].join('\n');
+  return [readScript('common.sh'), readScript('s3.sh'), readScript('retention.sh'), entry].join('\n');
 }
 
 export function tempDir(label: string): string {
@@ -169,10 +170,10 @@ export function busyboxBinary(): string | undefined {
   return ['/usr/bin/busybox', '/bin/busybox'].find((p) => fs.existsSync(p));
 }
 
-/** Writes the prune CronJob's script exactly as the renderer joins it: common.sh + retention.sh + prune.sh. */
+/** Writes the prune CronJob's script exactly as the renderer embeds it. */
 export function writePruneScript(dir: string): string {
   const file = path.join(dir, 'prune.sh');
-  fs.writeFileSync(file, [readScript('common.sh'), readScript('retention.sh'), readScript('prune.sh')].join('\n'));
+  fs.writeFileSync(file, scriptText('prune.sh'));
   return file;
 }
 

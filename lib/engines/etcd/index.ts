@@ -36,7 +36,7 @@ import type { BackupPolicy, JobSettings, Placement } from '../../policy/types';
 import { BUCKET_RULES, retentionDestinationEnv } from '../../retention';
 import type { RetentionDestination } from '../../retention';
 import { containsHash, parseDuration } from '../../schedule';
-import { scriptModules, shellCommand } from '../../scripts';
+import { ScriptFeatures, shellCommand } from '../../scripts';
 import type { EnginePod, PodContext, Target } from '../../target';
 import { mergeSettings } from '../../target';
 import { ETCD_DEFAULTS, ETCD_PATHS, NODE_ROLES } from './defaults';
@@ -339,8 +339,8 @@ function toolsContainer(spec: EtcdSpec, commonEnv: readonly EnvVar[]): Container
 }
 
 /** A step that runs `entry` with busybox's sh (copied by `tools`) inside the etcd image. */
-function etcdShellCommand(entry: string, modules: readonly string[] = []): string[] {
-  const [, ...rest] = shellCommand(entry, modules);
+function etcdShellCommand(entry: string, features: ScriptFeatures = {}): string[] {
+  const [, ...rest] = shellCommand(entry, features);
   return ['$(ETCD_BACKUP_TOOLS)/sh', ...rest];
 }
 
@@ -363,7 +363,7 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
   const precheck: Container = {
     name: 'precheck',
     image: etcdImage,
-    command: etcdShellCommand('etcd-precheck.sh', ['etcd-lib.sh']),
+    command: etcdShellCommand('etcd-precheck.sh'),
     env: [
       ...commonEnv,
       nodeEnv,
@@ -387,7 +387,7 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
   const verify: Container = {
     name: 'verify',
     image: etcdImage,
-    command: etcdShellCommand('etcd-verify.sh', ['etcd-lib.sh']),
+    command: etcdShellCommand('etcd-verify.sh'),
     env: [
       ...commonEnv,
       nodeEnv,
@@ -402,7 +402,7 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
   const finalize: Container = {
     name: 'finalize',
     image: l.dest === 's3' ? spec.images?.awsCli ?? ETCD_DEFAULTS.awsCliImage : spec.images?.shell ?? spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage,
-    command: shellCommand('etcd-finalize.sh', scriptModules(ctx.metrics, ['retention.sh', 'etcd-lib.sh'])),
+    command: shellCommand('etcd-finalize.sh', { metrics: ctx.metrics }),
     env: [
       ...commonEnv,
       nodeEnv,
@@ -450,7 +450,7 @@ function prunePod(policy: BackupPolicy, spec: EtcdSpec, node: string | undefined
   const prune: Container = {
     name: 'retention-prune',
     image: s3 ? spec.images?.awsCli ?? ETCD_DEFAULTS.awsCliImage : spec.images?.shell ?? spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage,
-    command: shellCommand('etcd-prune.sh', ['retention.sh', 'etcd-lib.sh']),
+    command: shellCommand('etcd-prune.sh'),
     env: [
       ...ctx.env,
       ...(node ? [fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName')] : []),
@@ -521,7 +521,7 @@ function restoreJob(policy: BackupPolicy, spec: EtcdSpec, restore: EtcdRestoreSp
     ? {
       name: 'fetch',
       image: spec.images?.awsCli ?? ETCD_DEFAULTS.awsCliImage,
-      command: shellCommand('etcd-fetch.sh', ['retention.sh', 'etcd-lib.sh']),
+      command: shellCommand('etcd-fetch.sh'),
       env: [...commonEnv, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, ...s3Env(spec)],
       volumeMounts: [scratchMount],
       securityContext: restrictedContainerSecurity(),
@@ -531,7 +531,7 @@ function restoreJob(policy: BackupPolicy, spec: EtcdSpec, restore: EtcdRestoreSp
   const main: Container = {
     name: 'restore',
     image: etcdImage,
-    command: etcdShellCommand('etcd-restore.sh', ['retention.sh', 'etcd-lib.sh']),
+    command: etcdShellCommand('etcd-restore.sh'),
     env: [
       ...commonEnv,
       ...toolsEnv,

@@ -13,10 +13,10 @@ import type { Container, EnvVar, Volume } from '../../k8s';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../cronjob';
 import { joinName, labelValue } from '../../names';
 import { IssueList, childPath, show } from '../../policy/errors';
-import { pruneEnv } from '../../policy/retention-options';
+import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import type { BackupPolicy, JobSettings, Placement, SecretKeyRef } from '../../policy/types';
 import { retentionDestinationEnv } from '../../retention';
-import { scriptModules, shellCommand } from '../../scripts';
+import { shellCommand } from '../../scripts';
 import type { EnginePod, Target } from '../../target';
 import { mergeSettings } from '../../target';
 import { REDIS_DEFAULTS } from './defaults';
@@ -179,7 +179,7 @@ function backupPod(policy: BackupPolicy, spec: RedisSpec, shard: string, setting
   const upload: Container = {
     name: 's3-upload',
     image: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,
-    command: shellCommand('redis-upload.sh', scriptModules(metrics, ['retention.sh'])),
+    command: shellCommand('redis-upload.sh', { metrics, retention: prunesAfterBackup(policy.spec.retention) }),
     env: [
       ...commonEnv,
       ...metricsEnv(policy, shard),
@@ -209,7 +209,7 @@ function prunePod(policy: BackupPolicy, spec: RedisSpec, shard: string, settings
   const prune: Container = {
     name: 'retention-prune',
     image: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,
-    command: shellCommand('prune.sh', ['retention.sh']),
+    command: shellCommand('prune.sh'),
     env: [...commonEnv, ...tmpEnv, ...awsEnv(spec.s3), ...destinationEnv(spec, shard), ...pruneEnv(policy.spec.retention, settings.timeZone)],
     volumeMounts: [{ name: 'tmp', mountPath: TMP }],
     securityContext: restrictedContainerSecurity(),

@@ -8,7 +8,7 @@ import type { BackupPolicy, JobSettings } from '../../policy/types';
 import { cronFromFrequency, ScheduleError } from '../../schedule';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import { retentionDestinationEnv } from '../../retention';
-import { scriptModules, shellCommand } from '../../scripts';
+import { shellCommand } from '../../scripts';
 import type { EnginePod, PodContext, Target } from '../../target';
 import { mergeSettings, pickSettings } from '../../target';
 import { VITESS_DEFAULTS } from './defaults';
@@ -116,7 +116,7 @@ function prunePod(policy: BackupPolicy, spec: VitessSpec, keyspace: string, shar
     containers: [{
       name: 'retention-prune',
       image: spec.images?.vtbackup ?? VITESS_DEFAULTS.image,
-      command: shellCommand('prune.sh', ['retention.sh']),
+      command: shellCommand('prune.sh'),
       env: [
         ...ctx.env,
         { name: 'PATH', value: VITESS_PATH },
@@ -241,7 +241,7 @@ function vitessPod(policy: BackupPolicy, spec: VitessSpec, keyspace: string, sha
   const main: Container = {
     name: 'vtbackup',
     image: spec.images?.mysqld ?? VITESS_DEFAULTS.image,
-    command: shellCommand('vitess-backup.sh', scriptModules(ctx.metrics, prunes ? ['retention.sh'] : [])),
+    command: shellCommand('vitess-backup.sh', { metrics: ctx.metrics, retention: prunes }),
     args: renderFlags(flags, style),
     env,
     volumeMounts: mounts,

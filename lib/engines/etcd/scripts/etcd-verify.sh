@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: etcd-lib.sh
 # Entry of the `verify` init container (etcd image, busybox sh from the tools
 # step): proves the temporary snapshot ETCD_BACKUP_PARTIAL is complete and
 # intact before anything gives it a final name:

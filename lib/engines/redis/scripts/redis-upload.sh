@@ -1,4 +1,6 @@
 # shellcheck shell=sh
+# needs: s3.sh
+# optional: retention.sh metrics.sh
 # Upload step of a Redis shard backup: the main container, in an aws CLI
 # image, after the redis-dump init container (redis-dump.sh).
 #
@@ -25,17 +27,6 @@
 # RETENTION_* (optional, see retention.sh); BACKUP_PUSHGATEWAY_URL and
 # BACKUP_METRICS_* (optional, see push_metrics in common.sh).
 
-# aws with the endpoint and, for path-style addressing, the config file
-# written by main (only for these calls: retention.sh writes its own).
-s3() {
-  if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
-  if [ -n "${aws_config:-}" ]; then
-    AWS_CONFIG_FILE=$aws_config aws "$@" </dev/null
-  else
-    aws "$@" </dev/null
-  fi
-}
-
 elapsed() {
   case ${started:-} in
     '' | *[!0-9]*) echo 0 ;;
@@ -60,7 +51,7 @@ reason() {
 # No object may stay under the final name after a failure: deletes it
 # (deleting a missing key succeeds) and prints a note for the error line.
 remove_final_object() {
-  if s3 s3api delete-object --bucket "$S3_BUCKET" --key "$key" >/dev/null 2>"$errf"; then
+  if s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" >/dev/null 2>"$errf"; then
     printf 'no object left under that name'
   else
     printf 'deleting that key to be sure failed too (%s): check that no object is left under it' "$(reason 1)"
@@ -70,7 +61,6 @@ remove_final_object() {
 cleanup() {
   rm -rf "$result" "$BACKUP_SCRATCH_DIR/redis-dump.rdb" "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz" \
     "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz.partial" "$errf"
-  if [ -n "${aws_config:-}" ]; then rm -f "$aws_config"; fi
 }
 
 main() {
@@ -101,14 +91,6 @@ main() {
   key=${S3_PREFIX:-}$BACKUP_NAME_PREFIX$timestamp${BACKUP_NAME_SUFFIX:-}
   where="s3://$S3_BUCKET/$key"
 
-  # Path-style addressing through a generated config file (the aws CLI has no
-  # option or variable for it); a config file of the pod's own must set it.
-  if [ "${S3_FORCE_PATH_STYLE:-false}" = true ] && [ -z "${AWS_CONFIG_FILE:-}" ]; then
-    aws_config=$(mktemp "${TMPDIR:-/tmp}/aws-config.XXXXXX") || fail "cannot create a file in ${TMPDIR:-/tmp}"
-    if [ "${AWS_PROFILE:-default}" = default ]; then _section='[default]'; else _section="[profile $AWS_PROFILE]"; fi
-    printf '%s\ns3 =\n    addressing_style = path\n' "$_section" >"$aws_config" || fail "cannot write $aws_config"
-  fi
-
   set -- --only-show-errors --no-progress --metadata \
     "{\"redis-shard\":\"$REDIS_SHARD\",\"redis-server\":\"$server\",\"redis-role\":\"$role\",\"rdb-bytes\":\"$rdb_bytes\"}"
   if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
@@ -116,13 +98,13 @@ main() {
   if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
   info "uploading $size bytes (dump of $server, $role) to $where"
   _st=0
-  s3 s3 cp "$@" "$file" "$where" >/dev/null 2>"$errf" || _st=$?
+  s3_aws s3 cp "$@" "$file" "$where" >/dev/null 2>"$errf" || _st=$?
   if [ "$_st" -ne 0 ]; then
     _why=$(reason "$_st")
     fail "upload to $where failed: $_why; $(remove_final_object)"
   fi
   _st=0
-  stored=$(s3 s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$errf") || _st=$?
+  stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$errf") || _st=$?
   if [ "$_st" -ne 0 ]; then
     _why=$(reason "$_st")
     fail "cannot read back the size of $where: $_why; $(remove_final_object)"

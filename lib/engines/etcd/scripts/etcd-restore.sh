@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: etcd-lib.sh
 # Entry of the restore Job's `restore` container (etcd image, busybox sh from
 # the tools step). Restores one snapshot of this policy into a NEW data
 # directory, ETCD_RESTORE_TARGET_ROOT/<snapshot name>.restored; the running

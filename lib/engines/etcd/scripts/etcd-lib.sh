@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: retention.sh s3.sh
 # Helpers of the etcd steps (joined after common.sh, and after retention.sh
 # where pruning or listing is used). Every path arrives through env vars.
 #
@@ -112,28 +113,6 @@ etcd_free_bytes() {
 # ---------------------------------------------------------------------------------------------
 # S3 (the aws CLI), listing and retention
 
-# Prepares path-style addressing (S3_FORCE_PATH_STYLE=true) for etcd_aws: a
-# generated config file (profile ${AWS_PROFILE:-default}) unless
-# AWS_CONFIG_FILE is set, in which case that file must set it.
-etcd_aws_setup() {
-  _etcd_aws_config=
-  [ "${S3_FORCE_PATH_STYLE:-false}" = true ] || return 0
-  [ -z "${AWS_CONFIG_FILE:-}" ] || return 0
-  _etcd_aws_config=${TMPDIR:-/tmp}/etcd-backup-aws-config
-  if [ "${AWS_PROFILE:-default}" = default ]; then _as_section='[default]'; else _as_section="[profile $AWS_PROFILE]"; fi
-  printf '%s\ns3 =\n    addressing_style = path\n' "$_as_section" >"$_etcd_aws_config" || die "cannot write $_etcd_aws_config"
-}
-
-# aws with S3_ENDPOINT and the path-style config of etcd_aws_setup applied.
-etcd_aws() {
-  if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
-  if [ -n "${_etcd_aws_config:-}" ]; then
-    AWS_CONFIG_FILE=$_etcd_aws_config aws "$@" </dev/null
-  else
-    aws "$@" </dev/null
-  fi
-}
-
 # The node names found in this policy's snapshot names (one per line, sorted).
 etcd_nodes_seen() {
   case $BACKUP_DEST_KIND in
@@ -147,7 +126,7 @@ etcd_nodes_seen() {
       ;;
     s3)
       _ns_prefix=${S3_PREFIX:-}$BACKUP_NAME_PREFIX
-      _ns_names=$(etcd_aws s3api list-objects-v2 --bucket "$S3_BUCKET" --prefix "$_ns_prefix" \
+      _ns_names=$(s3_aws s3api list-objects-v2 --bucket "$S3_BUCKET" --prefix "$_ns_prefix" \
         --query 'Contents[].Key' --output text) || return 1
       _ns_names=$(printf '%s\n' "$_ns_names" | tr '\t' '\n')
       ;;

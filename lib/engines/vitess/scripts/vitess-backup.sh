@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# optional: retention.sh metrics.sh
 # Entry of a Vitess backup container. Decides the backup type at run time by
 # asking vtctld about the shard, then runs vtbackup with the manifest's flags
 # ("$@") plus the type flags:

@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: etcd-lib.sh
 # Entry of the restore Job's `fetch` init container (aws CLI image, S3
 # destinations): downloads the snapshot to restore into the scratch volume
 # and checks its size against the stored object. ETCD_RESTORE_SNAPSHOT names
@@ -9,7 +10,6 @@
 main() {
   require_env ETCD_BACKUP_SCRATCH BACKUP_DEST_KIND BACKUP_NAME_PREFIX BACKUP_NAME_SUFFIX S3_BUCKET ETCD_BACKUP_EXTENSION
   require_cmd aws awk sort tr wc
-  etcd_aws_setup
   if [ -n "${ETCD_RESTORE_SNAPSHOT:-}" ]; then
     name=$ETCD_RESTORE_SNAPSHOT
   else
@@ -23,9 +23,9 @@ main() {
   key=${S3_PREFIX:-}$name
   dst=$ETCD_BACKUP_SCRATCH/$name
   err=$ETCD_BACKUP_SCRATCH/aws.err
-  stored=$(etcd_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
+  stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
     die "cannot find s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
-  etcd_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
+  s3_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
     die "downloading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
   got=$(wc -c <"$dst" | tr -d ' ')
   [ "$got" = "$stored" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$key, which holds $stored"

@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: etcd-lib.sh
 # Entry of the `precheck` init container (etcd image, busybox sh from the
 # tools step). Before any snapshot is taken:
 #  - clears this series' leftovers of an interrupted run (the hidden

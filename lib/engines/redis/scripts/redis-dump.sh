@@ -29,13 +29,6 @@
 # REDIS_GZIP_LEVEL (1-9), REDIS_VERIFY_RDB, BACKUP_SCRATCH_DIR,
 # REDIS_TIMEOUT_SECONDS (each Sentinel and INFO call; default 10).
 
-# Fail this step: log, record the reason for the upload step, end the subshell.
-die() {
-  log error "$*"
-  printf '%s\n' "$*" >"$result/error" 2>/dev/null || :
-  exit 1
-}
-
 # redis-cli against a Sentinel (_rc sentinel HOST PORT ARGS...) or a Redis
 # server (_rc redis HOST PORT ARGS...), with that side's credentials in the
 # environment only. `-e`: error replies exit non-zero. Bounded by `timeout`
@@ -265,6 +258,8 @@ run() {
 main() {
   [ -n "${BACKUP_SCRATCH_DIR:-}" ] || { log error "environment variable BACKUP_SCRATCH_DIR is required but empty"; exit 1; }
   result=$BACKUP_SCRATCH_DIR/result
+  # shellcheck disable=SC2034 # read by die (common.sh)
+  die_record=$result/error
   errf=$BACKUP_SCRATCH_DIR/redis-dump.err
   tab=$(printf '\t')
   # A fresh start: nothing from an earlier attempt of this pod counts.

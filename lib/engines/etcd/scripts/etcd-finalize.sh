@@ -1,4 +1,6 @@
 # shellcheck shell=sh
+# needs: etcd-lib.sh
+# optional: metrics.sh
 # Entry of the `finalize` container: gives the verified temporary snapshot its
 # final name, then applies retention, then pushes metrics.
 #   name: <BACKUP_NAME_PREFIX><UTC YYYY-MM-DDTHH:MM:SSZ of the run's start><BACKUP_NAME_SUFFIX>
@@ -25,8 +27,8 @@ on_exit() {
   case $state in
     dir-meta) rm -f "$BACKUP_DIR/.$name.json.partial" "$BACKUP_DIR/$name.json" ;;
     s3-meta | s3-snapshot)
-      etcd_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" >/dev/null 2>&1 || true
-      etcd_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key.json" >/dev/null 2>&1 || true
+      s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" >/dev/null 2>&1 || true
+      s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key.json" >/dev/null 2>&1 || true
       ;;
   esac
   rm -f "$ETCD_BACKUP_PARTIAL"
@@ -71,7 +73,6 @@ store_dir() {
 
 store_s3() {
   require_cmd aws
-  etcd_aws_setup
   key=${S3_PREFIX:-}$name
   set --
   if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
@@ -81,12 +82,12 @@ store_s3() {
   metadata >"$meta" || die "cannot write $meta"
   err=$ETCD_BACKUP_SCRATCH/aws.err
   state=s3-meta
-  etcd_aws s3 cp "$meta" "s3://$S3_BUCKET/$key.json" --only-show-errors --content-type application/json "$@" 2>"$err" >&2 ||
+  s3_aws s3 cp "$meta" "s3://$S3_BUCKET/$key.json" --only-show-errors --content-type application/json "$@" 2>"$err" >&2 ||
     die "uploading s3://$S3_BUCKET/$key.json failed: $(etcd_last_line "$err")"
   state=s3-snapshot
-  etcd_aws s3 cp "$ETCD_BACKUP_PARTIAL" "s3://$S3_BUCKET/$key" --only-show-errors "$@" 2>"$err" >&2 ||
+  s3_aws s3 cp "$ETCD_BACKUP_PARTIAL" "s3://$S3_BUCKET/$key" --only-show-errors "$@" 2>"$err" >&2 ||
     die "uploading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
-  stored=$(etcd_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
+  stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
     die "cannot read back the size of s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
   [ "$stored" = "$size" ] || die "s3://$S3_BUCKET/$key holds $stored bytes, the snapshot has $size: upload removed"
   state=stored

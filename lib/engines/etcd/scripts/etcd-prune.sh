@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: etcd-lib.sh
 # Entry of the etcd retention-prune CronJob (spec.retention.schedule): applies
 # the retention rules to this policy's snapshots on its own schedule, through
 # etcd_prune (etcd-lib.sh) -- the same listing, plan and deletion as a backup
@@ -32,7 +33,6 @@ main() {
     *) die "ETCD_BACKUP_RETENTION_SCOPE must be node or cluster, got '$scope'" ;;
   esac
   retention_check_env
-  if [ "$BACKUP_DEST_KIND" = s3 ]; then etcd_aws_setup; fi
 
   if [ -n "${ETCD_BACKUP_NODE:-}" ]; then
     [ "$scope" = node ] || die "ETCD_BACKUP_NODE ($ETCD_BACKUP_NODE) limits the prune to one node, which needs scope node, got '$scope'"
