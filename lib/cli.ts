@@ -1,15 +1,16 @@
 /** `backup-cronjobs synth|validate|schema`: policy files in, manifests out. */
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'fs';
 import { join } from 'path';
 import { PolicyError } from './policy/errors';
-import { loadPolicies } from './policy/load';
-import { policySchema } from './policy/schema';
-import type { BackupPolicy } from './policy/types';
-import { renderPolicy } from './render';
+import { loadPolicies } from './model/load';
+import { policySchema } from './registry';
+import { ResolvedPolicy, resolvePolicy } from './model/resolve';
+import { renderResolved } from './model/render';
+import { findCollisions, formatCollision } from './model/collisions';
 import { documentYaml } from './yaml';
 import { RETENTION_CLI_FLAGS, RetentionRules, formatPlan, planFromListing, retentionRulesFromFlags, validateRetention } from './retention';
 import { nextRuns, validateTimeZone } from './schedule';
-import type { Manifest } from './k8s';
+import type { Manifest } from './kubernetes/objects';
 
 const USAGE = `Usage:
   backup-cronjobs synth <policy files...> [--out DIR]   render manifests (stdout, or DIR/<policy>.k8s.yaml)
@@ -88,11 +89,11 @@ function parseArgs(args: readonly string[], allowOut: boolean): { files: string[
 
 interface Loaded {
   readonly file: string;
-  readonly policies: BackupPolicy[];
+  readonly resolved: ResolvedPolicy[];
   readonly manifests: Manifest[][];
 }
 
-/** Loads and renders every file; collects every error before failing. */
+/** Loads, resolves and renders every file; collects every error (and every object two inputs both render) before failing. */
 function loadAll(files: readonly string[], io: CliIO): Loaded[] | undefined {
   const loaded: Loaded[] = [];
   let failed = false;
@@ -106,15 +107,18 @@ function loadAll(files: readonly string[], io: CliIO): Loaded[] | undefined {
       continue;
     }
     try {
-      const policies = loadPolicies(text, file);
-      loaded.push({ file, policies, manifests: policies.map((p) => renderPolicy(p, file)) });
+      const resolved = loadPolicies(text, file).map((p) => resolvePolicy(p, file));
+      loaded.push({ file, resolved, manifests: resolved.map(renderResolved) });
     } catch (e) {
       if (!(e instanceof PolicyError)) throw e;
       io.stderr(`${e.message}\n`);
       failed = true;
     }
   }
-  return failed ? undefined : loaded;
+  if (failed) return undefined;
+  const collisions = findCollisions(loaded.flatMap((l) => l.resolved.map((r, i) => ({ source: `${l.file} (policy ${r.name})`, objects: l.manifests[i] }))));
+  for (const c of collisions) io.stderr(`${formatCollision(c)}\n`);
+  return collisions.length > 0 ? undefined : loaded;
 }
 
 function synth(args: readonly string[], io: CliIO): number {
@@ -122,16 +126,23 @@ function synth(args: readonly string[], io: CliIO): number {
   const loaded = loadAll(files, io);
   if (!loaded) return 1;
   const outputs = new Map<string, Manifest[]>();
-  for (const { policies, manifests } of loaded) {
-    policies.forEach((policy, i) => {
-      const key = `${policy.metadata.name}.k8s.yaml`;
-      if (outputs.has(key)) throw new UsageError(`two policies are named ${policy.metadata.name}: each needs its own name`);
+  for (const { file, resolved, manifests } of loaded) {
+    for (const [i, r] of resolved.entries()) {
+      const key = `${r.name}.k8s.yaml`;
+      if (outputs.has(key)) {
+        io.stderr(`${file}: a second policy is named ${r.name}: each policy needs its own name (its output file is ${key})\n`);
+        return 1;
+      }
       outputs.set(key, manifests[i]);
-    });
+    }
   }
   if (out === undefined) {
     writeDocuments([...outputs.values()].flat(), io.stdout);
     return 0;
+  }
+  if (existsSync(out) && !statSync(out).isDirectory()) {
+    io.stderr(`--out ${out}: exists and is not a directory\n`);
+    return 2;
   }
   mkdirSync(out, { recursive: true });
   for (const [key, objects] of outputs) {
@@ -176,12 +187,11 @@ function plan(args: readonly string[], io: CliIO): number {
   const loaded = loadAll(files, io);
   if (!loaded) return 1;
   const lines: string[] = [];
-  for (const { manifests } of loaded) {
-    for (const o of manifests.flat()) {
-      if (o.kind !== 'CronJob') continue;
-      const spec = o.spec as { schedule: string; timeZone?: string; suspend?: boolean };
-      const runs = spec.suspend ? 'suspended' : nextRuns(spec.schedule, spec.timeZone, from, count).map((d) => d.toISOString().replace('.000Z', 'Z')).join('  ');
-      lines.push(`${o.metadata.namespace}/${o.metadata.name}\t${spec.schedule}${spec.timeZone ? ` (${spec.timeZone})` : ''}\t${runs}`);
+  for (const r of loaded.flatMap((l) => l.resolved)) {
+    for (const t of r.targets) {
+      const { resolved, timeZone } = t.schedule;
+      const runs = t.settings.suspend ? 'suspended' : nextRuns(resolved, timeZone, from, count).map((d) => d.toISOString().replace('.000Z', 'Z')).join('  ');
+      lines.push(`${r.namespace}/${t.name}\t${resolved}${timeZone ? ` (${timeZone})` : ''}\t${runs}`);
     }
   }
   io.stdout(`${lines.join('\n')}\n`);

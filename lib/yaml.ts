@@ -5,7 +5,7 @@
  * rendered once by `yaml` itself and memoized, so output matches it exactly.
  */
 import { stringify } from 'yaml';
-import type { Manifest } from './k8s';
+import type { Manifest } from './kubernetes/objects';
 
 const OPTIONS = { keepUndefined: true, lineWidth: 0, version: '1.1' } as const;
 

@@ -2,7 +2,7 @@
 // `npm run docs` rewrites the table between the markers; test/docs.test.ts fails when it is stale.
 import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { policySchema } from '../lib/policy/schema';
+import { policySchema } from '../lib/registry';
 import { jobSettingsProperties } from '../lib/policy/schema-settings';
 
 const SETTINGS = Object.keys(jobSettingsProperties);

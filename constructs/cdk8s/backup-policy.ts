@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { readFileSync } from 'fs';
 import { API_VERSION, KIND, loadPolicies, renderPolicy } from '../../lib';
 import type { BackupPolicySpec, Manifest, PolicyMetadata } from '../../lib';
+import { findCollisions, formatCollision } from '../../lib/model/collisions';
 
 /** A whole BackupPolicy document, without apiVersion and kind. */
 export interface BackupPolicyProps {
@@ -28,6 +29,16 @@ export abstract class PolicyConstruct extends Construct {
     this.manifests = renderPolicy(policy, this.node.path);
     this.apiObjects = addApiObjects(this, this.manifests);
     this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
+    this.node.addValidation({ validate: () => this.collisions() });
+  }
+
+  /** Objects this construct renders that an earlier policy construct of the same app renders too. */
+  private collisions(): string[] {
+    const all = this.node.root.node.findAll().filter((c): c is PolicyConstruct => c instanceof PolicyConstruct);
+    const mine = all.indexOf(this);
+    return findCollisions(all.slice(0, mine + 1).map((c) => ({ source: c.node.path, objects: c.manifests })))
+      .filter((c) => c.sources[1] === this.node.path)
+      .map(formatCollision);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
-import { etcdSchedulePolicy } from '../../lib/engines/etcd/schedule-props';
-import type { EtcdScheduleProps } from '../../lib/engines/etcd/schedule-props';
+import { etcdSchedulePolicy } from '../../lib/engines/etcd/props';
+import type { EtcdScheduleProps } from '../../lib/engines/etcd/props';
 import { PolicyConstruct } from './backup-policy';
 
 /**

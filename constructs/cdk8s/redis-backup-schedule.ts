@@ -1,6 +1,6 @@
 import type { Construct } from 'constructs';
-import { redisSchedulePolicy } from '../../lib/engines/redis/schedule-props';
-import type { RedisScheduleProps } from '../../lib/engines/redis/schedule-props';
+import { redisSchedulePolicy } from '../../lib/engines/redis/props';
+import type { RedisScheduleProps } from '../../lib/engines/redis/props';
 import { PolicyConstruct } from './backup-policy';
 
 /**

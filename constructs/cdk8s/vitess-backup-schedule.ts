@@ -1,6 +1,6 @@
 import type { Construct } from 'constructs';
-import { vitessSchedulePolicy } from '../../lib/engines/vitess/schedule-props';
-import type { VitessScheduleProps } from '../../lib/engines/vitess/schedule-props';
+import { vitessSchedulePolicy } from '../../lib/engines/vitess/props';
+import type { VitessScheduleProps } from '../../lib/engines/vitess/props';
 import { PolicyConstruct } from './backup-policy';
 
 /**

@@ -1,7 +1,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { etcdSchedulePolicy } from '../../lib/engines/etcd/schedule-props';
-import type { EtcdScheduleProps } from '../../lib/engines/etcd/schedule-props';
+import { etcdSchedulePolicy } from '../../lib/engines/etcd/props';
+import type { EtcdScheduleProps } from '../../lib/engines/etcd/props';
 import { PolicyComponent } from './policy-component';
 
 /**

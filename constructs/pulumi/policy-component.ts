@@ -2,7 +2,25 @@ import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
 import { JOB_DEFAULTS, renderPolicy } from '../../lib';
 import type { BackupPolicy as BackupPolicyDocument, Manifest } from '../../lib';
+import { formatCollision, objectKey } from '../../lib/model/collisions';
 import { awaitWarnings, checkChildren, createChildren } from './children';
+
+/** Objects already rendered in this program, per Pulumi runtime (each `setMocks` or deployment) and per kubernetes provider. */
+const rendered = new WeakMap<object, Map<unknown, Map<string, string>>>();
+const DEFAULT_PROVIDER = Symbol('default kubernetes provider');
+
+/** Throws when another component of this program, on the same provider, renders one of `manifests`. */
+function claimObjects(component: pulumi.ComponentResource, label: string, manifests: readonly Manifest[]): void {
+  const runtime = (pulumi.runtime.getMonitor() as object | undefined) ?? rendered;
+  if (!rendered.has(runtime)) rendered.set(runtime, new Map());
+  const providers = rendered.get(runtime)!;
+  const provider = component.getProvider('kubernetes::') ?? DEFAULT_PROVIDER;
+  if (!providers.has(provider)) providers.set(provider, new Map());
+  const owners = providers.get(provider)!;
+  const clashes = manifests.map(objectKey).filter((key) => owners.has(key)).map((key) => formatCollision({ object: key, sources: [owners.get(key)!, label] }));
+  if (clashes.length > 0) throw new Error(`backup-cronjobs: ${clashes.join('; ')}`);
+  for (const m of manifests) owners.set(objectKey(m), label);
+}
 
 /** `<package>:<module>` of every component's type token (`backup-cronjobs:index:BackupPolicy`). */
 export const TYPE_TOKEN_PREFIX = 'backup-cronjobs:index';
@@ -39,6 +57,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     const manifests = renderPolicy(policy, `${token}::${name}`);
     checkChildren(name, manifests);
     super(token, name, {}, opts);
+    claimObjects(this, `component ${token}::${name}`, manifests);
     this.manifests = manifests;
     this.namespace = policy.metadata.namespace ?? JOB_DEFAULTS.namespace;
     this.cronJobNames = manifests.filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'CronJob').map((m) => m.metadata.name);

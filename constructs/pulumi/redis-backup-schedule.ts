@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
-import { redisSchedulePolicy } from '../../lib/engines/redis/schedule-props';
-import type { RedisScheduleProps } from '../../lib/engines/redis/schedule-props';
+import { redisSchedulePolicy } from '../../lib/engines/redis/props';
+import type { RedisScheduleProps } from '../../lib/engines/redis/props';
 import { PolicyComponent } from './policy-component';
 
 /**

@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
-import { vitessSchedulePolicy } from '../../lib/engines/vitess/schedule-props';
-import type { VitessScheduleProps } from '../../lib/engines/vitess/schedule-props';
+import { vitessSchedulePolicy } from '../../lib/engines/vitess/props';
+import type { VitessScheduleProps } from '../../lib/engines/vitess/props';
 import { PolicyComponent } from './policy-component';
 
 /**

@@ -4,10 +4,10 @@
  * env of the aws CLI steps. One definition, so both engines accept and render
  * the same thing.
  */
-import type { EnvVar } from '../k8s';
+import type { EnvVar } from '../kubernetes/objects';
 import { IssueList, childPath, show } from '../policy/errors';
 import { PATTERNS, Schema, bool, nonEmptyStr, obj, str, strEnum } from '../policy/schema-builders';
-import type { RetentionDestination } from '../retention';
+import type { RetentionDestination, RetentionDestinationName } from '../retention';
 
 /** S3 credentials: a Secret holding an access key pair. */
 export interface S3Credentials {
@@ -86,6 +86,40 @@ export function s3DestinationSchema(description: string, endpointDescription: st
   }, ['bucket', 'region']);
 }
 
+/** An S3 destination with every default applied. */
+export interface ResolvedS3 {
+  readonly bucket: string;
+  /** Key prefix before object names: `<path>/`, or empty for the bucket root. */
+  readonly keyPrefix: string;
+  readonly region: string;
+  readonly endpoint?: string;
+  readonly forcePathStyle: boolean;
+  readonly credentials?: { readonly name: string; readonly accessKeyIdKey: string; readonly secretAccessKeyKey: string; readonly sessionTokenKey?: string };
+  readonly storageClass?: string;
+  readonly serverSideEncryption?: 'AES256' | 'aws:kms';
+  readonly kmsKeyId?: string;
+}
+
+export function resolveS3(s3: S3Destination): ResolvedS3 {
+  const creds = s3.credentialsSecret;
+  return {
+    bucket: s3.bucket,
+    keyPrefix: s3KeyPrefix(s3.path),
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== undefined,
+    credentials: creds && {
+      name: creds.name,
+      accessKeyIdKey: creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey,
+      secretAccessKeyKey: creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey,
+      sessionTokenKey: creds.sessionTokenKey,
+    },
+    storageClass: s3.storageClass,
+    serverSideEncryption: s3.serverSideEncryption,
+    kmsKeyId: s3.kmsKeyId,
+  };
+}
+
 /** Checks beyond the schema; `path` is the destination's own path (e.g. `spec.redis.s3`). */
 export function validateS3(s3: S3Destination, path: string, issues: IssueList): void {
   if (s3.path?.includes('//')) issues.add(childPath(path, 'path'), `received ${show(s3.path)}; must not contain "//"`);
@@ -107,17 +141,17 @@ export function s3KeyPrefix(path: string | undefined): string {
 
 /** Where the objects named `<namePrefix><time><nameSuffix>` live, in the retention contract's terms. */
 export function s3RetentionDestination(
-  s3: S3Destination,
-  names: { readonly namePrefix: string; readonly nameSuffix: string; readonly sidecarSuffixes?: readonly string[] },
+  s3: ResolvedS3,
+  names: { readonly namePrefix: string; readonly nameSuffix: RetentionDestinationName; readonly sidecarSuffixes?: readonly string[] },
 ): RetentionDestination {
   return {
     kind: 's3',
     bucket: s3.bucket,
-    prefix: s3KeyPrefix(s3.path),
+    prefix: s3.keyPrefix,
     namePrefix: names.namePrefix,
     nameSuffix: names.nameSuffix,
     endpoint: s3.endpoint,
-    forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== undefined,
+    forcePathStyle: s3.forcePathStyle,
     sidecarSuffixes: names.sidecarSuffixes,
   };
 }
@@ -125,15 +159,15 @@ export function s3RetentionDestination(
 const secretEnv = (name: string, secret: string, key: string): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
 
 /** Region, credentials and tuning for the aws CLI. */
-export function awsEnv(s3: S3Destination): EnvVar[] {
-  const creds = s3.credentialsSecret;
+export function awsEnv(s3: ResolvedS3): EnvVar[] {
+  const creds = s3.credentials;
   return [
     { name: 'AWS_REGION', value: s3.region },
     { name: 'AWS_DEFAULT_REGION', value: s3.region },
     ...(creds
       ? [
-        secretEnv('AWS_ACCESS_KEY_ID', creds.name, creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey),
-        secretEnv('AWS_SECRET_ACCESS_KEY', creds.name, creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey),
+        secretEnv('AWS_ACCESS_KEY_ID', creds.name, creds.accessKeyIdKey),
+        secretEnv('AWS_SECRET_ACCESS_KEY', creds.name, creds.secretAccessKeyKey),
         ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', creds.name, creds.sessionTokenKey)] : []),
       ]
       : []),
@@ -142,7 +176,7 @@ export function awsEnv(s3: S3Destination): EnvVar[] {
 }
 
 /** The upload options that are set (storage class, server-side encryption, KMS key), under `S3_UPLOAD_ENV` names. */
-export function s3UploadEnv(s3: S3Destination): EnvVar[] {
+export function s3UploadEnv(s3: ResolvedS3): EnvVar[] {
   return [
     ...(s3.storageClass ? [{ name: S3_UPLOAD_ENV.storageClass, value: s3.storageClass }] : []),
     ...(s3.serverSideEncryption ? [{ name: S3_UPLOAD_ENV.serverSideEncryption, value: s3.serverSideEncryption }] : []),

@@ -1,8 +1,13 @@
+export { closest } from '../suggest';
+
 /** One problem in a policy: where, what was received, what is allowed. */
 export interface PolicyIssue {
   /** Field path such as `spec.vitess.schedules[0].schedule`. */
   readonly path: string;
   readonly message: string;
+  /** Where in the source file (1-based), when the policy came from one. */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 /** Thrown with every problem found; no manifest is produced. */
@@ -21,7 +26,8 @@ export class PolicyError extends Error {
 export function formatIssues(issues: readonly PolicyIssue[], source?: string): string {
   const where = source ? `${source}: ` : '';
   const head = `${where}invalid BackupPolicy (${issues.length} problem${issues.length === 1 ? '' : 's'})`;
-  return [head, ...issues.map((i) => `  ${i.path}: ${i.message}`)].join('\n');
+  const at = (i: PolicyIssue) => (source && i.line !== undefined ? `${source}:${i.line}:${i.column ?? 1}: ` : '');
+  return [head, ...issues.map((i) => `  ${at(i)}${i.path}: ${i.message}`)].join('\n');
 }
 
 /** Renders a received value for a message: strings quoted, objects as JSON, long values cut. */
@@ -30,10 +36,24 @@ export function show(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** `a.b` + `c` → `a.b.c`; numbers become `[n]`. */
+/** `a.b` + `c` → `a.b.c`; numbers become `[n]`; keys that are not plain words are quoted: `labels["app.kubernetes.io/name"]`. */
 export function childPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
+  if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return `${path}[${JSON.stringify(key)}]`;
   return path ? `${path}.${key}` : key;
+}
+
+/** The segments of a path made by `childPath` (the inverse). */
+export function pathSegments(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  const token = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
+  for (let pos = 0; pos < path.length; pos = token.lastIndex) {
+    token.lastIndex = pos;
+    const m = token.exec(path);
+    if (!m) break;
+    out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]) as string)));
+  }
+  return out;
 }
 
 /** Collects issues during validation. */

@@ -1,6 +1,6 @@
 /** `spec.retention`: the retention rules plus when and how pruning runs. */
 import { IssueList, childPath, show } from './errors';
-import type { EnvVar } from '../k8s';
+import type { EnvVar } from '../kubernetes/objects';
 import { RetentionDestinationKind, RetentionRules, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
 import { validateSchedule } from '../schedule';
 

@@ -1,10 +1,13 @@
 /** Small builders that keep the JSON Schema readable. Every object is closed. */
+import { DURATION_GRAMMAR, DURATION_PATTERN, SIZE_GRAMMAR, SIZE_PATTERN, durationProblem, sizeProblem } from '../units';
+
 export type Schema = Record<string, unknown>;
 
 export const PATTERNS = {
   dnsLabel: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
   dnsSubdomain: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-  duration: '^([0-9]+(s|m|h|d|w))+$',
+  duration: DURATION_PATTERN,
+  size: SIZE_PATTERN,
   quantity: '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m)?$',
   envName: '^[-._a-zA-Z][-._a-zA-Z0-9]*$',
   url: '^https?://[^\\s]+$',
@@ -15,11 +18,18 @@ export const PATTERNS = {
 export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   [PATTERNS.dnsLabel]: 'a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
   [PATTERNS.dnsSubdomain]: 'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit',
-  [PATTERNS.duration]: 'a duration of whole units s, m, h, d or w, e.g. "90s", "15m", "2h", "1h30m", "7d"',
+  [PATTERNS.duration]: DURATION_GRAMMAR,
+  [PATTERNS.size]: SIZE_GRAMMAR,
   [PATTERNS.quantity]: 'a Kubernetes quantity, e.g. "10Gi", "500Mi", "250m"',
   [PATTERNS.envName]: 'an environment variable name: letters, digits, "_", "-", "."; not starting with a digit',
   [PATTERNS.url]: 'an http:// or https:// URL',
   [PATTERNS.absolutePath]: 'an absolute path',
+};
+
+/** Patterns whose grammar explains a mismatch better than the pattern can (hints such as "a unit is required"). */
+export const PATTERN_PROBLEMS: Record<string, (value: unknown) => string | undefined> = {
+  [PATTERNS.duration]: durationProblem,
+  [PATTERNS.size]: sizeProblem,
 };
 
 export function str(description: string, extra: Schema = {}): Schema {
@@ -65,6 +75,12 @@ export function duration(description: string, extra: Schema = {}): Schema {
   return str(description, { pattern: PATTERNS.duration, ...extra });
 }
 
+/** A size (`10Gi`, `500M`): the policy's one size grammar. */
+export function size(description: string, extra: Schema = {}): Schema {
+  return str(description, { pattern: PATTERNS.size, ...extra });
+}
+
+/** A resource quantity (`250m`, `1Gi`), for resource requests and limits. */
 export function quantity(description: string, extra: Schema = {}): Schema {
   return str(description, { pattern: PATTERNS.quantity, ...extra });
 }

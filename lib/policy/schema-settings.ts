@@ -1,6 +1,6 @@
 /** Job settings shared by every level of a policy. */
 import { JOB_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, arr, bool, dnsLabel, duration, int, nonEmptyStr, obj, quantity, secretKeyRef, str, strEnum, stringMap } from './schema-builders';
+import { PATTERNS, Schema, arr, bool, dnsLabel, duration, int, nonEmptyStr, obj, quantity, secretKeyRef, size, str, strEnum, stringMap } from './schema-builders';
 
 export const labelValues = (description: string): Schema => stringMap(description, { additionalProperties: { type: 'string', maxLength: 63 } });
 
@@ -46,7 +46,7 @@ const extraVolume = obj('An extra volume mounted into the backup container; exac
   secret: obj('Secret source.', { secretName: str('Secret name.', { pattern: PATTERNS.dnsSubdomain }) }, ['secretName']),
   configMap: obj('ConfigMap source.', { name: str('ConfigMap name.', { pattern: PATTERNS.dnsSubdomain }) }, ['name']),
   persistentVolumeClaim: obj('PVC source.', { claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain }) }, ['claimName']),
-  emptyDir: obj('emptyDir source.', { sizeLimit: quantity('Size limit.') }),
+  emptyDir: obj('emptyDir source.', { sizeLimit: size('Size limit.') }),
 }, ['name', 'mountPath'], { minProperties: 3, maxProperties: 4 });
 
 const pod = obj('Pod settings.', {

@@ -1,24 +1,46 @@
+/** Structural validation of a document against a JSON Schema (ajv, strict mode), as PolicyIssues with field paths. */
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
-import { PolicyIssue, show } from './errors';
-import { PATTERN_DESCRIPTIONS } from './schema-builders';
-import { policySchema } from './schema';
+import { PolicyIssue, childPath, closest, show } from './errors';
+import { PATTERN_DESCRIPTIONS, PATTERN_PROBLEMS, Schema } from './schema-builders';
 
-let compiled: ValidateFunction | undefined;
+const compiled = new WeakMap<Schema, ValidateFunction>();
 
-function validator(): ValidateFunction {
-  if (!compiled) {
+function validator(schema: Schema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
     const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    compiled = ajv.compile(policySchema);
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
   }
-  return compiled;
+  return validate;
 }
 
-/** Structural validation against the published schema; every problem at once. */
-export function validateAgainstSchema(doc: unknown): PolicyIssue[] {
-  const validate = validator();
+/** A schema problem: the issue and the JSON pointer segments of the value it is about. */
+export interface SchemaProblem {
+  readonly issue: PolicyIssue;
+  /** Where the offending value is (for an unknown field: the field itself; for a missing one: nothing to remove). */
+  readonly at?: readonly string[];
+}
+
+/** Structural validation against `schema`; every problem at once. */
+export function validateAgainstSchema(schema: Schema, doc: unknown): SchemaProblem[] {
+  const validate = validator(schema);
   if (validate(doc)) return [];
-  const issues = (validate.errors ?? []).map((e) => toIssue(e, doc));
-  return dedupe(issues);
+  const seen = new Set<string>();
+  return (validate.errors ?? []).map((e) => toProblem(e, doc)).filter((p) => {
+    const key = `${p.issue.path}\0${p.issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function toProblem(error: ErrorObject, doc: unknown): SchemaProblem {
+  const segments = pointerSegments(error.instancePath);
+  const issue = toIssue(error, doc);
+  if (error.keyword === 'required') return { issue };
+  if (error.keyword === 'additionalProperties') return { issue, at: [...segments, String((error.params as Record<string, unknown>).additionalProperty)] };
+  return { issue, at: segments };
 }
 
 function toIssue(error: ErrorObject, doc: unknown): PolicyIssue {
@@ -39,11 +61,16 @@ function toIssue(error: ErrorObject, doc: unknown): PolicyIssue {
       return { path: join(path, String(p.missingProperty)), message: 'required field is missing' };
     case 'type':
       return { path, message: `expected ${String(p.type)}, received ${typeName(value)} ${show(value)}` };
-    case 'enum':
-      return { path, message: `received ${show(value)}; allowed: ${(p.allowedValues as unknown[]).map((v) => show(v)).join(', ')}` };
+    case 'enum': {
+      const allowed = (p.allowedValues as unknown[]).map((v) => String(v));
+      const hint = typeof value === 'string' ? closest(value, allowed) : undefined;
+      return { path, message: `received ${show(value)}${hint ? ` (did you mean ${show(hint)}?)` : ''}; allowed: ${allowed.map((v) => show(v)).join(', ')}` };
+    }
     case 'const':
       return { path, message: `received ${show(value)}; must be ${show(p.allowedValue)}` };
     case 'pattern': {
+      const problem = PATTERN_PROBLEMS[String(p.pattern)]?.(value);
+      if (problem) return { path, message: `received ${show(value)}; ${problem}` };
       const described = PATTERN_DESCRIPTIONS[String(p.pattern)];
       return { path, message: `received ${show(value)}; must be ${described ?? `a string matching ${String(p.pattern)}`}` };
     }
@@ -78,17 +105,16 @@ function propertiesAt(schema: unknown): Record<string, unknown> {
   return (props as Record<string, unknown>) ?? {};
 }
 
+function pointerSegments(pointer: string): string[] {
+  return pointer ? pointer.split('/').slice(1).map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
+}
+
 function pointerToPath(pointer: string): string {
-  if (!pointer) return '';
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, part) => (/^[0-9]+$/.test(part) ? `${acc}[${part}]` : join(acc, part)), '');
+  return pointerSegments(pointer).reduce<string>((acc, part) => childPath(acc, /^[0-9]+$/.test(part) ? Number(part) : part), '');
 }
 
 function join(path: string, field: string): string {
-  return path ? `${path}.${field}` : field;
+  return childPath(path, field);
 }
 
 function valueAt(doc: unknown, pointer: string): unknown {
@@ -105,41 +131,4 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
-}
-
-function closest(word: string, candidates: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
-  for (const c of candidates) {
-    const d = levenshtein(word.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function levenshtein(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length];
-}
-
-function dedupe(issues: PolicyIssue[]): PolicyIssue[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const key = `${i.path}\0${i.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

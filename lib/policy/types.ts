@@ -1,11 +1,10 @@
 /**
- * The BackupPolicy document: the same structure in YAML/JSON policy files and
- * in the TypeScript props of the cdk8s constructs and Pulumi components.
- * Defaults live in `defaults.ts`; the JSON Schema in `schema.ts`.
+ * The engine-neutral parts of a BackupPolicy document: the same structure in
+ * YAML/JSON policy files and in the TypeScript props of the cdk8s constructs
+ * and Pulumi components. The whole document type (with one key per engine) is
+ * assembled from the engine definitions in `lib/registry.ts`. Defaults live in
+ * `defaults.ts`.
  */
-import type { VitessSpec } from '../engines/vitess/types';
-import type { RedisSpec } from '../engines/redis/types';
-import type { EtcdSpec } from '../engines/etcd/types';
 import type { RetentionOptions } from './retention-options';
 
 export const API_VERSION = 'backup-cronjobs.io/v1alpha1';
@@ -208,24 +207,20 @@ export interface PolicyMetadata {
   readonly annotations?: Readonly<Record<string, string>>;
 }
 
-export interface BackupPolicySpec {
+/** The spec fields every policy has, whatever its engine. */
+export interface PolicyCommonSpec {
   /** Settings for every target; schedules and targets override them field by field. @default - see JobSettings */
   readonly defaults?: JobSettings;
   /** Retention applied after each verified backup. @default - keep everything */
   readonly retention?: RetentionOptions;
   /** @default - no metrics */
   readonly metrics?: MetricsOptions;
-  /** Exactly one engine per policy. */
-  readonly vitess?: VitessSpec;
-  /** Sharded Redis behind Sentinel, one CronJob per shard. */
-  readonly redis?: RedisSpec;
-  /** etcd control-plane snapshots: one CronJob (cluster mode) or one per control-plane node (perNode). */
-  readonly etcd?: EtcdSpec;
 }
 
-export interface BackupPolicy {
+/** A policy document with the given spec type. */
+export interface PolicyDocument<Spec extends PolicyCommonSpec = PolicyCommonSpec> {
   readonly apiVersion: typeof API_VERSION;
   readonly kind: typeof KIND;
   readonly metadata: PolicyMetadata;
-  readonly spec: BackupPolicySpec;
+  readonly spec: Spec;
 }

@@ -7,12 +7,24 @@
  */
 
 import { NormalizedRetentionRules, RetentionDestinationKind, RetentionRules, normalizeRetention, validateRetention } from './rules';
+import type { Expansion } from '../kubernetes/expansion';
 
-/** One container env var (the shape of a Kubernetes `EnvVar` with a literal value). */
+/** One container env var (the shape of a Kubernetes `EnvVar` with a value). */
 export interface EnvVar {
   readonly name: string;
   readonly value: string;
 }
+
+/** A destination env var: a value, or one the kubelet expands (e.g. a name suffix with the node's name). */
+export interface DestinationEnvVar {
+  readonly name: string;
+  readonly value: string | Expansion;
+}
+
+/** A name part: plain text, or text the kubelet expands in the container. */
+export type RetentionDestinationName = string | Expansion;
+
+const nameText = (name: RetentionDestinationName | undefined): string | undefined => (typeof name === 'object' ? name.expand : name);
 
 /** Env var names read by retention.sh / prune.sh. */
 export const RETENTION_ENV = {
@@ -57,7 +69,7 @@ export const RETENTION_ENV = {
   vitessShard: 'VITESS_SHARD',
 } as const;
 
-const byName = (a: EnvVar, b: EnvVar): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byName = (a: { readonly name: string }, b: { readonly name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * Env for the retention rules, sorted by name, only the rules that are set,
@@ -89,7 +101,7 @@ export type RetentionDestination =
       /** Directory inside the container (a PVC or hostPath mount). */
       readonly dir: string;
       readonly namePrefix: string;
-      readonly nameSuffix?: string;
+      readonly nameSuffix?: RetentionDestinationName;
       readonly sidecarSuffixes?: readonly string[];
     }
   | {
@@ -98,7 +110,7 @@ export type RetentionDestination =
       /** Key prefix before the name prefix, e.g. `prod/redis/`. */
       readonly prefix?: string;
       readonly namePrefix: string;
-      readonly nameSuffix?: string;
+      readonly nameSuffix?: RetentionDestinationName;
       readonly endpoint?: string;
       readonly forcePathStyle?: boolean;
       readonly sidecarSuffixes?: readonly string[];
@@ -121,7 +133,7 @@ export function validateRetentionDestination(dest: RetentionDestination, path: s
     if (/[/\t\n]/.test(dest.namePrefix ?? '')) {
       errors.push(`${path}.namePrefix: must not contain "/", tab or newline, got ${JSON.stringify(dest.namePrefix)}`);
     }
-    if (/[/\t\n]/.test(dest.nameSuffix ?? '')) {
+    if (/[/\t\n]/.test(nameText(dest.nameSuffix) ?? '')) {
       errors.push(`${path}.nameSuffix: must not contain "/", tab or newline, got ${JSON.stringify(dest.nameSuffix)}`);
     }
     (dest.sidecarSuffixes ?? []).forEach((s, i) => {
@@ -140,11 +152,11 @@ export function validateRetentionDestination(dest: RetentionDestination, path: s
 }
 
 /** Env describing the destination, sorted by name. Throws on an invalid destination. */
-export function retentionDestinationEnv(dest: RetentionDestination): EnvVar[] {
+export function retentionDestinationEnv(dest: RetentionDestination): DestinationEnvVar[] {
   const errors = validateRetentionDestination(dest, 'destination');
   if (errors.length > 0) throw new Error(errors.join('\n'));
-  const env: EnvVar[] = [{ name: RETENTION_ENV.destKind, value: dest.kind }];
-  const add = (name: string, value: string | undefined): void => {
+  const env: DestinationEnvVar[] = [{ name: RETENTION_ENV.destKind, value: dest.kind }];
+  const add = (name: string, value: string | Expansion | undefined): void => {
     if (value !== undefined && value !== '') env.push({ name, value });
   };
   switch (dest.kind) {

@@ -18,8 +18,6 @@ export {
   RETENTION_RULE_NAMES,
   MAX_RETENTION_COUNT,
   RETENTION_JSON_SCHEMA,
-  parseDuration,
-  parseSize,
   validateRetention,
   normalizeRetention,
   hasRetentionRules,
@@ -48,7 +46,7 @@ export {
 } from './listing';
 export type { PeriodKeys } from './calendar';
 export { periodKeys, formatUtc, isoWeek, MAX_EPOCH_SECONDS } from './calendar';
-export type { EnvVar, RetentionDestination } from './env';
+export type { DestinationEnvVar, EnvVar, RetentionDestination, RetentionDestinationName } from './env';
 export {
   RETENTION_ENV,
   retentionEnv,

@@ -1,11 +1,10 @@
 /**
  * Retention rules: the policy-facing model, its validation and the
- * conversions (durations to seconds, sizes to bytes) shared by the
- * TypeScript reference planner and the container scripts' environment.
- *
- * Only Node built-ins are used here (the core must import neither cdk8s nor
- * Pulumi).
+ * conversions (durations to seconds, sizes to bytes, with the policy's one
+ * grammar of each in `lib/units`) shared by the TypeScript reference planner
+ * and the container scripts' environment.
  */
+import { DURATION_PATTERN, SIZE_PATTERN, durationProblem, parseDuration, parseSize, sizeProblem } from '../units';
 
 /**
  * Which backups a policy keeps. Every rule is optional: an unset rule is not
@@ -24,19 +23,16 @@ export interface RetentionRules {
    */
   readonly keepLast?: number;
   /**
-   * Keep every backup whose age (`now - time`) is at most this duration.
-   * A string of one or more `<integer><unit>` groups with the units
-   * `s`, `m` (minutes), `h`, `d` (24 h) and `w` (7 d): `30d`, `12h`, `2w`,
-   * `1d12h`. Months and years are rejected (their length varies): use days.
+   * Keep every backup whose age (`now - time`) is at most this duration
+   * (longer than 0): `30d`, `12h`, `2w`, `1d12h`; units w, d (24 h), h, m, s,
+   * largest first. Months and years are rejected (their length varies): use days.
    * @default undefined (rule not used)
    */
   readonly maxAge?: string;
   /**
    * Keep the longest run of newest backups whose cumulative size is at most
-   * this quantity. The unit is required: `B`; binary `Ki`, `Mi`, `Gi`, `Ti`,
-   * `Pi` (also written `KiB` …); decimal `kB`/`KB`, `MB`, `GB`, `TB`, `PB`.
-   * Plain numbers and bit-ambiguous spellings (`Gb`, `gb`, `mb`) are
-   * rejected. Once the budget is exceeded every older backup is outside the
+   * this size: a number with a binary (`Ki`, `Mi`, `Gi`, `Ti`, `Pi`, `Ei`) or
+   * decimal (`k`, `M`, `G`, `T`, `P`, `E`) unit, as in Kubernetes quantities. Once the budget is exceeded every older backup is outside the
    * rule, even a small one (prefix semantics); the newest backup is kept even
    * when it alone exceeds the budget (it is never "wipe everything").
    * Not supported for Vitess destinations (sizes are not listed there).
@@ -110,95 +106,6 @@ export interface NormalizedRetentionRules {
   readonly yearly?: number;
 }
 
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  s: 1,
-  m: 60,
-  h: 3600,
-  d: 86400,
-  w: 604800,
-};
-
-/**
- * Parses a duration such as `30d`, `12h`, `2w` or `1d12h` into seconds.
- * Throws an Error saying what is allowed when the text is not one.
- */
-export function parseDuration(text: string): number {
-  if (typeof text !== 'string') {
-    throw new Error(`a duration must be a string such as "30d", got ${describe(text)}`);
-  }
-  const t = text.trim();
-  if (!/^(\d+[smhdw])+$/.test(t)) {
-    let hint = '';
-    if (/^\d+$/.test(t)) hint = ' (a unit is required)';
-    else if (/\d+(mo|y|M)\b/.test(t) || /\d+(mo|y|M)$/.test(t)) hint = ' (months and years vary in length: use days, e.g. "365d")';
-    throw new Error(
-      `${describe(text)} is not a duration${hint}; use <integer><unit> groups with the units s, m, h, d, w, e.g. "30d", "12h", "2w", "1d12h"`,
-    );
-  }
-  let seconds = 0;
-  for (const m of t.matchAll(/(\d+)([smhdw])/g)) {
-    seconds += Number(m[1]) * DURATION_UNITS[m[2]];
-  }
-  if (!Number.isSafeInteger(seconds)) throw new Error(`${describe(text)} is too long a duration`);
-  if (seconds <= 0) throw new Error(`${describe(text)} is zero; a duration must be longer than 0 seconds`);
-  return seconds;
-}
-
-const SIZE_UNITS: Readonly<Record<string, bigint>> = {
-  B: 1n,
-  Ki: 1024n,
-  KiB: 1024n,
-  Mi: 1024n ** 2n,
-  MiB: 1024n ** 2n,
-  Gi: 1024n ** 3n,
-  GiB: 1024n ** 3n,
-  Ti: 1024n ** 4n,
-  TiB: 1024n ** 4n,
-  Pi: 1024n ** 5n,
-  PiB: 1024n ** 5n,
-  kB: 1000n,
-  KB: 1000n,
-  MB: 1000n ** 2n,
-  GB: 1000n ** 3n,
-  TB: 1000n ** 4n,
-  PB: 1000n ** 5n,
-};
-
-const SIZE_UNITS_TEXT = 'B, Ki, Mi, Gi, Ti, Pi (binary, also KiB …) or kB/KB, MB, GB, TB, PB (decimal)';
-
-/**
- * Parses a size with an explicit unit (`10Gi`, `500MB`, `1.5TB`, `123B`)
- * into bytes (rounded down to a whole byte). Throws an Error saying what is
- * allowed for plain numbers, unknown units and bit-ambiguous spellings such
- * as `Gb`.
- */
-export function parseSize(text: string): number {
-  if (typeof text !== 'string') {
-    throw new Error(`a size must be a string with a unit such as "10Gi", got ${describe(text)}`);
-  }
-  const m = /^(\d+)(?:\.(\d+))?\s*([A-Za-z]*)$/.exec(text.trim());
-  if (!m) {
-    throw new Error(`${describe(text)} is not a size; use a number and a unit: ${SIZE_UNITS_TEXT}, e.g. "10Gi"`);
-  }
-  const [, whole, frac = '', unit] = m;
-  if (unit === '') {
-    throw new Error(`${describe(text)} has no unit; a unit is required: ${SIZE_UNITS_TEXT}, e.g. "10Gi"`);
-  }
-  const mult = SIZE_UNITS[unit];
-  if (mult === undefined) {
-    const ambiguous = /^[kmgtp]i?b$/i.test(unit) && /b$/.test(unit);
-    throw new Error(
-      `${describe(text)} has ${ambiguous ? 'the ambiguous unit' : 'the unknown unit'} "${unit}"` +
-        `${ambiguous ? ' (bits or bytes?)' : ''}; use ${SIZE_UNITS_TEXT}, e.g. "10Gi" or "10GB"`,
-    );
-  }
-  const scale = 10n ** BigInt(frac.length);
-  const bytes = ((BigInt(whole) * scale + BigInt(frac === '' ? '0' : frac)) * mult) / scale;
-  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${describe(text)} is too large`);
-  if (bytes < 1n) throw new Error(`${describe(text)} is less than one byte; a size budget must be at least 1B`);
-  return Number(bytes);
-}
-
 /** Destinations a retention plan can be applied to. */
 export type RetentionDestinationKind = 'dir' | 's3' | 'vitess';
 
@@ -251,17 +158,12 @@ export function validateRetention(rules: unknown, path: string, opts: ValidateRe
         errors.push(`${at}: must be an integer from 1 to ${MAX_RETENTION_COUNT} (leave it unset to not use the rule), got ${describe(value)}`);
       }
     } else if (key === 'maxAge') {
-      try {
-        parseDuration(value as string);
-      } catch (e) {
-        errors.push(`${at}: ${(e as Error).message}`);
-      }
+      const problem = durationProblem(value);
+      if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
+      else if (parseDuration(value as string) === 0) errors.push(`${at}: received ${describe(value)}; must be longer than 0s`);
     } else if (key === 'maxTotalSize') {
-      try {
-        parseSize(value as string);
-      } catch (e) {
-        errors.push(`${at}: ${(e as Error).message}`);
-      }
+      const problem = sizeProblem(value);
+      if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
     }
     if (opts.destination !== undefined && !supportedRetentionRules(opts.destination).includes(key)) {
       errors.push(
@@ -306,13 +208,13 @@ export const RETENTION_JSON_SCHEMA = {
     keepLast: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Keep the newest N backups.' },
     maxAge: {
       type: 'string',
-      pattern: '^([0-9]+[smhdw])+$',
-      description: 'Keep backups at most this old: <integer><unit> groups, units s m h d w (e.g. 30d, 1d12h).',
+      pattern: DURATION_PATTERN,
+      description: 'Keep backups at most this old, e.g. 30d or 1d12h (units w d h m s, largest first).',
     },
     maxTotalSize: {
       type: 'string',
-      pattern: '^[0-9]+(\\.[0-9]+)?\\s*(B|Ki|KiB|Mi|MiB|Gi|GiB|Ti|TiB|Pi|PiB|kB|KB|MB|GB|TB|PB)$',
-      description: 'Keep the newest backups whose total size fits this budget (explicit unit, e.g. 10Gi or 500MB).',
+      pattern: SIZE_PATTERN,
+      description: 'Keep the newest backups whose total size fits this budget, e.g. 10Gi or 500M.',
     },
     hourly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N hours with a backup.' },
     daily: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N days with a backup.' },

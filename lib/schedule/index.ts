@@ -8,4 +8,3 @@ export { containsHash, hash64, hashModulo, resolveHashedSchedule } from './hash'
 export { staggerSchedules } from './stagger';
 export { nextRuns, shortestIntervalMinutes } from './runs';
 export { cronFromFrequency, frequencyMinutes } from './frequency';
-export { parseDuration } from './duration';

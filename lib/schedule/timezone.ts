@@ -1,3 +1,5 @@
+import { closest } from '../suggest';
+
 const PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 
 // Names ICU accepts but the tz database (and so Go's time.LoadLocation on the API server) does not have.
@@ -32,7 +34,8 @@ export function validateTimeZone(tz: string): string | undefined {
     const hint = offset
       ? `: for a fixed offset of UTC${offset[1]}${offset[2]} use "Etc/GMT${offset[1] === '+' ? '-' : '+'}${Number(offset[2])}" (the Etc/GMT sign is inverted)`
       : '';
-    return `timeZone "${tz}" is not a known IANA time zone${hint}`;
+    const guess = offset ? undefined : closest(tz, Intl.supportedValuesOf('timeZone'));
+    return `timeZone "${tz}" is not a known IANA time zone${hint}${guess ? ` (did you mean "${guess}"?)` : ''}`;
   }
   const canonical = canonicalCase(tz, resolved);
   if (canonical !== tz) {

@@ -2,6 +2,7 @@ import { ApiObject, Chart, Testing } from 'cdk8s';
 import { BackupPolicy, VitessBackupSchedule } from '../../constructs/cdk8s';
 import { PolicyError, renderPolicy } from '../../lib';
 import { vitessPolicy } from '../vitess/fixtures';
+import { etcdPolicy } from '../etcd/fixtures';
 
 describe('BackupPolicy construct', () => {
   test('synthesizes exactly the core objects', () => {
@@ -63,5 +64,23 @@ describe('VitessBackupSchedule construct', () => {
     const chart = new Chart(Testing.app(), 'c');
     expect(() => new VitessBackupSchedule(chart, 'daily', { ...props, concurrencyPolicy: 'Sometimes' as any }))
       .toThrow('spec.vitess.schedules[0].concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"');
+  });
+});
+
+describe('objects two constructs both render', () => {
+  test('fail at synth, naming both construct paths', () => {
+    const app = Testing.app();
+    const one = new Chart(app, 'one');
+    const two = new Chart(app, 'two');
+    new BackupPolicy(one, 'a', etcdPolicy({ mode: 'perNode', nodes: ['b-c'] }, {}, 'a'));
+    new BackupPolicy(two, 'ab', etcdPolicy({ mode: 'perNode', nodes: ['c'] }, {}, 'a-b'));
+    expect(() => app.synth()).toThrow(/CronJob\.batch kube-system\/a-b-c is rendered by both one\/a and two\/ab/);
+  });
+
+  test('distinct namespaces do not collide', () => {
+    const app = Testing.app();
+    new BackupPolicy(new Chart(app, 'one'), 'a', vitessPolicy());
+    new BackupPolicy(new Chart(app, 'two'), 'a', { ...vitessPolicy(), metadata: { name: 'example', namespace: 'other' } });
+    expect(() => app.synth()).not.toThrow();
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'path';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../../lib/cli';
 import { vitessPolicy } from '../vitess/fixtures';
+import { etcdPolicy } from '../etcd/fixtures';
 
 function run(args: string[]) {
   let stdout = '';
@@ -40,9 +41,24 @@ describe('backup-cronjobs CLI', () => {
     expect(r.code).toBe(1);
     expect(existsSync(out)).toBe(false);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`${bad}: invalid BackupPolicy (2 problems)`);
-    expect(r.stderr).toContain('metadata.name: received "Bad"; must be a DNS-1123 label');
-    expect(r.stderr).toContain('spec.defaults.suspend: expected boolean, received string "maybe"');
+    expect(r.stderr).toContain(`${bad}: invalid BackupPolicy (3 problems)`);
+    // every problem at once, each with file:line:column
+    expect(r.stderr).toContain(`${bad}:3:12: metadata.name: received "Bad"; must be a DNS-1123 label`);
+    expect(r.stderr).toContain(`${bad}:4:19: spec.defaults.suspend: expected boolean, received string "maybe"`);
+    expect(r.stderr).toContain(`${bad}:4:1: spec: received no engine; set exactly one of: vitess, redis, etcd`);
+  });
+
+  test('two inputs rendering the same object: exit 1, naming both sources and the object, nothing written', () => {
+    const a = join(dir, 'collide-a.yaml');
+    const b = join(dir, 'collide-b.yaml');
+    writeFileSync(a, JSON.stringify(etcdPolicy({ mode: 'perNode', nodes: ['b-c'] }, {}, 'a')));
+    writeFileSync(b, JSON.stringify(etcdPolicy({ mode: 'perNode', nodes: ['c'] }, {}, 'a-b')));
+    for (const command of ['synth', 'validate', 'plan']) {
+      const r = run([command, a, b]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`CronJob.batch kube-system/a-b-c is rendered by both ${a} (policy a) and ${b} (policy a-b)`);
+    }
   });
 
   test('a missing file is an error', () => {
@@ -96,7 +112,7 @@ describe('backup-cronjobs retention plan', () => {
     const r = run(['retention', 'plan', '--listing', listing, '--keep-last', '0', '--max-total-size', '5Gb', '--time-zone', 'Local']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^--keep-last: must be an integer from 1 to 100000/m);
-    expect(r.stderr).toMatch(/^--max-total-size: "5Gb" has the ambiguous unit "Gb"/m);
+    expect(r.stderr).toMatch(/^--max-total-size: received "5Gb"; must be a size: .* \(bits or bytes\?/m);
     expect(r.stderr).toMatch(/^--time-zone: received "Local"/m);
   });
 });

@@ -112,6 +112,8 @@ describe('keepLast (OpenShift TestRetainByNumber, pruned after the new snapshot:
 
 describe('maxTotalSize (OpenShift TestRetainBySize, explicit units, never deleting the newest)', () => {
   const S = () => verified.snapshot.length;
+  /** A byte-exact size in the policy's grammar (decimal kilobytes: 0.001k is one byte). */
+  const bytes = (n: number) => `${(n / 1000).toFixed(3)}k`;
   test('4 x 1 GiB earlier, budget 4Gi: the new one and the 3 newest fit; the 4th goes over', async () => {
     const existing = [1, 2, 3, 4].map((h) => ({ name: snap(T0 - h * H), size: GiB }));
     const { snapshots, deleted } = await finalize({ retention: { maxTotalSize: '4Gi' }, existing });
@@ -121,13 +123,13 @@ describe('maxTotalSize (OpenShift TestRetainBySize, explicit units, never deleti
 
   test('a budget that is met exactly keeps the last one that fits (equal is kept)', async () => {
     const existing = [1, 2, 3].map((h) => ({ name: snap(T0 - h * H), size: GiB }));
-    const { deleted } = await finalize({ retention: { maxTotalSize: `${S() + 2 * GiB}B` }, existing });
+    const { deleted } = await finalize({ retention: { maxTotalSize: bytes(S() + 2 * GiB) }, existing });
     expect(deleted).toEqual([existing[2].name]);
   });
 
   test('new S, earlier 1 byte, budget S bytes: the earlier one is deleted', async () => {
     const existing = [{ name: snap(T0 - H), size: 1 }];
-    const { deleted } = await finalize({ retention: { maxTotalSize: `${S()}B` }, existing });
+    const { deleted } = await finalize({ retention: { maxTotalSize: bytes(S()) }, existing });
     expect(deleted).toEqual([existing[0].name]);
   });
 
@@ -139,14 +141,14 @@ describe('maxTotalSize (OpenShift TestRetainBySize, explicit units, never deleti
 
   test('the newest alone over budget is kept (OpenShift deletes everything here)', async () => {
     const existing = [{ name: snap(T0 - H), size: 1 }, { name: snap(T0 - 2 * H), size: 1 }];
-    const { r, snapshots, newName } = await finalize({ retention: { maxTotalSize: '1KB' }, existing });
+    const { r, snapshots, newName } = await finalize({ retention: { maxTotalSize: '1k' }, existing });
     expect(r.code).toBe(0);
     expect(snapshots).toEqual([newName]);
   });
 
-  test('GB is decimal and Gi binary: 1e9 bytes fit 1Gi but not 1GB next to the new snapshot', async () => {
+  test('G is decimal and Gi binary: 1e9 bytes fit 1Gi but not 1G next to the new snapshot', async () => {
     const existing = [{ name: snap(T0 - H), size: 1e9 }];
-    expect((await finalize({ retention: { maxTotalSize: '1GB' }, existing })).deleted).toEqual([existing[0].name]);
+    expect((await finalize({ retention: { maxTotalSize: '1G' }, existing })).deleted).toEqual([existing[0].name]);
     expect((await finalize({ retention: { maxTotalSize: '1Gi' }, existing })).deleted).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ScheduleError, cronFromFrequency, frequencyMinutes, hashModulo, parseDuration, validateSchedule } from '../../lib/schedule';
+import { ScheduleError, cronFromFrequency, frequencyMinutes, hashModulo, validateSchedule } from '../../lib/schedule';
 
 // vitess.md §4.4 "Frequency vectors": [frequency, cluster, keyspace, shard, expanded strategy name, offset, cron].
 const VECTORS: [string, string, string, string, string, number, string][] = [
@@ -74,50 +74,4 @@ describe('cronFromFrequency (vitess.md §2.4, §4.4)', () => {
   });
 });
 
-describe('parseDuration', () => {
-  it.each([
-    ['90s', 90],
-    ['15m', 900],
-    ['2h', 7200],
-    ['1h30m', 5400],
-    ['7d', 604_800],
-    ['2w', 1_209_600],
-    ['1w2d3h4m5s', 604_800 + 2 * 86_400 + 3 * 3600 + 4 * 60 + 5],
-    ['0s', 0],
-  ])('%j is %d seconds', (text, seconds) => {
-    expect(parseDuration(text)).toBe(seconds);
-  });
 
-  const invalid = (text: string) =>
-    `duration ${JSON.stringify(text)} is not valid: use whole numbers with units w, d, h, m or s, such as 90s, 15m, 1h30m, 7d or 2w`;
-  it.each([
-    ['', invalid('')],
-    ['1.5h', invalid('1.5h')],
-    ['1h 30m', invalid('1h 30m')],
-    ['90', invalid('90')],
-    ['-5m', invalid('-5m')],
-    ['1y', invalid('1y')],
-    ['1H', invalid('1H')],
-    ['30m1h', 'duration "30m1h" is not valid: units must go from largest to smallest (w, d, h, m, s), each at most once'],
-    ['1h1h', 'duration "1h1h" is not valid: units must go from largest to smallest (w, d, h, m, s), each at most once'],
-    ['99999999999999999w', 'duration "99999999999999999w" is too long'],
-  ])('rejects %j', (text, message) => {
-    expect(() => parseDuration(text)).toThrow(new ScheduleError(message));
-  });
-
-  it('rejects a non-string', () => {
-    expect(() => parseDuration(90 as unknown as string)).toThrow(ScheduleError);
-  });
-
-  it('adds up any well-formed duration', () => {
-    const units: [string, number][] = [['w', 604_800], ['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]];
-    fc.assert(
-      fc.property(fc.array(fc.option(fc.nat({ max: 10_000 })), { minLength: 5, maxLength: 5 }), (amounts) => {
-        fc.pre(amounts.some((a) => a !== null));
-        const text = amounts.map((a, i) => (a === null ? '' : `${a}${units[i][0]}`)).join('');
-        const seconds = amounts.reduce<number>((sum, a, i) => sum + (a ?? 0) * units[i][1], 0);
-        expect(parseDuration(text)).toBe(seconds);
-      }),
-    );
-  });
-});

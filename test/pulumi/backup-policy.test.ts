@@ -1,11 +1,13 @@
 // BackupPolicy component under Pulumi mocks: tokens, names, parenting, outputs,
 // namespace override, fromFile, and validation before any registration.
 import { join } from 'path';
+import * as k8s from '@pulumi/kubernetes';
 import { API_VERSION, KIND, PolicyError, renderPolicy } from '../../lib';
 import { canonicalJson, installMocks, parseUrn, plainInputs, registeredOutputs, settle, unwrap } from './harness';
 import { policyArgs } from './fixtures';
 
 const registered = installMocks(); // before the components are imported
+beforeEach(() => installMocks(registered)); // each test is a program of its own
 const load = () => import('../../constructs/pulumi');
 const doc = (args = policyArgs()) => ({ apiVersion: API_VERSION, kind: KIND, ...args });
 
@@ -37,7 +39,7 @@ test('children are parented to the component and never auto-named', async () => 
     return undefined;
   };
   const a = new BackupPolicy('a', policyArgs(), { transformations: [record] });
-  const b = new BackupPolicy('b', policyArgs());
+  const b = new BackupPolicy('b', { ...policyArgs(), namespace: 'other' });
   const [aUrns, bUrns] = await Promise.all([settle(a), settle(b)]);
   expect(seen.map((s) => [s.type, s.name, s.parent === a])).toEqual([
     ['backup-cronjobs:index:BackupPolicy', 'a', false],
@@ -53,6 +55,17 @@ test('children are parented to the component and never auto-named', async () => 
   for (const child of [...a.cronJobs, ...b.cronJobs]) {
     expect((await unwrap(child.metadata)).name).toMatch(/^shop-daily-customer-(x-80|80-x)$/);
   }
+});
+
+test('two components rendering the same object fail at construction, naming both; on another provider they may', async () => {
+  const { BackupPolicy } = await load();
+  const first = new BackupPolicy('first', policyArgs());
+  expect(() => new BackupPolicy('second', policyArgs())).toThrow(
+    /CronJob\.batch db\/shop-daily-customer-x-80 is rendered by both component backup-cronjobs:index:BackupPolicy::first and component backup-cronjobs:index:BackupPolicy::second/,
+  );
+  const other = new k8s.Provider('other-cluster', {});
+  const third = new BackupPolicy('third', policyArgs(), { provider: other });
+  await Promise.all([settle(first), settle(third)]);
 });
 
 test('cronJobNames is a plain output, registered with registerOutputs', async () => {

@@ -6,6 +6,7 @@ import type { Manifest } from '../../lib';
 import { canonicalJson, expectedToken, installMocks, parseUrn, plainInputs, unwrap } from './harness';
 
 const registered = installMocks(); // before the adapter is imported
+beforeEach(() => installMocks(registered)); // each test is a program of its own
 const load = () => import('../../constructs/pulumi/children');
 
 const meta = (name: string) => ({ name, namespace: 'db', labels: { 'app.kubernetes.io/name': 'backup-cronjobs' } });

@@ -16,9 +16,13 @@ export interface Registered {
   readonly custom?: boolean;
 }
 
-/** Installs mocks that record every registration; returns the (live) list. */
-export function installMocks(): Registered[] {
-  const registered: Registered[] = [];
+/**
+ * Installs mocks that record every registration into `registered` (a new,
+ * live list by default) and returns it. Each call starts a new program: the
+ * objects earlier components claimed are forgotten.
+ */
+export function installMocks(registered: Registered[] = []): Registered[] {
+  registered.length = 0;
   void pulumi.runtime.setMocks(
     {
       newResource: (a) => {

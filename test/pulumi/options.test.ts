@@ -4,6 +4,7 @@ import { installMocks, parseUrn, settle, unwrap } from './harness';
 import { policyArgs } from './fixtures';
 
 const registered = installMocks(); // before the components are imported
+beforeEach(() => installMocks(registered)); // each test is a program of its own
 const load = () => import('../../constructs/pulumi');
 
 async function childCalls(component: Parameters<typeof settle>[0]) {

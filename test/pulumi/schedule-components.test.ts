@@ -7,6 +7,7 @@ import { PolicyError } from '../../lib';
 import { canonicalJson, installMocks, parseUrn, plainInputs, registeredOutputs, settle, unwrap } from './harness';
 
 const registered = installMocks(); // before the components are imported
+beforeEach(() => installMocks(registered)); // each test is a program of its own
 const load = () => import('../../constructs/pulumi');
 type PulumiModule = Awaited<ReturnType<typeof load>>;
 

@@ -71,8 +71,9 @@ const rulesArb: fc.Arbitrary<RetentionRules> = fc.record(
       fc.integer({ min: 1, max: 30 }).map((n) => `${n}d`),
     ),
     maxTotalSize: fc.oneof(
-      fc.integer({ min: 1, max: 6000 }).map((n) => `${n}B`),
-      fc.constantFrom('1Ki', '2KB', '1Ti'),
+      // byte-exact budgets as decimal kilobytes (0.001k = 1 byte)
+      fc.integer({ min: 1, max: 6000 }).map((n) => `${(n / 1000).toFixed(3)}k`),
+      fc.constantFrom('1Ki', '2k', '1Ti'),
     ),
     hourly: fc.integer({ min: 1, max: 8 }),
     daily: fc.integer({ min: 1, max: 8 }),

@@ -1,5 +1,5 @@
 import { REDIS_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, bool, int, nonEmptyStr, obj, quantity, secretKeyRef, str, arr } from '../../policy/schema-builders';
+import { PATTERNS, Schema, arr, bool, int, nonEmptyStr, obj, secretKeyRef, size, str } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
 
@@ -41,8 +41,8 @@ export const redisSchema = obj('Sharded Redis behind Sentinel, dumped from a rea
   }),
   verifyRdb: bool('Check the dump with redis-check-rdb before compressing it.', { default: REDIS_DEFAULTS.verifyRdb }),
   scratch: obj('Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).', {
-    sizeLimit: quantity('emptyDir size limit.'),
-    size: quantity('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'),
+    sizeLimit: size('emptyDir size limit.'),
+    size: size('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'),
     storageClassName: str('StorageClass of the per-run PVC (only with size).', { pattern: PATTERNS.dnsSubdomain }),
   }),
   s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),

@@ -1,7 +1,7 @@
 /** vtbackup flags as vitess-operator renders them: sorted `--key=value`. */
-import { parseDuration } from '../../schedule';
 import { VITESS_DEFAULTS } from './defaults';
-import type { VitessSpec, VitessStorage } from './types';
+import type { ResolvedVitess } from './resolve';
+import type { VitessStorage } from './types';
 
 /** The secret directories vitess-operator mounts per storage kind. */
 export const SECRET_DIRS = {
@@ -29,7 +29,7 @@ export function storageFlags(storage: VitessStorage, cluster: string): Record<st
       s3_backup_aws_region: s3.region,
       s3_backup_storage_bucket: s3.bucket,
       s3_backup_storage_root: storageRoot(s3.keyPrefix, cluster),
-      s3_backup_force_path_style: String(s3.forcePathStyle ?? VITESS_DEFAULTS.forcePathStyle),
+      s3_backup_force_path_style: String(s3.forcePathStyle),
       ...(s3.endpoint ? { s3_backup_aws_endpoint: s3.endpoint } : {}),
       ...(s3.minPartSize ? { s3_backup_aws_min_partsize: String(s3.minPartSize) } : {}),
     };
@@ -87,9 +87,8 @@ export function goDuration(seconds: number): string {
 }
 
 /** Every flag the operator sets (underscore keys) except the run-time type flags. */
-export function requiredFlags(spec: VitessSpec, keyspace: string, shard: string, cpuRequest: string | undefined): Record<string, string> {
-  const engine = spec.backupEngine ?? VITESS_DEFAULTS.backupEngine;
-  const image = spec.images?.mysqld ?? VITESS_DEFAULTS.image;
+export function requiredFlags(spec: ResolvedVitess, keyspace: string, shard: string, cpuRequest: string | undefined): Record<string, string> {
+  const engine = spec.backupEngine;
   const flags: Record<string, string> = { backup_engine_implementation: engine };
   if (engine === 'xtrabackup') {
     const parallel = `--parallel=${cpuParallelism(cpuRequest)}`;
@@ -102,25 +101,25 @@ export function requiredFlags(spec: VitessSpec, keyspace: string, shard: string,
       backup_storage_compress: 'true',
     });
   }
-  const retention = spec.vtbackupRetention ?? {};
+  const retention = spec.vtbackupRetention;
   Object.assign(flags, storageFlags(spec.storage, spec.cluster), {
     concurrency: String(VITESS_DEFAULTS.concurrency),
-    min_backup_interval: goDuration(parseDuration(retention.minBackupInterval ?? VITESS_DEFAULTS.minBackupInterval)),
-    min_retention_time: goDuration(parseDuration(retention.minRetentionTime ?? VITESS_DEFAULTS.minRetentionTime)),
-    min_retention_count: String(retention.minRetentionCount ?? VITESS_DEFAULTS.minRetentionCount),
+    min_backup_interval: goDuration(retention.minBackupIntervalSeconds),
+    min_retention_time: goDuration(retention.minRetentionTimeSeconds),
+    min_retention_count: String(retention.minRetentionCount),
     logtostderr: 'true',
-    topo_implementation: spec.topology.implementation ?? VITESS_DEFAULTS.topologyImplementation,
+    topo_implementation: spec.topology.implementation,
     topo_global_server_address: spec.topology.globalServerAddress,
-    topo_global_root: spec.topology.globalRoot ?? `/vitess/${spec.cluster}/global`,
+    topo_global_root: spec.topology.globalRoot,
     init_keyspace: keyspace,
     init_shard: shard,
     init_db_name_override: `vt_${keyspace}`,
     db_dba_user: 'vt_dba',
-    db_charset: (spec.mysqlFlavor ?? VITESS_DEFAULTS.mysqlFlavor) === 'MySQL80' ? 'utf8mb4' : 'utf8',
+    db_charset: spec.mysqlFlavor === 'MySQL80' ? 'utf8mb4' : 'utf8',
     mysql_socket: '/vt/socket/mysql.sock',
   });
   if (spec.dbInitScriptSecret) flags.init_db_sql_file = `${SECRET_DIRS.dbInit}/${spec.dbInitScriptSecret.key}`;
-  const version = mysqlServerVersion(image);
+  const version = mysqlServerVersion(spec.images.mysqld);
   if (version) flags.mysql_server_version = version;
   return flags;
 }

@@ -1,5 +1,5 @@
 import { VITESS_DEFAULTS } from './defaults';
-import { Schema, arr, bool, dnsLabel, duration, int, nonEmptyStr, obj, quantity, secretKeyRef, str, strEnum, stringMap, PATTERNS } from '../../policy/schema-builders';
+import { PATTERNS, Schema, arr, bool, dnsLabel, duration, int, nonEmptyStr, obj, secretKeyRef, size, str, strEnum, stringMap } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 
 const keyPrefix = str('Key prefix; the cluster name is appended.');
@@ -48,7 +48,7 @@ export const vitessSchema = obj('Vitess shards backed up with vtbackup.', {
   storage,
   dbInitScriptSecret: secretKeyRef('Database init script (--init_db_sql_file).'),
   scratch: obj('Per-run scratch data directory.', {
-    size: quantity('PVC size; omit for an emptyDir.'),
+    size: size('PVC size; omit for an emptyDir.'),
     storageClassName: nonEmptyStr('StorageClass.'),
     accessModes: arr('Access modes.', strEnum('Access mode.', ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany', 'ReadOnlyMany']), { minItems: 1, default: [...VITESS_DEFAULTS.scratchAccessModes] }),
   }),

@@ -2,6 +2,7 @@
  * The subset of Kubernetes object shapes the renderer emits. Plain JSON
  * values only: no undefined, no empty collections (see `compact`).
  */
+import type { Expansion } from './expansion';
 export interface ObjectMeta {
   readonly name: string;
   readonly namespace?: string;
@@ -26,6 +27,11 @@ export interface EnvVar {
   };
 }
 
+/** An env var as an engine describes it: a plain value is escaped for the kubelet, an `Expansion` is not. */
+export interface EngineEnvVar extends Omit<EnvVar, 'value'> {
+  readonly value?: string | Expansion;
+}
+
 export interface VolumeMount {
   readonly name: string;
   readonly mountPath: string;
@@ -43,6 +49,12 @@ export interface Container {
   readonly volumeMounts?: readonly VolumeMount[];
   readonly resources?: Record<string, unknown>;
   readonly securityContext?: Record<string, unknown>;
+}
+
+/** A container as an engine describes it (env values and args escaped by the workload builder). */
+export interface EngineContainer extends Omit<Container, 'env' | 'args'> {
+  readonly args?: readonly (string | Expansion)[];
+  readonly env?: readonly EngineEnvVar[];
 }
 
 export interface Volume {

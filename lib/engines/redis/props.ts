@@ -1,7 +1,7 @@
 /** Props of one Redis backup schedule (cdk8s `RedisBackupSchedule`, a Pulumi component) → policy. */
-import type { SchedulePolicyProps } from '../schedule-props';
-import { flatEnginePolicy } from '../schedule-props';
-import type { BackupPolicy, JobSettings } from '../../policy/types';
+import type { EnginePolicyDocument, SchedulePolicyProps } from '../props';
+import { flatEnginePolicy } from '../props';
+import type { JobSettings } from '../../policy/types';
 import type { RedisSpec } from './types';
 
 /**
@@ -22,6 +22,6 @@ const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everySpecKeyListed;
 
 /** The policy document for the props (not validated yet: pass it to `renderPolicy`). */
-export function redisSchedulePolicy(props: RedisScheduleProps): BackupPolicy {
-  return flatEnginePolicy('redis', REDIS_SPEC_KEYS, props);
+export function redisSchedulePolicy(props: RedisScheduleProps): EnginePolicyDocument<'redis', RedisSpec> {
+  return flatEnginePolicy<'redis', RedisSpec>('redis', REDIS_SPEC_KEYS, props);
 }

@@ -5,9 +5,9 @@
  * objects.
  */
 import type { RetentionOptions } from '../policy/retention-options';
-import type { BackupPolicy, JobSettings, MetricsOptions } from '../policy/types';
+import type { JobSettings, MetricsOptions, PolicyCommonSpec, PolicyDocument } from '../policy/types';
 import { API_VERSION, KIND } from '../policy/types';
-import { pickSettings } from '../target';
+import { pickSettings } from '../policy/settings';
 
 /** The policy-level part of every engine schedule's props. */
 export interface SchedulePolicyProps {
@@ -15,7 +15,7 @@ export interface SchedulePolicyProps {
   readonly name: string;
   /** Schedule name in object names. @default - the construct id / component name */
   readonly scheduleName?: string;
-  /** @default 'default' */
+  /** @default - the cdk8s chart's namespace, else 'default' */
   readonly namespace?: string;
   /** Labels added to every object. @default - none */
   readonly labels?: Readonly<Record<string, string>>;
@@ -30,6 +30,9 @@ export interface SchedulePolicyProps {
 /** Keys of `SchedulePolicyProps`: they go to `metadata` and `spec`, never to the engine. */
 export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', 'retention', 'metrics'] as const;
 
+/** A policy document whose spec holds one engine (checked when it is validated). */
+export type EnginePolicyDocument<Key extends string, Spec> = PolicyDocument<PolicyCommonSpec & { readonly [K in Key]: Spec }>;
+
 /**
  * Builds the policy document for one schedule of `engine`: keys listed in
  * `specKeys` go to `spec.<engine>`, the policy-level keys to `metadata` and
@@ -38,12 +41,12 @@ export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', '
  *
  * The result is not validated yet: pass it to `renderPolicy`.
  */
-export function singleSchedulePolicy(
-  engine: string,
+export function singleSchedulePolicy<Key extends string, Spec>(
+  engine: Key,
   specKeys: readonly string[],
   props: SchedulePolicyProps,
   defaultScheduleName: string,
-): BackupPolicy {
+): EnginePolicyDocument<Key, Spec> {
   const engineSpec: Record<string, unknown> = {};
   const schedule: Record<string, unknown> = { name: props.scheduleName ?? defaultScheduleName };
   for (const [key, value] of Object.entries(props)) {
@@ -51,12 +54,7 @@ export function singleSchedulePolicy(
     if (specKeys.includes(key)) engineSpec[key] = value;
     else schedule[key] = value;
   }
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
-    spec: { retention: props.retention, metrics: props.metrics, [engine]: { ...engineSpec, schedules: [schedule] } },
-  };
+  return document(engine, props, undefined, { ...engineSpec, schedules: [schedule] } as Spec);
 }
 
 /**
@@ -68,26 +66,28 @@ export function singleSchedulePolicy(
  *
  * The result is not validated yet: pass it to `renderPolicy`.
  */
-export function flatEnginePolicy(
-  engine: string,
+export function flatEnginePolicy<Key extends string, Spec>(
+  engine: Key,
   specKeys: readonly string[],
   props: JobSettings & Omit<SchedulePolicyProps, 'scheduleName'>,
-): BackupPolicy {
+): EnginePolicyDocument<Key, Spec> {
   const values = props as unknown as Record<string, unknown>;
   const engineSpec: Record<string, unknown> = {};
   for (const key of specKeys) if (values[key] !== undefined) engineSpec[key] = values[key];
   const defaults = pickSettings(props);
   const known = new Set<string>([...specKeys, ...SCHEDULE_POLICY_PROP_KEYS, ...Object.keys(defaults)]);
   const unknown = Object.keys(values).filter((k) => !known.has(k) && values[k] !== undefined);
+  return document(engine, props, Object.keys(defaults).length > 0 ? defaults : undefined, {
+    ...engineSpec,
+    ...Object.fromEntries(unknown.map((k) => [k, values[k]])),
+  } as Spec);
+}
+
+function document<Key extends string, Spec>(engine: Key, props: Omit<SchedulePolicyProps, 'scheduleName'>, defaults: JobSettings | undefined, spec: Spec): EnginePolicyDocument<Key, Spec> {
   return {
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
-    spec: {
-      defaults: Object.keys(defaults).length > 0 ? defaults : undefined,
-      retention: props.retention,
-      metrics: props.metrics,
-      [engine]: { ...engineSpec, ...Object.fromEntries(unknown.map((k) => [k, values[k]])) },
-    },
+    spec: { defaults, retention: props.retention, metrics: props.metrics, [engine]: spec } as PolicyCommonSpec & { readonly [K in Key]: Spec },
   };
 }

@@ -2,10 +2,9 @@
  * Lists whose entries are a name, or an object with the name and that entry's
  * own job settings (Redis `shards`, etcd `nodes`).
  */
-import { IssueList, childPath, show } from '../policy/errors';
-import type { JobSettings } from '../policy/types';
-import { validateSettings } from '../policy/validate';
-import { pickSettings } from '../target';
+import { IssueList, childPath, show } from './errors';
+import type { JobSettings } from './types';
+import { pickSettings, validateSettings } from './settings';
 
 /** A name, or the name with job settings that override `spec.defaults` for this entry. */
 export type NamedEntry = string | (JobSettings & { readonly name: string });

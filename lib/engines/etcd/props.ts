@@ -1,7 +1,7 @@
 /** Props of one etcd backup schedule (cdk8s `EtcdBackupSchedule`, a Pulumi component) → policy. */
-import type { SchedulePolicyProps } from '../schedule-props';
-import { flatEnginePolicy } from '../schedule-props';
-import type { BackupPolicy, JobSettings } from '../../policy/types';
+import type { EnginePolicyDocument, SchedulePolicyProps } from '../props';
+import { flatEnginePolicy } from '../props';
+import type { JobSettings } from '../../policy/types';
 import type { EtcdSpec } from './types';
 
 /**
@@ -25,6 +25,6 @@ const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everySpecKeyListed;
 
 /** The policy document for the props (not validated yet: pass it to `renderPolicy`). */
-export function etcdSchedulePolicy(props: EtcdScheduleProps): BackupPolicy {
-  return flatEnginePolicy('etcd', ETCD_SPEC_KEYS, props);
+export function etcdSchedulePolicy(props: EtcdScheduleProps): EnginePolicyDocument<'etcd', EtcdSpec> {
+  return flatEnginePolicy<'etcd', EtcdSpec>('etcd', ETCD_SPEC_KEYS, props);
 }

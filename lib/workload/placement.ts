@@ -1,7 +1,7 @@
 /** Placement value objects → pod `nodeSelector`, `affinity`, `tolerations`. */
-import { JOB_DEFAULTS, SERIALIZATION_GROUP_LABEL } from './policy/defaults';
-import type { NodeRequirement, Placement, PodAffinityTerm, Toleration } from './policy/types';
-import { nonEmpty } from './k8s';
+import { JOB_DEFAULTS, SERIALIZATION_GROUP_LABEL } from '../policy/defaults';
+import type { NodeRequirement, Placement, PodAffinityTerm, Toleration } from '../policy/types';
+import { nonEmpty } from '../kubernetes/objects';
 
 export interface RenderedPlacement {
   readonly nodeSelector?: Record<string, string>;

@@ -1,6 +1,5 @@
 /** Props of one Vitess backup schedule (cdk8s `VitessBackupSchedule`, Pulumi `VitessBackupSchedule`) → policy. */
-import type { BackupPolicy } from '../../policy/types';
-import { SchedulePolicyProps, singleSchedulePolicy } from '../schedule-props';
+import { EnginePolicyDocument, SchedulePolicyProps, singleSchedulePolicy } from '../props';
 import type { VitessSchedule, VitessSpec } from './types';
 
 /**
@@ -21,6 +20,6 @@ const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everySpecKeyListed;
 
 /** The policy document for one Vitess schedule (not validated yet: pass it to `renderPolicy`). */
-export function vitessSchedulePolicy(props: VitessScheduleProps, defaultScheduleName: string): BackupPolicy {
-  return singleSchedulePolicy('vitess', VITESS_SPEC_KEYS, props, defaultScheduleName);
+export function vitessSchedulePolicy(props: VitessScheduleProps, defaultScheduleName: string): EnginePolicyDocument<'vitess', VitessSpec> {
+  return singleSchedulePolicy<'vitess', VitessSpec>('vitess', VITESS_SPEC_KEYS, props, defaultScheduleName);
 }

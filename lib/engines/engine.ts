@@ -1,0 +1,102 @@
+/**
+ * What an engine is to the core: its schema, defaults, checks and targets.
+ * `lib/registry.ts` lists the engines; the core validates, resolves and
+ * renders every policy through these definitions and knows no engine itself.
+ */
+import type { EngineContainer, EnvVar, Volume } from '../kubernetes/objects';
+import type { IssueList } from '../policy/errors';
+import type { Schema } from '../policy/schema-builders';
+import type { EngineSettingsDefaults, ResolvedJobSettings } from '../policy/settings';
+import type { JobSettings, MetricsOptions, Placement, PolicyMetadata } from '../policy/types';
+import type { RetentionOptions } from '../policy/retention-options';
+import type { RetentionDestinationKind } from '../retention';
+
+/** The policy around an engine's spec: what every engine may read besides its own spec. */
+export interface PolicyContext {
+  readonly metadata: PolicyMetadata;
+  /** `metadata.namespace` or the default namespace. */
+  readonly namespace: string;
+  readonly defaults?: JobSettings;
+  readonly retention?: RetentionOptions;
+  readonly metrics?: MetricsOptions;
+  /** Path of the engine's spec (`spec.<key>`), for messages. */
+  readonly path: string;
+}
+
+/** What an engine contributes to one pod. */
+export interface EnginePod {
+  readonly initContainers?: readonly EngineContainer[];
+  readonly containers: readonly EngineContainer[];
+  /** Containers that receive the policy's extra env, volumes and resources. */
+  readonly mainContainers: readonly string[];
+  readonly volumes?: readonly Volume[];
+  readonly securityContext?: Record<string, unknown>;
+  readonly hostNetwork?: boolean;
+  /** Engine placement, merged before the policy's own. */
+  readonly placement?: Placement;
+  /** Engine default priority class (the policy's wins). */
+  readonly priorityClassName?: string;
+  /** Seconds between the kubelet's TERM and KILL, enough for the scripts' cleanup. @default - Kubernetes' 30s */
+  readonly terminationGracePeriodSeconds?: number;
+}
+
+/** What every pod builder receives from the core. */
+export interface PodContext {
+  /** Env every container script receives (job identity, metrics), made by the core. */
+  readonly env: readonly EnvVar[];
+  /** The target's job settings, every default applied. */
+  readonly settings: ResolvedJobSettings;
+  /** The policy pushes metrics (scripts embed the metrics module). */
+  readonly metrics: boolean;
+}
+
+/** One CronJob, as an engine describes it. */
+export interface EngineTarget {
+  /** Stable identity; hashed schedule fields and stagger order derive from it. */
+  readonly id: string;
+  /** Name parts after the policy name. */
+  readonly nameParts: readonly string[];
+  /** Component label value. */
+  readonly component: 'backup' | 'retention-prune';
+  /** Target labels (besides the common ones). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The target's own settings levels, merged over `spec.defaults`. @default - none */
+  readonly overrides?: JobSettings;
+  /** Path of the most specific settings level, for messages. */
+  readonly settingsPath: string;
+  /** A schedule the engine computed (a frequency, the retention schedule), instead of the settings' schedule. */
+  readonly schedule?: string;
+  /** The engine's settings under the policy's: the run deadline, a default stagger. */
+  readonly defaults: EngineSettingsDefaults;
+  /** The pinned node, when the target runs on one node only (for overlap checks). @default - any node */
+  readonly node?: string;
+  readonly pod: (ctx: PodContext) => EnginePod;
+}
+
+/** A one-off Job an engine describes (etcd restore), built by the same workload builder as the CronJobs. */
+export interface EngineJob {
+  readonly nameParts: readonly string[];
+  readonly component: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly defaults: EngineSettingsDefaults;
+  readonly suspend?: boolean;
+  readonly backoffLimit?: number;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly pod: (ctx: PodContext) => EnginePod;
+}
+
+/** An engine: one folder under `lib/engines/`, one line in `lib/registry.ts`. */
+export interface EngineDefinition<Spec> {
+  /** JSON Schema of `spec.<key>` (closed, with its description). */
+  readonly schema: Schema;
+  /** Prefix of the metric names its scripts push. */
+  readonly metricsPrefix: string;
+  /** Where its backups live, for the retention rules it supports. @default - every rule */
+  retentionDestination?(spec: Spec): RetentionDestinationKind;
+  /** Checks beyond the schema, its settings levels included. The spec may lack parts the schema refused. */
+  validate(spec: Spec, policy: PolicyContext, issues: IssueList): void;
+  /** One target per CronJob, in policy order (validated specs only). */
+  targets(spec: Spec, policy: PolicyContext): EngineTarget[];
+  /** One-off Jobs rendered with the CronJobs, after the target they belong to. @default - none */
+  jobs?(spec: Spec, policy: PolicyContext): { readonly after: string; readonly job: EngineJob }[];
+}

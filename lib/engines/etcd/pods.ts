@@ -1,0 +1,276 @@
+/**
+ * The etcd pods. A backup run works with distroless etcd images (no shell)
+ * and runs these steps in order, sharing an emptyDir:
+ *  1. init `tools` (busybox image): copies its static busybox into the scratch
+ *     volume, with a link for each applet the next steps use;
+ *  2. init `precheck` (etcd image, that busybox's sh): asks the local member for
+ *     its database size (`etcdctl endpoint status`), refuses when the work
+ *     directory has less than 2 x that free, clears this series' leftovers;
+ *  3. init `snapshot` (etcd image, exec form, no shell): `etcdctl snapshot save`
+ *     to a hidden temporary name;
+ *  4. init `verify` (etcd image, busybox sh): etcd's sha256 trailer,
+ *     `etcdutl`/`etcdctl snapshot status -w json`, and a restore into a scratch
+ *     directory;
+ *  5. `finalize` (shell or aws CLI image): metadata file, then the atomic
+ *     rename to the final name (or the upload and its size check), then
+ *     retention, then metrics.
+ * Any failing step fails the pod; nothing gets a final name before step 5.
+ */
+import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
+import { expand, literal } from '../../kubernetes/expansion';
+import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
+import type { Placement } from '../../policy/types';
+import { retentionDestinationEnv } from '../../retention';
+import type { RetentionDestination } from '../../retention';
+import { ScriptFeatures, shellCommand } from '../../scripts';
+import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
+import type { EnginePod, PodContext, PolicyContext } from '../engine';
+import { awsEnv, s3RetentionDestination, s3UploadEnv } from '../s3';
+import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
+import type { ResolvedEtcd } from './resolve';
+
+export const fieldEnv = (name: string, fieldPath: string): EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
+
+/** The engine's placement: role affinity, role tolerations (or all), pinning, serialization. */
+export function enginePlacement(spec: ResolvedEtcd, node: string | undefined, serialize: boolean): Placement {
+  return {
+    nodeSelector: node ? { 'kubernetes.io/hostname': node } : undefined,
+    nodeAffinity: [{ key: spec.role.label, operator: 'Exists' }],
+    tolerations: spec.tolerateAllTaints
+      ? [{ operator: 'Exists' }]
+      : spec.role.taints.map((t) => ({ key: t.key, operator: 'Exists' as const, effect: t.effect })),
+    serializationGroup: serialize ? { name: ETCD_DEFAULTS.serializationGroup, scope: 'cluster' } : undefined,
+  };
+}
+
+/** Paths and volumes of the destination. */
+export interface Layout {
+  /** Where the snapshot is written and verified: the destination directory (same filesystem as the final name) or scratch. */
+  readonly workDir: string;
+  readonly volumes: Volume[];
+  /** Mount of the destination (none for S3). */
+  readonly mount?: VolumeMount;
+}
+
+export function layout(spec: ResolvedEtcd): Layout {
+  const d = spec.destination;
+  if (d.kind === 's3') return { workDir: P.scratch, volumes: [] };
+  if (d.kind === 'persistentVolumeClaim') {
+    return {
+      workDir: P.backup,
+      volumes: [{ name: 'backup', persistentVolumeClaim: { claimName: d.claimName } }],
+      mount: { name: 'backup', mountPath: P.backup, subPath: d.subPath },
+    };
+  }
+  return {
+    workDir: P.backup,
+    volumes: [{ name: 'backup', hostPath: { path: d.path, type: 'DirectoryOrCreate' } }],
+    mount: { name: 'backup', mountPath: P.backup },
+  };
+}
+
+/**
+ * Where the snapshots of this policy live, in the retention contract's
+ * variables: those of the node in `ETCD_BACKUP_NODE` (an env var set before
+ * these), or with `allNodes` no name suffix (etcd-prune.sh sets one per node).
+ */
+export function destinationEnv(spec: ResolvedEtcd, l: Layout, allNodes = false): EngineEnvVar[] {
+  const namePrefix = spec.namePrefix;
+  const nameSuffix = allNodes ? '' : expand(`_$(ETCD_BACKUP_NODE)${literal(ETCD_DEFAULTS.extension)}`);
+  const sidecarSuffixes = [ETCD_DEFAULTS.metadataSuffix];
+  const d = spec.destination;
+  const dest: RetentionDestination = d.kind === 's3'
+    ? s3RetentionDestination(d.s3, { namePrefix, nameSuffix, sidecarSuffixes })
+    : { kind: 'dir', dir: l.workDir, namePrefix, nameSuffix, sidecarSuffixes };
+  return [
+    ...retentionDestinationEnv(dest),
+    { name: 'ETCD_BACKUP_EXTENSION', value: ETCD_DEFAULTS.extension },
+    { name: 'ETCD_BACKUP_RETENTION_SCOPE', value: spec.retentionScope },
+  ];
+}
+
+/** Region, credentials and upload options for the aws CLI (none without an S3 destination). */
+export function s3Env(spec: ResolvedEtcd): EnvVar[] {
+  const d = spec.destination;
+  return d.kind === 's3' ? [...awsEnv(d.s3), ...s3UploadEnv(d.s3)] : [];
+}
+
+/** The etcd client's env (etcdctl reads ETCDCTL_<FLAG>): one endpoint, the client certificate. */
+function etcdctlEnv(spec: ResolvedEtcd): EnvVar[] {
+  const c = spec.certificates;
+  return [
+    { name: 'ETCDCTL_API', value: '3' },
+    { name: 'ETCDCTL_ENDPOINTS', value: spec.endpoint },
+    { name: 'ETCDCTL_DIAL_TIMEOUT', value: ETCD_DEFAULTS.dialTimeout },
+    ...(spec.tls
+      ? [
+        { name: 'ETCDCTL_CACERT', value: `${P.certs}/${c.caFile}` },
+        { name: 'ETCDCTL_CERT', value: `${P.certs}/${c.certFile}` },
+        { name: 'ETCDCTL_KEY', value: `${P.certs}/${c.keyFile}` },
+      ]
+      : []),
+  ];
+}
+
+function certVolumes(spec: ResolvedEtcd): { volumes: Volume[]; mounts: VolumeMount[] } {
+  if (!spec.tls) return { volumes: [], mounts: [] };
+  return {
+    volumes: [{ name: 'etcd-certs', hostPath: { path: spec.certificates.hostPath, type: 'Directory' } }],
+    mounts: [{ name: 'etcd-certs', mountPath: P.certs, readOnly: true }],
+  };
+}
+
+/** Env of the steps that run busybox's sh inside the etcd image. */
+export const toolsEnv: EnvVar[] = [
+  { name: 'ETCD_BACKUP_TOOLS', value: P.tools },
+  { name: 'PATH', value: `${P.tools}:/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin` },
+  { name: 'HOME', value: P.scratch },
+  { name: 'TMPDIR', value: P.scratch },
+];
+
+export const scratchMount: VolumeMount = { name: 'scratch', mountPath: P.scratch };
+export const scratchVolume: Volume = { name: 'scratch', emptyDir: {} };
+
+/** The `tools` init container: static busybox and its applet links into the scratch volume. */
+export function toolsContainer(spec: ResolvedEtcd, commonEnv: readonly EnvVar[]): EngineContainer {
+  return {
+    name: 'tools',
+    image: spec.images.busybox,
+    command: shellCommand('etcd-tools.sh'),
+    env: [...commonEnv, { name: 'ETCD_BACKUP_TOOLS', value: P.tools }],
+    volumeMounts: [scratchMount],
+    securityContext: restrictedContainerSecurity(),
+  };
+}
+
+/** A step that runs `entry` with busybox's sh (copied by `tools`) inside the etcd image. */
+export function etcdShellCommand(entry: string, features: ScriptFeatures = {}): string[] {
+  const [, ...rest] = shellCommand(entry, features);
+  return ['$(ETCD_BACKUP_TOOLS)/sh', ...rest];
+}
+
+export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: string | undefined, ctx: PodContext): EnginePod {
+  const commonEnv = ctx.env;
+  const l = layout(spec);
+  const certs = certVolumes(spec);
+  const prefix = literal(spec.namePrefix);
+  const nodeEnv = fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName');
+  const workMounts = l.mount ? [l.mount, scratchMount] : [scratchMount];
+  const partialEnv: EngineEnvVar = { name: 'ETCD_BACKUP_PARTIAL', value: expand(`${l.workDir}/.${prefix}$(ETCD_BACKUP_NODE).partial`) };
+  const pathEnv: EngineEnvVar[] = [
+    { name: 'ETCD_BACKUP_SCRATCH', value: P.scratch },
+    { name: 'ETCD_BACKUP_WORK_DIR', value: l.workDir },
+    partialEnv,
+    { name: 'ETCD_BACKUP_RESTORE_CHECK_DIR', value: expand(`${l.workDir}/.${prefix}$(ETCD_BACKUP_NODE).restore-check`) },
+  ];
+
+  const precheck: EngineContainer = {
+    name: 'precheck',
+    image: spec.images.etcd,
+    command: etcdShellCommand('etcd-precheck.sh'),
+    env: [
+      ...commonEnv,
+      nodeEnv,
+      ...toolsEnv,
+      ...pathEnv,
+      ...etcdctlEnv(spec),
+      { name: 'ETCDCTL_COMMAND_TIMEOUT', value: ETCD_DEFAULTS.commandTimeout },
+      { name: 'ETCD_BACKUP_FREE_SPACE_FACTOR', value: String(ETCD_DEFAULTS.freeSpaceFactor) },
+    ],
+    volumeMounts: [...certs.mounts, ...workMounts],
+    securityContext: restrictedContainerSecurity(),
+  };
+  const snapshot: EngineContainer = {
+    name: 'snapshot',
+    image: spec.images.etcd,
+    command: ['etcdctl', 'snapshot', 'save', '$(ETCD_BACKUP_PARTIAL)'],
+    env: [nodeEnv, partialEnv, ...etcdctlEnv(spec)],
+    volumeMounts: [...certs.mounts, l.mount ?? scratchMount],
+    securityContext: restrictedContainerSecurity(),
+  };
+  const verify: EngineContainer = {
+    name: 'verify',
+    image: spec.images.etcd,
+    command: etcdShellCommand('etcd-verify.sh'),
+    env: [
+      ...commonEnv,
+      nodeEnv,
+      ...toolsEnv,
+      ...pathEnv,
+      { name: 'ETCD_BACKUP_RESTORE_CHECK', value: String(spec.restoreCheck) },
+    ],
+    volumeMounts: workMounts,
+    securityContext: restrictedContainerSecurity(),
+  };
+  const finalize: EngineContainer = {
+    name: 'finalize',
+    image: spec.destination.kind === 's3' ? spec.images.awsCli : spec.images.shell,
+    command: shellCommand('etcd-finalize.sh', { metrics: ctx.metrics }),
+    env: [
+      ...commonEnv,
+      nodeEnv,
+      { name: 'HOME', value: P.scratch },
+      { name: 'TMPDIR', value: P.scratch },
+      ...pathEnv,
+      { name: 'ETCD_BACKUP_ENDPOINT', value: spec.endpoint },
+      ...destinationEnv(spec, l),
+      // A separate retention-prune CronJob replaces pruning after each backup.
+      ...(prunesAfterBackup(policy.retention) ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
+      ...s3Env(spec),
+    ],
+    volumeMounts: workMounts,
+    securityContext: restrictedContainerSecurity(),
+  };
+  return {
+    initContainers: [toolsContainer(spec, commonEnv), precheck, snapshot, verify],
+    containers: [finalize],
+    mainContainers: ['snapshot', 'verify', 'finalize'],
+    volumes: [...certs.volumes, ...l.volumes, scratchVolume],
+    securityContext: rootPodSecurity(),
+    hostNetwork: spec.hostNetwork || undefined,
+    placement: enginePlacement(spec, pinned, true),
+    priorityClassName: ETCD_DEFAULTS.priorityClassName,
+  };
+}
+
+/**
+ * The retention-prune pod: one `retention-prune` container running
+ * etcd-prune.sh in the finalize step's image. Least privilege per destination:
+ * - hostPath (`node` set): pinned to the node, that one directory mounted,
+ *   uid 0 (the snapshots are root's, mode 0600), no host network;
+ * - PVC: on the control-plane role's nodes (where the backups mount the
+ *   volume), uid 0 for the same reason, no host network;
+ * - S3: on the same nodes and network as the backups (so the endpoint and the
+ *   ambient credentials are the ones the uploads used), non-root, no volume
+ *   besides scratch.
+ * Every variant: no capabilities, read-only root filesystem, no API token,
+ * serialization group `etcd-snapshot` (never next to a snapshot).
+ */
+export function prunePod(spec: ResolvedEtcd, policy: PolicyContext, node: string | undefined, ctx: PodContext): EnginePod {
+  const l = layout(spec);
+  const d = spec.destination;
+  const prune: EngineContainer = {
+    name: 'retention-prune',
+    image: d.kind === 's3' ? spec.images.awsCli : spec.images.shell,
+    command: shellCommand('etcd-prune.sh'),
+    env: [
+      ...ctx.env,
+      ...(node ? [fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName')] : []),
+      { name: 'HOME', value: P.scratch },
+      { name: 'TMPDIR', value: P.scratch },
+      ...destinationEnv(spec, l, node === undefined),
+      ...pruneEnv(policy.retention, ctx.settings.timeZone),
+      ...(d.kind === 's3' ? awsEnv(d.s3) : []),
+    ],
+    volumeMounts: l.mount ? [l.mount, scratchMount] : [scratchMount],
+    securityContext: restrictedContainerSecurity(),
+  };
+  return {
+    containers: [prune],
+    mainContainers: ['retention-prune'],
+    volumes: [...l.volumes, scratchVolume],
+    securityContext: d.kind === 's3' ? restrictedPodSecurity(ETCD_DEFAULTS.s3PruneUid) : rootPodSecurity(),
+    hostNetwork: d.kind === 's3' ? spec.hostNetwork || undefined : undefined,
+    placement: enginePlacement(spec, node, true),
+  };
+}

@@ -1,0 +1,113 @@
+/** `spec.etcd` with every default applied, once. */
+import { childPath } from '../../policy/errors';
+import type { JobSettings } from '../../policy/types';
+import { namedEntry } from '../../policy/named-entries';
+import { ResolvedS3, resolveS3 } from '../s3';
+import { ETCD_DEFAULTS, NODE_ROLES } from './defaults';
+import type { EtcdSpec } from './types';
+
+export type ResolvedDestination =
+  | { readonly kind: 'hostPath'; readonly path: string }
+  | { readonly kind: 'persistentVolumeClaim'; readonly claimName: string; readonly subPath?: string }
+  | { readonly kind: 's3'; readonly s3: ResolvedS3 };
+
+export interface ResolvedNode {
+  readonly name: string;
+  /** The node's own settings (over spec.defaults). */
+  readonly settings?: JobSettings;
+  readonly path: string;
+}
+
+export interface ResolvedRestore {
+  readonly nodes: readonly string[];
+  readonly snapshot?: string;
+  readonly initialCluster?: string;
+  /** Undefined: the default URL from the node's IP. */
+  readonly peerUrl?: string;
+  readonly hostPath: string;
+  readonly bumpRevision?: number;
+  readonly suspend: boolean;
+}
+
+export interface ResolvedEtcd {
+  readonly mode: 'cluster' | 'perNode';
+  readonly nodes: readonly ResolvedNode[];
+  readonly role: (typeof NODE_ROLES)[keyof typeof NODE_ROLES];
+  readonly tolerateAllTaints: boolean;
+  readonly endpoint: string;
+  /** The endpoint is https: client certificates are mounted. */
+  readonly tls: boolean;
+  readonly hostNetwork: boolean;
+  readonly certificates: { readonly hostPath: string; readonly caFile: string; readonly certFile: string; readonly keyFile: string };
+  readonly destination: ResolvedDestination;
+  readonly namePrefix: string;
+  readonly retentionScope: 'node' | 'cluster';
+  readonly restoreCheck: boolean;
+  /** shell: the image of the hostPath/PVC finalize and prune steps. */
+  readonly images: { readonly etcd: string; readonly busybox: string; readonly shell: string; readonly awsCli: string };
+  readonly restore?: ResolvedRestore;
+}
+
+/** The file name prefix of a policy's snapshots: `spec.etcd.namePrefix`, else `etcd-snapshot_<policy>_`. */
+export function etcdNamePrefix(spec: EtcdSpec, policyName: string): string {
+  return spec.namePrefix ?? `${ETCD_DEFAULTS.namePrefixBase}${policyName}_`;
+}
+
+export function destinationKind(spec: EtcdSpec): ResolvedDestination['kind'] {
+  const d = spec.destination;
+  if (d?.s3) return 's3';
+  if (d?.persistentVolumeClaim) return 'persistentVolumeClaim';
+  return 'hostPath';
+}
+
+export function isTls(spec: EtcdSpec): boolean {
+  return (spec.endpoint ?? ETCD_DEFAULTS.endpoint).startsWith('https://');
+}
+
+export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): ResolvedEtcd {
+  const mode = spec.mode ?? ETCD_DEFAULTS.mode;
+  const nodes = (spec.nodes ?? []).map((entry, i) => ({ ...namedEntry(entry), path: childPath(childPath(path, 'nodes'), i) }));
+  const c = spec.certificates ?? {};
+  const d = spec.destination;
+  const destination: ResolvedDestination = d?.s3
+    ? { kind: 's3', s3: resolveS3(d.s3) }
+    : d?.persistentVolumeClaim
+      ? { kind: 'persistentVolumeClaim', claimName: d.persistentVolumeClaim.claimName, subPath: d.persistentVolumeClaim.subPath }
+      : { kind: 'hostPath', path: d?.hostPath?.path ?? ETCD_DEFAULTS.hostPath };
+  const busybox = spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage;
+  const restore = spec.restore;
+  return {
+    mode,
+    nodes,
+    role: NODE_ROLES[spec.nodeRole ?? ETCD_DEFAULTS.nodeRole],
+    tolerateAllTaints: spec.tolerateAllTaints ?? ETCD_DEFAULTS.tolerateAllTaints,
+    endpoint: spec.endpoint ?? ETCD_DEFAULTS.endpoint,
+    tls: isTls(spec),
+    hostNetwork: spec.hostNetwork ?? ETCD_DEFAULTS.hostNetwork,
+    certificates: {
+      hostPath: c.hostPath ?? ETCD_DEFAULTS.certHostPath,
+      caFile: c.caFile ?? ETCD_DEFAULTS.caFile,
+      certFile: c.certFile ?? ETCD_DEFAULTS.certFile,
+      keyFile: c.keyFile ?? ETCD_DEFAULTS.keyFile,
+    },
+    destination,
+    namePrefix: etcdNamePrefix(spec, policyName),
+    retentionScope: spec.retentionScope ?? ETCD_DEFAULTS.retentionScope,
+    restoreCheck: spec.restoreCheck ?? ETCD_DEFAULTS.restoreCheck,
+    images: {
+      etcd: spec.images?.etcd ?? ETCD_DEFAULTS.etcdImage,
+      busybox,
+      shell: spec.images?.shell ?? busybox,
+      awsCli: spec.images?.awsCli ?? ETCD_DEFAULTS.awsCliImage,
+    },
+    restore: restore && {
+      nodes: restore.nodes ?? (mode === 'perNode' ? nodes.map((n) => n.name) : []),
+      snapshot: restore.snapshot,
+      initialCluster: restore.initialCluster,
+      peerUrl: restore.peerUrl,
+      hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath,
+      bumpRevision: restore.bumpRevision,
+      suspend: restore.suspend ?? ETCD_DEFAULTS.restoreSuspend,
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * etcd targets: one CronJob (`cluster` mode) or one per control-plane node
+ * (`perNode`, staggered and serialized); with `spec.retention.schedule`,
+ * retention-prune CronJobs in the same serialization group: for a hostPath
+ * destination one per `perNode` node, pinned to it and mounting only its
+ * directory (cluster mode names no nodes: refused by validation); for a PVC or
+ * S3 destination one for the policy, honouring `retentionScope`.
+ */
+import { labelValue } from '../../kubernetes/names';
+import type { EngineTarget, PolicyContext } from '../engine';
+import { ETCD_DEFAULTS } from './defaults';
+import { backupPod, prunePod } from './pods';
+import type { ResolvedEtcd, ResolvedNode } from './resolve';
+
+const LABEL_PREFIX = 'backup-cronjobs.io';
+
+export function etcdTargets(spec: ResolvedEtcd, policy: PolicyContext): EngineTarget[] {
+  const backups = spec.mode === 'cluster'
+    ? [backupTarget(spec, policy, undefined)]
+    : spec.nodes.map((node) => backupTarget(spec, policy, node));
+  const pruneSchedule = policy.retention?.schedule;
+  if (pruneSchedule === undefined) return backups;
+  const prunes = spec.destination.kind === 'hostPath'
+    ? spec.nodes.map((node) => pruneTarget(spec, policy, node, pruneSchedule))
+    : [pruneTarget(spec, policy, undefined, pruneSchedule)];
+  return [...backups, ...prunes];
+}
+
+function labels(mode: string, node: ResolvedNode | undefined): Record<string, string> {
+  return { [`${LABEL_PREFIX}/etcd-mode`]: mode, ...(node ? { [`${LABEL_PREFIX}/node`]: labelValue(node.name) } : {}) };
+}
+
+function backupTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNode | undefined): EngineTarget {
+  return {
+    id: node ? `etcd|${policy.metadata.name}|${node.name}` : `etcd|${policy.metadata.name}`,
+    nameParts: node ? [node.name] : [],
+    component: 'backup',
+    labels: labels(node ? 'perNode' : 'cluster', node),
+    overrides: node?.settings,
+    settingsPath: node?.settings ? node.path : 'spec.defaults',
+    // perNode schedules are spread so that the nodes' snapshots follow each other.
+    defaults: node ? { timeout: ETCD_DEFAULTS.timeout, stagger: { window: ETCD_DEFAULTS.perNodeStaggerWindow } } : { timeout: ETCD_DEFAULTS.timeout },
+    node: node?.name,
+    pod: (ctx) => backupPod(spec, policy, node?.name, ctx),
+  };
+}
+
+/**
+ * A retention-prune CronJob: `<policy>-prune-<node>` for one node's hostPath
+ * directory (that node's settings apply), or `<policy>-prune` for a PVC or S3
+ * destination (`spec.defaults` apply).
+ */
+function pruneTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNode | undefined, schedule: string): EngineTarget {
+  return {
+    id: node ? `etcd|${policy.metadata.name}|prune|${node.name}` : `etcd|${policy.metadata.name}|prune`,
+    nameParts: node ? ['prune', node.name] : ['prune'],
+    component: 'retention-prune',
+    labels: labels(spec.mode, node),
+    overrides: node?.settings,
+    settingsPath: 'spec.retention',
+    schedule,
+    defaults: { timeout: ETCD_DEFAULTS.pruneTimeout },
+    node: node?.name,
+    pod: (ctx) => prunePod(spec, policy, node?.name, ctx),
+  };
+}

@@ -1,0 +1,70 @@
+/** Checks of `spec.etcd` beyond the schema (the per-node settings levels included). */
+import { IssueList, childPath, show } from '../../policy/errors';
+import { namedEntry, validateNamedEntries } from '../../policy/named-entries';
+import { retentionRules } from '../../policy/retention-options';
+import { BUCKET_RULES } from '../../retention';
+import type { PolicyContext } from '../engine';
+import { validateS3 } from '../s3';
+import { ETCD_DEFAULTS } from './defaults';
+import { destinationKind, etcdNamePrefix, isTls } from './resolve';
+import type { EtcdSpec } from './types';
+
+export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
+  const path = policy.path;
+  const at = (field: string) => childPath(path, field);
+  const mode = spec.mode ?? ETCD_DEFAULTS.mode;
+  const nodes = (spec.nodes ?? []).map(namedEntry);
+  if (mode === 'perNode' && nodes.length === 0) {
+    issues.add(at('nodes'), 'perNode mode needs the control-plane nodes to back up (one CronJob each)');
+  }
+  if (mode === 'cluster' && spec.nodes !== undefined) {
+    issues.add(at('nodes'), 'only valid with mode: perNode (cluster mode runs on any node with the control-plane role)');
+  }
+  validateNamedEntries(spec.nodes ?? [], path, 'nodes', 'node', issues);
+
+  const kind = destinationKind(spec);
+  if ((spec.retentionScope ?? ETCD_DEFAULTS.retentionScope) === 'cluster' && kind === 'hostPath') {
+    issues.add(at('retentionScope'), 'received "cluster"; a hostPath destination holds only its own node\'s snapshots, so retention can only count per node: use "node", or a PVC or S3 destination');
+  }
+  const s3 = spec.destination?.s3;
+  if (s3) validateS3(s3, childPath(at('destination'), 's3'), issues);
+  if (spec.certificates !== undefined && !isTls(spec)) {
+    issues.add(at('certificates'), `only used with an https endpoint; the endpoint is ${show(spec.endpoint)}`);
+  }
+
+  const retention = policy.retention;
+  if (retention?.schedule !== undefined && kind === 'hostPath' && mode === 'cluster') {
+    issues.add('spec.retention.schedule', 'a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node\'s directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node\'s snapshots)');
+  }
+  const rules = retentionRules(retention);
+  const usesBuckets = BUCKET_RULES.some((r) => rules?.[r] !== undefined);
+  if (usesBuckets && kind !== 's3' && spec.images?.shell === undefined) {
+    const zones = [policy.defaults?.timeZone, ...nodes.map((n) => n.settings?.timeZone)].filter((z): z is string => z !== undefined && !/^(Etc\/)?UTC$/.test(z));
+    if (zones.length > 0) {
+      issues.add(at('images'), `bucket retention rules in time zone ${show(zones[0])} need zoneinfo, which the default busybox image lacks: set images.shell to an image with tzdata (e.g. alpine) or use timeZone UTC`);
+    }
+  }
+
+  if (policy.metrics?.pushgatewayUrl !== undefined && kind !== 's3' && spec.images?.shell === undefined) {
+    issues.add(at('images'), 'metrics are pushed with curl, which the default busybox image lacks: set images.shell to an image with sh, curl and awk (e.g. curlimages/curl)');
+  }
+
+  const restore = spec.restore;
+  if (restore) {
+    const rPath = at('restore');
+    const restoreNodes = restore.nodes ?? (mode === 'perNode' ? nodes.map((n) => n.name) : []);
+    if (restoreNodes.length === 0) issues.add(childPath(rPath, 'nodes'), 'cluster mode names no nodes: list the nodes that get a restore Job');
+    if (restoreNodes.length > 1 && restore.snapshot === undefined) {
+      issues.add(childPath(rPath, 'snapshot'), `${restoreNodes.length} nodes restore: every member must restore the same snapshot, so name it (a file name of this policy)`);
+    }
+    if (restoreNodes.length > 1 && restore.initialCluster === undefined) {
+      issues.add(childPath(rPath, 'initialCluster'), `${restoreNodes.length} nodes restore into one cluster: list every member as name=peerURL,...`);
+    }
+    const dup = restoreNodes.find((n, i) => restoreNodes.indexOf(n) !== i);
+    if (dup !== undefined) issues.add(childPath(rPath, 'nodes'), `received ${show(dup)} twice; node names must be unique`);
+    const prefix = etcdNamePrefix(spec, policy.metadata.name);
+    if (restore.snapshot !== undefined && !restore.snapshot.startsWith(prefix)) {
+      issues.add(childPath(rPath, 'snapshot'), `received ${show(restore.snapshot)}; a snapshot of this policy is named ${prefix}<time>_<node>${ETCD_DEFAULTS.extension}`);
+    }
+  }
+}

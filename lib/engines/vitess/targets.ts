@@ -1,0 +1,225 @@
+/**
+ * Vitess: one CronJob per (schedule, keyspace, shard) running vtbackup, the
+ * backup type decided at run time by vitess-backup.sh; with
+ * `spec.retention.schedule`, one retention-prune CronJob per keyspace/shard.
+ */
+import type { EngineContainer, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
+import { labelValue, safeShard } from '../../kubernetes/names';
+import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
+import { pickSettings } from '../../policy/settings';
+import { retentionDestinationEnv } from '../../retention';
+import type { DestinationEnvVar } from '../../retention';
+import { cronFromFrequency } from '../../schedule';
+import { shellCommand } from '../../scripts';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
+import { ephemeralClaimVolume } from '../../workload/volumes';
+import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
+import { VITESS_DEFAULTS } from './defaults';
+import { OVERRIDABLE_DEFAULTS, SECRET_DIRS, renderFlags, requiredFlags } from './flags';
+import type { ResolvedVitess } from './resolve';
+import type { VitessSchedule } from './types';
+
+const LABEL_PREFIX = 'backup-cronjobs.io';
+const VITESS_PATH = '/vt/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * Expands schedules × strategies × shards into backup targets, in policy
+ * order; then, when retention has its own schedule, one prune target per
+ * keyspace/shard (its backups are shared by every schedule).
+ */
+export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): EngineTarget[] {
+  const targets: EngineTarget[] = [];
+  const shards = new Map<string, { keyspace: string; shard: string }>();
+  spec.schedules.forEach((sched, i) => {
+    const sPath = `${policy.path}.schedules[${i}]`;
+    for (const strategy of sched.strategies) {
+      for (const shard of strategy.shards) {
+        targets.push(shardTarget(spec, policy, sched, sPath, strategy.keyspace, shard));
+        shards.set(`${strategy.keyspace}/${shard}`, { keyspace: strategy.keyspace, shard });
+      }
+    }
+  });
+  const pruneSchedule = policy.retention?.schedule;
+  if (pruneSchedule !== undefined) {
+    for (const { keyspace, shard } of shards.values()) targets.push(pruneTarget(spec, policy, keyspace, shard, pruneSchedule));
+  }
+  return targets;
+}
+
+function shardLabels(spec: ResolvedVitess, keyspace: string, safe: string): Record<string, string> {
+  return {
+    [`${LABEL_PREFIX}/keyspace`]: labelValue(keyspace),
+    [`${LABEL_PREFIX}/shard`]: labelValue(safe),
+    'planetscale.com/cluster': labelValue(spec.cluster),
+    'planetscale.com/keyspace': labelValue(keyspace),
+    'planetscale.com/shard': labelValue(safe),
+  };
+}
+
+function shardTarget(spec: ResolvedVitess, policy: PolicyContext, sched: VitessSchedule, sPath: string, keyspace: string, shard: string): EngineTarget {
+  const safe = safeShard(shard);
+  return {
+    id: `vitess|${spec.cluster}|${sched.name}|${keyspace}|${shard}`,
+    nameParts: [sched.name, keyspace, safe],
+    component: 'backup',
+    labels: { [`${LABEL_PREFIX}/schedule`]: labelValue(sched.name), ...shardLabels(spec, keyspace, safe) },
+    overrides: pickSettings(sched),
+    settingsPath: sPath,
+    schedule: sched.frequency !== undefined ? cronFromFrequency(sched.frequency, `${spec.cluster}|${keyspace}|${shard}|${sched.name}-${keyspace}-${safe}`) : undefined,
+    defaults: { timeout: VITESS_DEFAULTS.timeout },
+    pod: (ctx) => vitessPod(spec, policy, keyspace, shard, ctx),
+  };
+}
+
+function pruneTarget(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, schedule: string): EngineTarget {
+  const safe = safeShard(shard);
+  return {
+    id: `vitess|${spec.cluster}|prune|${keyspace}|${shard}`,
+    nameParts: ['prune', keyspace, safe],
+    component: 'retention-prune',
+    labels: shardLabels(spec, keyspace, safe),
+    settingsPath: 'spec.retention',
+    schedule,
+    defaults: { timeout: VITESS_DEFAULTS.pruneTimeout },
+    pod: (ctx) => prunePod(spec, policy, keyspace, shard, ctx),
+  };
+}
+
+/** This shard's backups, in the retention contract's variables (vtctldclient GetBackups/RemoveBackup). */
+function destinationEnv(spec: ResolvedVitess, keyspace: string, shard: string): DestinationEnvVar[] {
+  return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard });
+}
+
+function prunePod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, ctx: PodContext): EnginePod {
+  return {
+    containers: [{
+      name: 'retention-prune',
+      image: spec.images.vtbackup,
+      command: shellCommand('prune.sh'),
+      env: [
+        ...ctx.env,
+        { name: 'PATH', value: VITESS_PATH },
+        ...destinationEnv(spec, keyspace, shard),
+        ...pruneEnv(policy.retention, ctx.settings.timeZone),
+      ],
+      securityContext: restrictedContainerSecurity(),
+      volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+    }],
+    mainContainers: ['retention-prune'],
+    volumes: [{ name: 'tmp', emptyDir: {} }],
+    securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
+  };
+}
+
+function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, ctx: PodContext): EnginePod {
+  const cpu = ctx.settings.pod.resources?.requests?.cpu;
+  const prunes = prunesAfterBackup(policy.retention);
+  const flags: Record<string, string> = { ...OVERRIDABLE_DEFAULTS, ...spec.extraFlags, ...requiredFlags(spec, keyspace, shard, cpu) };
+  const storage = storageParts(spec);
+  const scratch = spec.scratch;
+
+  const volumes: Volume[] = [
+    ...storage.volumes,
+    { name: 'vt-root', emptyDir: {} },
+    scratch.size ? ephemeralClaimVolume('persistent-volume-claim', { size: scratch.size, storageClassName: scratch.storageClassName, accessModes: scratch.accessModes }) : undefined,
+    spec.dbInitScriptSecret
+      ? { name: 'db-init-script-secret', secret: { secretName: spec.dbInitScriptSecret.name, items: [{ key: spec.dbInitScriptSecret.key, path: spec.dbInitScriptSecret.key }], defaultMode: 0o444 } }
+      : undefined,
+  ].filter((v): v is Volume => v !== undefined);
+
+  const mounts: VolumeMount[] = [
+    { name: 'vt-root', mountPath: '/etc/ssl/certs', subPath: 'certs', readOnly: true },
+    { name: 'vt-root', mountPath: '/vt/bin', subPath: 'bin', readOnly: true },
+    { name: 'vt-root', mountPath: '/vt/config', subPath: 'config', readOnly: true },
+    { name: 'vt-root', mountPath: '/vt/socket', subPath: 'socket' },
+    scratch.size
+      ? { name: 'persistent-volume-claim', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' }
+      : { name: 'vt-root', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' },
+    ...(spec.dbInitScriptSecret ? [{ name: 'db-init-script-secret', mountPath: SECRET_DIRS.dbInit, readOnly: true }] : []),
+    ...storage.mounts,
+  ];
+
+  const env = [
+    ...storage.env,
+    { name: 'VTROOT', value: '/vt' },
+    { name: 'VTDATAROOT', value: '/vt/vtdataroot' },
+    { name: 'VT_MYSQL_ROOT', value: '/usr' },
+    { name: 'MYSQL_FLAVOR', value: spec.mysqlFlavor },
+    { name: 'EXTRA_MY_CNF', value: '/vt/config/mycnf/rbr.cnf:/vt/config/mycnf/log-error.cnf:/vt/config/mycnf/socket.cnf' },
+    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    { name: 'HOME', value: '/home/vitess' },
+    { name: 'PATH', value: VITESS_PATH },
+    ...ctx.env,
+    ...destinationEnv(spec, keyspace, shard),
+    { name: 'VITESS_ALLOW_FIRST_BACKUP', value: String(spec.allowFirstBackup) },
+    { name: 'VITESS_FLAG_STYLE', value: spec.flagStyle },
+    ...(prunes ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
+  ];
+
+  const init: EngineContainer = {
+    name: 'init-vt-root',
+    image: spec.images.vtbackup,
+    command: shellCommand('vitess-init-vt-root.sh'),
+    env: [...ctx.env, { name: 'VT_ROOT_MOUNT', value: '/mnt/vt' }],
+    volumeMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
+    securityContext: restrictedContainerSecurity(),
+  };
+  const main: EngineContainer = {
+    name: 'vtbackup',
+    image: spec.images.mysqld,
+    command: shellCommand('vitess-backup.sh', { metrics: ctx.metrics, retention: prunes }),
+    args: renderFlags(flags, spec.flagStyle),
+    env,
+    volumeMounts: mounts,
+    securityContext: restrictedContainerSecurity(false),
+  };
+  return {
+    initContainers: [init],
+    containers: [main],
+    mainContainers: ['vtbackup'],
+    volumes,
+    securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
+  };
+}
+
+function storageParts(spec: ResolvedVitess): { volumes: Volume[]; mounts: VolumeMount[]; env: EnvVar[] } {
+  const st = spec.storage;
+  const secretVolume = (name: string, ref: { name: string; key: string }): Volume =>
+    ({ name, secret: { secretName: ref.name, items: [{ key: ref.key, path: ref.key }], defaultMode: 0o444 } });
+  if (st.s3?.authSecret) {
+    return {
+      volumes: [secretVolume('s3-backup-auth-secret', st.s3.authSecret)],
+      mounts: [{ name: 's3-backup-auth-secret', mountPath: SECRET_DIRS.s3, readOnly: true }],
+      env: [{ name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${SECRET_DIRS.s3}/${st.s3.authSecret.key}` }],
+    };
+  }
+  if (st.gcs?.authSecret) {
+    return {
+      volumes: [secretVolume('gcs-backup-auth-secret', st.gcs.authSecret)],
+      mounts: [{ name: 'gcs-backup-auth-secret', mountPath: SECRET_DIRS.gcs, readOnly: true }],
+      env: [{ name: 'GOOGLE_APPLICATION_CREDENTIALS', value: `${SECRET_DIRS.gcs}/${st.gcs.authSecret.key}` }],
+    };
+  }
+  if (st.azblob) {
+    return {
+      volumes: [secretVolume('azblob-backup-auth-secret', st.azblob.authSecret)],
+      mounts: [{ name: 'azblob-backup-auth-secret', mountPath: SECRET_DIRS.azblob, readOnly: true }],
+      env: [],
+    };
+  }
+  if (st.ceph) {
+    return {
+      volumes: [secretVolume('ceph-backup-auth-secret', st.ceph.authSecret)],
+      mounts: [{ name: 'ceph-backup-auth-secret', mountPath: SECRET_DIRS.ceph, readOnly: true }],
+      env: [{ name: 'CEPH_CREDENTIALS_FILE', value: `${SECRET_DIRS.ceph}/${st.ceph.authSecret.key}` }],
+    };
+  }
+  if (st.file) {
+    return {
+      volumes: [{ name: 'vitess-backups', persistentVolumeClaim: { claimName: st.file.claimName } }],
+      mounts: [{ name: 'vitess-backups', mountPath: '/vt/backups', subPath: st.file.subPath }],
+      env: [],
+    };
+  }
+  return { volumes: [], mounts: [], env: [] };
+}

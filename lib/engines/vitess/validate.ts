@@ -1,0 +1,61 @@
+/** Checks of `spec.vitess` beyond the schema (the schedules' settings levels included). */
+import { IssueList, childPath, show } from '../../policy/errors';
+import { checkedDuration, validateSettings } from '../../policy/settings';
+import { ScheduleError, cronFromFrequency } from '../../schedule';
+import { RUNTIME_FLAGS, canonicalFlag, requiredFlags } from './flags';
+import { resolveVitess } from './resolve';
+import type { VitessSpec } from './types';
+
+export function validateVitess(spec: VitessSpec, path: string, issues: IssueList): void {
+  const names = new Map<string, number>();
+  (spec.schedules ?? []).forEach((sched, i) => {
+    const sPath = childPath(childPath(path, 'schedules'), i);
+    const prev = names.get(sched.name);
+    if (prev !== undefined) issues.add(childPath(sPath, 'name'), `received ${show(sched.name)}; schedule names must be unique (also used by schedules[${prev}])`);
+    names.set(sched.name, i);
+    if (sched.frequency !== undefined && sched.schedule !== undefined) {
+      issues.add(childPath(sPath, 'frequency'), 'set either frequency or schedule, not both');
+    }
+    if (sched.frequency !== undefined) {
+      try {
+        cronFromFrequency(sched.frequency, 'check');
+      } catch (e) {
+        if (!(e instanceof ScheduleError)) throw e;
+        issues.add(childPath(sPath, 'frequency'), `received ${show(sched.frequency)}; ${e.message}`);
+      }
+    }
+    const seen = new Map<string, string>();
+    (sched.strategies ?? []).forEach((strategy, j) => {
+      (strategy.shards ?? []).forEach((shard, k) => {
+        const key = `${strategy.keyspace}/${shard}`;
+        const shardPath = childPath(childPath(childPath(childPath(sPath, 'strategies'), j), 'shards'), k);
+        const other = seen.get(key);
+        if (other) issues.add(shardPath, `received ${show(shard)}; ${key} is already listed at ${other}: each keyspace/shard once per schedule`);
+        else seen.set(key, shardPath);
+        if (!/^([0-9a-f]*)-([0-9a-f]*)$/.test(shard)) return;
+        const [start, end] = shard.split('-');
+        if (start && end && start >= end.padEnd(start.length, '0')) {
+          issues.add(shardPath, `received ${show(shard)}; the key range start must be below its end`);
+        }
+      });
+    });
+  });
+  for (const field of ['minBackupInterval', 'minRetentionTime'] as const) {
+    checkedDuration(spec.vtbackupRetention?.[field], childPath(childPath(path, 'vtbackupRetention'), field), issues);
+  }
+  if (spec.extraFlags) validateExtraFlags(spec, path, issues);
+  (spec.schedules ?? []).forEach((s, i) => validateSettings(s, childPath(childPath(path, 'schedules'), i), issues));
+}
+
+function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): void {
+  // the flag names only: durations are checked above
+  const set = new Set([...Object.keys(requiredFlags(resolveVitess({ ...spec, vtbackupRetention: undefined }), 'k', '-', undefined)), ...RUNTIME_FLAGS, 'init_db_sql_file', 'mysql_server_version']);
+  for (const key of Object.keys(spec.extraFlags ?? {})) {
+    const flagPath = childPath(childPath(path, 'extraFlags'), key);
+    if (set.has(canonicalFlag(key))) {
+      issues.add(flagPath, `--${key} is set by backup-cronjobs (${RUNTIME_FLAGS.includes(canonicalFlag(key) as never) ? 'decided at run time by the entry script' : 'derived from the policy'}) and may not be overridden`);
+    } else if (!/^-{0,2}[a-zA-Z0-9][-_a-zA-Z0-9.]*$/.test(key)) {
+      issues.add(flagPath, `received ${show(key)}; a flag name is letters, digits, "-", "_" and "."`);
+    }
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * validate → resolve → render: a validated policy becomes one resolved model,
+ * every default applied once, schedules hashed and staggered, object names
+ * made and checked for collisions. Rendering, alerts and `plan` read this
+ * model; nothing reads rendered objects back.
+ */
+import type { EnvVar } from '../kubernetes/objects';
+import { joinName, labelValue } from '../kubernetes/names';
+import { IssueList, childPath, show } from '../policy/errors';
+import { JOB_DEFAULTS } from '../policy/defaults';
+import { ResolvedJobSettings, mergeSettings, resolveSettings } from '../policy/settings';
+import type { SerializationGroup } from '../policy/types';
+import { ScheduleError, containsHash, resolveHashedSchedule, staggerSchedules, validateSchedule } from '../schedule';
+import { parseDuration } from '../units';
+import type { EngineJob, EnginePod, EngineTarget, PodContext } from '../engines/engine';
+import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
+import { policyContext, validatePolicy } from './validate';
+
+export const MANAGED_BY = 'backup-cronjobs';
+
+/** A schedule as written and as the CronJob gets it. */
+export interface ResolvedSchedule {
+  /** As written (or computed by the engine, e.g. from a Vitess frequency), before hashing and stagger. */
+  readonly written: string;
+  /** What the CronJob runs: H fields hashed, stagger applied. */
+  readonly resolved: string;
+  readonly timeZone?: string;
+}
+
+/** One CronJob of the policy. */
+export interface ResolvedTarget {
+  readonly id: string;
+  /** The CronJob's name. */
+  readonly name: string;
+  readonly component: EngineTarget['component'];
+  /** Labels of the CronJob, its Jobs and pods (common and the target's own). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Path of the most specific settings level, for messages. */
+  readonly settingsPath: string;
+  readonly schedule: ResolvedSchedule;
+  readonly settings: ResolvedJobSettings;
+  /** The node the target is pinned to. @default - any node */
+  readonly node?: string;
+  /** The serialization group its pods are in (the policy's or the engine's). */
+  readonly serializationGroup?: SerializationGroup;
+  readonly pod: EnginePod;
+}
+
+/** A one-off Job of the policy (etcd restore), rendered after the target it belongs to. */
+export interface ResolvedJob {
+  readonly name: string;
+  readonly after: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly settings: ResolvedJobSettings;
+  readonly job: EngineJob;
+  readonly pod: EnginePod;
+}
+
+export interface ResolvedPolicy {
+  /** The validated document. */
+  readonly policy: BackupPolicy;
+  readonly name: string;
+  readonly namespace: string;
+  readonly engine: EngineKey;
+  /** Annotations of every object. */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** Metrics: where runs push them, their name prefix, and the alert rule options. @default - none */
+  readonly metrics?: {
+    readonly pushgatewayUrl: string;
+    readonly prefix: string;
+    readonly rule?: { readonly labels: Readonly<Record<string, string>>; readonly severity: string; readonly staleAfterIntervals: number };
+  };
+  readonly targets: readonly ResolvedTarget[];
+  readonly jobs: readonly ResolvedJob[];
+}
+
+/** Validates (unless already validated) and resolves a policy; throws PolicyError naming every problem. */
+export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
+  const policy = validatePolicy(doc, source);
+  const engine = enginesOf(policy.spec)[0];
+  const definition = engineDefinition(engine);
+  const context = policyContext(policy, engine);
+  const spec = policy.spec[engine];
+  const engineTargets = definition.targets(spec, context);
+  const issues = new IssueList();
+  const namespace = context.namespace;
+  const metrics = resolveMetrics(policy, definition.metricsPrefix);
+  const settings = engineTargets.map((t) => resolveSettings(mergeSettings(policy.spec.defaults, t.overrides), t.defaults, t.schedule));
+  const schedules = resolveSchedules(engineTargets, settings, issues);
+  const names = new Map<string, EngineTarget>();
+  const targets: ResolvedTarget[] = [];
+  engineTargets.forEach((t, i) => {
+    const name = joinName([policy.metadata.name, ...t.nameParts]);
+    const clash = names.get(name);
+    if (clash) {
+      issues.add(t.settingsPath, `targets ${show(clash.id)} and ${show(t.id)} both get the CronJob name ${show(name)}`);
+      return;
+    }
+    names.set(name, t);
+    const schedule = schedules[i];
+    if (schedule === undefined) return;
+    const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics), settings: settings[i], metrics: metrics !== undefined };
+    const pod = t.pod(ctx);
+    targets.push({
+      id: t.id,
+      name,
+      component: t.component,
+      labels: { ...commonLabels(policy, engine, t.component), 'backup-cronjobs.io/target': labelValue(name), ...t.labels },
+      settingsPath: t.settingsPath,
+      schedule: { written: settings[i].schedule, resolved: schedule, timeZone: settings[i].timeZone },
+      settings: settings[i],
+      node: t.node,
+      serializationGroup: settings[i].placement.serializationGroup ?? pod.placement?.serializationGroup,
+      pod,
+    });
+  });
+  issues.throwIfAny(source);
+  const jobs = (definition.jobs?.(spec, context) ?? []).map(({ after, job }) => resolveJob(policy, engine, after, job));
+  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, metrics, targets, jobs };
+}
+
+function resolveJob(policy: BackupPolicy, engine: EngineKey, after: string, job: EngineJob): ResolvedJob {
+  const name = joinName([policy.metadata.name, ...job.nameParts], 63);
+  const settings = resolveSettings(mergeSettings(policy.spec.defaults), job.defaults);
+  const env: EnvVar[] = [
+    { name: 'BACKUP_JOB', value: name },
+    { name: 'BACKUP_POLICY', value: policy.metadata.name },
+    { name: 'BACKUP_ENGINE', value: engine },
+  ];
+  return {
+    name,
+    after,
+    labels: { ...commonLabels(policy, engine, job.component), ...job.labels },
+    settings,
+    job,
+    pod: job.pod({ env, settings, metrics: false }),
+  };
+}
+
+/** The labels every object of a policy carries. */
+export function commonLabels(policy: BackupPolicy, engine: EngineKey, component: string): Record<string, string> {
+  return {
+    ...policy.metadata.labels,
+    'app.kubernetes.io/name': MANAGED_BY,
+    'app.kubernetes.io/instance': policy.metadata.name,
+    'app.kubernetes.io/component': component,
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+    'backup-cronjobs.io/policy': policy.metadata.name,
+    'backup-cronjobs.io/engine': engine,
+  };
+}
+
+/** Env every container script of a CronJob receives: its identity, and where to push metrics. */
+function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metrics: ResolvedPolicy['metrics']): EnvVar[] {
+  return [
+    { name: 'BACKUP_JOB', value: name },
+    { name: 'BACKUP_POLICY', value: policy.metadata.name },
+    { name: 'BACKUP_ENGINE', value: engine },
+    { name: 'BACKUP_TARGET', value: name },
+    ...(metrics
+      ? [
+        { name: 'BACKUP_PUSHGATEWAY_URL', value: metrics.pushgatewayUrl },
+        { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'BACKUP_METRICS_PREFIX', value: metrics.prefix },
+      ]
+      : []),
+  ];
+}
+
+function resolveMetrics(policy: BackupPolicy, prefix: string): ResolvedPolicy['metrics'] {
+  const m = policy.spec.metrics;
+  if (m?.pushgatewayUrl === undefined) return undefined;
+  const rule = m.prometheusRule;
+  return {
+    pushgatewayUrl: m.pushgatewayUrl,
+    prefix,
+    rule: rule && {
+      labels: rule.labels ?? {},
+      severity: rule.severity ?? JOB_DEFAULTS.alertSeverity,
+      staleAfterIntervals: rule.staleAfterIntervals ?? JOB_DEFAULTS.staleAfterIntervals,
+    },
+  };
+}
+
+/** Every target's final schedule: hashed fields, then stagger over the targets sharing a schedule, window and time zone. */
+function resolveSchedules(targets: readonly EngineTarget[], settings: readonly ResolvedJobSettings[], issues: IssueList): (string | undefined)[] {
+  const result: (string | undefined)[] = targets.map(() => undefined);
+  const groups = new Map<string, number[]>();
+  targets.forEach((t, i) => {
+    const { schedule, stagger, timeZone } = settings[i];
+    if (stagger) {
+      const key = JSON.stringify([schedule, stagger.window, timeZone ?? '']);
+      groups.set(key, [...(groups.get(key) ?? []), i]);
+      return;
+    }
+    result[i] = checked(containsHash(schedule) ? resolveHashedSchedule(schedule, t.id) : schedule, t, issues);
+  });
+  for (const [key, members] of groups) {
+    const [base, window] = JSON.parse(key) as [string, string];
+    try {
+      const spread = staggerSchedules(base, members.map((i) => targets[i].id), parseDuration(window) / 60);
+      members.forEach((i, k) => (result[i] = checked(spread[k], targets[i], issues)));
+    } catch (e) {
+      if (!(e instanceof ScheduleError)) throw e;
+      issues.add(childPath(targets[members[0]].settingsPath, 'stagger'), `cannot stagger ${members.length} target(s) of schedule ${show(base)} over ${show(window)}: ${e.message}`);
+    }
+  }
+  return result;
+}
+
+function checked(schedule: string, target: EngineTarget, issues: IssueList): string | undefined {
+  const problem = validateSchedule(schedule);
+  if (!problem) return schedule;
+  issues.add(childPath(target.settingsPath, 'schedule'), `resolved to ${show(schedule)}; ${problem}`);
+  return undefined;
+}

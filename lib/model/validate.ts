@@ -1,0 +1,118 @@
+/**
+ * Validation of a BackupPolicy document: the JSON Schema, then every check
+ * beyond it, all problems in one pass. A validated policy is a frozen copy,
+ * remembered so that no later step validates it again.
+ */
+import { IssueList, PolicyError, PolicyIssue, childPath } from '../policy/errors';
+import { validateAgainstSchema } from '../policy/schema-validate';
+import type { SchemaProblem } from '../policy/schema-validate';
+import { validateRetentionOptions } from '../policy/retention-options';
+import { validateSettings } from '../policy/settings';
+import { JOB_DEFAULTS } from '../policy/defaults';
+import type { PolicyContext } from '../engines/engine';
+import { BackupPolicy, ENGINE_KEYS, engineDefinition, enginesOf, policySchema } from '../registry';
+
+const validated = new WeakSet<object>();
+
+/** Whether `value` is a policy returned by `validatePolicy` (frozen: it cannot have changed since). */
+export function isValidatedPolicy(value: unknown): value is BackupPolicy {
+  return typeof value === 'object' && value !== null && validated.has(value);
+}
+
+/** Validates one parsed document; throws PolicyError listing every problem. Returns a frozen copy. */
+export function validatePolicy(input: unknown, source?: string): BackupPolicy {
+  if (isValidatedPolicy(input)) return input;
+  const doc = withoutUndefined(input);
+  const issues = policyIssues(doc);
+  if (issues.length > 0) throw new PolicyError(issues, source);
+  const policy = deepFreeze(doc) as BackupPolicy;
+  validated.add(policy);
+  return policy;
+}
+
+/** Every problem of a document (schema and beyond), in one list. */
+export function policyIssues(doc: unknown): PolicyIssue[] {
+  const problems = validateAgainstSchema(policySchema, doc);
+  if (problems.length === 0) return semanticIssues(doc as BackupPolicy, false);
+  // Checks beyond the schema still run on what the schema accepted: invalid values are taken out first.
+  const pruned = prune(doc, problems);
+  const reported = new Set(problems.map((p) => p.issue.path));
+  const more = typeof pruned === 'object' && pruned !== null ? semanticIssues(pruned as BackupPolicy, true) : [];
+  return [...problems.map((p) => p.issue), ...more.filter((i) => !reported.has(i.path))];
+}
+
+/** The checks beyond the schema. `lenient`: parts the schema refused are missing, so a check that trips over that is skipped. */
+function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
+  const issues = new IssueList();
+  const spec = (policy.spec ?? {}) as BackupPolicy['spec'];
+  const guarded = (check: () => void) => {
+    if (!lenient) return check();
+    try {
+      check();
+    } catch {
+      // a part of the document the schema refused; its problems are reported already
+    }
+  };
+  const engines = enginesOf(spec);
+  if (engines.length !== 1) {
+    issues.add('spec', `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`);
+  }
+  guarded(() => validateSettings(spec.defaults, 'spec.defaults', issues));
+  if (spec.metrics?.prometheusRule && !spec.metrics.pushgatewayUrl) {
+    issues.add('spec.metrics.prometheusRule', 'alerts read the pushed metrics: set spec.metrics.pushgatewayUrl too');
+  }
+  const only = engines.length === 1 ? engines[0] : undefined;
+  if (spec.retention) {
+    guarded(() => {
+      const engine = only && engineDefinition(only);
+      validateRetentionOptions(spec.retention!, 'spec.retention', issues, engine?.retentionDestination?.(spec[only!]));
+    });
+  }
+  for (const key of engines) {
+    guarded(() => engineDefinition(key).validate(spec[key], policyContext(policy, key), issues));
+  }
+  return [...issues.issues];
+}
+
+/** What an engine may read of the policy around its spec. */
+export function policyContext(policy: BackupPolicy, key: string): PolicyContext {
+  return {
+    metadata: policy.metadata,
+    namespace: policy.metadata?.namespace ?? JOB_DEFAULTS.namespace,
+    defaults: policy.spec.defaults,
+    retention: policy.spec.retention,
+    metrics: policy.spec.metrics,
+    path: childPath('spec', key),
+  };
+}
+
+/** A copy of `doc` without the object fields the schema refused (array items stay: their indexes are paths). */
+function prune(doc: unknown, problems: readonly SchemaProblem[]): unknown {
+  const copy = structuredClone(doc);
+  for (const { at } of problems) {
+    if (!at || at.length === 0) continue;
+    let parent: unknown = copy;
+    for (const segment of at.slice(0, -1)) parent = parent !== null && typeof parent === 'object' ? (parent as Record<string, unknown>)[segment] : undefined;
+    if (parent !== null && typeof parent === 'object' && !Array.isArray(parent)) delete (parent as Record<string, unknown>)[at[at.length - 1]];
+  }
+  return copy;
+}
+
+/** TypeScript props may carry `undefined` fields; a policy document never does. */
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = withoutUndefined(v);
+    return out;
+  }
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,38 @@
+/** The JSON Schema of a BackupPolicy document, built around the engines' own schemas (`lib/registry.ts` passes them). */
+import { JOB_DEFAULTS } from './defaults';
+import { API_VERSION, KIND } from './types';
+import { PATTERNS, Schema, dnsLabel, int, obj, str, stringMap } from './schema-builders';
+import { jobSettingsSchema, labelValues } from './schema-settings';
+import { retentionSchema } from './retention-schema';
+
+/** The document schema with one `spec.<key>` per engine (exactly one of them is set in a valid policy). */
+export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>): Schema {
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://backup-cronjobs.io/schemas/backup-policy-v1alpha1.json',
+    title: 'BackupPolicy',
+    ...obj('A declarative backup policy rendered into Kubernetes CronJobs.', {
+      apiVersion: { const: API_VERSION, description: `Always ${API_VERSION}.` },
+      kind: { const: KIND, description: `Always ${KIND}.` },
+      metadata: obj('Policy identity.', {
+        name: dnsLabel('Policy name; prefixes every object name.'),
+        namespace: dnsLabel('Namespace of every object.', { default: JOB_DEFAULTS.namespace }),
+        labels: labelValues('Labels added to every object.'),
+        annotations: stringMap('Annotations added to every object.'),
+      }, ['name']),
+      spec: obj('What to back up and how.', {
+        defaults: jobSettingsSchema,
+        retention: retentionSchema,
+        metrics: obj('Metrics.', {
+          pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }),
+          prometheusRule: obj('A PrometheusRule with stale-backup and failed-backup alerts sized from each schedule (needs pushgatewayUrl).', {
+            labels: labelValues('Labels of the PrometheusRule.'),
+            severity: str('severity label of the alerts.', { pattern: '^[A-Za-z0-9._-]{1,63}$', default: JOB_DEFAULTS.alertSeverity }),
+            staleAfterIntervals: int('A backup is stale after this many schedule intervals plus the run timeout.', 1, 100, { default: JOB_DEFAULTS.staleAfterIntervals }),
+          }),
+        }),
+        ...engineSchemas,
+      }, []),
+    }, ['apiVersion', 'kind', 'metadata', 'spec']),
+  };
+}

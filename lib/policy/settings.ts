@@ -1,0 +1,164 @@
+/**
+ * Job settings: the checks beyond the schema (every level), the field-by-field
+ * merge of levels, and their resolution with every default applied once.
+ */
+import { IssueList, childPath, show } from './errors';
+import { JOB_DEFAULTS } from './defaults';
+import type { JobSettings, NodeRequirement, Placement, PodOptions, StaggerOptions, Toleration } from './types';
+import { ScheduleError, containsHash, resolveHashedSchedule, validateSchedule, validateTimeZone } from '../schedule';
+import { durationProblem, parseDuration } from '../units';
+
+export function validateSettings(settings: JobSettings | undefined, path: string, issues: IssueList): void {
+  if (!settings) return;
+  const at = (field: string) => childPath(path, field);
+  if (settings.schedule !== undefined) {
+    const problem = scheduleProblem(settings.schedule);
+    if (problem) issues.add(at('schedule'), `received ${show(settings.schedule)}; ${problem}`);
+    else if (settings.stagger && containsHash(settings.schedule)) {
+      issues.add(at('stagger'), 'stagger and hashed (H) schedule fields spread start times two ways: use one of them');
+    }
+  }
+  if (settings.timeZone !== undefined) {
+    const problem = validateTimeZone(settings.timeZone);
+    if (problem) issues.add(at('timeZone'), `received ${show(settings.timeZone)}; ${problem}`);
+  }
+  for (const field of ['startingDeadline', 'timeout'] as const) {
+    const seconds = checkedDuration(settings[field], at(field), issues);
+    if (seconds === 0) issues.add(at(field), `received ${show(settings[field])}; must be longer than 0s`);
+  }
+  checkedDuration(settings.ttlAfterFinished, at('ttlAfterFinished'), issues);
+  if (settings.stagger) {
+    const windowPath = childPath(at('stagger'), 'window');
+    const seconds = checkedDuration(settings.stagger.window, windowPath, issues);
+    if (seconds !== undefined && seconds < 60) issues.add(windowPath, `received ${show(settings.stagger.window)}; must be at least 1m`);
+  }
+  const placement = settings.placement;
+  if (placement) {
+    const pPath = at('placement');
+    placement.nodeAffinity?.forEach((r, i) => checkNodeRequirement(r, childPath(childPath(pPath, 'nodeAffinity'), i), issues));
+    placement.tolerations?.forEach((t, i) => checkToleration(t, childPath(childPath(pPath, 'tolerations'), i), issues));
+  }
+  const pod = settings.pod;
+  if (pod) {
+    const names = new Set<string>();
+    pod.volumes?.forEach((v, i) => {
+      const vPath = childPath(childPath(childPath(path, 'pod'), 'volumes'), i);
+      if (names.has(v.name)) issues.add(childPath(vPath, 'name'), `received ${show(v.name)}; volume names must be unique`);
+      names.add(v.name);
+    });
+    pod.env?.forEach((e, i) => {
+      const ePath = childPath(childPath(childPath(path, 'pod'), 'env'), i);
+      if ((e.value === undefined) === (e.secretKeyRef === undefined)) issues.add(ePath, 'set exactly one of: value, secretKeyRef');
+    });
+  }
+}
+
+function scheduleProblem(expr: string): string | undefined {
+  try {
+    return validateSchedule(containsHash(expr) ? resolveHashedSchedule(expr, 'validation') : expr);
+  } catch (e) {
+    if (e instanceof ScheduleError) return e.message;
+    throw e;
+  }
+}
+
+/** Seconds of a duration field, or undefined (unset, or not a duration: reported). */
+export function checkedDuration(text: string | undefined, path: string, issues: IssueList): number | undefined {
+  if (text === undefined) return undefined;
+  const problem = durationProblem(text);
+  if (!problem) return parseDuration(text);
+  issues.add(path, `received ${show(text)}; ${problem}`);
+  return undefined;
+}
+
+function checkNodeRequirement(r: NodeRequirement, path: string, issues: IssueList): void {
+  const op = r.operator ?? JOB_DEFAULTS.nodeRequirementOperator;
+  const n = r.values?.length ?? 0;
+  if ((op === 'In' || op === 'NotIn') && n === 0) issues.add(childPath(path, 'values'), `operator ${op} needs at least one value`);
+  if ((op === 'Exists' || op === 'DoesNotExist') && n > 0) issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes no values`);
+  if ((op === 'Gt' || op === 'Lt') && (n !== 1 || !/^-?[0-9]+$/.test(r.values?.[0] ?? ''))) {
+    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes exactly one integer value`);
+  }
+}
+
+function checkToleration(t: Toleration, path: string, issues: IssueList): void {
+  const op = t.operator ?? JOB_DEFAULTS.tolerationOperator;
+  if (op === 'Exists' && t.value !== undefined) issues.add(childPath(path, 'value'), `received ${show(t.value)}; operator Exists takes no value`);
+  if (!t.key && op !== 'Exists') issues.add(childPath(path, 'key'), 'an empty key tolerates every taint and needs operator Exists');
+  if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') issues.add(childPath(path, 'tolerationSeconds'), 'only valid with effect NoExecute');
+}
+
+const SETTING_KEYS: readonly (keyof JobSettings)[] = [
+  'schedule', 'timeZone', 'stagger', 'suspend', 'concurrencyPolicy', 'startingDeadline', 'successfulJobsHistoryLimit',
+  'failedJobsHistoryLimit', 'timeout', 'backoffLimit', 'ttlAfterFinished', 'placement', 'pod',
+];
+
+/** Only the JobSettings fields of an object that also holds other fields (a schedule, a target). */
+export function pickSettings(source: JobSettings): JobSettings {
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) if (source[key] !== undefined) out[key] = source[key];
+  return out as JobSettings;
+}
+
+/** Field-by-field merge of settings levels; later levels win; placement and pod merge per field. */
+export function mergeSettings(...levels: readonly (JobSettings | undefined)[]): JobSettings {
+  let out: JobSettings = {};
+  for (const level of levels) {
+    if (!level) continue;
+    const picked = pickSettings(level);
+    out = {
+      ...out,
+      ...picked,
+      placement: out.placement || picked.placement ? { ...out.placement, ...picked.placement } : undefined,
+      pod: out.pod || picked.pod ? { ...out.pod, ...picked.pod } : undefined,
+    };
+  }
+  return out;
+}
+
+/** What an engine sets for its targets, under every level of the policy's settings. */
+export interface EngineSettingsDefaults {
+  /** Run deadline. */
+  readonly timeout: string;
+  /** A stagger the engine applies unless the policy sets one or hashes its schedule (H fields). @default - none */
+  readonly stagger?: StaggerOptions;
+}
+
+/** Job settings with every default applied: what the workload builder and every other consumer read. */
+export interface ResolvedJobSettings {
+  /** The schedule as written (before hashing and stagger). */
+  readonly schedule: string;
+  readonly timeZone?: string;
+  readonly stagger?: StaggerOptions;
+  readonly suspend: boolean;
+  readonly concurrencyPolicy: 'Forbid' | 'Allow' | 'Replace';
+  readonly startingDeadlineSeconds: number;
+  readonly successfulJobsHistoryLimit: number;
+  readonly failedJobsHistoryLimit: number;
+  readonly activeDeadlineSeconds: number;
+  readonly backoffLimit: number;
+  readonly ttlSecondsAfterFinished?: number;
+  readonly placement: Placement;
+  readonly pod: PodOptions;
+}
+
+/** Merged settings (validated) → resolved settings, with the engine's defaults under the policy's. */
+export function resolveSettings(settings: JobSettings, engine: EngineSettingsDefaults, schedule?: string): ResolvedJobSettings {
+  const written = schedule ?? settings.schedule ?? JOB_DEFAULTS.schedule;
+  const stagger = settings.stagger ?? (engine.stagger && !containsHash(written) ? engine.stagger : undefined);
+  return {
+    schedule: written,
+    timeZone: settings.timeZone,
+    stagger,
+    suspend: settings.suspend ?? JOB_DEFAULTS.suspend,
+    concurrencyPolicy: settings.concurrencyPolicy ?? JOB_DEFAULTS.concurrencyPolicy,
+    startingDeadlineSeconds: parseDuration(settings.startingDeadline ?? JOB_DEFAULTS.startingDeadline),
+    successfulJobsHistoryLimit: settings.successfulJobsHistoryLimit ?? JOB_DEFAULTS.successfulJobsHistoryLimit,
+    failedJobsHistoryLimit: settings.failedJobsHistoryLimit ?? JOB_DEFAULTS.failedJobsHistoryLimit,
+    activeDeadlineSeconds: parseDuration(settings.timeout ?? engine.timeout),
+    backoffLimit: settings.backoffLimit ?? JOB_DEFAULTS.backoffLimit,
+    ttlSecondsAfterFinished: settings.ttlAfterFinished !== undefined ? parseDuration(settings.ttlAfterFinished) : undefined,
+    placement: settings.placement ?? {},
+    pod: settings.pod ?? {},
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The one workload builder: every CronJob and Job of every engine, their pod
+ * templates, the policy's pod settings and placement, and the kubelet escaping
+ * of env values and args.
+ */
+import type { Container, EngineContainer, EnvVar, Manifest, Volume, VolumeMount } from '../kubernetes/objects';
+import { compact, nonEmpty } from '../kubernetes/objects';
+import { kubeletText } from '../kubernetes/expansion';
+import { JOB_DEFAULTS } from '../policy/defaults';
+import type { ResolvedJobSettings } from '../policy/settings';
+import type { ExtraVolume, PodOptions } from '../policy/types';
+import type { EnginePod } from '../engines/engine';
+import { RenderedPlacement, mergePlacement, renderPlacement } from './placement';
+
+/** Name, namespace, labels and annotations of one workload. */
+export interface WorkloadIdentity {
+  readonly name: string;
+  readonly namespace: string;
+  /** Labels of the object, its Job template and its pods. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Annotations of the object, its Job template and its pods. @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+export function buildCronJob(
+  id: WorkloadIdentity,
+  schedule: { readonly resolved: string; readonly timeZone?: string },
+  settings: ResolvedJobSettings,
+  pod: EnginePod,
+): Manifest {
+  return compact({
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: objectMeta(id),
+    spec: {
+      schedule: schedule.resolved,
+      timeZone: schedule.timeZone,
+      suspend: settings.suspend,
+      concurrencyPolicy: settings.concurrencyPolicy,
+      startingDeadlineSeconds: settings.startingDeadlineSeconds,
+      successfulJobsHistoryLimit: settings.successfulJobsHistoryLimit,
+      failedJobsHistoryLimit: settings.failedJobsHistoryLimit,
+      jobTemplate: {
+        metadata: { labels: id.labels, annotations: nonEmpty({ ...id.annotations }) },
+        spec: jobSpec(id, settings, pod),
+      },
+    },
+  });
+}
+
+/** A one-off Job with the same pod template a CronJob of the same settings would have; `annotations` only on the Job itself. */
+export function buildJob(
+  id: WorkloadIdentity,
+  settings: ResolvedJobSettings,
+  pod: EnginePod,
+  options: { readonly suspend?: boolean; readonly backoffLimit?: number; readonly annotations?: Readonly<Record<string, string>> } = {},
+): Manifest {
+  return compact({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: objectMeta({ ...id, annotations: { ...id.annotations, ...options.annotations } }),
+    spec: { suspend: options.suspend, ...jobSpec(id, { ...settings, backoffLimit: options.backoffLimit ?? settings.backoffLimit }, pod) },
+  });
+}
+
+function objectMeta(id: WorkloadIdentity): Manifest['metadata'] {
+  return { name: id.name, namespace: id.namespace, labels: { ...id.labels }, annotations: nonEmpty({ ...id.annotations }) };
+}
+
+function jobSpec(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod): Record<string, unknown> {
+  const placement = renderPlacement(mergePlacement(pod.placement, settings.placement), id.namespace);
+  const options = settings.pod;
+  return {
+    backoffLimit: settings.backoffLimit,
+    activeDeadlineSeconds: settings.activeDeadlineSeconds,
+    ttlSecondsAfterFinished: settings.ttlSecondsAfterFinished,
+    template: {
+      metadata: {
+        labels: { ...options.labels, ...placement.podLabels, ...id.labels },
+        annotations: nonEmpty({ ...id.annotations, ...options.annotations }),
+      },
+      spec: podSpec(pod, options, placement),
+    },
+  };
+}
+
+function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacement): Record<string, unknown> {
+  const extraVolumes = pod.volumes ?? [];
+  const mains = new Set(engine.mainContainers);
+  const pullPolicy = (c: EngineContainer) => pod.imagePullPolicy ?? c.imagePullPolicy ?? JOB_DEFAULTS.imagePullPolicy;
+  const decorate = (c: EngineContainer): Container => {
+    const base = { ...container(c), imagePullPolicy: pullPolicy(c) };
+    if (!mains.has(c.name)) return base;
+    return {
+      ...base,
+      env: [...(base.env ?? []), ...extraEnv(pod)],
+      volumeMounts: [...(c.volumeMounts ?? []), ...extraVolumes.map(extraMount)],
+      resources: pod.resources ? { ...pod.resources } : c.resources,
+    };
+  };
+  return {
+    restartPolicy: 'Never',
+    serviceAccountName: pod.serviceAccountName,
+    automountServiceAccountToken: false,
+    hostNetwork: engine.hostNetwork,
+    priorityClassName: pod.priorityClassName ?? engine.priorityClassName,
+    terminationGracePeriodSeconds: engine.terminationGracePeriodSeconds,
+    imagePullSecrets: pod.imagePullSecrets?.map((name) => ({ name })),
+    nodeSelector: placement.nodeSelector,
+    affinity: placement.affinity,
+    tolerations: placement.tolerations,
+    securityContext: engine.securityContext,
+    initContainers: engine.initContainers?.map(decorate),
+    containers: engine.containers.map(decorate),
+    volumes: [...(engine.volumes ?? []), ...extraVolumes.map(extraVolume)],
+  };
+}
+
+/** An engine's container as the kubelet must get it: env values and args escaped unless marked for expansion. */
+function container(c: EngineContainer): Container {
+  return {
+    ...c,
+    args: c.args?.map(kubeletText),
+    env: c.env?.map((e) => (e.value === undefined ? { name: e.name, valueFrom: e.valueFrom } : { name: e.name, value: kubeletText(e.value) })),
+  };
+}
+
+function extraEnv(pod: PodOptions): EnvVar[] {
+  return (pod.env ?? []).map((e) =>
+    e.secretKeyRef
+      ? { name: e.name, valueFrom: { secretKeyRef: { name: e.secretKeyRef.name, key: e.secretKeyRef.key } } }
+      : { name: e.name, value: kubeletText(e.value ?? '') },
+  );
+}
+
+function extraMount(v: ExtraVolume): VolumeMount {
+  return { name: v.name, mountPath: v.mountPath, readOnly: v.readOnly };
+}
+
+function extraVolume(v: ExtraVolume): Volume {
+  if (v.secret) return { name: v.name, secret: { secretName: v.secret.secretName } };
+  if (v.configMap) return { name: v.name, configMap: { name: v.configMap.name } };
+  if (v.persistentVolumeClaim) return { name: v.name, persistentVolumeClaim: { claimName: v.persistentVolumeClaim.claimName } };
+  return { name: v.name, emptyDir: { ...(v.emptyDir?.sizeLimit ? { sizeLimit: v.emptyDir.sizeLimit } : {}) } };
+}
