@@ -2,8 +2,9 @@
 # Helpers of the Vitess entry scripts (joined after common.sh, and after
 # metrics.sh when the policy pushes metrics). An entry calls start_run first.
 
-# Logs one error line, pushes a failure, exits 1.
+# Logs one error line, pushes a failure, exits 1 (a signal meanwhile changes nothing).
 fail() {
+  trap '' TERM INT
   push_metrics failure "$(($(now_epoch) - started))"
   die "$*"
 }
@@ -17,19 +18,29 @@ fail() {
 start_run() {
   started=$(now_epoch)
   doing=startup
+  trap_signals
+}
+
+trap_signals() {
   trap 'stopped SIGTERM' TERM
   trap 'stopped SIGINT' INT
+}
+
+# Pushes the run's success; a later stop no longer pushes a failure. A signal
+# during the push is handled right after it.
+succeed() {
+  _sc_signal=
+  trap '_sc_signal=SIGTERM' TERM
+  trap '_sc_signal=SIGINT' INT
+  push_metrics success "$(($(now_epoch) - started))"
+  result_pushed=1
+  trap_signals
+  [ -z "$_sc_signal" ] || stopped "$_sc_signal"
 }
 
 # Names what the run does now, for the stop message.
 now_doing() {
   doing=$*
-}
-
-# Pushes the run's success; a later stop no longer pushes a failure.
-succeed() {
-  push_metrics success "$(($(now_epoch) - started))"
-  result_pushed=1
 }
 
 # Runs "$@" (a command, not a function) as a child and returns its exit
