@@ -1,8 +1,9 @@
 /**
- * The retention-prune script for Vitess (BACKUP_DEST_KIND=vitess) with a
- * stand-in `vtctldclient` on PATH that keeps a list of backups, answers
- * GetBackups like the real client (names, oldest first) and records every
- * call.
+ * The retention-prune script for Vitess (BACKUP_DEST_KIND=vitess) with the
+ * stand-in `vtctldclient` (test/fixtures/vtctldclient-stub.sh) on PATH: it
+ * keeps one list of backups, answers GetBackups like the real client (names,
+ * oldest first; one empty line for a shard without backups), removes names on
+ * RemoveBackup and records every call.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -11,12 +12,14 @@ import { baseEnv, errorLines, runSh, standIns, tempDir, writePruneScript } from 
 
 const utc = (iso: string): number => Date.parse(iso) / 1000;
 const NOW = utc('2024-01-10T12:00:00Z');
+const VTCTLDCLIENT = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'vtctldclient-stub.sh'), 'utf8');
 
+// Real names: <date>.<time>.<tablet alias>; vtbackup's alias is vtbackup-<10-digit uid>.
 const BACKUPS = [
   '2023-12-01.060000.zone1-0000000101',
   '2024-01-08.060000.zone1-0000000101',
   '2024-01-09.060000.zone1-0000000102',
-  '2024-01-09.180000.vtbackup-1234',
+  '2024-01-09.180000.vtbackup-2718281828',
   '2024-01-10.000000.zone1-0000000101',
   '2024-01-10.060000.zone1-0000000101',
 ];
@@ -30,43 +33,25 @@ interface Fixture {
   bin: string;
 }
 
-const VTCTLDCLIENT = (state: string, calls: string): string => `#!/bin/sh
-# stand-in vtctldclient: --server ADDR GetBackups KS/SHARD | RemoveBackup KS/SHARD NAME
-echo "$*" >> "${calls}"
-[ "$1" = --server ] || { echo "missing --server" >&2; exit 2; }
-shift 2
-case $1 in
-  GetBackups)
-    [ -z "\${FAIL_GET:-}" ] || { echo "rpc error: code = Unavailable desc = connection refused" >&2; exit 1; }
-    cat "${state}"
-    ;;
-  RemoveBackup)
-    n=$(grep -c RemoveBackup "${calls}")
-    if [ "$n" = "\${FAIL_REMOVE_AT:-0}" ]; then echo "rpc error: code = Unknown desc = permission denied" >&2; exit 1; fi
-    grep -v -x -F "$3" "${state}" > "${state}.new" || true
-    mv "${state}.new" "${state}"
-    ;;
-  *) echo "unknown command $1" >&2; exit 2 ;;
-esac
-`;
-
 const roots: string[] = [];
 afterAll(() => roots.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-function fixture(): Fixture {
+function fixture(listed: string[] = [...BACKUPS, ...NOT_BACKUPS]): Fixture {
   const root = tempDir('prune-vitess');
   roots.push(root);
   const state = path.join(root, 'backups');
   const calls = path.join(root, 'calls');
-  fs.writeFileSync(state, [...BACKUPS, ...NOT_BACKUPS].join('\n') + '\n');
+  fs.writeFileSync(state, listed.map((name) => `${name}\n`).join(''));
   fs.writeFileSync(calls, '');
-  const bin = standIns(root, { vtctldclient: VTCTLDCLIENT(state, calls) });
+  const bin = standIns(root, { vtctldclient: VTCTLDCLIENT });
   return { root, state, calls, bin, script: writePruneScript(root) };
 }
 
 function env(f: Fixture, extra: Record<string, string> = {}): Record<string, string> {
   return baseEnv({
     PATH: `${f.bin}:${process.env.PATH}`,
+    STUB_CALLS: f.calls,
+    STUB_BACKUP_NAMES: f.state,
     BACKUP_DEST_KIND: 'vitess',
     VTCTLD_SERVER: 'vtctld.vitess:15999',
     VITESS_KEYSPACE: 'commerce',
@@ -96,13 +81,22 @@ describe('prune.sh with BACKUP_DEST_KIND=vitess', () => {
     ]);
     expect(state(f)).toEqual([
       '2024-01-08.060000.zone1-0000000101',
-      '2024-01-09.180000.vtbackup-1234',
+      '2024-01-09.180000.vtbackup-2718281828',
       '2024-01-10.000000.zone1-0000000101',
       '2024-01-10.060000.zone1-0000000101',
       ...NOT_BACKUPS,
     ]);
     const entries: BackupEntry[] = BACKUPS.map((name) => ({ name, time: parseVitessBackupName(name)!, size: 0 }));
     expect(r.stdout).toBe(formatPlan(planRetention(entries, { keepLast: 2, daily: 3 }, { now: NOW, timeZone: 'UTC' })));
+  });
+
+  test('a shard without backups (GetBackups prints one empty line): an empty plan, nothing removed', () => {
+    const f = fixture([]);
+    const r = runSh(f.script, { env: env(f) });
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(calls(f)).toEqual(['--server vtctld.vitess:15999 GetBackups commerce/-80']);
+    expect(r.stdout).toBe(formatPlan(planRetention([], { keepLast: 2, daily: 3 }, { now: NOW, timeZone: 'UTC' })));
   });
 
   test('dry run calls only GetBackups', () => {
@@ -115,7 +109,7 @@ describe('prune.sh with BACKUP_DEST_KIND=vitess', () => {
 
   test('GetBackups failing: non-zero exit, one error line, no RemoveBackup', () => {
     const f = fixture();
-    const r = runSh(f.script, { env: env(f, { FAIL_GET: '1' }) });
+    const r = runSh(f.script, { env: env(f, { STUB_UNREACHABLE: 'yes' }) });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
       expect.stringMatching(/listing the backups at vitess commerce\/-80 via vtctld\.vitess:15999 failed \(vtctldclient GetBackups failed\); nothing deleted$/),
@@ -125,17 +119,17 @@ describe('prune.sh with BACKUP_DEST_KIND=vitess', () => {
 
   test('RemoveBackup failing midway stops: non-zero exit, no further RemoveBackup', () => {
     const f = fixture();
-    const r = runSh(f.script, { env: env(f, { FAIL_REMOVE_AT: '2', RETENTION_DAILY: '' }) });
+    const r = runSh(f.script, { env: env(f, { STUB_REMOVE_FAILS: '2024-01-09.060000.zone1-0000000102', RETENTION_DAILY: '' }) });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
       expect.stringMatching(/deleting 2024-01-09\.060000\.zone1-0000000102 at vitess commerce\/-80 via vtctld\.vitess:15999 failed; stopped after 1 of 4 deletion\(s\)$/),
     ]);
     expect(calls(f)).toEqual([
       '--server vtctld.vitess:15999 GetBackups commerce/-80',
-      '--server vtctld.vitess:15999 RemoveBackup commerce/-80 2024-01-09.180000.vtbackup-1234',
+      '--server vtctld.vitess:15999 RemoveBackup commerce/-80 2024-01-09.180000.vtbackup-2718281828',
       '--server vtctld.vitess:15999 RemoveBackup commerce/-80 2024-01-09.060000.zone1-0000000102',
     ]);
-    expect(state(f)).toEqual([...BACKUPS.filter((b) => b !== '2024-01-09.180000.vtbackup-1234'), ...NOT_BACKUPS]);
+    expect(state(f)).toEqual([...BACKUPS.filter((b) => b !== '2024-01-09.180000.vtbackup-2718281828'), ...NOT_BACKUPS]);
   });
 
   test('maxTotalSize is refused for vitess (no sizes): non-zero before any call', () => {

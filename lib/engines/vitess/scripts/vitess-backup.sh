@@ -1,16 +1,22 @@
 # shellcheck shell=sh
+# needs: vitess-lib.sh
 # optional: retention.sh metrics.sh
 # Entry of a Vitess backup container. Decides the backup type at run time by
 # asking vtctld about the shard, then runs vtbackup with the manifest's flags
 # ("$@") plus the type flags:
-#   complete backups exist          -> normal backup (initial=false)
-#   none, and no primary            -> initial backup of the empty shard
-#   none, and a primary             -> allow-first backup only if VITESS_ALLOW_FIRST_BACKUP=true, else fail
-# After a successful vtbackup it applies the retention rules (when the
-# RETENTION_* env is set) and pushes the run's metrics (when
-# BACKUP_PUSHGATEWAY_URL is set).
+#   the shard has backups      -> normal backup (initial=false)
+#   none, and no primary       -> initial backup of the empty shard
+#   none, and a primary        -> allow-first backup only if VITESS_ALLOW_FIRST_BACKUP=true, else fail
+# "Has backups" counts the names `vtctldclient GetBackups` lists. Whether one
+# of them is complete is left to vtbackup: vtctld never reports it (the
+# status of every listed backup is UNKNOWN), and vtbackup restores the latest
+# complete backup and fails when there is none.
+# After a successful vtbackup it pushes the run's metrics (when
+# BACKUP_PUSHGATEWAY_URL is set) and applies the retention rules (when the
+# RETENTION_* env is set). TERM/INT stop vtbackup and fail the run (vitess-lib.sh).
 # Env: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD, VITESS_ALLOW_FIRST_BACKUP,
-#      VITESS_FLAG_STYLE (underscore|dashed), VTCTLD_TIMEOUT (default 30s).
+#      VITESS_FLAG_STYLE (underscore|dashed), VTCTLD_TIMEOUT (default 30s),
+#      VITESS_STOP_WAIT_SECONDS (default 120).
 
 # Prints "--<name>=<value>" in the configured spelling.
 flag() {
@@ -25,57 +31,62 @@ vtctld() {
   vtctldclient --server "$VTCTLD_SERVER" --action_timeout "${VTCTLD_TIMEOUT:-30s}" "$@"
 }
 
-# Logs one error line, pushes a failure, exits 1.
-fail() {
-  push_metrics failure "$(($(now_epoch) - started))"
-  die "$*"
+# The last non-empty line of stdin (a name, or vtctldclient's error).
+last_line() {
+  awk 'NF { line = $0 } END { print line }'
 }
 
 main() {
-  started=$(now_epoch)
+  start_run
   require_env VTCTLD_SERVER VITESS_KEYSPACE VITESS_SHARD
-  require_cmd vtctldclient vtbackup
+  require_cmd vtctldclient vtbackup awk
   shard="$VITESS_KEYSPACE/$VITESS_SHARD"
   scratch=$(mktemp)
   trap 'rm -f "$scratch"' EXIT
 
-  if ! backups=$(vtctld GetBackups --json "$shard" 2>"$scratch"); then
-    fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(tail -n 1 "$scratch"); no backup started"
+  now_doing "the backup-type decision for $shard"
+  # One name per line, oldest first; a shard without backups prints one empty line.
+  if ! names=$(vtctld GetBackups "$shard" 2>"$scratch"); then
+    fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
   fi
-  complete=$(printf '%s\n' "$backups" | grep -Ec '"status": *"(COMPLETE|VALID)"' || true)
+  count=$(printf '%s\n' "$names" | awk 'NF { n++ } END { print n + 0 }')
 
-  if [ "$complete" -gt 0 ]; then
-    info "$shard has $complete complete backup(s): taking a normal backup"
+  if [ "$count" -gt 0 ]; then
+    info "$shard has $count backup(s), the latest $(printf '%s\n' "$names" | last_line): taking a normal backup (vtbackup restores the latest complete one)"
     set -- "$@" "$(flag initial_backup false)"
   else
     if ! shard_info=$(vtctld GetShard "$shard" 2>"$scratch"); then
-      fail "cannot read shard $shard from vtctld $VTCTLD_SERVER: $(tail -n 1 "$scratch"); no backup started"
+      fail "cannot read shard $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
     fi
-    if printf '%s\n' "$shard_info" | grep -Eq '"primary_alias": *\{'; then
-      if [ "${VITESS_ALLOW_FIRST_BACKUP:-false}" != true ]; then
-        fail "$shard has a primary but no complete backup: refusing an automated first backup; take one manually (vtctldclient BackupShard $shard) or set allowFirstBackup: true in the policy"
-      fi
-      info "$shard has a primary and no complete backup: taking a first backup (allowFirstBackup)"
-      set -- "$@" "$(flag initial_backup false)" "$(flag allow_first_backup true)"
-    else
-      info "$shard has no primary and no backup: taking an initial backup of the empty shard"
-      set -- "$@" "$(flag initial_backup true)"
-    fi
+    # "primary_alias": {...} or null (one or two spaces after the colon).
+    primary=$(printf '%s\n' "$shard_info" | awk '
+      /^ *"primary_alias": *\{/ { print "yes"; exit }
+      /^ *"primary_alias": *null/ { print "no"; exit }')
+    case $primary in
+      yes)
+        if [ "${VITESS_ALLOW_FIRST_BACKUP:-false}" != true ]; then
+          fail "$shard has a primary but no backup: refusing an automated first backup (vtbackup would start from an empty database and replay the primary's whole binlog history); take one manually (vtctldclient BackupShard $shard) or set allowFirstBackup: true in the policy"
+        fi
+        info "$shard has a primary and no backup: taking a first backup (allowFirstBackup)"
+        set -- "$@" "$(flag initial_backup false)" "$(flag allow_first_backup true)"
+        ;;
+      no)
+        info "$shard has no primary and no backup: taking an initial backup of the empty shard"
+        set -- "$@" "$(flag initial_backup true)"
+        ;;
+      *) fail "vtctldclient GetShard $shard printed no primary_alias field; no backup started" ;;
+    esac
   fi
 
-  # vtbackup runs as a child so that retention and metrics follow it; a TERM
-  # (the Job deadline) is passed on to it.
-  vtbackup "$@" &
-  child=$!
-  trap 'kill -TERM "$child" 2>/dev/null' TERM INT
+  now_doing "vtbackup of $shard"
   status=0
-  wait "$child" || status=$?
-  trap - TERM INT
+  run_child vtbackup "$@" || status=$?
   [ "$status" -eq 0 ] || fail "vtbackup of $shard failed with exit status $status"
   info "vtbackup of $shard finished"
-  push_metrics success "$(($(now_epoch) - started))"
+  succeed
   # A failed prune fails the run (the backup itself is kept and counted).
   if retention_configured; then
+    now_doing "the retention of $shard"
     retention_apply
   fi
 }
