@@ -132,12 +132,21 @@ export function checkPrometheusRule(obj: Record<string, unknown>, p: Problems): 
           if (r[f] !== undefined) p.add([...rat, f], 'only allowed in alerting rules', PR);
         }
       }
-      for (const f of ['labels', 'annotations']) {
-        if (!isObj(r[f])) continue;
-        for (const k of Object.keys(r[f] as object)) {
-          if (!PROM_LABEL_NAME_RE.test(k)) p.add([...rat, f, k], `bad label name ${JSON.stringify(k)}: must match [a-zA-Z_][a-zA-Z0-9_]*`, PR);
-        }
-      }
+      checkPromLabelNames(r.labels, [...rat, 'labels'], p, true);
+      checkPromLabelNames(r.annotations, [...rat, 'annotations'], p, false);
     });
+    checkPromLabelNames(g.labels, [...gat, 'labels'], p, true);
   });
+}
+
+/**
+ * Rule (and group) label and annotation names, as prometheus/prometheus model/rulefmt/rulefmt.go
+ * (Rule.Validate) checks them: legacy label names; `__name__` is not a label a rule may set.
+ */
+function checkPromLabelNames(map: unknown, at: Seg[], p: Problems, labels: boolean): void {
+  if (!isObj(map)) return;
+  for (const k of Object.keys(map)) {
+    if (!PROM_LABEL_NAME_RE.test(k)) p.add([...at, k], `bad ${labels ? 'label' : 'annotation'} name ${JSON.stringify(k)}: must match [a-zA-Z_][a-zA-Z0-9_]*`, PR);
+    else if (labels && k === '__name__') p.add([...at, k], 'bad label name "__name__": a rule may not set the metric name label', PR);
+  }
 }

@@ -1,29 +1,37 @@
 /**
- * API-server rules for PersistentVolumeClaims, ConfigMaps, Secrets, Roles and RoleBindings.
+ * API-server rules (Kubernetes 1.28) for PersistentVolumeClaims, ConfigMaps, Secrets, Roles and RoleBindings.
+ *
+ * Sources (kubernetes/kubernetes, release-1.28): pkg/apis/core/validation/validation.go
+ * (ValidatePersistentVolumeClaimSpec, ValidateConfigMap, ValidateSecret), pkg/apis/rbac/validation/validation.go.
  */
 import { MSG, Problems, Seg, arr, isObj, str } from '../problems';
 import { R, configKeyError, dns1123Label, dns1123Subdomain, pathSegmentName } from './meta';
-import { checkResources, quantityValue } from './quantity';
+import { quantityNanos } from './quantity';
 import { checkLabelSelector } from './scheduling';
 
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
 
+/** ValidatePersistentVolumeClaimSpec (also for the volumeClaimTemplate of ephemeral volumes). */
 export function checkPvcSpec(spec: unknown, at: Seg[], p: Problems): void {
   if (!isObj(spec)) return;
-  if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0) {
+  const modes = arr(spec.accessModes);
+  if (modes.length === 0) {
     p.add([...at, 'accessModes'], `${MSG.required}: at least 1 access mode is required (${ACCESS_MODES.join(', ')})`, R);
   }
+  if (modes.includes('ReadWriteOncePod') && modes.some((m) => m !== 'ReadWriteOncePod' && ACCESS_MODES.includes(m as string))) {
+    p.add([...at, 'accessModes'], `may not use ReadWriteOncePod with other access modes, got ${JSON.stringify(modes)}`, R);
+  }
+  const storageAt = [...at, 'resources', 'requests', 'storage'];
   const requests = isObj(spec.resources) && isObj(spec.resources.requests) ? spec.resources.requests : undefined;
   if (!requests || requests.storage === undefined) {
-    p.add([...at, 'resources', 'requests', 'storage'], MSG.required, R);
+    p.add(storageAt, MSG.required, R);
   } else {
-    const n = quantityValue(requests.storage);
-    if (n !== undefined && n <= 0) p.add([...at, 'resources', 'requests', 'storage'], 'must be greater than 0', R);
+    const n = quantityNanos(requests.storage);
+    if (n !== undefined && n <= 0n) p.add(storageAt, `must be greater than 0, got ${String(requests.storage)}`, R);
   }
-  if (isObj(spec.resources)) checkResources(spec.resources, [...at, 'resources'], p);
   if (typeof spec.storageClassName === 'string' && spec.storageClassName !== '') {
     const e = dns1123Subdomain(spec.storageClassName);
-    if (e) p.add([...at, 'storageClassName'], `bad name ${JSON.stringify(spec.storageClassName)}: ${e}`, R);
+    if (e) p.add([...at, 'storageClassName'], `bad storage class name ${JSON.stringify(spec.storageClassName)}: ${e}`, R);
   }
   checkLabelSelector(spec.selector, [...at, 'selector'], p);
 }
