@@ -33,12 +33,41 @@ test('knows the supported kinds', () => {
   );
 });
 
-test('the strict shared schema is optional on a developer machine and required with CI=true', () => {
+test('this machine: the strict shared schema is present in CI (else a note on the console)', () => {
   if (process.env.CI === 'true') expect(sharedSchemaAvailable()).toBe(true);
   else if (!sharedSchemaAvailable()) {
     // eslint-disable-next-line no-console
     console.log(`k8s-validate: strict shared schema not found at ${SHARED_SCHEMA_PATH}; combined path = packaged path`);
   }
+});
+
+describe('without the shared schema file', () => {
+  const savedCi = process.env.CI;
+  afterEach(() => {
+    if (savedCi === undefined) delete process.env.CI;
+    else process.env.CI = savedCi;
+  });
+  /** A fresh copy of the schema layer (it caches the file check) that sees no file. */
+  const freshLayerWithoutFile = (): typeof import('./k8s-schema') => {
+    let layer: typeof import('./k8s-schema') | undefined;
+    jest.isolateModules(() => {
+      jest.doMock('fs', () => ({ ...jest.requireActual('fs'), existsSync: () => false }));
+      layer = require('./k8s-schema');
+    });
+    jest.dontMock('fs');
+    return layer!;
+  };
+
+  test('with CI=true: an error naming the path', () => {
+    process.env.CI = 'true';
+    const layer = freshLayerWithoutFile();
+    expect(() => layer.sharedSchemaAvailable()).toThrow(`CI=true requires the strict Kubernetes 1.28 schema at ${SHARED_SCHEMA_PATH}`);
+  });
+
+  test('on a developer machine: the packaged validators only', () => {
+    delete process.env.CI;
+    expect(freshLayerWithoutFile().sharedSchemaAvailable()).toBe(false);
+  });
 });
 
 describe.each(PATHS)('%s', (_label, opts) => {
