@@ -5,7 +5,7 @@
  * Sources (kubernetes/kubernetes, release-1.28):
  *  - staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go: ValidateLabelSelector,
  *    ValidateLabelSelectorRequirement (selector values are label values unless
- *    AllowInvalidLabelValueInSelector, which is false for new objects)
+ *    AllowInvalidLabelValueInSelector, which is false for new objects; kubernetes/kubernetes#113699, v1.26)
  *  - pkg/apis/core/validation/validation.go: ValidateNodeSelectorRequirement,
  *    ValidateNodeFieldSelectorRequirement, ValidateNodeSelector, ValidatePreferredSchedulingTerms,
  *    validatePodAffinityTerm, validateWeightedPodAffinityTerms, ValidateTolerations, validateTaintEffect,
