@@ -7,6 +7,7 @@ import { PolicyError, loadPolicies, renderPolicy, toYaml } from '../../lib';
 import type { Manifest } from '../../lib';
 import { RedisBackupSchedule } from '../../constructs/cdk8s';
 import { expectValidManifests } from '../support/k8s-validate';
+import { requireCommands } from '../support/services/commands';
 import { containerOf, envOf, podOf, redisPolicy } from './fixtures';
 
 const cronJobs = (objects: Manifest[]) => objects.filter((o) => o.kind === 'CronJob');
@@ -227,5 +228,5 @@ test('the cdk8s RedisBackupSchedule emits the same objects as the equivalent pol
 test('the Redis scripts are shellcheck-clean POSIX sh', () => {
   const lib = join(__dirname, '..', '..', 'lib');
   const files = [join(lib, 'scripts', 'common.sh'), ...['redis-dump.sh', 'redis-upload.sh'].map((f) => join(lib, 'engines', 'redis', 'scripts', f))];
-  expect(execFileSync('shellcheck', ['-s', 'sh', ...files], { encoding: 'utf8' })).toBe('');
+  expect(execFileSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', ...files], { encoding: 'utf8' })).toBe('');
 });

@@ -8,19 +8,14 @@ import * as fs from 'fs';
 import { busyboxBinary, busyboxPath } from './retention.harness';
 import { caseArb, checkParity, fc, seed } from './retention.arbitraries';
 
-const bb = busyboxBinary();
-
-test('busybox is installed (scripts/install-test-deps.sh)', () => {
-  expect(bb).toBeTruthy();
-});
-
 describe('retention.sh under busybox plans exactly like the TypeScript reference', () => {
   test('busybox sh + awk/sort/date: 40 random cases', async () => {
+    const bb = busyboxBinary();
     const s = seed() + 2;
-    const dir = busyboxPath() as string;
+    const dir = busyboxPath();
     try {
       const cases = fc.sample(caseArb(15), { numRuns: 40, seed: s });
-      await checkParity('busybox', cases, s, { shell: [bb as string, 'sh'], pathEnv: dir });
+      await checkParity('busybox', cases, s, { shell: [bb, 'sh'], pathEnv: dir });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

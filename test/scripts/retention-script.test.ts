@@ -8,6 +8,7 @@ import { spawnSync } from 'child_process';
 import fc from 'fast-check';
 import * as fs from 'fs';
 import { parseBackupName, parseListing, parseVitessBackupName } from '../../lib/retention';
+import { requireCommands } from '../support/services/commands';
 import { SCRIPTS, baseEnv, errorLines, runSh, standIns, tempDir, writePruneScript, writeScript } from './retention.harness';
 
 const dirs: string[] = [];
@@ -20,7 +21,7 @@ function dir(): string {
 
 describe('retention.sh as a file', () => {
   test('shellcheck -s sh is clean for common.sh, retention.sh and prune.sh', () => {
-    const r = spawnSync('shellcheck', ['-s', 'sh', 'common.sh', 'retention.sh', 'prune.sh'], { cwd: SCRIPTS, encoding: 'utf8' });
+    const r = spawnSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', 'common.sh', 'retention.sh', 'prune.sh'], { cwd: SCRIPTS, encoding: 'utf8' });
     expect(r.error).toBeUndefined();
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);

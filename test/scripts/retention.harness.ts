@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { scriptText } from '../../lib/scripts';
+import { requireCommands } from '../support/services/commands';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const SCRIPTS = path.join(ROOT, 'lib/scripts');
@@ -155,19 +156,19 @@ export async function runPlanBatch(
   }
 }
 
-/** A directory of busybox applet links (PATH for "alpine-like" runs), or undefined without busybox. */
-export function busyboxPath(): string | undefined {
-  const bb = ['/usr/bin/busybox', '/bin/busybox'].find((p) => fs.existsSync(p));
-  if (bb === undefined) return undefined;
+/** The busybox binary; throws naming the Debian package `busybox` when it is missing. */
+export function busyboxBinary(): string {
+  return requireCommands('busybox').busybox;
+}
+
+/** A directory of busybox applet links (PATH for "alpine-like" runs); throws when busybox is missing. */
+export function busyboxPath(): string {
+  const bb = busyboxBinary();
   const dir = tempDir('busybox');
   for (const applet of ['sh', 'awk', 'sort', 'date', 'mktemp', 'rm', 'wc', 'cat', 'printf', 'echo', 'test', '[']) {
     fs.symlinkSync(bb, path.join(dir, applet));
   }
   return dir;
-}
-
-export function busyboxBinary(): string | undefined {
-  return ['/usr/bin/busybox', '/bin/busybox'].find((p) => fs.existsSync(p));
 }
 
 /** Writes the prune CronJob's script exactly as the renderer embeds it. */

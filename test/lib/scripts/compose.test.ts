@@ -4,6 +4,7 @@ import { readdirSync } from 'fs';
 import { join } from 'path';
 import { parseModule, reachable } from '../../../lib/scripts/compose';
 import { scriptModules, scriptText, shellCommand } from '../../../lib/scripts';
+import { requireCommands } from '../../support/services/commands';
 
 const LIB = join(__dirname, '..', '..', '..', 'lib');
 const shFiles = (dir: string) => readdirSync(join(LIB, dir)).filter((f) => f.endsWith('.sh')).map((f) => join(LIB, dir, f));
@@ -69,7 +70,7 @@ describe('reachable', () => {
 
 describe('the shipped scripts', () => {
   test('every script is shellcheck-clean POSIX sh', () => {
-    expect(execFileSync('shellcheck', ['-s', 'sh', ...ALL_FILES], { encoding: 'utf8' })).toBe('');
+    expect(execFileSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', ...ALL_FILES], { encoding: 'utf8' })).toBe('');
   });
 
   const entries = ALL_FILES.filter((f) => /main "\$@"/.test(require('fs').readFileSync(f, 'utf8'))).map((f) => f.split('/').pop()!);

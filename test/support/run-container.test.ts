@@ -1,9 +1,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { containerArgv, containerEnv, expandK8s, makePathRewriter, runContainer } from '../support/run-container';
+import { containerArgv, containerEnv, expandK8s, makePathRewriter, runContainer } from './run-container';
 
-/** resolves once the process is gone or a zombie (orphans are reaped late here), fails after 3 s */
+/**
+ * Resolves once the process is gone or a zombie (orphans are reaped late here). Gives up after 20 s: a bound
+ * on the wait (a process that survives is a failure), not a speed requirement.
+ */
 async function waitGone(pid: number): Promise<void> {
   const alive = () => {
     try {
@@ -13,9 +16,9 @@ async function waitGone(pid: number): Promise<void> {
       return false;
     }
   };
-  const end = Date.now() + 3000;
+  const end = Date.now() + 20_000;
   while (alive()) {
-    if (Date.now() > end) throw new Error(`process ${pid} still running`);
+    if (Date.now() > end) throw new Error(`process ${pid} still running 20 s after its container was torn down`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -257,27 +260,24 @@ describe('runContainer', () => {
     expect(r).toMatchObject({ code: 3, signal: null, stdout: 'out\n', stderr: 'boom\n', timedOut: false });
   });
 
+  // The background `sleep` outlives jest's test timeout: if runContainer waited for it instead of killing
+  // it, the test would fail on that timeout.
   test('a timeout kills the whole process group', async () => {
     const pidFile = path.join(scratch, 'bg.pid');
     const spec = {
-      containers: [{ name: 'c', command: ['/bin/sh', '-c', 'sleep 30 & echo $! > "$PIDFILE"; wait'], env: [{ name: 'PIDFILE', value: pidFile }] }],
+      containers: [{ name: 'c', command: ['/bin/sh', '-c', 'sleep 3600 & echo $! > "$PIDFILE"; wait'], env: [{ name: 'PIDFILE', value: pidFile }] }],
     };
-    const t0 = Date.now();
     const r = await runContainer(spec, 'c', { timeoutMs: 500 });
-    expect(r.timedOut).toBe(true);
-    expect(r.code === null || r.code !== 0).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(5000);
+    expect({ timedOut: r.timedOut, code: r.code, signal: r.signal }).toEqual({ timedOut: true, code: null, signal: 'SIGTERM' });
     const bg = Number(fs.readFileSync(pidFile, 'utf8'));
     await waitGone(bg);
   });
 
   test('processes left behind by the container are killed when it exits', async () => {
     const pidFile = path.join(scratch, 'left.pid');
-    const spec = { containers: [{ name: 'c', command: ['/bin/sh', '-c', `sleep 30 & echo $! > ${pidFile}; echo bye`] }] };
-    const t0 = Date.now();
+    const spec = { containers: [{ name: 'c', command: ['/bin/sh', '-c', `sleep 3600 & echo $! > ${pidFile}; echo bye`] }] };
     const r = await runContainer(spec, 'c');
     expect([r.code, r.stdout, r.timedOut]).toEqual([0, 'bye\n', false]);
-    expect(Date.now() - t0).toBeLessThan(5000);
     const bg = Number(fs.readFileSync(pidFile, 'utf8'));
     await waitGone(bg);
   });

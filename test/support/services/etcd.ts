@@ -1,0 +1,198 @@
+/** etcd (plain http or https with mTLS and a kubeadm-like PKI) and etcdctl. */
+import * as crypto from 'crypto';
+import * as fsp from 'fs/promises';
+import * as path from 'path';
+import { CommandResult, cleanEnv, requireCommands, runCommand, runOk } from './commands';
+import { BaseHandle, freePort, launch, waitReady } from './processes';
+
+
+export interface EtcdOptions {
+  /** https client URL + mTLS (client-cert-auth). Default false. */
+  tls?: boolean;
+  /** Start on an existing data dir (e.g. from `etcdctl snapshot restore`). Not removed by stop(). */
+  dataDir?: string;
+  /** Restore this snapshot file (etcdctl snapshot restore) into a data dir in tmpDir and start on it. */
+  snapshot?: string;
+  /** Member name; must match the name used by `snapshot restore` (etcdctl's default: "default"). */
+  name?: string;
+  readyTimeoutMs?: number;
+}
+
+export interface EtcdHandle extends BaseHandle {
+  endpoint: string;
+  dataDir: string;
+  tls: boolean;
+  /** kubeadm-like pki dir (only with tls). */
+  pkiDir?: string;
+  /**
+   * etcdctl --endpoints=E [--cacert/--cert/--key] --dial-timeout=2s --command-timeout=5s ARGS.
+   * Rejects on a non-zero exit.
+   */
+  etcdctl(args: string[]): Promise<string>;
+  /** Same, never rejects for an exit code; `{clientCert: false}` leaves out --cert/--key, `{caCert: false}` --cacert
+   *  (to prove mTLS is enforced). */
+  etcdctlRaw(args: string[], o?: { clientCert?: boolean; caCert?: boolean }): Promise<CommandResult>;
+}
+
+export interface EtcdTlsHandle extends EtcdHandle {
+  pkiDir: string;
+}
+
+/** Files in the kubeadm-like pki dir (/etc/kubernetes/pki/etcd layout). */
+export const ETCD_PKI_FILES = ['ca.crt', 'ca.key', 'server.crt', 'server.key', 'healthcheck-client.crt', 'healthcheck-client.key'] as const;
+
+/**
+ * Generates a CA, a server cert (SAN IP:127.0.0.1, DNS:localhost; serverAuth+clientAuth) and a
+ * healthcheck-client cert (clientAuth) with openssl, kubeadm file names. Returns pkiDir.
+ */
+export async function generateEtcdPki(pkiDir: string): Promise<string> {
+  const openssl = requireCommands('openssl').openssl;
+  await fsp.mkdir(pkiDir, { recursive: true });
+  const f = (n: string) => path.join(pkiDir, n);
+  const env = cleanEnv({ OPENSSL_CONF: '/dev/null', RANDFILE: path.join(pkiDir, '.rnd') });
+  const o = (args: string[]) => runOk(openssl, args, { env, cwd: pkiDir });
+  const serial = () => '0x' + crypto.randomBytes(8).toString('hex');
+  await o([
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '30',
+    '-keyout', f('ca.key'), '-out', f('ca.crt'), '-subj', '/CN=etcd-ca',
+    '-addext', 'basicConstraints=critical,CA:TRUE',
+    '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+  ]);
+  const leaf = async (base: string, subj: string, ext: string[]) => {
+    await o(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f(`${base}.key`), '-out', f(`${base}.csr`), '-subj', subj]);
+    await fsp.writeFile(f(`${base}.ext`), ext.join('\n') + '\n');
+    await o([
+      'x509', '-req', '-sha256', '-days', '30', '-in', f(`${base}.csr`), '-CA', f('ca.crt'), '-CAkey', f('ca.key'),
+      '-set_serial', serial(), '-extfile', f(`${base}.ext`), '-out', f(`${base}.crt`),
+    ]);
+    await fsp.rm(f(`${base}.csr`), { force: true });
+    await fsp.rm(f(`${base}.ext`), { force: true });
+  };
+  await leaf('server', '/CN=localhost', [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    'extendedKeyUsage=serverAuth,clientAuth',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+  ]);
+  await leaf('healthcheck-client', '/O=system:masters/CN=kube-etcd-healthcheck-client', [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    'extendedKeyUsage=clientAuth',
+  ]);
+  for (const k of ['ca.key', 'server.key', 'healthcheck-client.key']) await fsp.chmod(f(k), 0o600);
+  await fsp.rm(f('.rnd'), { force: true });
+  return pkiDir;
+}
+
+export async function startEtcd(opts: EtcdOptions & { tls: true }): Promise<EtcdTlsHandle>;
+export async function startEtcd(opts?: EtcdOptions): Promise<EtcdHandle>;
+export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
+  const etcdctlPath = requireCommands('etcdctl').etcdctl;
+  const tls = !!opts.tls;
+  const name = opts.name ?? 'default';
+  const mkEtcdctl = (endpoint: string, pkiDir: string | undefined) => {
+    const raw = (args: string[], o: { clientCert?: boolean; caCert?: boolean } = {}) => {
+      const a = [`--endpoints=${endpoint}`, '--dial-timeout=2s', '--command-timeout=5s'];
+      if (pkiDir && o.caCert !== false) a.push(`--cacert=${path.join(pkiDir, 'ca.crt')}`);
+      if (pkiDir && o.clientCert !== false) {
+        a.push(`--cert=${path.join(pkiDir, 'healthcheck-client.crt')}`, `--key=${path.join(pkiDir, 'healthcheck-client.key')}`);
+      }
+      return runCommand(etcdctlPath, [...a, ...args], { env: cleanEnv({ ETCDCTL_API: '3' }), timeoutMs: 30000 });
+    };
+    const ok = async (args: string[]) => {
+      const r = await raw(args);
+      if (r.code !== 0) {
+        throw new Error(`etcdctl ${args.join(' ')} exited with ${r.code ?? r.signal}\n${r.stdout.toString()}\n${r.stderr}`);
+      }
+      return r.stdout.toString('utf8');
+    };
+    return { raw, ok };
+  };
+  const { params, base } = await launch({
+    label: tls ? 'etcd-tls' : 'etcd',
+    binary: 'etcd',
+    prepare: async (dir) => {
+      const clientPort = await freePort();
+      const peerPort = await freePort();
+      const pkiDir = tls ? await generateEtcdPki(path.join(dir, 'pki')) : undefined;
+      const dataDir = opts.dataDir ?? path.join(dir, 'data');
+      if (opts.snapshot) {
+        if (opts.dataDir) throw new Error('startEtcd: give either dataDir or snapshot, not both');
+        const peer = `http://127.0.0.1:${peerPort}`;
+        await runOk(
+          etcdctlPath,
+          [
+            'snapshot', 'restore', opts.snapshot,
+            `--data-dir=${dataDir}`,
+            `--name=${name}`,
+            `--initial-cluster=${name}=${peer}`,
+            `--initial-advertise-peer-urls=${peer}`,
+          ],
+          { env: cleanEnv({ ETCDCTL_API: '3', HOME: dir }), cwd: dir, timeoutMs: 30000 },
+        );
+      }
+      return { clientPort, peerPort, pkiDir, dataDir, endpoint: `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}` };
+    },
+    argv: ({ peerPort, pkiDir, dataDir, endpoint }) => {
+      const peer = `http://127.0.0.1:${peerPort}`;
+      const a = [
+        `--name=${name}`,
+        `--data-dir=${dataDir}`,
+        `--listen-client-urls=${endpoint}`,
+        `--advertise-client-urls=${endpoint}`,
+        `--listen-peer-urls=${peer}`,
+        `--initial-advertise-peer-urls=${peer}`,
+        `--initial-cluster=${name}=${peer}`,
+        '--initial-cluster-state=new',
+        '--logger=zap',
+        '--log-outputs=stderr',
+      ];
+      if (pkiDir) {
+        a.push(
+          `--cert-file=${path.join(pkiDir, 'server.crt')}`,
+          `--key-file=${path.join(pkiDir, 'server.key')}`,
+          '--client-cert-auth',
+          `--trusted-ca-file=${path.join(pkiDir, 'ca.crt')}`,
+        );
+      }
+      return a;
+    },
+    env: (dir) => cleanEnv({ HOME: dir }), // no ETCD_* from the test process
+    ready: async (proc, { endpoint, pkiDir }) => {
+      const { raw } = mkEtcdctl(endpoint, pkiDir);
+      await waitReady(proc, 'etcdctl endpoint health', opts.readyTimeoutMs ?? 15000, async () => {
+        const r = await raw(['endpoint', 'health']);
+        if (r.code === 0) return true;
+        throw new Error(r.stderr.trim() || r.stdout.toString().trim());
+      }, 150);
+    },
+  });
+  const { raw, ok } = mkEtcdctl(params.endpoint, params.pkiDir);
+  return {
+    ...base,
+    endpoint: params.endpoint,
+    dataDir: params.dataDir,
+    tls,
+    pkiDir: params.pkiDir,
+    etcdctl: ok,
+    etcdctlRaw: raw,
+  };
+}
+
+/** etcd with an https client URL and mTLS; certs in a kubeadm-like pki dir. */
+export function startEtcdTls(opts: Omit<EtcdOptions, 'tls'> = {}): Promise<EtcdTlsHandle> {
+  return startEtcd({ ...opts, tls: true });
+}
+
+/** Plain-http etcd on an existing data dir (e.g. restored from a snapshot). The dir is not removed by stop(). */
+export function startEtcdFromDataDir(dataDir: string, opts: Omit<EtcdOptions, 'dataDir'> = {}): Promise<EtcdHandle> {
+  return startEtcd({ ...opts, dataDir });
+}
+
+/**
+ * `etcdctl snapshot restore FILE` into a fresh data dir inside the handle's tmpDir (member name "default",
+ * peer URL matching the new server), then a plain-http etcd on it. Everything is removed by stop().
+ */
+export function startEtcdFromSnapshot(snapshotFile: string, opts: Omit<EtcdOptions, 'snapshot' | 'dataDir'> = {}): Promise<EtcdHandle> {
+  return startEtcd({ ...opts, snapshot: snapshotFile });
+}

@@ -1,0 +1,281 @@
+/** An S3 server (s3rver) with a small signed (AWS Signature V4) client and the aws CLI set up for it. */
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as fsp from 'fs/promises';
+import * as http from 'http';
+import * as path from 'path';
+import { awsCliPath, cleanEnv, runOk } from './commands';
+import { BaseHandle, freePort, launch, waitReady } from './processes';
+
+
+export interface S3Object {
+  key: string;
+  size: number;
+  lastModified: Date;
+  etag: string;
+}
+
+export interface S3Handle extends BaseHandle {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+  /** s3rver's data dir (bucket/key._S3rver_object files). */
+  dataDir: string;
+  /** Env for an AWS client talking to this server (credentials, region, empty config files, no CA bundle). */
+  awsEnv(): Record<string, string>;
+  /** Runs the aws CLI (awsCliPath()) with awsEnv() and --endpoint-url; rejects on non-zero exit. */
+  aws(args: string[], input?: string | Buffer): Promise<string>;
+  listObjects(bucket: string, prefix?: string): Promise<S3Object[]>;
+  getObject(bucket: string, key: string): Promise<Buffer>;
+  putObject(bucket: string, key: string, body: string | Buffer): Promise<void>;
+  deleteObject(bucket: string, key: string): Promise<void>;
+  createBucket(bucket: string): Promise<void>;
+  /** Backdates an object (s3rver reports the object file's mtime as LastModified). */
+  setLastModified(bucket: string, key: string, when: Date): Promise<void>;
+}
+
+export function s3rverScript(): string {
+  let pkgJson: string;
+  try {
+    pkgJson = require.resolve('s3rver/package.json');
+  } catch {
+    throw new Error('s3rver is not installed: run `npm install` (s3rver is a devDependency of this package)');
+  }
+  return path.join(path.dirname(pkgJson), 'bin', 's3rver.js');
+}
+
+const rfc3986 = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+
+const sha256hex = (b: string | Buffer): string => crypto.createHash('sha256').update(b).digest('hex');
+const hmac = (k: string | Buffer, s: string): Buffer => crypto.createHmac('sha256', k).update(s).digest();
+
+/**
+ * AWS Signature V4 for a request (header-based). Exported for a test against AWS's documented example.
+ * `path` is the already-encoded canonical URI; `query` values are raw.
+ */
+export function signV4(req: {
+  method: string;
+  host: string;
+  path: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  payloadHash: string;
+  amzDate: string; // YYYYMMDDTHHMMSSZ
+  region: string;
+  service: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}): { authorization: string; headers: Record<string, string> } {
+  const headers: Record<string, string> = {
+    ...(req.headers ?? {}),
+    host: req.host,
+    'x-amz-content-sha256': req.payloadHash,
+    'x-amz-date': req.amzDate,
+  };
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v.trim().replace(/\s+/g, ' ')]));
+  const names = Object.keys(lower).sort();
+  const canonicalQuery = Object.entries(req.query ?? {})
+    .map(([k, v]) => [rfc3986(k), rfc3986(v)])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  const canonicalRequest = [
+    req.method,
+    req.path,
+    canonicalQuery,
+    names.map((n) => `${n}:${lower[n]}\n`).join(''),
+    names.join(';'),
+    req.payloadHash,
+  ].join('\n');
+  const date = req.amzDate.slice(0, 8);
+  const scope = `${date}/${req.region}/${req.service}/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', req.amzDate, scope, sha256hex(canonicalRequest)].join('\n');
+  const kSigning = hmac(hmac(hmac(hmac('AWS4' + req.secretAccessKey, date), req.region), req.service), 'aws4_request');
+  const signature = crypto.createHmac('sha256', kSigning).update(stringToSign).digest('hex');
+  const authorization = `AWS4-HMAC-SHA256 Credential=${req.accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
+  return { authorization, headers: { ...headers, authorization } };
+}
+
+function xmlDecode(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#x([0-9a-f]+);/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
+    .replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(parseInt(d, 10)))
+    .replace(/&amp;/g, '&');
+}
+const xmlTag = (xml: string, tag: string): string | undefined => {
+  const m = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(xml);
+  return m ? xmlDecode(m[1]) : undefined;
+};
+
+export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: number } = {}): Promise<S3Handle> {
+  const script = s3rverScript();
+  const accessKeyId = 'S3RVER';
+  const secretAccessKey = 'S3RVER';
+  const region = 'us-east-1';
+  for (const b of opts.buckets ?? []) {
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(b)) throw new Error(`startS3: invalid bucket name ${JSON.stringify(b)}`);
+  }
+  const { params, base, proc } = await launch({
+    label: 's3rver',
+    binary: process.execPath,
+    prepare: async (dir) => ({ port: await freePort(), dataDir: path.join(dir, 'data') }),
+    argv: ({ port, dataDir }) => [
+      // s3rver's ListObjectsV2 continuation tokens use DES, which Node 20's OpenSSL 3 only has in the legacy provider
+      '--openssl-legacy-provider',
+      script,
+      '-d', dataDir,
+      '-a', '127.0.0.1',
+      '-p', String(port),
+      ...(opts.buckets ?? []).flatMap((b) => ['--configure-bucket', b]),
+    ],
+    env: (dir) => cleanEnv({ HOME: dir }),
+    ready: async (p, { port }) => {
+      await waitReady(p, `HTTP GET http://127.0.0.1:${port}/`, opts.readyTimeoutMs ?? 15000, async () => {
+        const status = await new Promise<number>((resolve, reject) => {
+          const r = http.get({ host: '127.0.0.1', port, path: '/', timeout: 2000 }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          r.on('timeout', () => r.destroy(new Error('timeout')));
+          r.on('error', reject);
+        });
+        return status > 0;
+      });
+    },
+  });
+  const { port, dataDir } = params;
+  const endpoint = `http://127.0.0.1:${port}`;
+
+  const request = (
+    method: string,
+    bucket: string,
+    key: string | undefined,
+    query: Record<string, string> = {},
+    body: Buffer = Buffer.alloc(0),
+  ): Promise<{ status: number; body: Buffer }> => {
+    const uriPath = '/' + rfc3986(bucket) + (key !== undefined ? '/' + key.split('/').map(rfc3986).join('/') : '');
+    const qs = Object.entries(query)
+      .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
+      .join('&');
+    const amzDate = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const { headers } = signV4({
+      method,
+      host: `127.0.0.1:${port}`,
+      path: uriPath,
+      query,
+      payloadHash: sha256hex(body),
+      amzDate,
+      region,
+      service: 's3',
+      accessKeyId,
+      secretAccessKey,
+    });
+    return new Promise((resolve, reject) => {
+      const r = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path: uriPath + (qs ? '?' + qs : ''),
+          headers: { ...headers, 'content-length': String(body.length) },
+          timeout: 30000,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      r.on('timeout', () => r.destroy(new Error(`S3 ${method} ${uriPath}: timeout`)));
+      r.on('error', reject);
+      r.end(body);
+    });
+  };
+  const check = (what: string, r: { status: number; body: Buffer }, ok: number[] = [200]) => {
+    if (!ok.includes(r.status)) {
+      throw new Error(`S3 ${what}: HTTP ${r.status} ${r.body.toString('utf8').slice(0, 1000)}\n--- s3rver log tail ---\n${proc.log.tail(10)}`);
+    }
+    return r;
+  };
+
+  const listObjects = async (bucket: string, prefix?: string): Promise<S3Object[]> => {
+    const result: S3Object[] = [];
+    let token: string | undefined;
+    for (;;) {
+      const q: Record<string, string> = { 'list-type': '2' };
+      if (prefix) q.prefix = prefix;
+      if (token) q['continuation-token'] = token;
+      const xml = check(`ListObjectsV2 ${bucket}`, await request('GET', bucket, undefined, q)).body.toString('utf8');
+      for (const m of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
+        result.push({
+          key: xmlTag(m[1], 'Key') ?? '',
+          size: Number(xmlTag(m[1], 'Size') ?? NaN),
+          lastModified: new Date(xmlTag(m[1], 'LastModified') ?? NaN),
+          etag: (xmlTag(m[1], 'ETag') ?? '').replace(/"/g, ''),
+        });
+      }
+      if (xmlTag(xml, 'IsTruncated') !== 'true') break;
+      token = xmlTag(xml, 'NextContinuationToken');
+      if (!token) break;
+    }
+    return result.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  };
+
+  const tmpFiles = path.join(base.tmpDir, 'aws');
+  await fsp.mkdir(tmpFiles, { recursive: true });
+  const awsEnv = (): Record<string, string> => {
+    const cfg = path.join(tmpFiles, 'config');
+    const cred = path.join(tmpFiles, 'credentials');
+    for (const f of [cfg, cred]) if (!fs.existsSync(f)) fs.writeFileSync(f, '');
+    return {
+      AWS_ACCESS_KEY_ID: accessKeyId,
+      AWS_SECRET_ACCESS_KEY: secretAccessKey,
+      AWS_DEFAULT_REGION: region,
+      AWS_REGION: region,
+      AWS_CONFIG_FILE: cfg,
+      AWS_SHARED_CREDENTIALS_FILE: cred,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_PAGER: '',
+    };
+  };
+
+  return {
+    ...base,
+    endpoint,
+    accessKeyId,
+    secretAccessKey,
+    region,
+    dataDir,
+    awsEnv,
+    aws: (args, input) =>
+      runOk(awsCliPath(), ['--endpoint-url', endpoint, ...args], {
+        env: cleanEnv({ ...awsEnv(), HOME: tmpFiles }), // cleanEnv never carries AWS_CA_BUNDLE
+        input,
+        timeoutMs: 60000,
+      }),
+    listObjects,
+    getObject: async (bucket, key) => check(`GetObject ${bucket}/${key}`, await request('GET', bucket, key)).body,
+    putObject: async (bucket, key, body) => {
+      check(`PutObject ${bucket}/${key}`, await request('PUT', bucket, key, {}, Buffer.isBuffer(body) ? body : Buffer.from(body)));
+    },
+    deleteObject: async (bucket, key) => {
+      check(`DeleteObject ${bucket}/${key}`, await request('DELETE', bucket, key), [200, 204]);
+    },
+    createBucket: async (bucket) => {
+      check(`CreateBucket ${bucket}`, await request('PUT', bucket, undefined));
+    },
+    setLastModified: async (bucket, key, when) => {
+      const parts = key.split('/');
+      const last = parts.pop()!;
+      const file = path.join(dataDir, bucket, ...parts, `${last}._S3rver_object`);
+      await fsp.utimes(file, when, when);
+    },
+  };
+}
