@@ -16,4 +16,10 @@ export const VITESS_DEFAULTS = {
   /** vitess-operator's fsGroup / runAsUser for vitess images. */
   vitessUid: 999,
   concurrency: 10,
+  /**
+   * TERM to KILL: vitess-backup.sh waits up to 120 s (VITESS_STOP_WAIT_SECONDS) for
+   * vtbackup to stop, or 30 s for a vtctldclient call, then pushes the failure
+   * (2 x curl --max-time 10), plus a margin.
+   */
+  terminationGracePeriodSeconds: 150,
 } as const;

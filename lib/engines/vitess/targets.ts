@@ -159,7 +159,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
   const init: EngineContainer = {
     name: 'init-vt-root',
     image: spec.images.vtbackup,
-    command: shellCommand('vitess-init-vt-root.sh'),
+    command: shellCommand('vitess-init-vt-root.sh', { metrics: ctx.metrics }),
     env: [...ctx.env, { name: 'VT_ROOT_MOUNT', value: '/mnt/vt' }],
     volumeMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
     securityContext: restrictedContainerSecurity(),
@@ -179,6 +179,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     mainContainers: ['vtbackup'],
     volumes,
     securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
+    terminationGracePeriodSeconds: VITESS_DEFAULTS.terminationGracePeriodSeconds,
   };
 }
 
