@@ -5,7 +5,7 @@ import { Chart, Testing, Yaml } from 'cdk8s';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { parseAllDocuments } from 'yaml';
-import { installMocks, canonicalJson, expectedToken, parseUrn, plainInputs, settle } from './pulumi/harness';
+import { installMocks, canonicalJson, expectedToken, parseUrn, plainInputs, settle } from './constructs/pulumi/harness';
 import { runCli } from '../lib/cli';
 import { loadPolicies } from '../lib';
 import { BackupPolicy as Cdk8sBackupPolicy } from '../constructs/cdk8s';

@@ -1,0 +1,108 @@
+// Helpers of the etcd tests: a small policy, and the rendered pods run for real
+// (every container in order, sharing the pod's volumes, as the kubelet runs them).
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { PolicyError, renderPolicy } from '../../../../lib';
+import type { BackupPolicy, EtcdSpec, Manifest } from '../../../../lib';
+import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../../../support/run-container';
+
+/** A small valid etcd policy with overrides. */
+export function etcdPolicy(etcd: Partial<EtcdSpec> = {}, spec: Record<string, unknown> = {}, name = 'etcd'): BackupPolicy {
+  return {
+    apiVersion: 'backup-cronjobs.io/v1alpha1',
+    kind: 'BackupPolicy',
+    metadata: { name, namespace: 'kube-system' },
+    spec: { ...spec, etcd: { ...etcd } },
+  } as BackupPolicy;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const podOf = (o: any) => resolvePodSpec(o);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const containerOf = (o: any, name: string) =>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  [...(podOf(o).initContainers ?? []), ...podOf(o).containers].find((c: any) => c.name === name);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const envOf = (o: any, container: string): Record<string, any> =>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  Object.fromEntries((containerOf(o, container).env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
+
+export const cronJobs = (objs: Manifest[]) => objs.filter((o) => o.kind === 'CronJob');
+export const jobs = (objs: Manifest[]) => objs.filter((o) => o.kind === 'Job');
+
+/** The first CronJob of a rendered policy. */
+export function cronJobOf(policy: BackupPolicy): Manifest {
+  const cj = cronJobs(renderPolicy(policy))[0];
+  if (!cj) throw new Error('no CronJob rendered');
+  return cj;
+}
+
+const tempDirs: string[] = [];
+export function tempDir(prefix: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `bcj-etcd-${prefix}-`));
+  tempDirs.push(d);
+  return d;
+}
+export function removeTempDirs(): void {
+  for (const d of tempDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+
+export interface PodRun {
+  /** Results by container name, in the order they ran. */
+  readonly results: Record<string, RunContainerResult>;
+  /** The container that failed (the pod stops there, restartPolicy Never), if any. */
+  readonly failed?: string;
+  /** volume name -> host dir. */
+  readonly volumeDirs: Record<string, string>;
+  /** Everything the containers logged. */
+  readonly log: string;
+}
+
+/**
+ * Runs every container of the pod in order (init containers, then the main
+ * one) until one fails. `opts.volumes` maps hostPath/PVC volumes to dirs.
+ * `opts.only` runs only the listed containers (sharing `opts.volumeDirs`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function runPod(obj: any, opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {}): Promise<PodRun> {
+  const spec = resolvePodSpec(obj);
+  const names: string[] = [...(spec.initContainers ?? []), ...spec.containers].map((c: { name: string }) => c.name);
+  const volumeDirs = opts.volumeDirs ?? {};
+  const results: Record<string, RunContainerResult> = {};
+  let log = '';
+  for (const name of names) {
+    if (opts.only && !opts.only.includes(name)) continue;
+    const r = await runContainer(spec, name, {
+      timeoutMs: 60000,
+      ...opts,
+      env: { ...opts.env, ...opts.envFor?.[name] },
+      volumeDirs,
+      pod: { nodeName: 'cp-1', ...opts.pod },
+    });
+    results[name] = r;
+    log += `--- ${name} (exit ${r.code}${r.timedOut ? ', timed out' : ''}, ${r.durationMs} ms)\n${r.stdout}${r.stderr}`;
+    if (r.code !== 0) return { results, failed: name, volumeDirs, log };
+  }
+  return { results, volumeDirs, log };
+}
+
+/** The error lines a container logged (`<time> <job> error <message>`). */
+export const errorLines = (r: RunContainerResult | undefined): string[] => (r?.stderr ?? '').split('\n').filter((l) => / error /.test(l));
+
+/** Files of a directory, sorted (hidden ones included). */
+export const filesOf = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
+
+/** A UTC RFC3339 second stamp as used in names. */
+export const stamp = (epoch: number): string => new Date(epoch * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Every problem of a policy (empty when it renders). */
+export function problems(policy: BackupPolicy): string[] {
+  try {
+    renderPolicy(policy);
+    return [];
+  } catch (e) {
+    if (!(e instanceof PolicyError)) throw e;
+    return e.issues.map((i) => `${i.path}: ${i.message}`);
+  }
+}

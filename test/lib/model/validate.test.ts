@@ -1,0 +1,159 @@
+// Bad input never produces manifests: it produces every error, each naming the path, the value and what is allowed.
+import { PolicyError, loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
+import { vitessPolicy } from '../engines/vitess/fixtures';
+
+function issuesOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof PolicyError) return e.issues.map((i) => `${i.path}: ${i.message}`);
+    throw e;
+  }
+  throw new Error('expected a PolicyError, got none');
+}
+
+const withDefaults = (defaults: Record<string, unknown>) => vitessPolicy({}, { defaults });
+
+describe('schema errors', () => {
+  test('an unknown field is an error with a suggestion and the allowed fields', () => {
+    const issues = issuesOf(() => validatePolicy(withDefaults({ schedul: '@daily' })));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatch(/^spec\.defaults\.schedul: unknown field \(did you mean "schedule"\?\); allowed fields: schedule, timeZone, stagger, suspend, /);
+  });
+
+  test('all errors are reported at once', () => {
+    const issues = issuesOf(() => validatePolicy(withDefaults({ concurrencyPolicy: 'Sometimes', successfulJobsHistoryLimit: '3', timeout: '10 minutes', suspend: 'no' })));
+    expect([...issues].sort()).toEqual([
+      'spec.defaults.concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"',
+      'spec.defaults.successfulJobsHistoryLimit: expected integer, received string "3"',
+      'spec.defaults.timeout: received "10 minutes"; must be a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w"',
+      'spec.defaults.suspend: expected boolean, received string "no"',
+    ].sort());
+  });
+
+  test('required fields, patterns and bounds', () => {
+    const doc = vitessPolicy({ cluster: 'Example_Cluster', vtctldServer: 'vtctld' });
+    delete (doc.spec.vitess as any).topology;
+    const issues = issuesOf(() => validatePolicy(doc));
+    expect(issues).toContain('spec.vitess.topology: required field is missing');
+    expect(issues).toContain('spec.vitess.cluster: received "Example_Cluster"; must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit');
+    expect(issues.some((i) => i.startsWith('spec.vitess.vtctldServer: received "vtctld"'))).toBe(true);
+  });
+
+  test('exactly one storage kind', () => {
+    const issues = issuesOf(() => validatePolicy(vitessPolicy({ storage: { s3: { region: 'r', bucket: 'b' }, gcs: { bucket: 'g' } } })));
+    expect(issues).toEqual(['spec.vitess.storage: received ["s3","gcs"]; set exactly one of: s3, gcs, azblob, ceph, file']);
+  });
+
+  test('apiVersion and kind are fixed', () => {
+    const issues = issuesOf(() => validatePolicy({ ...vitessPolicy(), apiVersion: 'v1', kind: 'Backup' }));
+    expect(issues).toEqual([
+      'apiVersion: received "v1"; must be "backup-cronjobs.io/v1alpha1"',
+      'kind: received "Backup"; must be "BackupPolicy"',
+    ]);
+  });
+});
+
+describe('semantic errors', () => {
+  test.each([
+    ['TZ prefix', 'TZ=UTC 0 2 * * *', /^spec\.defaults\.schedule: received "TZ=UTC 0 2 \* \* \*"; .*timeZone/],
+    ['seconds field', '0 0 2 * * *', /^spec\.defaults\.schedule: received "0 0 2 \* \* \*"; .*6/],
+    ['out of range', '0 24 * * *', /^spec\.defaults\.schedule: received "0 24 \* \* \*"; .*hour.*0-23/],
+    ['unknown macro', '@hourli', /^spec\.defaults\.schedule: received "@hourli"; .*@hourly/],
+  ])('schedule: %s', (_name, schedule, expected) => {
+    const issues = issuesOf(() => validatePolicy(withDefaults({ schedule })));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatch(expected);
+  });
+
+  test('a zero timeout or starting deadline is refused (ttlAfterFinished 0s is allowed: delete at once)', () => {
+    expect(issuesOf(() => validatePolicy(withDefaults({ timeout: '0s', startingDeadline: '0m' })))).toEqual([
+      'spec.defaults.startingDeadline: received "0m"; must be longer than 0s',
+      'spec.defaults.timeout: received "0s"; must be longer than 0s',
+    ]);
+    expect(() => validatePolicy(withDefaults({ ttlAfterFinished: '0s' }))).not.toThrow();
+  });
+
+  test('durations the parser refuses are reported by path, never thrown', () => {
+    const issues = issuesOf(() => renderPolicy(vitessPolicy({ vtbackupRetention: { minRetentionTime: '30m1h' } }, { defaults: { timeout: '30m1h', stagger: { window: '1h1h' } } })));
+    const grammar = 'must be a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w" (units go from largest to smallest, each at most once)';
+    expect([...issues].sort()).toEqual([
+      `spec.defaults.timeout: received "30m1h"; ${grammar}`,
+      `spec.defaults.stagger.window: received "1h1h"; ${grammar}`,
+      `spec.vitess.vtbackupRetention.minRetentionTime: received "30m1h"; ${grammar}`,
+    ].sort());
+  });
+
+  test('time zone as the API server checks it', () => {
+    expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Local' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Local"; /);
+    expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Mars/Olympus' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Mars\/Olympus"; /);
+    expect(() => validatePolicy(withDefaults({ timeZone: 'America/Argentina/Catamarca' }))).not.toThrow();
+  });
+
+  test('no engine, or two', () => {
+    const doc = vitessPolicy();
+    const noEngine = { ...doc, spec: {} };
+    const issues = issuesOf(() => validatePolicy(noEngine));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatch(/^spec: received no engine; set exactly one of: vitess(, [a-z]+)*$/);
+  });
+
+  test('duplicate keyspace/shard in one schedule, and duplicate schedule names', () => {
+    const issues = issuesOf(() => validatePolicy(vitessPolicy({
+      schedules: [
+        { name: 'a', strategies: [{ keyspace: 'ks', shards: ['-80', '80-'] }, { keyspace: 'ks', shards: ['80-'] }] },
+        { name: 'a', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
+      ],
+    })));
+    expect(issues).toEqual([
+      'spec.vitess.schedules[0].strategies[1].shards[0]: received "80-"; ks/80- is already listed at spec.vitess.schedules[0].strategies[0].shards[1]: each keyspace/shard once per schedule',
+      'spec.vitess.schedules[1].name: received "a"; schedule names must be unique (also used by schedules[0])',
+    ]);
+  });
+
+  test('frequency and schedule are exclusive; frequency must be one the operator accepts', () => {
+    const issues = issuesOf(() => validatePolicy(vitessPolicy({
+      schedules: [
+        { name: 'a', frequency: '6h', schedule: '@daily', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
+        { name: 'b', frequency: '7h', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
+      ],
+    })));
+    expect(issues[0]).toBe('spec.vitess.schedules[0].frequency: set either frequency or schedule, not both');
+    expect(issues[1]).toMatch(/^spec\.vitess\.schedules\[1\]\.frequency: received "7h"; /);
+  });
+
+  test('placement rules', () => {
+    const issues = issuesOf(() => validatePolicy(withDefaults({
+      placement: { nodeAffinity: [{ key: 'a', operator: 'In' }, { key: 'b', operator: 'Exists', values: ['x'] }], tolerations: [{ operator: 'Equal', value: 'x' }] },
+    })));
+    expect(issues).toEqual([
+      'spec.defaults.placement.nodeAffinity[0].values: operator In needs at least one value',
+      'spec.defaults.placement.nodeAffinity[1].values: received ["x"]; operator Exists takes no values',
+      'spec.defaults.placement.tolerations[0].key: an empty key tolerates every taint and needs operator Exists',
+    ]);
+  });
+
+  test('stagger needs room: a window longer than the schedule interval is refused', () => {
+    const issues = issuesOf(() => renderPolicy(vitessPolicy({
+      schedules: [{ name: 'a', schedule: '0 * * * *', stagger: { window: '2h' }, strategies: [{ keyspace: 'ks', shards: ['-80', '80-'] }] }],
+    })));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatch(/^spec\.vitess\.schedules\[0\]\.stagger: cannot stagger 2 target\(s\) of schedule "0 \* \* \* \*" over "2h": /);
+  });
+});
+
+describe('YAML loading', () => {
+  test('syntax errors, duplicate keys and multi-document files', () => {
+    expect(issuesOf(() => loadPolicies('apiVersion: [unclosed', 'bad.yaml'))[0]).toMatch(/^\(document\): YAML syntax: /);
+    expect(issuesOf(() => loadPolicies('a: 1\na: 2\n'))[0]).toMatch(/YAML syntax: Map keys must be unique/);
+    const one = JSON.stringify(vitessPolicy());
+    const two = JSON.stringify({ ...vitessPolicy(), metadata: { name: 'other' } });
+    expect(loadPolicies(`${one}\n---\n${two}\n`).map((p) => p.metadata.name)).toEqual(['example', 'other']);
+    const issues = issuesOf(() => loadPolicies(`${one}\n---\n${JSON.stringify({ ...vitessPolicy(), metadata: {} })}\n`));
+    expect(issues).toEqual(['document 2: metadata.name: required field is missing']);
+  });
+
+  test('an empty file is an error', () => {
+    expect(issuesOf(() => loadPolicies('# nothing\n'))).toEqual(['(document): no BackupPolicy document found']);
+  });
+});
