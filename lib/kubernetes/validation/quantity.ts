@@ -125,7 +125,7 @@ function normalized(coefficient: bigint, exponent: number): [bigint, number] {
     c /= 10n;
     e++;
   }
-  return [c, e];
+  return [c, e + 0]; // no -0
 }
 
 /** Rounds |numerator / denominator| up, keeping the sign. */
