@@ -38,10 +38,16 @@ const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alp
 
 const QUALIFIED_NAME = anchored(QUALIFIED_NAME_FMT);
 const LABEL_VALUE = anchored(LABEL_VALUE_FMT);
-const INTEGER = /^[+-]?[0-9]+$/;
 
 const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const NODE_SELECTOR_OPERATORS = [...SELECTOR_OPERATORS, 'Gt', 'Lt'];
+
+/** What strconv.ParseInt(value, 10, 64) accepts. */
+function isInt64(value: string): boolean {
+  if (!/^[+-]?[0-9]+$/.test(value)) return false;
+  const n = BigInt(value);
+  return n >= -(2n ** 63n) && n < 2n ** 63n;
+}
 
 /** IsQualifiedName: the API server's messages, empty when valid. */
 export function qualifiedNameErrors(value: string): string[] {
@@ -63,7 +69,7 @@ export function qualifiedNameErrors(value: string): string[] {
 }
 
 /** IsValidLabelValue: the API server's messages, empty when valid. */
-export function labelValueErrors(value: string): string[] {
+function labelValueErrors(value: string): string[] {
   const errors: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errors.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
   if (!LABEL_VALUE.test(value)) errors.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
@@ -205,8 +211,8 @@ export function nodeSelectorRequirementProblems(requirement: unknown): Problem[]
   const r = asRecord(requirement) ?? {};
   const values = valuesOf(r);
   const problems = [...operatorProblems(r.operator, values.length, NODE_SELECTOR_OPERATORS), ...keyProblems(r), ...valueProblems(values)];
-  if ((r.operator === 'Gt' || r.operator === 'Lt') && values.length === 1 && !(typeof values[0] === 'string' && INTEGER.test(values[0]))) {
-    problems.push({ path: 'values[0]', message: `received ${show(values[0])}; operator ${r.operator} compares node label values as integers: must be an integer` });
+  if ((r.operator === 'Gt' || r.operator === 'Lt') && values.length === 1 && !(typeof values[0] === 'string' && isInt64(values[0]))) {
+    problems.push({ path: 'values[0]', message: `received ${show(values[0])}; operator ${r.operator} compares node label values as integers: must be a 64-bit integer` });
   }
   return problems;
 }

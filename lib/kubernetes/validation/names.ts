@@ -38,7 +38,7 @@ const DNS1123_SUBDOMAIN = anchored(DNS1123_SUBDOMAIN_FMT);
 const DNS1035_LABEL = anchored(DNS1035_LABEL_FMT);
 
 /** IsDNS1123Label: the API server's messages, empty when valid. */
-export function dns1123LabelErrors(value: string): string[] {
+function dns1123LabelErrors(value: string): string[] {
   const errors: string[] = [];
   if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errors.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
   if (!DNS1123_LABEL.test(value)) {

@@ -16,7 +16,8 @@
  *   and secretKeyRef keys).
  * Ours, on top of the API server:
  * - hostPath paths must be absolute and normalized (no empty, `.` or `..` segment, no trailing
- *   `/`): the kubelet mounts whatever it is given, relative to its own working directory.
+ *   `/`): a relative path has no defined meaning on the node, and a normalized path gives each
+ *   directory one spelling.
  * - an `items[].key` must be a valid config key: the API server only requires it to be non-empty,
  *   but a ConfigMap or Secret can never hold a key that fails IsConfigMapKey, so such an item
  *   never resolves.
@@ -43,7 +44,7 @@ export function chDirPrefixErrors(value: string): string[] {
 const hasBackstep = (path: string): boolean => path.split('/').includes('..');
 
 /** IsConfigMapKey: the API server's messages, empty when valid. */
-export function configKeyErrors(key: string): string[] {
+function configKeyErrors(key: string): string[] {
   const errors: string[] = [];
   if (byteLength(key) > DNS1123_SUBDOMAIN_MAX_LENGTH) errors.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
   if (!CONFIG_KEY.test(key)) errors.push(regexError(CONFIG_KEY_MSG, CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));

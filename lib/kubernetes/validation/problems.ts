@@ -82,8 +82,3 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
 export function asList(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [];
 }
-
-/** Problems when a present value is not a string; undefined value is fine. */
-export function stringTypeProblem(value: unknown): string | undefined {
-  return value === undefined || typeof value === 'string' ? undefined : `received ${show(value)}; must be a string`;
-}

@@ -158,7 +158,9 @@ describe('node selector requirements', () => {
 
   test('the messages say what is allowed', () => {
     expect(nodeSelectorRequirementProblems({ key: 'a', operator: 'Lt', values: [] })[0].message).toBe("must be specified single value when `operator` is 'Lt' or 'Gt'");
-    expect(nodeSelectorRequirementProblems({ key: 'a', operator: 'Gt', values: ['1.5'] })[0].message).toContain('must be an integer');
+    expect(nodeSelectorRequirementProblems({ key: 'a', operator: 'Gt', values: ['1.5'] })[0].message).toContain('must be a 64-bit integer');
+    expect(nodeSelectorRequirementProblems({ key: 'a', operator: 'Gt', values: ['9223372036854775807'] })).toEqual([]);
+    expect(nodeSelectorRequirementProblems({ key: 'a', operator: 'Gt', values: ['9223372036854775808'] })[0].message).toContain('must be a 64-bit integer');
     expect(nodeSelectorRequirementProblems({ key: 'a', operator: 'Near' })[0].message).toContain('allowed: In, NotIn, Exists, DoesNotExist, Gt, Lt');
   });
 });
