@@ -1,0 +1,190 @@
+/**
+ * A pod spec and pod template as the Kubernetes 1.28 API server checks them: the rules of every
+ * other file applied where they belong, and the clashes between fields of one pod.
+ *
+ * Sources (kubernetes v1.28.8, pkg/apis/core/validation/validation.go; v1.33.3 differs only in
+ * rules for fields the core never sets):
+ * - ValidateVolumes: volume names required, DNS-1123 labels, unique; validateVolumeSource (exactly
+ *   one volume type; hostPath, secret, configMap, emptyDir sizeLimit ≥ 0, persistentVolumeClaim
+ *   claimName required, ephemeral).
+ * - validateContainers / validateInitContainers / validateContainerCommon: at least one container;
+ *   names required, DNS-1123 labels, unique across init and regular containers (a clash is
+ *   reported on the init container); image required; ValidateEnv; ValidateResourceRequirements;
+ *   ValidateVolumeMounts: the volume must exist among the pod's valid volumes, mountPath required
+ *   and unique within the container, subPath/subPathExpr local descending paths and mutually
+ *   exclusive.
+ * - ValidatePodSpec: nodeSelector is a label map (ValidateLabels), affinity, tolerations,
+ *   serviceAccountName / priorityClassName / nodeName DNS-1123 subdomains, hostname / subdomain
+ *   DNS-1123 labels, activeDeadlineSeconds 1..2^31-1.
+ * - ValidatePodTemplateSpec: template labels (ValidateLabels) and annotations.
+ */
+import { show } from '../../policy/errors';
+import { envVarProblems } from './env';
+import { annotationsProblems, labelsProblems } from './labels';
+import { dns1123LabelProblem, dns1123SubdomainProblem } from './names';
+import { fileModeProblem, hostPathProblem, hostPathTypeProblem, itemKeyProblem, itemPathProblem, subPathProblem } from './paths';
+import { type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
+import { decodeQuantity, nonNegativeQuantityProblem } from './quantity';
+import { resourceRequirementsProblems } from './resources';
+import { affinityProblems, tolerationProblems } from './scheduling';
+import { ephemeralVolumeProblems } from './storage';
+
+const INT32_MAX = 2 ** 31 - 1;
+
+const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** A name that must be set and be a DNS-1123 label (containers, volumes). */
+function requiredLabelProblem(value: unknown, what: string): string | undefined {
+  if (value === undefined || value === '') return `a ${what} needs a name`;
+  return typeof value === 'string' ? dns1123LabelProblem(value) : `received ${show(value)}; must be a string`;
+}
+
+function itemsProblems(items: unknown): Problem[] {
+  return asList(items).flatMap((item, i) => {
+    const it = asRecord(item) ?? {};
+    const at = fieldPath('items', i);
+    return [
+      ...problemAt(fieldPath(at, 'key'), itemKeyProblem(stringOf(it.key))),
+      ...problemAt(fieldPath(at, 'path'), itemPathProblem(stringOf(it.path))),
+      ...(it.mode === undefined ? [] : problemAt(fieldPath(at, 'mode'), fileModeProblem(it.mode))),
+    ];
+  });
+}
+
+function sourceProblems(type: string, source: unknown): Problem[] {
+  const s = asRecord(source) ?? {};
+  const required = (field: string) => (stringOf(s[field]) === '' ? [{ path: field, message: `${type}.${field} is required` }] : []);
+  const defaultMode = s.defaultMode === undefined ? [] : problemAt('defaultMode', fileModeProblem(s.defaultMode));
+  switch (type) {
+    case 'hostPath':
+      return [...problemAt('path', hostPathProblem(stringOf(s.path))), ...(s.type === undefined ? [] : problemAt('type', hostPathTypeProblem(stringOf(s.type))))];
+    case 'secret':
+      return [...required('secretName'), ...defaultMode, ...itemsProblems(s.items)];
+    case 'configMap':
+      return [...required('name'), ...defaultMode, ...itemsProblems(s.items)];
+    case 'persistentVolumeClaim':
+      return required('claimName');
+    case 'emptyDir': {
+      if (s.sizeLimit === undefined) return [];
+      const decoded = decodeQuantity(s.sizeLimit);
+      return problemAt('sizeLimit', 'problem' in decoded ? decoded.problem : nonNegativeQuantityProblem(decoded.quantity));
+    }
+    case 'ephemeral':
+      return ephemeralVolumeProblems(source);
+    default:
+      return [];
+  }
+}
+
+/** The pod's volumes; returns the names of the valid ones (the ones mounts may refer to). */
+function volumesProblems(volumes: readonly unknown[], valid: Set<string>): Problem[] {
+  const seen = new Set<string>();
+  return volumes.flatMap((volume, i) => {
+    const v = asRecord(volume) ?? {};
+    const at = fieldPath('volumes', i);
+    const types = Object.keys(v).filter((k) => k !== 'name');
+    const problems = problemAt(fieldPath(at, 'name'), requiredLabelProblem(v.name, 'volume'));
+    if (types.length === 0) problems.push({ path: at, message: 'must specify a volume type' });
+    if (types.length > 1) problems.push({ path: at, message: `received volume types ${types.join(', ')}; may not specify more than 1 volume type` });
+    if (types.length > 0) problems.push(...under(fieldPath(at, types[0]), sourceProblems(types[0], v[types[0]])));
+    const name = stringOf(v.name);
+    if (seen.has(name)) problems.push({ path: fieldPath(at, 'name'), message: `received ${show(name)}; volume names must be unique within the pod` });
+    seen.add(name);
+    if (problems.length === 0) valid.add(name);
+    return problems;
+  });
+}
+
+/** One container's volumeMounts: each names a valid volume of the pod, mountPaths are unique. */
+export function volumeMountsProblems(mounts: readonly unknown[], volumes: ReadonlySet<string>): Problem[] {
+  const paths = new Set<string>();
+  return mounts.flatMap((mount, i) => {
+    const m = asRecord(mount) ?? {};
+    const at = fieldPath('volumeMounts', i);
+    const name = stringOf(m.name);
+    const mountPath = stringOf(m.mountPath);
+    const problems: Problem[] = [];
+    if (name === '') problems.push({ path: fieldPath(at, 'name'), message: 'a volume mount needs the name of a volume' });
+    else if (!volumes.has(name)) problems.push({ path: fieldPath(at, 'name'), message: `received ${show(name)}; not found: no valid volume of the pod has this name (volumes: ${[...volumes].map((v) => show(v)).join(', ') || 'none'})` });
+    if (mountPath === '') problems.push({ path: fieldPath(at, 'mountPath'), message: 'a volume mount needs a mountPath' });
+    else if (paths.has(mountPath)) problems.push({ path: fieldPath(at, 'mountPath'), message: `received ${show(mountPath)}; must be unique within the container` });
+    paths.add(mountPath);
+    const subPath = stringOf(m.subPath);
+    const subPathExpr = stringOf(m.subPathExpr);
+    if (subPath !== '') problems.push(...problemAt(fieldPath(at, 'subPath'), subPathProblem(subPath)));
+    if (subPathExpr !== '') {
+      if (subPath !== '') problems.push({ path: fieldPath(at, 'subPathExpr'), message: 'subPathExpr and subPath are mutually exclusive' });
+      problems.push(...problemAt(fieldPath(at, 'subPathExpr'), subPathProblem(subPathExpr)));
+    }
+    return problems;
+  });
+}
+
+function containerProblems(container: unknown, volumes: ReadonlySet<string>): Problem[] {
+  const c = asRecord(container) ?? {};
+  return [
+    ...problemAt('name', requiredLabelProblem(c.name, 'container')),
+    ...(stringOf(c.image) === '' ? [{ path: 'image', message: 'a container needs an image' }] : []),
+    ...asList(c.env).flatMap((e, i) => under(fieldPath('env', i), envVarProblems(e))),
+    ...volumeMountsProblems(asList(c.volumeMounts), volumes),
+    ...under('resources', resourceRequirementsProblems(c.resources)),
+  ];
+}
+
+/** Container names unique across regular and init containers; a clash is reported on the init container (or the later regular one). */
+export function containerNameClashes(containers: readonly unknown[], initContainers: readonly unknown[]): Problem[] {
+  const problems: Problem[] = [];
+  const names = new Set<string>();
+  const check = (list: readonly unknown[], field: string) => list.forEach((c, i) => {
+    const name = stringOf(asRecord(c)?.name);
+    if (name === '') return;
+    if (names.has(name)) problems.push({ path: fieldPath(fieldPath(field, i), 'name'), message: `received ${show(name)}; container names must be unique across containers and initContainers` });
+    names.add(name);
+  });
+  check(containers, 'containers');
+  check(initContainers, 'initContainers');
+  return problems;
+}
+
+function optionalName(spec: Record<string, unknown>, field: string, rule: (v: string) => string | undefined): Problem[] {
+  const value = spec[field];
+  if (value === undefined || value === '') return [];
+  return problemAt(field, typeof value === 'string' ? rule(value) : `received ${show(value)}; must be a string`);
+}
+
+/** A pod spec. Paths relative to the spec: `containers[0].env[3].name`, `volumes[1].hostPath.path`, ... */
+export function podSpecProblems(spec: unknown): Problem[] {
+  const s = asRecord(spec) ?? {};
+  const validVolumes = new Set<string>();
+  const containers = asList(s.containers);
+  const initContainers = asList(s.initContainers);
+  const problems = volumesProblems(asList(s.volumes), validVolumes);
+  if (containers.length === 0) problems.push({ path: 'containers', message: 'a pod needs at least one container' });
+  containers.forEach((c, i) => problems.push(...under(fieldPath('containers', i), containerProblems(c, validVolumes))));
+  initContainers.forEach((c, i) => problems.push(...under(fieldPath('initContainers', i), containerProblems(c, validVolumes))));
+  problems.push(...containerNameClashes(containers, initContainers));
+  problems.push(...under('nodeSelector', labelsProblems(s.nodeSelector)));
+  problems.push(...under('affinity', affinityProblems(s.affinity)));
+  asList(s.tolerations).forEach((t, i) => problems.push(...under(fieldPath('tolerations', i), tolerationProblems(t))));
+  problems.push(...optionalName(s, 'serviceAccountName', dns1123SubdomainProblem));
+  problems.push(...optionalName(s, 'priorityClassName', dns1123SubdomainProblem));
+  problems.push(...optionalName(s, 'nodeName', dns1123SubdomainProblem));
+  problems.push(...optionalName(s, 'hostname', dns1123LabelProblem));
+  problems.push(...optionalName(s, 'subdomain', dns1123LabelProblem));
+  const deadline = s.activeDeadlineSeconds;
+  if (deadline !== undefined && !(typeof deadline === 'number' && Number.isInteger(deadline) && deadline >= 1 && deadline <= INT32_MAX)) {
+    problems.push({ path: 'activeDeadlineSeconds', message: `received ${show(deadline)}; must be between 1 and ${INT32_MAX}, inclusive` });
+  }
+  return problems;
+}
+
+/** A pod template: metadata labels and annotations, and the spec. Paths: `metadata.labels[k]`, `spec...`. */
+export function podTemplateProblems(template: unknown): Problem[] {
+  const t = asRecord(template) ?? {};
+  const metadata = asRecord(t.metadata) ?? {};
+  return [
+    ...under('metadata.labels', labelsProblems(metadata.labels)),
+    ...under('metadata.annotations', annotationsProblems(metadata.annotations)),
+    ...under('spec', podSpecProblems(t.spec)),
+  ];
+}
