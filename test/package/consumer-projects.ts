@@ -6,7 +6,7 @@
  */
 import { execFile } from 'child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
-import { dirname, join } from 'path';
+import { basename, dirname, join } from 'path';
 
 export const repoRoot = join(__dirname, '..', '..');
 
@@ -63,7 +63,7 @@ export async function installConsumerRoot(dir: string, tarball: string, packages
     if (version === undefined) throw new Error(`${name}: not a devDependency of this repository, so no version to install`);
     dependencies[name] = version;
   }
-  writeFiles(dir, { 'package.json': `${JSON.stringify({ name: `consumer-${dir.split('/').pop()}`, version: '1.0.0', private: true, dependencies }, null, 2)}\n` });
+  writeFiles(dir, { 'package.json': `${JSON.stringify({ name: `consumer-${basename(dir)}`, version: '1.0.0', private: true, dependencies }, null, 2)}\n` });
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
 }
 
@@ -145,7 +145,7 @@ const registered = [];
 pulumi.runtime.setMocks(
   {
     newResource: (a) => {
-      registered.push({ type: a.type, name: a.name, inputs: a.inputs, provider: a.provider });
+      registered.push({ type: a.type, name: a.name, inputs: a.inputs });
       return { id: a.custom ? a.name + '_id' : undefined, state: a.inputs };
     },
     call: (a) => a.inputs,

@@ -61,7 +61,7 @@ function tscOf(root: string): string {
 }
 
 function tsc(root: string, project: string, ...args: string[]): Promise<string> {
-  return runNode(tscOf(root), ['-p', project, ...args], project);
+  return runNode(tscOf(root), ['-p', project, '--pretty', 'false', ...args], project); // plain error text in a failure
 }
 
 /** The real `cdk8s synth` (this repository's cdk8s-cli) in a project; its app command comes from the project's cdk8s.yaml. */
@@ -97,7 +97,7 @@ function exportedNames(module: object): string[] {
 /** What the compiled Pulumi program registered under the mocks (PULUMI_MOCK_RUNNER). */
 interface MockRun {
   readonly outputs: Record<string, unknown>;
-  readonly registered: readonly { readonly type: string; readonly name: string; readonly inputs: Manifest; readonly provider?: string }[];
+  readonly registered: readonly { readonly type: string; readonly name: string; readonly inputs: Manifest }[];
 }
 
 async function runPulumiProgram(project: string): Promise<MockRun> {
@@ -123,10 +123,13 @@ function expectedTarballFiles(): string[] {
 describe('npm pack', () => {
   test('ships exactly the compiled code, its types, the container scripts, the JSON Schema, the bin and the subpath folders', () => {
     expect(packed.files).toEqual(expectedTarballFiles());
-    expect(packed.files).toEqual(expect.arrayContaining([
-      'dist/lib/scripts/common.sh', 'dist/lib/engines/etcd/scripts/etcd-fetch.sh',
-      'dist/lib/engines/redis/scripts/redis-dump.sh', 'dist/lib/engines/vitess/scripts/vitess-backup.sh',
-    ]));
+    // the shared script modules and every engine's scripts, which the core reads at render time
+    const engines = readdirSync(join(repoRoot, 'lib', 'engines'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(engines.length).toBeGreaterThanOrEqual(3);
+    for (const dir of ['lib/scripts', ...engines.map((e) => `lib/engines/${e}/scripts`)]) {
+      expect(packed.files.filter((f) => f.startsWith(`dist/${dir}/`) && f.endsWith('.sh'))).not.toEqual([]);
+    }
+    expect(packed.files).toContain('dist/lib/policy/backup-policy.schema.json');
   });
 
   test('every file package.json and the subpath folders point at is in the tarball, and both routes to a subpath reach the same files', () => {
@@ -147,13 +150,13 @@ describe('npm pack', () => {
 });
 
 describe('cdk8s consumer', () => {
-  const root = (): string => roots.cdk8s;
+  const root = roots.cdk8s;
 
   test('a `cdk8s init typescript-app` app (CommonJS, node10) compiles; `cdk8s synth` writes what the source renders and the installed CLI prints', async () => {
-    const app = join(root(), 'app');
+    const app = join(root, 'app');
     writeFiles(app, { ...cdk8sTemplateFiles(), 'main.ts': CDK8S_APP });
     copyPolicies(app, examplePolicyPaths, 'the cdk8s app');
-    await tsc(root(), app, '--noEmit');
+    await tsc(root, app, '--noEmit');
     await cdk8sSynth(app);
 
     const policies = sourcePolicies(examplePolicyPaths);
@@ -163,7 +166,7 @@ describe('cdk8s consumer', () => {
       const written = parseAllDocuments(readFileSync(join(app, 'dist', `${policy.metadata.name}.k8s.yaml`), 'utf8')).map((d) => d.toJS());
       expect(written).toEqual(plain(renderPolicy(policy)));
     }
-    await run(join(root(), 'node_modules', '.bin', 'backup-cronjobs'), ['synth', ...examplePolicyPaths, '--out', 'cli-out'], app);
+    await run(join(root, 'node_modules', '.bin', 'backup-cronjobs'), ['synth', ...examplePolicyPaths, '--out', 'cli-out'], app);
     expect(readdirSync(join(app, 'cli-out')).sort()).toEqual(files);
     for (const f of files) expect(readFileSync(join(app, 'cli-out', f), 'utf8')).toBe(readFileSync(join(app, 'dist', f), 'utf8'));
   }, 180_000);
@@ -174,11 +177,11 @@ describe('cdk8s consumer', () => {
 
   readmeBlocks.cdk8s.forEach((code, i) => {
     test(`README "## cdk8s" block ${i + 1}, as main.ts of a \`cdk8s init typescript-app\` app, compiles and synthesizes the CronJobs of the policy files it reads`, async () => {
-      const app = join(root(), `readme-${i + 1}`);
+      const app = join(root, `readme-${i + 1}`);
       writeFiles(app, { ...cdk8sTemplateFiles(), 'main.ts': code });
       const policyFiles = referencedPolicyFiles(code);
       copyPolicies(app, policyFiles, `README "## cdk8s" block ${i + 1}`);
-      await tsc(root(), app, '--noEmit');
+      await tsc(root, app, '--noEmit');
       await cdk8sSynth(app);
       const written = cronJobNames(synthesized(join(app, 'dist')));
       expect(written.length).toBeGreaterThanOrEqual(1);
@@ -186,17 +189,17 @@ describe('cdk8s consumer', () => {
     }, 180_000);
   });
 
-  esmTests('cdk8s', root, sourceCdk8s);
+  esmTests('cdk8s', sourceCdk8s);
 });
 
 describe('Pulumi consumer', () => {
-  const root = (): string => roots.pulumi;
+  const root = roots.pulumi;
 
   test('a program with the Pulumi `typescript` template\'s tsconfig (CommonJS, node10) compiles and, under mocks, registers the CronJobs the source renders as typed children', async () => {
-    const app = join(root(), 'app');
+    const app = join(root, 'app');
     writeFiles(app, { 'tsconfig.json': PULUMI_TSCONFIG_NODE10, 'index.ts': PULUMI_PROGRAM, 'run-with-mocks.js': PULUMI_MOCK_RUNNER });
     copyPolicies(app, examplePolicyPaths, 'the Pulumi program');
-    await tsc(root(), app);
+    await tsc(root, app);
     const result = await runPulumiProgram(app);
 
     const policies = sourcePolicies(examplePolicyPaths);
@@ -216,26 +219,27 @@ describe('Pulumi consumer', () => {
 
   readmeBlocks.pulumi.forEach((code, i) => {
     test(`README "## Pulumi" block ${i + 1}, as index.ts of the current Pulumi \`typescript\` template (nodenext), compiles and, under mocks, registers the CronJobs of the policy files it reads`, async () => {
-      const app = join(root(), `readme-${i + 1}`);
+      const app = join(root, `readme-${i + 1}`);
       writeFiles(app, { 'tsconfig.json': PULUMI_TSCONFIG_NODENEXT, 'index.ts': code, 'run-with-mocks.js': PULUMI_MOCK_RUNNER });
       const policyFiles = referencedPolicyFiles(code);
       copyPolicies(app, policyFiles, `README "## Pulumi" block ${i + 1}`);
-      await tsc(root(), app);
+      await tsc(root, app);
       const registered = registeredCronJobs(await runPulumiProgram(app)).map((c) => c.inputs.metadata.name);
       expect(registered.length).toBeGreaterThanOrEqual(1);
       expect(registered).toEqual(expect.arrayContaining(sourcePolicies(policyFiles).flatMap((p) => cronJobNames(renderPolicy(p)))));
     }, 180_000);
   });
 
-  esmTests('pulumi', root, sourcePulumi);
+  esmTests('pulumi', sourcePulumi);
 });
 
 /** The ES module (nodenext), CommonJS-under-nodenext and bundler projects of one install root. */
-function esmTests(tool: Tool, root: () => string, sourceTool: object): void {
+function esmTests(tool: Tool, sourceTool: object): void {
+  const root = roots[tool];
   const expected = { core: exportedNames(sourceCore), tool: exportedNames(sourceTool) };
 
   test(`an ES module project (\`tsc --init\`: nodenext, "type": "module") imports the root and backup-cronjobs/${tool} by name; a .cts file in it requires them`, async () => {
-    const project = join(root(), 'esm');
+    const project = join(root, 'esm');
     writeFiles(project, {
       'package.json': '{ "type": "module" }\n',
       // `tsc --init` as written, plus the Node.js settings its comments recommend
@@ -243,21 +247,21 @@ function esmTests(tool: Tool, root: () => string, sourceTool: object): void {
       'main.ts': esmProgram(tool),
       'main.cts': cjsProgram(tool),
     });
-    await tsc(root(), project);
+    await tsc(root, project);
     const esm = JSON.parse(await runNode('main.js', [], project)) as EsmReport;
     expect(esm).toEqual({ esm: expected, cjs: expected, sameBackupPolicy: true, schemaJson: true, packageJsonName: 'backup-cronjobs' });
     expect(JSON.parse(await runNode('main.cjs', [], project))).toEqual(expected);
   }, 180_000);
 
   test(`a bundler project (\`tsc --init\` with module preserve: bundler resolution) imports the root and backup-cronjobs/${tool} by name`, async () => {
-    const project = join(root(), 'bundler');
+    const project = join(root, 'bundler');
     writeFiles(project, {
       'package.json': '{ "type": "module" }\n',
       'tsconfig.json': JSON.stringify({ extends: '../tsc-init/tsconfig.json', compilerOptions: { module: 'preserve', moduleResolution: 'bundler', types: ['node'], lib: ['esnext'] }, files: ['main.ts'] }),
       'main.ts': esmProgram(tool),
     });
-    await tsc(root(), project);
-    // no bundler is installed: Node.js runs the output with the same `exports` conditions a bundler matches (import, default)
+    await tsc(root, project);
+    // no bundler is installed; the package's `exports` has only `types` and `default`, so Node.js resolves what a bundler would
     const report = JSON.parse(await runNode('main.js', [], project)) as EsmReport;
     expect(report).toEqual({ esm: expected, cjs: expected, sameBackupPolicy: true, schemaJson: true, packageJsonName: 'backup-cronjobs' });
   }, 180_000);
