@@ -1,0 +1,242 @@
+/**
+ * Consumer projects for the packed package (test/package/consumers.test.ts):
+ * `npm pack` once, one npm install per tool (cdk8s, Pulumi) of the tarball
+ * and that tool's packages only, and projects laid out the way each tool's
+ * starter writes them, sharing their tool's node_modules from a parent folder.
+ */
+import { execFile } from 'child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { basename, dirname, join } from 'path';
+
+export const repoRoot = join(__dirname, '..', '..');
+
+const repoPackage = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  readonly devDependencies: Record<string, string>;
+};
+
+/** The environment of child processes: without the `npm_*` variables of an enclosing `npm test`, which npm would read as settings. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+  return { ...env, ...extra };
+}
+
+/** Runs a command; resolves to its stdout, rejects with the command, exit status and both outputs (tsc reports on stdout). */
+export function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = childEnv()): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) {
+        const status = error.code ?? error.signal;
+        reject(new Error(`${[command, ...args].join(' ')} (in ${cwd}) failed with ${status}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+      } else resolve(stdout);
+    });
+  });
+}
+
+/** Runs a JavaScript file with this Node.js (e.g. a package's bin). */
+export function runNode(script: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  return run(process.execPath, [script, ...args], cwd, env);
+}
+
+export interface Packed {
+  /** Absolute path of the tarball. */
+  readonly tarball: string;
+  /** The paths in the tarball, relative to its `package/` folder, sorted. */
+  readonly files: readonly string[];
+}
+
+/** `npm pack` of this repository (its `prepack` script builds `dist/` from scratch first). */
+export async function packPackage(destination: string): Promise<Packed> {
+  const out = await run('npm', ['pack', '--json', '--pack-destination', destination], repoRoot);
+  const [report] = JSON.parse(out) as [{ filename: string; files: { path: string }[] }];
+  return { tarball: join(destination, report.filename), files: report.files.map((f) => f.path).sort() };
+}
+
+/**
+ * A folder whose package.json depends on the tarball and on `packages` at the
+ * versions this repository pins in its devDependencies, installed with npm
+ * (preferring its cache). Projects in subfolders resolve from its node_modules.
+ */
+export async function installConsumerRoot(dir: string, tarball: string, packages: readonly string[]): Promise<void> {
+  const dependencies: Record<string, string> = { 'backup-cronjobs': `file:${tarball}` };
+  for (const name of packages) {
+    const version = repoPackage.devDependencies[name];
+    if (version === undefined) throw new Error(`${name}: not a devDependency of this repository, so no version to install`);
+    dependencies[name] = version;
+  }
+  writeFiles(dir, { 'package.json': `${JSON.stringify({ name: `consumer-${basename(dir)}`, version: '1.0.0', private: true, dependencies }, null, 2)}\n` });
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
+}
+
+/** Writes files (paths relative to `dir`), creating folders. */
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+}
+
+/** Copies the policy files a program reads (`policies/<file>`) from examples/policies; a missing one is an error naming it. */
+export function copyPolicies(dir: string, paths: readonly string[], usedBy: string): void {
+  for (const path of paths) {
+    const source = join(repoRoot, 'examples', path);
+    try {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      copyFileSync(source, join(dir, path));
+    } catch (e) {
+      throw new Error(`${usedBy} reads ${path}, but examples/${path} does not exist (${(e as Error).message})`);
+    }
+  }
+}
+
+/** The files `cdk8s init typescript-app` writes that matter here, from the cdk8s-cli this repository pins. */
+export function cdk8sTemplateFiles(): Record<string, string> {
+  const template = join(repoRoot, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
+  return {
+    'tsconfig.json': readFileSync(join(template, 'tsconfig.json'), 'utf8'),
+    'cdk8s.yaml': readFileSync(join(template, 'cdk8s.yaml'), 'utf8'),
+  };
+}
+
+/**
+ * tsconfig.json of Pulumi's `typescript` template (pulumi/templates,
+ * typescript/tsconfig.json) from commit a3029400caaa160d1c45b8e6d5caba594d369735
+ * (April 2024) until 81e6522593dedb07f0addfc763f5be3375607db7 (March 2026):
+ * CommonJS with node10 resolution.
+ */
+export const PULUMI_TSCONFIG_NODE10 = `{
+    "compilerOptions": {
+        "strict": true,
+        "outDir": "bin",
+        "target": "es2020",
+        "module": "commonjs",
+        "moduleResolution": "node",
+        "sourceMap": true,
+        "experimentalDecorators": true,
+        "pretty": true,
+        "noFallthroughCasesInSwitch": true,
+        "noImplicitReturns": true,
+        "forceConsistentCasingInFileNames": true
+    },
+    "files": [
+        "index.ts"
+    ]
+}
+`;
+
+/**
+ * The same file since pulumi/templates commit 81e6522593dedb07f0addfc763f5be3375607db7
+ * ("Use moduleResolution: nodenext", March 2026): nodenext, and CommonJS because
+ * the template's package.json has no "type".
+ */
+export const PULUMI_TSCONFIG_NODENEXT = PULUMI_TSCONFIG_NODE10
+  .replace('"module": "commonjs"', '"module": "nodenext"')
+  .replace('"moduleResolution": "node"', '"moduleResolution": "nodenext"');
+
+/**
+ * Runs the compiled Pulumi program `bin/index.js` the way Pulumi's Node.js
+ * language host does (`runInPulumiStack`), under `pulumi.runtime.setMocks`
+ * instead of an engine, and prints its stack outputs and every resource
+ * registration as JSON.
+ */
+export const PULUMI_MOCK_RUNNER = `'use strict';
+const pulumi = require('@pulumi/pulumi');
+
+const registered = [];
+pulumi.runtime.setMocks(
+  {
+    newResource: (a) => {
+      registered.push({ type: a.type, name: a.name, inputs: a.inputs });
+      return { id: a.custom ? a.name + '_id' : undefined, state: a.inputs };
+    },
+    call: (a) => a.inputs,
+  },
+  'consumer',
+  'test',
+  false,
+);
+pulumi.runtime.runInPulumiStack(async () => require('./bin/index.js')).then(async (outputs) => {
+  await pulumi.runtime.disconnect(); // waits until every registration has reached the mocks
+  process.stdout.write(JSON.stringify({ outputs, registered }));
+});
+`;
+
+export type Tool = 'cdk8s' | 'pulumi';
+
+/** What the ES module and bundler programs print (see `esmProgram`). */
+export interface EsmReport {
+  readonly esm: { readonly core: string[]; readonly tool: string[] };
+  readonly cjs: { readonly core: string[]; readonly tool: string[] };
+  readonly sameBackupPolicy: boolean;
+  readonly schemaJson: boolean;
+  readonly packageJsonName: string;
+}
+
+/**
+ * An ES module importing the root and the tool's subpath by name (a name the
+ * CommonJS build does not expose fails at link time), listing both as ESM and
+ * through require().
+ */
+export function esmProgram(tool: Tool): string {
+  return `import { createRequire } from 'node:module';
+import * as core from 'backup-cronjobs';
+import { renderPolicy } from 'backup-cronjobs';
+import * as tool from 'backup-cronjobs/${tool}';
+import { BackupPolicy } from 'backup-cronjobs/${tool}';
+
+// compile-time check: skipLibCheck hides an unresolved import inside the package's .d.ts files, which would leave these \`any\`
+type IsAny<T> = 0 extends 1 & T ? true : false;
+const typed: [IsAny<typeof renderPolicy>, IsAny<typeof BackupPolicy>] = [false, false];
+
+const requireCjs = createRequire(import.meta.url);
+const names = (m: object): string[] => Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule').sort();
+console.log(JSON.stringify({
+  esm: { core: names(core), tool: names(tool) },
+  cjs: { core: names(requireCjs('backup-cronjobs')), tool: names(requireCjs('backup-cronjobs/${tool}')) },
+  sameBackupPolicy: BackupPolicy === requireCjs('backup-cronjobs/${tool}').BackupPolicy,
+  schemaJson: JSON.stringify(requireCjs('backup-cronjobs/schema.json')) === JSON.stringify(core.policySchema),
+  packageJsonName: requireCjs('backup-cronjobs/package.json').name,
+}));
+`;
+}
+
+/** The CommonJS counterpart under nodenext (a .cts file): both entry points through require(). */
+export function cjsProgram(tool: Tool): string {
+  return `import core = require('backup-cronjobs');
+import tool = require('backup-cronjobs/${tool}');
+
+// compile-time check, as in the ES module
+type IsAny<T> = 0 extends 1 & T ? true : false;
+const typed: [IsAny<typeof core.renderPolicy>, IsAny<typeof tool.BackupPolicy>] = [false, false];
+
+const names = (m: object): string[] => Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule').sort();
+console.log(JSON.stringify({ core: names(core), tool: names(tool) }));
+`;
+}
+
+/** A cdk8s app (the template's main.ts replaced): one chart per policy file in policies/, through the root and `backup-cronjobs/cdk8s`. */
+export const CDK8S_APP = `import { App, Chart } from 'cdk8s';
+import { readdirSync, readFileSync } from 'fs';
+import { loadPolicies } from 'backup-cronjobs';
+import { BackupPolicy } from 'backup-cronjobs/cdk8s';
+
+const app = new App();
+for (const file of readdirSync('policies').sort()) {
+  for (const policy of loadPolicies(readFileSync(\`policies/\${file}\`, 'utf8'), file)) {
+    new BackupPolicy(new Chart(app, policy.metadata.name), 'policy', policy);
+  }
+}
+app.synth();
+`;
+
+/** A Pulumi program: one BackupPolicy component per policy file in policies/, through the root and `backup-cronjobs/pulumi`. */
+export const PULUMI_PROGRAM = `import { readdirSync, readFileSync } from 'fs';
+import { loadPolicies } from 'backup-cronjobs';
+import { BackupPolicy } from 'backup-cronjobs/pulumi';
+
+export const cronJobNames: Record<string, string[]> = {};
+for (const file of readdirSync('policies').sort()) {
+  for (const policy of loadPolicies(readFileSync(\`policies/\${file}\`, 'utf8'), file)) {
+    cronJobNames[policy.metadata.name] = new BackupPolicy(policy.metadata.name, policy).cronJobNames;
+  }
+}
+`;
