@@ -62,9 +62,8 @@ export const S3_PATH_PATTERN = '^[^/\\s]([^\\s]*[^/\\s])?$';
 /** S3 bucket naming rules. */
 export const BUCKET_PATTERN = '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
 const TOKEN_PATTERN = '^[^\\s]+$';
-const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
 
-const secretKey = (description: string, extra: Schema = {}): Schema => nonEmptyStr(description, { pattern: SECRET_KEY_PATTERN, ...extra });
+const secretKey = (description: string, extra: Schema = {}): Schema => nonEmptyStr(description, { pattern: PATTERNS.secretKey, maxLength: 253, ...extra });
 
 /** Schema of an `S3Destination` (closed), with the engine's own description of it and of `endpoint`. */
 export function s3DestinationSchema(description: string, endpointDescription: string): Schema {

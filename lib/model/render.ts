@@ -1,5 +1,6 @@
 /** The resolved model → the ordered list of plain Kubernetes objects. */
 import type { Manifest } from '../kubernetes/objects';
+import { validateObject } from '../kubernetes/validation';
 import { buildCronJob, buildJob } from '../workload/jobs';
 import { prometheusRule } from './alerts';
 import { ResolvedPolicy, resolvePolicy } from './resolve';
@@ -27,5 +28,19 @@ export function renderResolved(r: ResolvedPolicy): Manifest[] {
     }
   }
   const rule = prometheusRule(r);
-  return rule ? [...out, rule] : out;
+  const objects = rule ? [...out, rule] : out;
+  for (const o of objects) assertAccepted(o);
+  return objects;
+}
+
+/**
+ * The last guard: an object the API server would refuse never leaves the
+ * package. Policy validation reports problems at the policy's paths; reaching
+ * this is a bug in backup-cronjobs.
+ */
+function assertAccepted(o: Manifest): void {
+  const problems = validateObject(o);
+  if (problems.length === 0) return;
+  const list = problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
+  throw new Error(`backup-cronjobs rendered ${o.kind} ${o.metadata.name}, which the API server would refuse (a bug: please report it with the policy):\n${list}`);
 }

@@ -12,6 +12,7 @@ import { ResolvedJobSettings, mergeSettings, resolveSettings } from '../policy/s
 import type { SerializationGroup } from '../policy/types';
 import { ScheduleError, containsHash, resolveHashedSchedule, staggerSchedules, validateSchedule } from '../schedule';
 import { parseDuration } from '../units';
+import { annotationsSizeProblem } from '../kubernetes/validation';
 import type { EngineJob, EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
 import { policyContext, validatePolicy } from './validate';
@@ -101,6 +102,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     if (schedule === undefined) return;
     const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics), settings: settings[i], metrics: metrics !== undefined };
     const pod = t.pod(ctx);
+    checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, issues);
     targets.push({
       id: t.id,
       name,
@@ -135,6 +137,35 @@ function resolveJob(policy: BackupPolicy, engine: EngineKey, after: string, job:
     job,
     pod: job.pod({ env, settings, metrics: false }),
   };
+}
+
+/**
+ * The policy's extra volumes, mounts and env must not clash with the engine's
+ * (the API server refuses duplicate volume names and mount paths; a duplicate
+ * env name silently replaces the engine's), and the pod's annotations with the
+ * policy's must fit one object.
+ */
+function checkPodAgainstEngine(
+  pod: EnginePod,
+  settings: ResolvedJobSettings,
+  levelPath: string,
+  policyAnnotations: Readonly<Record<string, string>> | undefined,
+  issues: IssueList,
+): void {
+  const options = settings.pod;
+  const at = (field: string, i: number, key: string) => childPath(childPath(childPath(childPath(levelPath, 'pod'), field), i), key);
+  const mains = [...(pod.initContainers ?? []), ...pod.containers].filter((c) => pod.mainContainers.includes(c.name));
+  const volumes = new Set((pod.volumes ?? []).map((v) => v.name));
+  const mountPaths = new Set(mains.flatMap((c) => (c.volumeMounts ?? []).map((m) => m.mountPath)));
+  const envNames = new Set(mains.flatMap((c) => (c.env ?? []).map((e) => e.name)));
+  options.volumes?.forEach((v, i) => {
+    if (volumes.has(v.name)) issues.add(at('volumes', i, 'name'), `received ${show(v.name)}; the engine's pod already has a volume of that name: choose another`);
+    if (mountPaths.has(v.mountPath)) issues.add(at('volumes', i, 'mountPath'), `received ${show(v.mountPath)}; the engine already mounts a volume there: choose another path`);
+  });
+  options.env?.forEach((e, i) => {
+    if (envNames.has(e.name)) issues.add(at('env', i, 'name'), `received ${show(e.name)}; the engine sets this variable itself: choose another name`);
+  });
+  if (options.annotations) issues.addProblem(childPath(childPath(levelPath, 'pod'), 'annotations'), annotationsSizeProblem({ ...policyAnnotations, ...options.annotations }));
 }
 
 /** The labels every object of a policy carries. */

@@ -8,6 +8,7 @@ import { validateAgainstSchema } from '../policy/schema-validate';
 import type { SchemaProblem } from '../policy/schema-validate';
 import { validateRetentionOptions } from '../policy/retention-options';
 import { validateSettings } from '../policy/settings';
+import { checkAnnotations, checkLabels } from '../policy/kubernetes-checks';
 import { JOB_DEFAULTS } from '../policy/defaults';
 import type { PolicyContext } from '../engines/engine';
 import { BackupPolicy, ENGINE_KEYS, engineDefinition, enginesOf, policySchema } from '../registry';
@@ -58,6 +59,11 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
     issues.add('spec', `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`);
   }
   guarded(() => validateSettings(spec.defaults, 'spec.defaults', issues));
+  guarded(() => {
+    checkLabels(policy.metadata?.labels, 'metadata.labels', issues);
+    checkAnnotations(policy.metadata?.annotations, 'metadata.annotations', issues);
+    checkLabels(spec.metrics?.prometheusRule?.labels, 'spec.metrics.prometheusRule.labels', issues);
+  });
   if (spec.metrics?.prometheusRule && !spec.metrics.pushgatewayUrl) {
     issues.add('spec.metrics.prometheusRule', 'alerts read the pushed metrics: set spec.metrics.pushgatewayUrl too');
   }

@@ -64,6 +64,11 @@ export class IssueList {
     this.items.push({ path, message });
   }
 
+  /** Adds `problem` at `path` when there is one (the `...Problem` rules return undefined for a valid value). */
+  addProblem(path: string, problem: string | undefined): void {
+    if (problem !== undefined) this.add(path, problem);
+  }
+
   get issues(): readonly PolicyIssue[] {
     return this.items;
   }

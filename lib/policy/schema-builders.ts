@@ -12,6 +12,8 @@ export const PATTERNS = {
   envName: '^[-._a-zA-Z][-._a-zA-Z0-9]*$',
   url: '^https?://[^\\s]+$',
   absolutePath: '^/',
+  /** A key of a Secret or ConfigMap (config key rules: not "." or ".."). */
+  secretKey: '^(?!\\.\\.?$)[-._a-zA-Z0-9]+$',
 } as const;
 
 /** How each pattern is explained in error messages. */
@@ -24,6 +26,7 @@ export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   [PATTERNS.envName]: 'an environment variable name: letters, digits, "_", "-", "."; not starting with a digit',
   [PATTERNS.url]: 'an http:// or https:// URL',
   [PATTERNS.absolutePath]: 'an absolute path',
+  [PATTERNS.secretKey]: 'a Secret key: letters, digits, "-", "_" and ".", not "." or ".."',
 };
 
 /** Patterns whose grammar explains a mismatch better than the pattern can (hints such as "a unit is required"). */
@@ -90,4 +93,4 @@ export function dnsLabel(description: string, extra: Schema = {}): Schema {
 }
 
 export const secretKeyRef = (description: string): Schema =>
-  obj(description, { name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the Secret.', { pattern: '^[-._a-zA-Z0-9]+$' }) }, ['name', 'key']);
+  obj(description, { name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the Secret.', { pattern: PATTERNS.secretKey, maxLength: 253 }) }, ['name', 'key']);

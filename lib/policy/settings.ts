@@ -7,6 +7,7 @@ import { JOB_DEFAULTS } from './defaults';
 import type { JobSettings, NodeRequirement, Placement, PodOptions, StaggerOptions, Toleration } from './types';
 import { ScheduleError, containsHash, resolveHashedSchedule, validateSchedule, validateTimeZone } from '../schedule';
 import { durationProblem, parseDuration } from '../units';
+import { checkPlacement, checkPodOptions } from './kubernetes-checks';
 
 export function validateSettings(settings: JobSettings | undefined, path: string, issues: IssueList): void {
   if (!settings) return;
@@ -37,9 +38,11 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     const pPath = at('placement');
     placement.nodeAffinity?.forEach((r, i) => checkNodeRequirement(r, childPath(childPath(pPath, 'nodeAffinity'), i), issues));
     placement.tolerations?.forEach((t, i) => checkToleration(t, childPath(childPath(pPath, 'tolerations'), i), issues));
+    checkPlacement(placement, pPath, issues);
   }
   const pod = settings.pod;
   if (pod) {
+    checkPodOptions(pod, at('pod'), issues);
     const names = new Set<string>();
     pod.volumes?.forEach((v, i) => {
       const vPath = childPath(childPath(childPath(path, 'pod'), 'volumes'), i);

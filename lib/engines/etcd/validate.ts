@@ -8,6 +8,7 @@ import { validateS3 } from '../s3';
 import { ETCD_DEFAULTS } from './defaults';
 import { destinationKind, etcdNamePrefix, isTls } from './resolve';
 import type { EtcdSpec } from './types';
+import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
 
 export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const path = policy.path;
@@ -21,6 +22,24 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     issues.add(at('nodes'), 'only valid with mode: perNode (cluster mode runs on any node with the control-plane role)');
   }
   validateNamedEntries(spec.nodes ?? [], path, 'nodes', 'node', issues);
+  // a node name pins pods through the kubernetes.io/hostname label: a label value
+  (spec.nodes ?? []).forEach((entry, i) => {
+    const at = childPath(childPath(path, 'nodes'), i);
+    const problem = nodePinProblem(namedEntry(entry).name);
+    if (problem) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), problem);
+  });
+  (spec.restore?.nodes ?? []).forEach((node, i) => {
+    const problem = nodePinProblem(node);
+    if (problem) issues.add(childPath(childPath(childPath(path, 'restore'), 'nodes'), i), problem);
+  });
+  const hostPaths: [string, string | undefined][] = [
+    [childPath(childPath(childPath(path, 'destination'), 'hostPath'), 'path'), spec.destination?.hostPath?.path],
+    [childPath(childPath(path, 'certificates'), 'hostPath'), spec.certificates?.hostPath],
+    [childPath(childPath(path, 'restore'), 'hostPath'), spec.restore?.hostPath],
+  ];
+  for (const [at, value] of hostPaths) if (value !== undefined) issues.addProblem(at, hostPathProblem(value));
+  const subPath = spec.destination?.persistentVolumeClaim?.subPath;
+  if (subPath !== undefined) issues.addProblem(childPath(childPath(childPath(path, 'destination'), 'persistentVolumeClaim'), 'subPath'), subPathProblem(subPath));
 
   const kind = destinationKind(spec);
   if ((spec.retentionScope ?? ETCD_DEFAULTS.retentionScope) === 'cluster' && kind === 'hostPath') {

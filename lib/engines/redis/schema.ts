@@ -43,7 +43,7 @@ export const redisSchema = obj('Sharded Redis behind Sentinel, dumped from a rea
   scratch: obj('Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).', {
     sizeLimit: size('emptyDir size limit.'),
     size: size('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'),
-    storageClassName: str('StorageClass of the per-run PVC (only with size).', { pattern: PATTERNS.dnsSubdomain }),
+    storageClassName: str('StorageClass of the per-run PVC (only with size).', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
   }),
   s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),
   images: obj('Images.', {

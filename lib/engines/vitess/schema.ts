@@ -49,7 +49,7 @@ export const vitessSchema = obj('Vitess shards backed up with vtbackup.', {
   dbInitScriptSecret: secretKeyRef('Database init script (--init_db_sql_file).'),
   scratch: obj('Per-run scratch data directory.', {
     size: size('PVC size; omit for an emptyDir.'),
-    storageClassName: nonEmptyStr('StorageClass.'),
+    storageClassName: str('StorageClass.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
     accessModes: arr('Access modes.', strEnum('Access mode.', ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany', 'ReadOnlyMany']), { minItems: 1, default: [...VITESS_DEFAULTS.scratchAccessModes] }),
   }),
   allowFirstBackup: bool('Take a first backup from a shard that has a primary but no backup.', { default: VITESS_DEFAULTS.allowFirstBackup }),

@@ -5,6 +5,7 @@ import { ScheduleError, cronFromFrequency } from '../../schedule';
 import { RUNTIME_FLAGS, canonicalFlag, requiredFlags } from './flags';
 import { resolveVitess } from './resolve';
 import type { VitessSpec } from './types';
+import { accessModesProblem, itemKeyProblem, storageClassNameProblem, subPathProblem } from '../../kubernetes/validation';
 
 export function validateVitess(spec: VitessSpec, path: string, issues: IssueList): void {
   const names = new Map<string, number>();
@@ -43,6 +44,20 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
   for (const field of ['minBackupInterval', 'minRetentionTime'] as const) {
     checkedDuration(spec.vtbackupRetention?.[field], childPath(childPath(path, 'vtbackupRetention'), field), issues);
   }
+  const scratch = spec.scratch;
+  if (scratch?.accessModes) issues.addProblem(childPath(childPath(path, 'scratch'), 'accessModes'), accessModesProblem(scratch.accessModes));
+  if (scratch?.storageClassName) issues.addProblem(childPath(childPath(path, 'scratch'), 'storageClassName'), storageClassNameProblem(scratch.storageClassName));
+  const file = spec.storage?.file;
+  if (file?.subPath !== undefined) issues.addProblem(childPath(childPath(childPath(path, 'storage'), 'file'), 'subPath'), subPathProblem(file.subPath));
+  // Secret keys mounted as files (`items`): key and file name
+  const mounted: [string, string | undefined][] = [
+    [childPath(childPath(path, 'dbInitScriptSecret'), 'key'), spec.dbInitScriptSecret?.key],
+    ...(['s3', 'gcs', 'azblob', 'ceph'] as const).map((kind): [string, string | undefined] => [
+      childPath(childPath(childPath(childPath(path, 'storage'), kind), 'authSecret'), 'key'),
+      spec.storage?.[kind]?.authSecret?.key,
+    ]),
+  ];
+  for (const [at, key] of mounted) if (key !== undefined) issues.addProblem(at, itemKeyProblem(key));
   if (spec.extraFlags) validateExtraFlags(spec, path, issues);
   (spec.schedules ?? []).forEach((s, i) => validateSettings(s, childPath(childPath(path, 'schedules'), i), issues));
 }
