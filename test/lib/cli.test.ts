@@ -61,6 +61,15 @@ describe('backup-cronjobs CLI', () => {
     }
   });
 
+  test('--out naming an existing file is a one-line usage error (exit 2), nothing written', () => {
+    const file = join(dir, 'not-a-dir');
+    writeFileSync(file, 'keep me');
+    const r = run(['synth', good, '--out', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`--out ${file}: exists and is not a directory\n`);
+    expect(readFileSync(file, 'utf8')).toBe('keep me');
+  });
+
   test('a missing file is an error', () => {
     const r = run(['validate', join(dir, 'nope.yaml')]);
     expect(r.code).toBe(1);

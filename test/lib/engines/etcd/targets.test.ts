@@ -261,6 +261,33 @@ describe('restore Jobs', () => {
     expectValidManifests(objs);
   });
 
+  test('the policy\'s pod settings reach the restore Jobs exactly as they reach the CronJobs', () => {
+    const pod = {
+      serviceAccountName: 'etcd-backup',
+      labels: { team: 'platform' },
+      annotations: { 'example.com/owner': 'sre' },
+      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+      imagePullSecrets: ['registry'],
+      priorityClassName: 'ops-critical',
+      env: [{ name: 'HTTPS_PROXY', value: 'http://proxy:3128' }],
+    };
+    const objs = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['cp-1'], restore: {} }, { defaults: { pod } }));
+    const [cronJob] = objs.filter((o) => o.kind === 'CronJob');
+    const [job] = jobs(objs);
+    const backupPod = podOf(cronJob);
+    const restorePod = podOf(job);
+    for (const field of ['serviceAccountName', 'imagePullSecrets', 'priorityClassName', 'automountServiceAccountToken'] as const) {
+      expect({ field, value: restorePod[field] }).toEqual({ field, value: backupPod[field] });
+    }
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const template = (o: any) => o.spec.jobTemplate?.spec.template ?? o.spec.template;
+    expect(template(job).metadata.labels).toMatchObject({ team: 'platform' });
+    expect(template(job).metadata.annotations).toEqual({ 'example.com/owner': 'sre' });
+    expect(containerOf(job, 'restore').resources).toEqual(pod.resources);
+    expect(envOf(job, 'restore')).toMatchObject({ HTTPS_PROXY: 'http://proxy:3128' });
+    expectValidManifests(objs);
+  });
+
   test('S3: a fetch step in the aws CLI image first; cluster mode names its restore nodes', () => {
     const objs = renderPolicy(etcdPolicy({ destination: { s3: { bucket: 'bucket', region: 'us-east-1' } }, restore: { nodes: ['cp-9'], bumpRevision: 1000000, suspend: false } }));
     const [job] = jobs(objs);

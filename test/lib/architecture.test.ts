@@ -1,0 +1,68 @@
+// The shape of the core, checked on its import graph (dpdm): no cycles, layers
+// that only import downwards, engines that know no other engine, small files.
+import { execFileSync } from 'child_process';
+import { readFileSync, readdirSync, statSync } from 'fs';
+import { join, relative } from 'path';
+import type { DependencyTree } from 'dpdm';
+
+const ROOT = join(__dirname, '..', '..');
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
+    return /\.ts$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const FILES = [...sources('lib'), ...sources('constructs')];
+/** dpdm's tree and cycles, computed in a plain node process (dpdm's dependencies are ES modules, which jest cannot load). */
+const { tree, circulars } = JSON.parse(execFileSync(process.execPath, ['-e', `
+  const dpdm = require('dpdm');
+  dpdm.parseDependencyTree(${JSON.stringify(FILES)}, { context: ${JSON.stringify(ROOT)}, cwd: ${JSON.stringify(ROOT)}, transform: false })
+    .then((tree) => console.log(JSON.stringify({ tree, circulars: dpdm.parseCircular(tree) })));
+`], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as { tree: DependencyTree; circulars: string[][] };
+
+/** Every import edge between project files, and every import of a package, per file. */
+function imports(file: string): { files: string[]; packages: string[] } {
+  const deps = tree[file] ?? [];
+  return {
+    files: deps.map((d) => d.id).filter((id): id is string => id !== null && !id.includes('node_modules')),
+    packages: deps.filter((d) => !d.request.startsWith('.')).map((d) => d.request),
+  };
+}
+
+test('the import graph of lib/ and constructs/ has no cycle (types included)', () => {
+  expect(Object.keys(tree).filter((f) => !f.includes('node_modules')).length).toBeGreaterThanOrEqual(FILES.length);
+  expect(circulars).toEqual([]);
+});
+
+test('lib/policy knows no engine and nothing above it', () => {
+  for (const file of FILES.filter((f) => f.startsWith('lib/policy/'))) {
+    expect({ file, bad: imports(file).files.filter((d) => /^lib\/(engines|model)\/|^lib\/registry\.ts$/.test(d)) }).toEqual({ file, bad: [] });
+  }
+});
+
+test('no engine imports another engine; only the registry and the model import engines', () => {
+  for (const file of FILES.filter((f) => f.startsWith('lib/'))) {
+    const own = /^lib\/engines\/([^/]+)\//.exec(file)?.[1];
+    const engineImports = imports(file).files.map((d) => /^lib\/engines\/([^/]+)\//.exec(d)?.[1]).filter((e): e is string => e !== undefined);
+    if (own) expect({ file, other: engineImports.filter((e) => e !== own) }).toEqual({ file, other: [] });
+    else if (file !== 'lib/registry.ts' && file !== 'lib/index.ts') expect({ file, engines: engineImports }).toEqual({ file, engines: [] });
+  }
+});
+
+test('the core imports neither cdk8s nor Pulumi; each adapter only its own tool', () => {
+  const tools = /^(cdk8s|cdk8s-plus-\d+|constructs|@pulumi\/.*)$/;
+  for (const file of FILES) {
+    const packages = imports(file).packages.filter((p) => tools.test(p));
+    if (file.startsWith('lib/')) expect({ file, packages }).toEqual({ file, packages: [] });
+    if (file.startsWith('constructs/cdk8s/')) expect({ file, packages: packages.filter((p) => p.startsWith('@pulumi/')) }).toEqual({ file, packages: [] });
+    if (file.startsWith('constructs/pulumi/')) expect({ file, packages: packages.filter((p) => !p.startsWith('@pulumi/')) }).toEqual({ file, packages: [] });
+  }
+});
+
+test('no file in lib/ or constructs/ is over 400 lines', () => {
+  const long = FILES.map((f) => ({ file: relative(ROOT, join(ROOT, f)), lines: readFileSync(join(ROOT, f), 'utf8').split('\n').length })).filter((f) => f.lines > 400);
+  expect(long).toEqual([]);
+});

@@ -1,0 +1,71 @@
+// Follows the README's "Adding an engine" in a copy of lib/: the engine folder from the
+// README's own code blocks, one line in the registry, and nothing else; then renders with it.
+import { execFileSync } from 'child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { dirname, join } from 'path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const work = mkdtempSync(join(tmpdir(), 'bcj-engine-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The README's code blocks under "### Adding an engine" that follow a line naming their file. */
+function readmeFiles(): Map<string, string> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Adding an engine'), readme.indexOf('\n## ', readme.indexOf('### Adding an engine')));
+  const files = new Map<string, string>();
+  for (const m of section.matchAll(/^`([^`\n]+)`:\n```[a-z]*\n([\s\S]*?)\n```$/gm)) files.set(m[1], `${m[2]}\n`);
+  return files;
+}
+
+function run(script: string): string {
+  return execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: work, encoding: 'utf8' });
+}
+
+test('an engine made of the README\'s folder and one registry line is validated, resolved and rendered', () => {
+  cpSync(join(ROOT, 'lib'), join(work, 'lib'), { recursive: true });
+  cpSync(join(ROOT, 'tsconfig.json'), join(work, 'tsconfig.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
+  const files = readmeFiles();
+  expect([...files.keys()].sort()).toEqual(['lib/engines/example/index.ts', 'lib/engines/example/scripts/example-backup.sh']);
+  for (const [file, text] of files) {
+    mkdirSync(dirname(join(work, file)), { recursive: true });
+    writeFileSync(join(work, file), text);
+  }
+  // step 2: the import and the one line in the table
+  const registry = join(work, 'lib', 'registry.ts');
+  const source = readFileSync(registry, 'utf8');
+  const patched = source
+    .replace("import { vitessEngine } from './engines/vitess';", "import { vitessEngine } from './engines/vitess';\nimport { exampleEngine } from './engines/example';")
+    .replace('  etcd: etcdEngine,\n', '  etcd: etcdEngine,\n  example: exampleEngine,\n');
+  expect(patched.split('\n').length).toBe(source.split('\n').length + 2);
+  writeFileSync(registry, patched);
+
+  const out = JSON.parse(run(`
+    const lib = require('./lib');
+    const doc = { apiVersion: lib.API_VERSION, kind: lib.KIND, metadata: { name: 'shop', namespace: 'db' },
+      spec: { defaults: { schedule: '0 3 * * *' }, metrics: { pushgatewayUrl: 'http://pushgateway:9091' }, example: { databases: ['orders', 'users'] } } };
+    const errors = (d) => { try { lib.renderPolicy(d); return []; } catch (e) { return e.issues.map((i) => i.path + ': ' + i.message); } };
+    console.log(JSON.stringify({
+      objects: lib.renderPolicy(doc),
+      schema: Object.keys(lib.policySchema.properties.spec.properties),
+      bad: errors({ ...doc, spec: { example: { databases: ['all'], extra: 1 } } }),
+    }));
+  `));
+  expect(out.schema).toContain('example');
+  expect(out.bad).toEqual([
+    expect.stringMatching(/^spec\.example\.extra: unknown field/),
+    'spec.example.databases: received "all"; name each database',
+  ]);
+  expect(out.objects.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`)).toEqual(['CronJob/shop-orders', 'CronJob/shop-users']);
+  const [cronJob] = out.objects;
+  expect(cronJob.metadata.labels).toMatchObject({ 'backup-cronjobs.io/engine': 'example', 'backup-cronjobs.io/database': 'orders', 'app.kubernetes.io/component': 'backup' });
+  expect(cronJob.spec.schedule).toBe('0 3 * * *');
+  expect(cronJob.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(1800);
+  const container = cronJob.spec.jobTemplate.spec.template.spec.containers[0];
+  expect(container.command[2]).toMatch(/^# backup-cronjobs: example-backup\.sh[\s\S]*# metrics\.sh[\s\S]*main "\$@"\n$/);
+  expect(container.env).toContainEqual({ name: 'BACKUP_METRICS_PREFIX', value: 'example_backup' });
+  // the composed script runs
+  const log = execFileSync('/bin/sh', ['-c', container.command[2], 'example-backup'], { env: { PATH: process.env.PATH, EXAMPLE_DATABASE: 'orders' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  expect(log).toBe('');
+});

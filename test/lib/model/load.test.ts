@@ -1,0 +1,48 @@
+// Policy files: every problem with its file position; hostile YAML ends in a PolicyError.
+import { PolicyError, loadPolicies } from '../../../lib';
+import { vitessPolicy } from '../engines/vitess/fixtures';
+import { stringify } from 'yaml';
+
+function problems(text: string): string[] {
+  try {
+    loadPolicies(text, 'policy.yaml');
+  } catch (e) {
+    expect(e).toBeInstanceOf(PolicyError);
+    return (e as PolicyError).message.split('\n').slice(1).map((l) => l.trim());
+  }
+  throw new Error('expected a PolicyError');
+}
+
+test('every problem of a file names file:line:column, schema and semantic ones in one pass', () => {
+  const doc = vitessPolicy({}, { defaults: { schedule: '0 0 31 2 *', concurrencyPolicy: 'forbid', timeZone: 'Europe/Berln' } }) as any;
+  doc.spec.vitess.schedules[0].strategies.push({ keyspace: 'commerce', shards: ['-'] });
+  doc.spec.vitess.schedul = 'x';
+  const text = stringify(doc);
+  const lines = text.split('\n');
+  const lineOf = (needle: string) => lines.findIndex((l) => l.includes(needle)) + 1;
+  const found = problems(text);
+  expect(found).toHaveLength(5);
+  expect(found).toEqual(expect.arrayContaining([
+    `policy.yaml:${lineOf('concurrencyPolicy')}:5: spec.defaults.concurrencyPolicy: received "forbid" (did you mean "Forbid"?); allowed: "Forbid", "Allow", "Replace"`,
+    expect.stringMatching(new RegExp(`^policy\\.yaml:${lineOf('schedul:')}:5: spec\\.vitess\\.schedul: unknown field \\(did you mean "schedules"\\?\\)`)),
+    expect.stringMatching(new RegExp(`^policy\\.yaml:${lineOf('schedule:')}:5: spec\\.defaults\\.schedule: received "0 0 31 2 \\*"; schedule never runs`)),
+    expect.stringMatching(new RegExp(`^policy\\.yaml:${lineOf('timeZone')}:5: spec\\.defaults\\.timeZone: received "Europe/Berln"; .*\\(did you mean "Europe/Berlin"\\?\\)`)),
+    expect.stringMatching(/^policy\.yaml:\d+:\d+: spec\.vitess\.schedules\[0\]\.strategies\[1\]\.shards\[0\]: received "-"; commerce\/- is already listed/),
+  ]));
+});
+
+test('a "billion laughs" alias bomb is a PolicyError, not a stack trace', () => {
+  const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...'bcdefghij'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghij'[i]}`).join(',')}]`)].join('\n');
+  const found = problems(bomb);
+  expect(found).toEqual([expect.stringMatching(/^policy\.yaml:1:1: \(document\): cannot read the document: .*aliases expand to more than 100 nodes/)]);
+});
+
+test('YAML syntax errors and problems of several documents are all reported, each with its document', () => {
+  const good = stringify(vitessPolicy());
+  const bad = stringify({ ...vitessPolicy(), metadata: { name: 'Bad' } });
+  const found = problems(`${good}---\n${bad}---\nkey: [unclosed\n`);
+  expect(found).toEqual([
+    expect.stringMatching(/^policy\.yaml:\d+:\d+: document 2: metadata\.name: received "Bad"/),
+    expect.stringMatching(/^policy\.yaml:\d+:\d+: document 3: YAML syntax: /),
+  ]);
+});
