@@ -65,12 +65,10 @@ export interface ResolvedPolicy {
   readonly engine: EngineKey;
   /** Annotations of every object. */
   readonly annotations?: Readonly<Record<string, string>>;
-  /** Metrics: where runs push them, their name prefix, and the alert rule options. @default - none */
-  readonly metrics?: {
-    readonly pushgatewayUrl: string;
-    readonly prefix: string;
-    readonly rule?: { readonly labels: Readonly<Record<string, string>>; readonly severity: string; readonly staleAfterIntervals: number };
-  };
+  /** Where runs push their metrics, and the metric name prefix. @default - no metrics pushed */
+  readonly metrics?: { readonly pushgatewayUrl: string; readonly prefix: string };
+  /** The alert rule options. @default - no PrometheusRule */
+  readonly rule?: { readonly labels: Readonly<Record<string, string>>; readonly severity: string; readonly staleAfterIntervals: number };
   readonly targets: readonly ResolvedTarget[];
   readonly jobs: readonly ResolvedJob[];
 }
@@ -118,7 +116,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
   });
   issues.throwIfAny(source);
   const jobs = (definition.jobs?.(spec, context) ?? []).map(({ after, job }) => resolveJob(policy, engine, after, job));
-  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, metrics, targets, jobs };
+  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, metrics, rule: resolveRule(policy), targets, jobs };
 }
 
 function resolveJob(policy: BackupPolicy, engine: EngineKey, after: string, job: EngineJob): ResolvedJob {
@@ -199,17 +197,16 @@ function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metric
 }
 
 function resolveMetrics(policy: BackupPolicy, prefix: string): ResolvedPolicy['metrics'] {
-  const m = policy.spec.metrics;
-  if (m?.pushgatewayUrl === undefined) return undefined;
-  const rule = m.prometheusRule;
-  return {
-    pushgatewayUrl: m.pushgatewayUrl,
-    prefix,
-    rule: rule && {
-      labels: rule.labels ?? {},
-      severity: rule.severity ?? JOB_DEFAULTS.alertSeverity,
-      staleAfterIntervals: rule.staleAfterIntervals ?? JOB_DEFAULTS.staleAfterIntervals,
-    },
+  const url = policy.spec.metrics?.pushgatewayUrl;
+  return url === undefined ? undefined : { pushgatewayUrl: url, prefix };
+}
+
+function resolveRule(policy: BackupPolicy): ResolvedPolicy['rule'] {
+  const rule = policy.spec.metrics?.prometheusRule;
+  return rule && {
+    labels: rule.labels ?? {},
+    severity: rule.severity ?? JOB_DEFAULTS.alertSeverity,
+    staleAfterIntervals: rule.staleAfterIntervals ?? JOB_DEFAULTS.staleAfterIntervals,
   };
 }
 

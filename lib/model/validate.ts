@@ -64,9 +64,6 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
     checkAnnotations(policy.metadata?.annotations, 'metadata.annotations', issues);
     checkLabels(spec.metrics?.prometheusRule?.labels, 'spec.metrics.prometheusRule.labels', issues);
   });
-  if (spec.metrics?.prometheusRule && !spec.metrics.pushgatewayUrl) {
-    issues.add('spec.metrics.prometheusRule', 'alerts read the pushed metrics: set spec.metrics.pushgatewayUrl too');
-  }
   const only = engines.length === 1 ? engines[0] : undefined;
   if (spec.retention) {
     guarded(() => {

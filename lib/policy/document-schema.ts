@@ -25,7 +25,7 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
         retention: retentionSchema,
         metrics: obj('Metrics.', {
           pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }),
-          prometheusRule: obj('A PrometheusRule with stale-backup and failed-backup alerts sized from each schedule (needs pushgatewayUrl).', {
+          prometheusRule: obj('A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded, failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed metrics with pushgatewayUrl.', {
             labels: labelValues('Labels of the PrometheusRule.'),
             severity: str('severity label of the alerts.', { pattern: '^[A-Za-z0-9._-]{1,63}$', default: JOB_DEFAULTS.alertSeverity }),
             staleAfterIntervals: int('A backup is stale after this many schedule intervals plus the run timeout.', 1, 100, { default: JOB_DEFAULTS.staleAfterIntervals }),

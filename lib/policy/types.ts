@@ -180,8 +180,10 @@ export interface MetricsOptions {
   /** Pushgateway base URL; every run pushes its metrics there. @default - no metrics pushed */
   readonly pushgatewayUrl?: string;
   /**
-   * Emit a PrometheusRule (prometheus-operator) alerting on stale and failed
-   * backups, with thresholds sized from each schedule. Needs `pushgatewayUrl`.
+   * Emit a PrometheusRule (prometheus-operator) alerting on backups that are
+   * stale, never succeeded, failed or did not start, with thresholds sized from
+   * each schedule. Reads kube-state-metrics, and the pushed metrics too when
+   * `pushgatewayUrl` is set.
    * @default - no PrometheusRule
    */
   readonly prometheusRule?: PrometheusRuleOptions;

@@ -22,75 +22,152 @@ const policy = vitessPolicy({
 
 const objects = renderPolicy(policy);
 const rule = objects[objects.length - 1] as any;
+/** The same policy without a Pushgateway: the rules read kube-state-metrics alone. */
+const ksmOnly = (() => {
+  const doc = JSON.parse(JSON.stringify(policy));
+  delete doc.spec.metrics.pushgatewayUrl;
+  const objs = renderPolicy(doc);
+  return objs[objs.length - 1] as any;
+})();
 
-test('one PrometheusRule after the CronJobs, thresholds sized per schedule, suspended targets left out', () => {
+const rulesOf = (r: any) => r.spec.groups[0].rules as { alert: string; expr: string; for: string; labels: Record<string, string> }[];
+const HOURLY = 'example-hourly-customer-x-80';
+const COMMERCE = 'example-nightly-commerce-x-x';
+const CUSTOMER = 'example-nightly-customer-x-80';
+
+test('one PrometheusRule after the CronJobs; every alert sized from its targets\' schedule and deadline; suspended targets left out', () => {
   expect(rule.kind).toBe('PrometheusRule');
   expect(rule.metadata).toMatchObject({ name: 'example-backup-alerts', namespace: 'example', labels: { release: 'prometheus', 'app.kubernetes.io/component': 'alerts' } });
-  const [hourly, nightly, failed] = rule.spec.groups[0].rules;
+  const rules = rulesOf(rule);
+  expect(rules.map((r) => r.alert)).toEqual(['BackupStale', 'BackupNeverSucceeded', 'BackupStale', 'BackupNeverSucceeded', 'BackupFailed', 'BackupNotScheduled', 'BackupMetricsMissing']);
   // @hourly: 2 × 60 min + 30 min timeout; daily: 2 × 24 h + 2 h default timeout
-  expect(hourly.expr).toBe('time() - max by (namespace, policy, target) (backup_cronjobs_last_success_timestamp_seconds{namespace="example", policy="example", target=~"example-hourly-customer-x-80"}) > 9000');
-  expect(nightly.expr).toBe('time() - max by (namespace, policy, target) (backup_cronjobs_last_success_timestamp_seconds{namespace="example", policy="example", target=~"example-nightly-commerce-x-x|example-nightly-customer-x-80"}) > 180000');
-  expect(failed.alert).toBe('BackupFailed');
+  expect(rules[0].expr).toMatch(new RegExp(`cronjob=~"${HOURLY}".* > 9000$`));
+  expect(rules[2].expr).toMatch(new RegExp(`cronjob=~"${COMMERCE}\\|${CUSTOMER}".* > 180000$`));
+  // the starting deadline (10m default) plus 5 minutes
+  expect(rules[5].expr).toMatch(/ > 900$/);
   expect(JSON.stringify(rule)).not.toContain('paused');
+  expect(JSON.stringify(ksmOnly)).not.toContain('backup_cronjobs_');
+  expect(rulesOf(ksmOnly).map((r) => r.alert)).not.toContain('BackupMetricsMissing');
   expectValidManifests(objects);
 });
 
-test('promtool accepts the rules and its unit test fires exactly the expected alerts', () => {
-  requireCommands('promtool');
-  const rules = join(work, 'rules.yaml');
-  writeFileSync(rules, stringify(rule.spec));
-  execFileSync('promtool', ['check', 'rules', rules], { stdio: 'pipe' });
-  const series = (metric: string, target: string, values: string) => ({
-    series: `${metric}{namespace="example", policy="example", target="${target}", job="backup-cronjobs"}`,
-    values,
-  });
-  const test = {
-    rule_files: [rules],
-    evaluation_interval: '1m',
-    tests: [{
-      interval: '1m',
-      input_series: [
-        // last success at t=0, never again: stale after 9000 s for the hourly target
-        series('backup_cronjobs_last_success_timestamp_seconds', 'example-hourly-customer-x-80', '0+0x240'),
-        // the nightly target succeeds every minute: never stale
-        series('backup_cronjobs_last_success_timestamp_seconds', 'example-nightly-commerce-x-x', '0+60x240'),
-        series('backup_cronjobs_last_run_success', 'example-nightly-commerce-x-x', '1+0x240'),
-        series('backup_cronjobs_last_run_success', 'example-hourly-customer-x-80', '1+0x29 0+0x210'),
-      ],
-      alert_rule_test: [
-        { eval_time: '2h', alertname: 'BackupStale', exp_alerts: [] },
-        {
-          eval_time: '3h',
-          alertname: 'BackupStale',
-          exp_alerts: [{
-            exp_labels: { severity: 'warning', namespace: 'example', policy: 'example', target: 'example-hourly-customer-x-80' },
-            exp_annotations: {
-              summary: 'A scheduled backup has not succeeded in time',
-              description: 'Backup example-hourly-customer-x-80 of policy example last succeeded 3h 0m 0s ago; expected within 2h30m (2 schedule intervals plus the run timeout).',
-            },
-          }],
-        },
-        {
-          eval_time: '1h',
-          alertname: 'BackupFailed',
-          exp_alerts: [{
-            exp_labels: { severity: 'warning', namespace: 'example', policy: 'example', target: 'example-hourly-customer-x-80' },
-            exp_annotations: {
-              summary: 'The last run of a scheduled backup failed',
-              description: 'The last run of backup example-hourly-customer-x-80 of policy example failed; see the logs of its last Job.',
-            },
-          }],
-        },
-      ],
-    }],
+const labels = (metric: string, extra: Record<string, string>) =>
+  `${metric}{${Object.entries({ namespace: 'example', ...extra }).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+const pushed = (metric: string, target: string, values: string) => ({ series: labels(`backup_cronjobs_${metric}`, { policy: 'example', target, job: 'backup-cronjobs' }), values });
+const ksm = (metric: string, cronjob: string, values: string) => ({ series: labels(metric, { cronjob, job: 'kube-state-metrics' }), values });
+const jobSeries = (metric: string, jobName: string, values: string) => ({ series: labels(metric, { job_name: jobName, job: 'kube-state-metrics' }), values });
+/** An expected alert: its labels, and its annotations as the rule's templates render them for `ago` (the alert's $value). */
+function alert(name: string, cronjob: string, ago = ''): Record<string, unknown> {
+  const annotations: Record<string, { summary: string; description: string }> = {
+    BackupStale: { summary: 'A scheduled backup has not succeeded in time', description: `Backup ${cronjob} of policy example last succeeded ${ago} ago; expected within ${cronjob === HOURLY ? '2h30m' : '2d2h'} (2 schedule intervals plus the run timeout).` },
+    BackupNeverSucceeded: { summary: 'A scheduled backup has never succeeded', description: `Backup ${cronjob} of policy example has existed for ${ago} without one successful run; expected within ${cronjob === HOURLY ? '2h30m' : '2d2h'}.` },
+    BackupFailed: { summary: 'The last run of a scheduled backup failed', description: `The last run of backup ${cronjob} of policy example failed; see the logs of its last Job.` },
+    BackupNotScheduled: { summary: 'A scheduled backup did not start', description: `CronJob ${cronjob} of policy example was due ${ago} ago and has not started (its starting deadline is 10m); check the CronJob's events and the kube-controller-manager.` },
+    BackupMetricsMissing: { summary: 'The Pushgateway has no metrics of a backup that ran', description: `Backup ${cronjob} of policy example succeeded per kube-state-metrics, but the Pushgateway has none of its metrics: it is down, lost its state (run it with --persistence.file), or the pushes fail (see the Job's log).` },
   };
-  const testFile = join(work, 'test.yaml');
-  writeFileSync(testFile, stringify(test));
-  const out = execFileSync('promtool', ['test', 'rules', testFile], { encoding: 'utf8', stdio: 'pipe' });
+  return { exp_labels: { severity: 'warning', policy: 'example', namespace: 'example', cronjob }, exp_annotations: annotations[name] };
+}
+
+/** Runs `promtool test rules` with the rule file of `r` and the given tests; returns its output. */
+function promtoolTest(r: any, tests: unknown[]): string {
+  requireCommands('promtool');
+  const rules = join(work, `rules-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(rules, stringify(r.spec));
+  execFileSync('promtool', ['check', 'rules', rules], { stdio: 'pipe' });
+  const file = `${rules}.test.yaml`;
+  writeFileSync(file, stringify({ rule_files: [rules], evaluation_interval: '1m', tests }));
+  return execFileSync('promtool', ['test', 'rules', file], { encoding: 'utf8', stdio: 'pipe' });
+}
+
+test('promtool: stale from the pushed metrics, and the annotations explain the threshold', () => {
+  const out = promtoolTest(rule, [{
+    interval: '1m',
+    input_series: [
+      // last success at t=0, never again: stale after 9000 s for the hourly target
+      pushed('last_success_timestamp_seconds', HOURLY, '0+0x240'),
+      // the nightly targets succeed every minute: never stale
+      pushed('last_success_timestamp_seconds', COMMERCE, '0+60x240'),
+      pushed('last_success_timestamp_seconds', CUSTOMER, '0+60x240'),
+    ],
+    alert_rule_test: [
+      { eval_time: '2h', alertname: 'BackupStale', exp_alerts: [] },
+      {
+        eval_time: '3h',
+        alertname: 'BackupStale',
+        exp_alerts: [alert('BackupStale', HOURLY, '3h 0m 0s')],
+      },
+      { eval_time: '3h', alertname: 'BackupNeverSucceeded', exp_alerts: [] },
+    ],
+  }]);
   expect(out).toContain('SUCCESS');
 });
 
-test('a PrometheusRule needs the Pushgateway', () => {
-  expect(() => renderPolicy(vitessPolicy({}, { metrics: { prometheusRule: {} } }))).toThrow(PolicyError);
-  expect(() => renderPolicy(vitessPolicy({}, { metrics: { prometheusRule: {} } }))).toThrow('spec.metrics.prometheusRule: alerts read the pushed metrics: set spec.metrics.pushgatewayUrl too');
+test('promtool: without a Pushgateway (or when it lost its state), kube-state-metrics alone finds stale, never-succeeded, failed and unscheduled backups', () => {
+  const cases = (r: any) => [{
+    interval: '1m',
+    input_series: [
+      ksm('kube_cronjob_created', HOURLY, '0+0x240'),
+      ksm('kube_cronjob_created', COMMERCE, '0+0x240'),
+      ksm('kube_cronjob_created', CUSTOMER, '0+0x240'),
+      // hourly: succeeded once at t=0 → stale at 3h
+      ksm('kube_cronjob_status_last_successful_time', HOURLY, '0+0x240'),
+      // commerce: a Job failed after its last success → failed; customer: never succeeded
+      ksm('kube_cronjob_status_last_successful_time', COMMERCE, '60+0x240'),
+      jobSeries('kube_job_status_start_time', `${COMMERCE}-29000000`, '3600+0x240'),
+      jobSeries('kube_job_status_failed', `${COMMERCE}-29000000`, '1+0x240'),
+      // an older failed Job of hourly, before its success, raises nothing
+      jobSeries('kube_job_status_start_time', `${HOURLY}-28999999`, '-60+0x240'),
+      jobSeries('kube_job_status_failed', `${HOURLY}-28999999`, '1+0x240'),
+      // customer's next run was due at t=0 and never started; the others are due in the future
+      ksm('kube_cronjob_next_schedule_time', CUSTOMER, '0+0x240'),
+      ksm('kube_cronjob_next_schedule_time', HOURLY, '100000+0x240'),
+      ksm('kube_cronjob_next_schedule_time', COMMERCE, '100000+0x240'),
+    ],
+    alert_rule_test: [
+      { eval_time: '3h', alertname: 'BackupStale', exp_alerts: [alert('BackupStale', HOURLY, '3h 0m 0s')] },
+      { eval_time: '2h', alertname: 'BackupStale', exp_alerts: [] },
+      { eval_time: '3h', alertname: 'BackupFailed', exp_alerts: [alert('BackupFailed', COMMERCE)] },
+      { eval_time: '20m', alertname: 'BackupNotScheduled', exp_alerts: [] },
+      { eval_time: '30m', alertname: 'BackupNotScheduled', exp_alerts: [alert('BackupNotScheduled', CUSTOMER, '30m 0s')] },
+      // 180000 s for the nightly targets: not yet at 3h
+      { eval_time: '3h', alertname: 'BackupNeverSucceeded', exp_alerts: [] },
+      // kube-state-metrics saw commerce succeed (hourly's time is 0: no success to miss), the gateway has nothing
+      ...(r === rule ? [{ eval_time: '3h', alertname: 'BackupMetricsMissing', exp_alerts: [alert('BackupMetricsMissing', COMMERCE)] }] : []),
+    ],
+  }, {
+    // never succeeded: the hourly target exists for 3h with no success anywhere
+    interval: '1m',
+    input_series: [ksm('kube_cronjob_created', HOURLY, '0+0x240')],
+    alert_rule_test: [
+      { eval_time: '2h', alertname: 'BackupNeverSucceeded', exp_alerts: [] },
+      { eval_time: '3h', alertname: 'BackupNeverSucceeded', exp_alerts: [alert('BackupNeverSucceeded', HOURLY, '3h 0m 0s')] },
+    ],
+  }];
+  expect(promtoolTest(ksmOnly, cases(ksmOnly))).toContain('SUCCESS');
+  // with a Pushgateway that lost its state, the same series raise the same alerts, plus the missing metrics
+  expect(promtoolTest(rule, cases(rule))).toContain('SUCCESS');
+});
+
+test('promtool: a failure pushed by the last run, and a success in either source, decide', () => {
+  const out = promtoolTest(rule, [{
+    interval: '1m',
+    input_series: [
+      pushed('last_run_success', HOURLY, '1+0x29 0+0x210'),
+      pushed('last_success_timestamp_seconds', HOURLY, '0+60x240'),
+      // kube-state-metrics saw an old success only; the fresh pushed one counts
+      ksm('kube_cronjob_status_last_successful_time', COMMERCE, '0+0x240'),
+      pushed('last_success_timestamp_seconds', COMMERCE, '0+60x240'),
+    ],
+    alert_rule_test: [
+      { eval_time: '20m', alertname: 'BackupFailed', exp_alerts: [] },
+      { eval_time: '1h', alertname: 'BackupFailed', exp_alerts: [alert('BackupFailed', HOURLY)] },
+      { eval_time: '3h', alertname: 'BackupStale', exp_alerts: [] },
+    ],
+  }]);
+  expect(out).toContain('SUCCESS');
+});
+
+test('a PrometheusRule without a Pushgateway reads kube-state-metrics only', () => {
+  expect(ksmOnly.kind).toBe('PrometheusRule');
+  for (const r of rulesOf(ksmOnly)) expect(r.expr).toMatch(/kube_(cronjob|job)_/);
 });
