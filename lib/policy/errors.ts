@@ -1,4 +1,6 @@
-export { closest } from '../suggest';
+import { show } from '../messages';
+
+export { closest, show } from '../messages';
 
 /** One problem in a policy: where, what was received, what is allowed. */
 export interface PolicyIssue {
@@ -28,12 +30,6 @@ export function formatIssues(issues: readonly PolicyIssue[], source?: string): s
   const head = `${where}invalid BackupPolicy (${issues.length} problem${issues.length === 1 ? '' : 's'})`;
   const at = (i: PolicyIssue) => (source && i.line !== undefined ? `${source}:${i.line}:${i.column ?? 1}: ` : '');
   return [head, ...issues.map((i) => `  ${at(i)}${i.path}: ${i.message}`)].join('\n');
-}
-
-/** Renders a received value for a message: strings quoted, objects as JSON, long values cut. */
-export function show(value: unknown): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 /** `a.b` + `c` → `a.b.c`; numbers become `[n]`; keys that are not plain words are quoted: `labels["app.kubernetes.io/name"]`. */

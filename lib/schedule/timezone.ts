@@ -1,4 +1,4 @@
-import { closest } from '../suggest';
+import { closest } from '../messages';
 
 const PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 

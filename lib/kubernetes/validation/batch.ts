@@ -14,7 +14,7 @@
  * own ValidateObjectMeta checks them, so they are checked here too.
  * Cron syntax and IANA zone existence are the schedule module's business (lib/schedule).
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { annotationsProblems, labelsProblems } from './labels';
 import { podTemplateProblems } from './pod';
 import { type Problem, asRecord, fieldPath, under } from './problems';

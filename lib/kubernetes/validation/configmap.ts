@@ -6,7 +6,7 @@
  * the values total at most core.MaxSecretSize = 1 MiB (string bytes of `data`, decoded bytes of
  * `binaryData`).
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { configKeyProblem } from './paths';
 import { type Problem, asRecord, byteLength, keyPath, problemAt } from './problems';
 

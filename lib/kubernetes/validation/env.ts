@@ -16,7 +16,7 @@
  *   pkg/fieldpath/fieldpath.go SplitMaybeSubscriptedPath (`path['key']`).
  * Not checked: resourceFieldRef divisors (the core never sets one).
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { annotationKeyProblem, qualifiedNameProblem } from './labels';
 import { dns1123SubdomainProblem } from './names';
 import { configKeyProblem, chDirPrefixErrors } from './paths';

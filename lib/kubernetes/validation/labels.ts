@@ -21,7 +21,7 @@
  * - Node pins (`kubernetes.io/hostname: <node>`): the kubelet sets that label on each node, so a
  *   pin must be a non-empty valid label value (≤ 63); this is our rule on top of the API server's.
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { dns1123SubdomainErrors } from './names';
 import { type Problem, anchored, asList, asRecord, byteLength, fieldPath, keyPath, maxLenError, problemAt, received, regexError, under } from './problems';
 

@@ -6,7 +6,7 @@
  * per-kind validators cited in batch.ts, configmap.ts, rbac.ts, prometheus.ts. ServiceAccounts
  * and kinds this module does not know are checked by metadata only.
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { cronJobSpecProblems, jobSpecProblems } from './batch';
 import { configMapProblems } from './configmap';
 import { annotationsProblems, labelsProblems } from './labels';

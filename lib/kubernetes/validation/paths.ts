@@ -23,7 +23,7 @@
  *   never resolves.
  */
 import { posix } from 'path';
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { DNS1123_SUBDOMAIN_MAX_LENGTH } from './names';
 import { anchored, byteLength, maxLenError, received, regexError } from './problems';
 

@@ -18,7 +18,7 @@
  *   DNS-1123 labels, activeDeadlineSeconds 1..2^31-1.
  * - ValidatePodTemplateSpec: template labels (ValidateLabels) and annotations.
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { envVarProblems } from './env';
 import { annotationsProblems, labelsProblems } from './labels';
 import { dns1123LabelProblem, dns1123SubdomainProblem } from './names';

@@ -5,7 +5,7 @@
  * Message forms follow k8s.io/apimachinery/pkg/util/validation/validation.go
  * (MaxLenError, RegexError, EmptyError) at Kubernetes 1.28 (apimachinery v0.28.8).
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 
 /** One problem, located relative to the value the rule was applied to. */
 export interface Problem {

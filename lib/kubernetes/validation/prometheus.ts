@@ -11,7 +11,7 @@
  * scheme Prometheus offers (Prometheus 3 accepts any UTF-8 by default). PromQL and templates are
  * not parsed here.
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { type Problem, asList, asRecord, fieldPath, keyPath, under } from './problems';
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;

@@ -21,7 +21,7 @@
  * exponent outside n..E prints as `e<exp>` (Go prints the bare mantissa there, dropping the
  * exponent).
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 

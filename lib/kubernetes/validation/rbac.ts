@@ -9,7 +9,7 @@
  * rbac.authorization.k8s.io, which v1 defaulting fills in when empty).
  * Object names are path segments (names.ts).
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { dns1123SubdomainProblem, pathSegmentNameProblem } from './names';
 import { type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
 

@@ -14,7 +14,7 @@
  *   IsNativeResource, IsExtendedResourceName, IsOvercommitAllowed, IsHugePageResourceName,
  *   IsIntegerResourceName, IsHugePageResourceValueDivisible.
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { qualifiedNameErrors } from './labels';
 import { type Problem, asRecord, keyPath, problemAt, received } from './problems';
 import { type Quantity, compareQuantities, decodeQuantity, nonNegativeQuantityProblem, parseQuantity, scaledValue } from './quantity';

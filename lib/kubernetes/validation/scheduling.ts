@@ -13,7 +13,7 @@
  *   namespace selector, namespaces are DNS-1123 labels, topologyKey non-empty and a qualified name).
  * 1.33 adds matchLabelKeys/mismatchLabelKeys checks, which the core never sets.
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { labelSelectorProblems, labelValueProblem, nodeSelectorRequirementProblems, qualifiedNameProblem } from './labels';
 import { dns1123LabelProblem, dns1123SubdomainProblem } from './names';
 import { type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';

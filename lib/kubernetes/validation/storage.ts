@@ -11,7 +11,7 @@
  * - validateEphemeralVolumeSource, ValidatePersistentVolumeClaimTemplate, ValidateTemplateObjectMeta:
  *   volumeClaimTemplate required; its metadata may only hold labels and annotations.
  */
-import { show } from '../../policy/errors';
+import { show } from '../../messages';
 import { annotationsProblems, labelSelectorProblems, labelsProblems } from './labels';
 import { dns1123SubdomainProblem } from './names';
 import { type Problem, asList, asRecord, fieldPath, keyPath, problemAt, under } from './problems';

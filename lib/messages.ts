@@ -1,4 +1,10 @@
-/** "Did you mean" for names and values: the closest candidate by edit distance, when close enough to be a typo. */
+/** Pieces of every message: a received value as shown, and "did you mean" suggestions. */
+
+/** Renders a received value for a message: strings quoted, objects as JSON, long values cut. */
+export function show(value: unknown): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
 
 /** The candidate closest to `word` (case-insensitive edit distance), or undefined when none is a likely typo. */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
