@@ -27,7 +27,7 @@ const { tree, circulars } = JSON.parse(execFileSync(process.execPath, ['-e', `
 function imports(file: string): { files: string[]; packages: string[] } {
   const deps = tree[file] ?? [];
   return {
-    files: deps.map((d) => d.id).filter((id): id is string => id !== null && !id.includes('node_modules')),
+    files: deps.map((d) => d.id).filter((id): id is string => id !== null && /^(lib|constructs)\//.test(id)),
     packages: deps.filter((d) => !d.request.startsWith('.')).map((d) => d.request),
   };
 }
@@ -35,6 +35,28 @@ function imports(file: string): { files: string[]; packages: string[] } {
 test('the import graph of lib/ and constructs/ has no cycle (types included)', () => {
   expect(Object.keys(tree).filter((f) => !f.includes('node_modules')).length).toBeGreaterThanOrEqual(FILES.length);
   expect(circulars).toEqual([]);
+});
+
+/** Layers of lib/, lowest first: a file imports only from its own layer or below. */
+const LAYERS: [number, RegExp][] = [
+  [0, /^lib\/(messages\.ts|yaml\.ts|units\/|schedule\/|kubernetes\/|scripts\/)/],
+  [1, /^lib\/retention\//],
+  [2, /^lib\/policy\//],
+  [3, /^lib\/(workload\/|engines\/[^/]+\.ts$)/],
+  [4, /^lib\/engines\/[^/]+\//],
+  [5, /^lib\/registry\.ts$/],
+  [6, /^lib\/model\//],
+  [7, /^lib\/(convert\/|cli|index\.ts$)/],
+];
+const layer = (file: string) => LAYERS.find(([, re]) => re.test(file))?.[0];
+
+test('every file of lib/ is in a layer, and imports only from its layer or below', () => {
+  for (const file of FILES.filter((f) => f.startsWith('lib/'))) {
+    const own = layer(file);
+    expect({ file, layer: own }).toEqual({ file, layer: expect.any(Number) });
+    const upwards = imports(file).files.filter((d) => (layer(d) ?? 99) > (own ?? -1));
+    expect({ file, upwards }).toEqual({ file, upwards: [] });
+  }
 });
 
 test('lib/policy knows no engine and nothing above it', () => {
