@@ -50,8 +50,8 @@ export interface ShardInfo {
   readonly shard: string;
   /** Path of its shard template in the VitessCluster. */
   readonly templatePath: string;
-  /** Undefined when it cannot be backed up (an error says why). */
-  readonly settings?: ShardBackupSettings;
+  /** What its vtbackup pods take from the template; undefined when it cannot be backed up (an error says why). */
+  readonly settings: () => ShardBackupSettings | undefined;
   readonly databaseName?: string;
 }
 
@@ -91,11 +91,17 @@ export function readCluster(cluster: Obj, object: string, notes: Notes): Cluster
     if (!k || !ksName) return;
     const ksImages = keyspaceImages(images, asObj(k.images));
     const settings = new Map<string, ShardBackupSettings | undefined>();
-    const shards = keyspaceShards(k, at('spec.keyspaces', i)).map(({ shard, template, templatePath }) => {
-      // one template (equal partitioning) serves many shards: read (and note) it once
-      if (!settings.has(templatePath)) settings.set(templatePath, readShardSettings(template, templatePath, ksImages, asArr(backup?.locations), object, notes));
-      return { keyspace: ksName, shard, templatePath, databaseName: asStr(k.databaseName), settings: settings.get(templatePath) };
-    });
+    const shards = keyspaceShards(k, at('spec.keyspaces', i)).map(({ shard, template, templatePath }) => ({
+      keyspace: ksName,
+      shard,
+      templatePath,
+      databaseName: asStr(k.databaseName),
+      // read (and noted) only for shards a schedule backs up, once per template (equal partitionings share one)
+      settings: () => {
+        if (!settings.has(templatePath)) settings.set(templatePath, readShardSettings(template, templatePath, ksImages, asArr(backup?.locations), object, notes));
+        return settings.get(templatePath);
+      },
+    }));
     keyspaces.set(ksName, shards);
   });
   return {

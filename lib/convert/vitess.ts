@@ -94,8 +94,9 @@ function clusterPolicies(doc: Obj, cluster: ClusterInfo, vbscs: readonly Obj[], 
       } else if (shard.databaseName) {
         notes.error(cluster.object, `${shard.templatePath.replace(/\.partitionings.*$/, '')}.databaseName`,
           `"${shard.databaseName}": the operator passes it as --init_db_name_override; backup-cronjobs always uses vt_<keyspace> and cannot back up this keyspace the same way`);
-      } else if (shard.settings) {
-        targets.push({ schedule: s, target, settings: shard.settings });
+      } else {
+        const settings = shard.settings();
+        if (settings) targets.push({ schedule: s, target, settings });
       }
     }
   }
@@ -170,7 +171,7 @@ function flags(extra: Readonly<Record<string, string>>, cluster: ClusterInfo, se
   let allowFirstBackup = false;
   for (const [key, value] of Object.entries(extra)) {
     if (canonicalFlag(key) === 'allow_first_backup') allowFirstBackup = value === 'true';
-    else if (canonicalFlag(key) === 'initial_backup' || reserved.has(canonicalFlag(key))) {
+    else if (reserved.has(canonicalFlag(key))) {
       notes.note(cluster.object, at(path, key), 'dropped: the operator overrides this flag with its own value, and so does backup-cronjobs');
     } else extraFlags[key] = value;
   }
