@@ -10,7 +10,7 @@ import { Notes, Obj, asArr, asBool, asInt, asObj, asStr, asStringMap, at } from 
 import { compareKeyRanges, equalKeyRanges, globalEtcdName, vtctldServiceName } from './vitess-names';
 
 /** vitess-operator's `DefaultImages` (pkg/apis/planetscale/v2/defaults.go) for a cluster that names none. */
-export const OPERATOR_DEFAULT_IMAGES = { vtbackup: 'vitess/lite:latest', mysqld: { mysql80Compatible: 'mysql:8.0.40' } } as const;
+const OPERATOR_DEFAULT_IMAGES = { vtbackup: 'vitess/lite:latest', mysqld: { mysql80Compatible: 'mysql:8.0.40' } } as const;
 /** The vtctld Service's gRPC port (`DefaultGrpcPort`). */
 const VTCTLD_GRPC_PORT = 15999;
 const FLAVORS = [
@@ -48,8 +48,8 @@ export interface ShardInfo {
   readonly keyspace: string;
   /** Raw key range (`-80`). */
   readonly shard: string;
-  /** Path of its shard template in the VitessCluster. */
-  readonly templatePath: string;
+  /** Path of its keyspace in the VitessCluster. */
+  readonly keyspacePath: string;
   /** What its vtbackup pods take from the template; undefined when it cannot be backed up (an error says why). */
   readonly settings: () => ShardBackupSettings | undefined;
   readonly databaseName?: string;
@@ -91,10 +91,11 @@ export function readCluster(cluster: Obj, object: string, notes: Notes): Cluster
     if (!k || !ksName) return;
     const ksImages = keyspaceImages(images, asObj(k.images));
     const settings = new Map<string, ShardBackupSettings | undefined>();
-    const shards = keyspaceShards(k, at('spec.keyspaces', i)).map(({ shard, template, templatePath }) => ({
+    const keyspacePath = at('spec.keyspaces', i);
+    const shards = keyspaceShards(k, keyspacePath).map(({ shard, template, templatePath }) => ({
       keyspace: ksName,
       shard,
-      templatePath,
+      keyspacePath,
       databaseName: asStr(k.databaseName),
       // read (and noted) only for shards a schedule backs up, once per template (equal partitionings share one)
       settings: () => {

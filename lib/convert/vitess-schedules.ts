@@ -47,8 +47,8 @@ export function policySchedules(cluster: ClusterInfo, targets: readonly PolicyTa
     if (g.strategyName !== undefined) {
       comments.push({ path: [...base, 'frequency'], text: `Named after the strategy "${g.strategyName}", so this frequency becomes the same cron per shard as in the operator (sha256 of cluster|keyspace|shard|<strategy>-<keyspace>-<shard>).` });
     } else if (asStr(g.schedule.template.frequency)) {
-      const t = g.targets[0].target;
-      comments.push({ path: [...base, 'schedule'], text: `The operator's cron for frequency ${asStr(g.schedule.template.frequency)} of ${describe(g.targets)} (sha256 of "${cluster.name}|${t.keyspace}|${t.shard}|${t.expandedName}").` });
+      const keys = g.targets.map(({ target: t }) => `"${cluster.name}|${t.keyspace}|${t.shard}|${t.expandedName}"`).join(', ');
+      comments.push({ path: [...base, 'schedule'], text: `The operator's cron for frequency ${asStr(g.schedule.template.frequency)} of ${describe(g.targets)} (sha256 of ${keys}).` });
     } else {
       comments.push({ path: [...base, 'schedule'], text: 'Evaluated by the operator in its own time zone (UTC in its image); a CronJob without timeZone uses the kube-controller-manager\'s (UTC almost everywhere).' });
     }
@@ -74,7 +74,7 @@ function strategiesOf(targets: readonly PolicyTarget[]): { keyspace: string; sha
 
 /** The pod settings a shard's runs get under schedule `s` (the schedule's tolerations replace the pool's when set). */
 function podKey(s: OperatorSchedule, settings: ShardBackupSettings): string {
-  return JSON.stringify([settings.pod, Array.isArray(s.template.tolerations) ? null : settings.pod.tolerations]);
+  return JSON.stringify({ ...settings.pod, tolerations: Array.isArray(s.template.tolerations) ? undefined : settings.pod.tolerations });
 }
 
 function groupTargets(cluster: ClusterInfo, targets: readonly PolicyTarget[]): Group[] {
@@ -127,11 +127,13 @@ function jobSettings(s: OperatorSchedule, shard: ShardBackupSettings, notes: Not
   const deadline = asInt(t.startingDeadlineSeconds);
   if (deadline !== undefined && deadline > 0) out.startingDeadline = formatDuration(deadline);
   else lines.push('No startingDeadlineSeconds: the operator starts a missed run however late; here a run may start at most 10m late (startingDeadline).');
+  const unlimited: string[] = [];
   for (const field of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit'] as const) {
     const limit = asInt(t[field]);
     if (limit !== undefined) out[field] = limit;
-    else lines.push(`No ${field}: the operator keeps every such Job (and its PVC); a CronJob keeps 3 here.`);
+    else unlimited.push(field);
   }
+  if (unlimited.length > 0) lines.push(`No ${unlimited.join(' or ')}: the operator keeps every such Job (and its PVC); a CronJob keeps 3 here.`);
   const minutes = asInt(t.jobTimeoutMinute);
   if (minutes === -1) {
     lines.push('jobTimeoutMinute -1 (no timeout): every run here has a deadline, the Vitess default 2h.');

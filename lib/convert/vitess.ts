@@ -60,9 +60,13 @@ function operatorSchedules(doc: Obj, cluster: ClusterInfo, vbscs: readonly Obj[]
   return out;
 }
 
-/** A schedule's spec without what the operator adds to a template (cluster, image, imagePullPolicy), keys sorted. */
+/** The CRD's defaults (vitess.md §1.2), which the API server writes into a VitessBackupSchedule. */
+const CRD_DEFAULTS: Readonly<Record<string, unknown>> = { concurrencyPolicy: 'Forbid', jobTimeoutMinute: 10, backupMethod: 'vtbackup' };
+
+/** A schedule's spec without what the operator and the API server add to a template (cluster, images, CRD defaults), keys sorted. */
 function withoutGenerated(spec: Obj): unknown {
-  const { cluster: _c, image: _i, imagePullPolicy: _p, ...rest } = spec;
+  const { cluster: _c, image: _i, imagePullPolicy: _p, ...all } = spec;
+  const rest = Object.fromEntries(Object.entries(all).filter(([k, v]) => CRD_DEFAULTS[k] !== v));
   const sort = (v: unknown): unknown => (Array.isArray(v) ? v.map(sort) : asObj(v) ? Object.fromEntries(Object.keys(v as Obj).sort().map((k) => [k, sort((v as Obj)[k])])) : v);
   return sort(rest);
 }
@@ -92,7 +96,7 @@ function clusterPolicies(doc: Obj, cluster: ClusterInfo, vbscs: readonly Obj[], 
       if (!shard) {
         notes.error(s.object, target.strategyPath, `${target.keyspace}/${target.shard} is not a shard of a keyspace in ${cluster.object} spec.keyspaces: the operator fails with "unable to find shard"`);
       } else if (shard.databaseName) {
-        notes.error(cluster.object, `${shard.templatePath.replace(/\.partitionings.*$/, '')}.databaseName`,
+        notes.error(cluster.object, at(shard.keyspacePath, 'databaseName'),
           `"${shard.databaseName}": the operator passes it as --init_db_name_override; backup-cronjobs always uses vt_<keyspace> and cannot back up this keyspace the same way`);
       } else {
         const settings = shard.settings();

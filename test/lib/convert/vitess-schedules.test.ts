@@ -42,7 +42,7 @@ test('without jobTimeoutMinute, the operator\'s default 10 minutes; without hist
   const { yaml, objects: [[cj]] } = run('example', { commerce: 1 }, { schedule: '0 2 * * *', strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }] });
   expect((cj as any).spec.jobTemplate.spec.activeDeadlineSeconds).toBe(600);
   expect([(cj as any).spec.successfulJobsHistoryLimit, (cj as any).spec.failedJobsHistoryLimit]).toEqual([3, 3]);
-  expect(unwrapped(yaml[0])).toContain('No successfulJobsHistoryLimit: the operator keeps every such Job (and its PVC); a CronJob keeps 3 here.');
+  expect(unwrapped(yaml[0])).toContain('No successfulJobsHistoryLimit or failedJobsHistoryLimit: the operator keeps every such Job (and its PVC); a CronJob keeps 3 here.');
   expect(unwrapped(yaml[0])).toContain('# jobTimeoutMinute unset: the operator\'s default 10;');
 });
 

@@ -86,7 +86,8 @@ describe('VitessBackupSchedule objects joined with their cluster', () => {
   test('a VitessBackupSchedule the operator made from a template is the template, not a second schedule', () => {
     const c = cluster401();
     const template = c.spec.backup.schedules[0];
-    const generated = backupSchedule(backupScheduleName('example', 'commerce'), 'example', { ...template, image: 'vitess/lite:mysql80' });
+    // as read back from the API server: the operator's image, the CRD's defaults (§1.2)
+    const generated = backupSchedule(backupScheduleName('example', 'commerce'), 'example', { ...template, image: 'vitess/lite:mysql80', concurrencyPolicy: 'Forbid', backupMethod: 'vtbackup' });
     const { notes, objects: [objects] } = convertAndRender([c, generated]);
     expect(notes).toEqual([]);
     expect(objects).toHaveLength(6);
