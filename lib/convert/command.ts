@@ -53,7 +53,7 @@ export function runConvert(files: readonly { readonly name: string; readonly tex
   };
 }
 
-export function formatNote(note: Note): string {
+function formatNote(note: Note): string {
   return `${note.level}: ${note.object}: ${note.path}: ${note.message}`;
 }
 

@@ -14,7 +14,7 @@ import { convertVitess } from './vitess';
 export type { ConvertedPolicy, FieldComment, Note } from './types';
 
 /** The kinds `convert` reads (a Sentinel only for a ShardedRedisBackup's `sentinelRef`). */
-export const SOURCE_KINDS = [
+const SOURCE_KINDS = [
   { apiVersion: 'planetscale.com/v2', kind: 'VitessCluster' },
   { apiVersion: 'planetscale.com/v2', kind: 'VitessBackupSchedule' },
   { apiVersion: 'config.openshift.io/v1alpha1', kind: 'Backup' },

@@ -20,7 +20,7 @@ const FLAVORS = [
   ['mariadb103Compatible', 'MariaDB103'],
 ] as const;
 
-export type MysqlFlavor = NonNullable<VitessSpec['mysqlFlavor']>;
+type MysqlFlavor = NonNullable<VitessSpec['mysqlFlavor']>;
 
 /** What a shard's scheduled vtbackup pod takes from the cluster, the keyspace and the shard template. */
 export interface ShardBackupSettings {
@@ -44,7 +44,7 @@ export interface ShardBackupSettings {
   readonly poolPath: string;
 }
 
-export interface ShardInfo {
+interface ShardInfo {
   readonly keyspace: string;
   /** Raw key range (`-80`). */
   readonly shard: string;

@@ -21,7 +21,7 @@ export interface OperatorSchedule {
   readonly path: string;
 }
 
-export type Scope = 'Shard' | 'Keyspace' | 'Cluster';
+type Scope = 'Shard' | 'Keyspace' | 'Cluster';
 
 /** One Job target of a schedule: an expanded strategy. */
 export interface ExpandedTarget {
@@ -49,7 +49,7 @@ function strategies(s: OperatorSchedule): Strategy[] {
   });
 }
 
-export function suspended(s: OperatorSchedule): boolean {
+function suspended(s: OperatorSchedule): boolean {
   return asBool(s.template.suspend) === true;
 }
 

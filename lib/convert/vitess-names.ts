@@ -32,7 +32,7 @@ export function joinWithConstraints(maxLength: number, firstCharMustBeLetter: bo
 /** `names.ServiceConstraints`: at most 63 characters, starting with a lowercase letter. */
 export const SERVICE_NAME_MAX = 63;
 /** `names.DefaultConstraints`: at most 253 characters, starting with a lowercase letter or digit. */
-export const DEFAULT_NAME_MAX = 253;
+const DEFAULT_NAME_MAX = 253;
 
 /** `lockserver.GlobalEtcdName`: the managed global etcd (room left for `-client`). */
 export function globalEtcdName(cluster: string): string {
