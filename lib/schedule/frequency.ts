@@ -17,7 +17,7 @@ const SUB_HOUR = '1m, 2m, 3m, 4m, 5m, 6m, 10m, 12m, 15m, 20m or 30m';
 const HOURS = '1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h';
 
 /** A Go duration (time.ParseDuration syntax) in nanoseconds, or undefined if `text` is not one. */
-function parseGoDuration(text: string): bigint | undefined {
+export function parseGoDuration(text: string): bigint | undefined {
   const negative = text.startsWith('-');
   const body = /^[+-]/.test(text) ? text.slice(1) : text;
   if (body === '0') return 0n;

@@ -7,4 +7,4 @@ export { validateTimeZone } from './timezone';
 export { containsHash, hash64, hashModulo, resolveHashedSchedule } from './hash';
 export { staggerSchedules } from './stagger';
 export { nextRuns, shortestIntervalMinutes } from './runs';
-export { cronFromFrequency, frequencyMinutes } from './frequency';
+export { cronFromFrequency, frequencyMinutes, parseGoDuration } from './frequency';

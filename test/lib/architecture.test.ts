@@ -65,12 +65,18 @@ test('lib/policy knows no engine and nothing above it', () => {
   }
 });
 
-test('no engine imports another engine; only the registry and the model import engines', () => {
+test('no engine imports another engine; only the registry, the package index and convert import engines', () => {
   for (const file of FILES.filter((f) => f.startsWith('lib/'))) {
     const own = /^lib\/engines\/([^/]+)\//.exec(file)?.[1];
     const engineImports = imports(file).files.map((d) => /^lib\/engines\/([^/]+)\//.exec(d)?.[1]).filter((e): e is string => e !== undefined);
     if (own) expect({ file, other: engineImports.filter((e) => e !== own) }).toEqual({ file, other: [] });
-    else if (file !== 'lib/registry.ts' && file !== 'lib/index.ts') expect({ file, engines: engineImports }).toEqual({ file, engines: [] });
+    else if (file !== 'lib/registry.ts' && file !== 'lib/index.ts' && !file.startsWith('lib/convert/')) expect({ file, engines: engineImports }).toEqual({ file, engines: [] });
+  }
+});
+
+test('lib/convert sits above the core: only the CLI and the package index import it', () => {
+  for (const file of FILES.filter((f) => !f.startsWith('lib/convert/') && !/^lib\/(cli\.ts|cli\/|index\.ts$)/.test(f))) {
+    expect({ file, convert: imports(file).files.filter((d) => d.startsWith('lib/convert/')) }).toEqual({ file, convert: [] });
   }
 });
 

@@ -62,9 +62,14 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
   (spec.schedules ?? []).forEach((s, i) => validateSettings(s, childPath(childPath(path, 'schedules'), i), issues));
 }
 
-function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): void {
+/** The flags (canonical, underscore spelling) that `extraFlags` may not set for this spec. */
+export function reservedFlags(spec: VitessSpec): Set<string> {
   // the flag names only: durations are checked above
-  const set = new Set([...Object.keys(requiredFlags(resolveVitess({ ...spec, vtbackupRetention: undefined }), 'k', '-', undefined)), ...RUNTIME_FLAGS, 'init_db_sql_file', 'mysql_server_version']);
+  return new Set([...Object.keys(requiredFlags(resolveVitess({ ...spec, vtbackupRetention: undefined }), 'k', '-', undefined)), ...RUNTIME_FLAGS, 'init_db_sql_file', 'mysql_server_version']);
+}
+
+function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): void {
+  const set = reservedFlags(spec);
   for (const key of Object.keys(spec.extraFlags ?? {})) {
     const flagPath = childPath(childPath(path, 'extraFlags'), key);
     if (set.has(canonicalFlag(key))) {
