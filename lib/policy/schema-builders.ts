@@ -12,8 +12,8 @@ export const PATTERNS = {
   envName: '^[-._a-zA-Z][-._a-zA-Z0-9]*$',
   url: '^https?://[^\\s]+$',
   absolutePath: '^/',
-  /** A key of a Secret or ConfigMap (config key rules: not "." or ".."). */
-  secretKey: '^(?!\\.\\.?$)[-._a-zA-Z0-9]+$',
+  /** A key of a Secret or ConfigMap (IsConfigMapKey: not ".", not starting with ".."). */
+  secretKey: '^(?!\\.$)(?!\\.\\.)[-._a-zA-Z0-9]+$',
 } as const;
 
 /** How each pattern is explained in error messages. */
@@ -26,7 +26,7 @@ export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   [PATTERNS.envName]: 'an environment variable name: letters, digits, "_", "-", "."; not starting with a digit',
   [PATTERNS.url]: 'an http:// or https:// URL',
   [PATTERNS.absolutePath]: 'an absolute path',
-  [PATTERNS.secretKey]: 'a Secret key: letters, digits, "-", "_" and ".", not "." or ".."',
+  [PATTERNS.secretKey]: 'a Secret key: letters, digits, "-", "_" and ".", not "." and not starting with ".."',
 };
 
 /** Patterns whose grammar explains a mismatch better than the pattern can (hints such as "a unit is required"). */
