@@ -49,9 +49,13 @@ export function validateSettings(settings: JobSettings | undefined, path: string
       if (names.has(v.name)) issues.add(childPath(vPath, 'name'), `received ${show(v.name)}; volume names must be unique`);
       names.add(v.name);
     });
+    const envNames = new Set<string>();
     pod.env?.forEach((e, i) => {
       const ePath = childPath(childPath(childPath(path, 'pod'), 'env'), i);
       if ((e.value === undefined) === (e.secretKeyRef === undefined)) issues.add(ePath, 'set exactly one of: value, secretKeyRef');
+      // a repeated name silently replaces the earlier value in the container
+      if (envNames.has(e.name)) issues.add(childPath(ePath, 'name'), `received ${show(e.name)}; env names must be unique`);
+      envNames.add(e.name);
     });
   }
 }

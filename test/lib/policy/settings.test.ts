@@ -1,0 +1,12 @@
+// Job settings: checks beyond the schema, at every settings level.
+import { validatePolicy } from '../../../lib';
+import { redisPolicy } from '../engines/redis/fixtures';
+
+describe('pod options', () => {
+  // found by test/lib/model/fuzz: the container got both, the API server warns and the later one wins
+  test('an env name given twice is refused at the second entry', () => {
+    const doc = redisPolicy({}, { defaults: { pod: { env: [{ name: 'LOG_LEVEL', value: '1' }, { name: 'LOG_LEVEL', secretKeyRef: { name: 'creds', key: 'level' } }] } } });
+    expect(() => validatePolicy(doc)).toThrow(/spec\.defaults\.pod\.env\[1\]\.name: received "LOG_LEVEL"; env names must be unique/);
+  });
+
+});
