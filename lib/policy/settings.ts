@@ -44,10 +44,13 @@ export function validateSettings(settings: JobSettings | undefined, path: string
   if (pod) {
     checkPodOptions(pod, at('pod'), issues);
     const names = new Set<string>();
+    const mountPaths = new Set<string>();
     pod.volumes?.forEach((v, i) => {
       const vPath = childPath(childPath(childPath(path, 'pod'), 'volumes'), i);
       if (names.has(v.name)) issues.add(childPath(vPath, 'name'), `received ${show(v.name)}; volume names must be unique`);
       names.add(v.name);
+      if (mountPaths.has(v.mountPath)) issues.add(childPath(vPath, 'mountPath'), `received ${show(v.mountPath)}; mount paths must be unique`);
+      mountPaths.add(v.mountPath);
     });
     const envNames = new Set<string>();
     pod.env?.forEach((e, i) => {

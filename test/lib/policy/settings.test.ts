@@ -9,4 +9,11 @@ describe('pod options', () => {
     expect(() => validatePolicy(doc)).toThrow(/spec\.defaults\.pod\.env\[1\]\.name: received "LOG_LEVEL"; env names must be unique/);
   });
 
+  // found by test/lib/model/fuzz: two volumeMounts with one mountPath, which the API server refuses
+  test('a mount path given twice is refused at the second volume', () => {
+    const doc = redisPolicy({}, {
+      defaults: { pod: { volumes: [{ name: 'a', mountPath: '/extra', emptyDir: {} }, { name: 'b', mountPath: '/extra', configMap: { name: 'conf' } }] } },
+    });
+    expect(() => validatePolicy(doc)).toThrow(/spec\.defaults\.pod\.volumes\[1\]\.mountPath: received "\/extra"; mount paths must be unique/);
+  });
 });
