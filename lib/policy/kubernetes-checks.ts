@@ -59,10 +59,9 @@ export function checkPlacement(placement: Placement, path: string, issues: Issue
     const keyProblem = qualifiedNameProblem(r.key);
     if (keyProblem) issues.add(childPath(at, 'key'), keyProblem);
     const op = r.operator ?? JOB_DEFAULTS.nodeRequirementOperator;
-    if (op === 'In' || op === 'NotIn') {
-      const pin = r.key === 'kubernetes.io/hostname';
-      r.values?.forEach((v, j) => issues.addProblem(childPath(childPath(at, 'values'), j), pin ? nodePinProblem(v) : labelValueProblem(v)));
-    }
+    // every value, Gt and Lt thresholds too, is compared with node label values: a label value itself
+    const pin = r.key === 'kubernetes.io/hostname' && (op === 'In' || op === 'NotIn');
+    r.values?.forEach((v, j) => issues.addProblem(childPath(childPath(at, 'values'), j), pin ? nodePinProblem(v) : labelValueProblem(v)));
   });
   placement.tolerations?.forEach((t, i) => {
     const at = childPath(childPath(path, 'tolerations'), i);

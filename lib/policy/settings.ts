@@ -8,6 +8,7 @@ import type { JobSettings, NodeRequirement, Placement, PodOptions, StaggerOption
 import { ScheduleError, containsHash, resolveHashedSchedule, validateSchedule, validateTimeZone } from '../schedule';
 import { durationProblem, parseDuration } from '../units';
 import { checkPlacement, checkPodOptions } from './kubernetes-checks';
+import { isInt64 } from '../kubernetes/validation';
 
 export function validateSettings(settings: JobSettings | undefined, path: string, issues: IssueList): void {
   if (!settings) return;
@@ -86,8 +87,8 @@ function checkNodeRequirement(r: NodeRequirement, path: string, issues: IssueLis
   const n = r.values?.length ?? 0;
   if ((op === 'In' || op === 'NotIn') && n === 0) issues.add(childPath(path, 'values'), `operator ${op} needs at least one value`);
   if ((op === 'Exists' || op === 'DoesNotExist') && n > 0) issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes no values`);
-  if ((op === 'Gt' || op === 'Lt') && (n !== 1 || !/^-?[0-9]+$/.test(r.values?.[0] ?? ''))) {
-    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes exactly one integer value`);
+  if ((op === 'Gt' || op === 'Lt') && (n !== 1 || !isInt64(r.values?.[0] ?? ''))) {
+    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes exactly one integer value (64-bit)`);
   }
 }
 

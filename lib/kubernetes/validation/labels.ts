@@ -43,7 +43,7 @@ const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const NODE_SELECTOR_OPERATORS = [...SELECTOR_OPERATORS, 'Gt', 'Lt'];
 
 /** What strconv.ParseInt(value, 10, 64) accepts. */
-function isInt64(value: string): boolean {
+export function isInt64(value: string): boolean {
   if (!/^[+-]?[0-9]+$/.test(value)) return false;
   const n = BigInt(value);
   return n >= -(2n ** 63n) && n < 2n ** 63n;

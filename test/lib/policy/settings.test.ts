@@ -17,3 +17,23 @@ describe('pod options', () => {
     expect(() => validatePolicy(doc)).toThrow(/spec\.defaults\.pod\.volumes\[1\]\.mountPath: received "\/extra"; mount paths must be unique/);
   });
 });
+
+describe('node affinity', () => {
+  const withRequirement = (requirement: Record<string, unknown>) =>
+    redisPolicy({}, { defaults: { placement: { nodeAffinity: [requirement] } } });
+
+  // found by test/lib/model/fuzz: both passed the policy and tripped the last guard
+  test('a Gt threshold beyond 64 bits is refused', () => {
+    expect(() => validatePolicy(withRequirement({ key: 'example.com/cores', operator: 'Gt', values: ['9223372036854775808'] })))
+      .toThrow(/spec\.defaults\.placement\.nodeAffinity\[0\]\.values: received \["9223372036854775808"\]; operator Gt takes exactly one integer value \(64-bit\)/);
+  });
+
+  test('a Lt threshold that no node label value can be (negative) is refused', () => {
+    expect(() => validatePolicy(withRequirement({ key: 'example.com/cores', operator: 'Lt', values: ['-5'], weight: 10 })))
+      .toThrow(/spec\.defaults\.placement\.nodeAffinity\[0\]\.values\[0\]: received "-5"; a valid label must be/);
+  });
+
+  test('the largest 64-bit threshold is accepted', () => {
+    expect(() => validatePolicy(withRequirement({ key: 'example.com/cores', operator: 'Gt', values: ['9223372036854775807'] }))).not.toThrow();
+  });
+});
