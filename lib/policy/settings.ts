@@ -10,6 +10,9 @@ import { durationProblem, parseDuration } from '../units';
 import { checkPlacement, checkPodOptions } from './kubernetes-checks';
 import { isInt64 } from '../kubernetes/validation';
 
+/** The largest value of the API's int32 fields. */
+const INT32_MAX = 2 ** 31 - 1;
+
 export function validateSettings(settings: JobSettings | undefined, path: string, issues: IssueList): void {
   if (!settings) return;
   const at = (field: string) => childPath(path, field);
@@ -28,7 +31,10 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     const seconds = checkedDuration(settings[field], at(field), issues);
     if (seconds === 0) issues.add(at(field), `received ${show(settings[field])}; must be longer than 0s`);
   }
-  checkedDuration(settings.ttlAfterFinished, at('ttlAfterFinished'), issues);
+  const ttl = checkedDuration(settings.ttlAfterFinished, at('ttlAfterFinished'), issues);
+  if (ttl !== undefined && ttl > INT32_MAX) {
+    issues.add(at('ttlAfterFinished'), `received ${show(settings.ttlAfterFinished)}; ttlSecondsAfterFinished is a 32-bit field: at most ${INT32_MAX}s (about 68 years)`);
+  }
   if (settings.stagger) {
     const windowPath = childPath(at('stagger'), 'window');
     const seconds = checkedDuration(settings.stagger.window, windowPath, issues);

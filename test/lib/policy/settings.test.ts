@@ -37,3 +37,12 @@ describe('node affinity', () => {
     expect(() => validatePolicy(withRequirement({ key: 'example.com/cores', operator: 'Gt', values: ['9223372036854775807'] }))).not.toThrow();
   });
 });
+
+describe('durations of 32-bit fields', () => {
+  // found by test/lib/model/fuzz: 99999w became ttlSecondsAfterFinished 60479395200, beyond the field's int32
+  test('ttlAfterFinished beyond 2147483647s is refused', () => {
+    expect(() => validatePolicy(redisPolicy({}, { defaults: { ttlAfterFinished: '99999w' } })))
+      .toThrow(/spec\.defaults\.ttlAfterFinished: received "99999w"; ttlSecondsAfterFinished is a 32-bit field: at most 2147483647s/);
+    expect(() => validatePolicy(redisPolicy({}, { defaults: { ttlAfterFinished: '2147483647s' } }))).not.toThrow();
+  });
+});
