@@ -1,5 +1,5 @@
 import { VITESS_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, arr, bool, dnsLabel, duration, int, nonEmptyStr, obj, secretKeyRef, size, str, strEnum, stringMap } from '../../policy/schema-builders';
+import { PATTERNS, Schema, arr, bool, dnsLabel, duration, image, int, nonEmptyStr, obj, secretKeyRef, size, str, strEnum, stringMap } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 
 const keyPrefix = str('Key prefix; the cluster name is appended.');
@@ -34,8 +34,8 @@ const schedule: Schema = obj('A backup schedule: one CronJob per keyspace/shard 
 export const vitessSchema = obj('Vitess shards backed up with vtbackup.', {
   cluster: dnsLabel('Vitess cluster name.'),
   images: obj('Images.', {
-    vtbackup: nonEmptyStr('Image with /vt/bin/vtbackup and /vt/bin/vtctldclient.', { default: VITESS_DEFAULTS.image }),
-    mysqld: nonEmptyStr('mysqld image the backup runs in.', { default: VITESS_DEFAULTS.image }),
+    vtbackup: image('Image with /vt/bin/vtbackup and /vt/bin/vtctldclient.', { default: VITESS_DEFAULTS.image }),
+    mysqld: image('mysqld image the backup runs in.', { default: VITESS_DEFAULTS.image }),
   }),
   mysqlFlavor: strEnum('MySQL flavor.', ['MySQL56', 'MySQL80', 'MariaDB', 'MariaDB103'], { default: VITESS_DEFAULTS.mysqlFlavor }),
   backupEngine: strEnum('vtbackup engine.', ['builtin', 'xtrabackup', 'mysqlshell'], { default: VITESS_DEFAULTS.backupEngine }),

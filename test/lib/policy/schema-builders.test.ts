@@ -13,3 +13,11 @@ describe('Secret keys', () => {
     expect(() => validatePolicy(redisPolicy({ passwordSecret: { name: 'redis-auth', key } }))).not.toThrow();
   });
 });
+
+describe('images', () => {
+  // found by test/lib/model/fuzz: " redis" passed the policy and reached containers[].image, which the API server refuses
+  test.each([' redis:7', 'redis:7 ', 'redis:7\n'])('%j is refused', (ref) => {
+    expect(() => validatePolicy(redisPolicy({ images: { redis: ref } })))
+      .toThrow(/spec\.redis\.images\.redis: received "[^"]*"; must be an image reference without leading or trailing whitespace/);
+  });
+});
