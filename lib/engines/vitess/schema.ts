@@ -17,7 +17,7 @@ const storage = obj('Backup storage: exactly one kind.', {
   gcs: obj('Google Cloud Storage.', { bucket: nonEmptyStr('Bucket.'), keyPrefix, authSecret: secretKeyRef('Service-account key in a Secret.') }, ['bucket']),
   azblob: obj('Azure Blob Storage.', { account: nonEmptyStr('Account.'), container: nonEmptyStr('Container.'), keyPrefix, authSecret: secretKeyRef('Account key file in a Secret.') }, ['account', 'container', 'authSecret']),
   ceph: obj('Ceph.', { authSecret: secretKeyRef('Ceph JSON configuration in a Secret.') }, ['authSecret']),
-  file: obj('A shared PersistentVolumeClaim.', { claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain }), subPath: str('Sub-path in the volume.') }, ['claimName']),
+  file: obj('A shared PersistentVolumeClaim.', { claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), subPath: str('Sub-path in the volume.') }, ['claimName']),
 }, [], { minProperties: 1, maxProperties: 1 });
 
 const schedule: Schema = obj('A backup schedule: one CronJob per keyspace/shard of its strategies.', {
