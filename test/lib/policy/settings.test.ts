@@ -46,3 +46,14 @@ describe('durations of 32-bit fields', () => {
     expect(() => validatePolicy(redisPolicy({}, { defaults: { ttlAfterFinished: '2147483647s' } }))).not.toThrow();
   });
 });
+
+describe('node pins', () => {
+  // found by test/lib/model/fuzz: "Node-A" passed the policy; the kubelet lower-cases the hostname label, so it never matches
+  test('an upper-case kubernetes.io/hostname value is refused in nodeSelector and nodeAffinity', () => {
+    const placement = { nodeSelector: { 'kubernetes.io/hostname': 'Node-A' }, nodeAffinity: [{ key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['Node-B'] }] };
+    expect(() => validatePolicy(redisPolicy({}, { defaults: { placement } }))).toThrow(new RegExp([
+      'spec\\.defaults\\.placement\\.nodeSelector\\["kubernetes\\.io/hostname"\\]: received "Node-A"; the kubelet lower-cases .* use "node-a"',
+      '[^]*spec\\.defaults\\.placement\\.nodeAffinity\\[0\\]\\.values\\[0\\]: received "Node-B"; the kubelet lower-cases',
+    ].join('')));
+  });
+});
