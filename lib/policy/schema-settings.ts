@@ -16,7 +16,8 @@ const toleration = obj('A toleration.', {
   operator: strEnum('Toleration operator.', ['Equal', 'Exists'], { default: JOB_DEFAULTS.tolerationOperator }),
   value: str('Taint value (operator Equal).'),
   effect: strEnum('Taint effect; omit for all effects.', ['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
-  tolerationSeconds: int('Seconds a NoExecute taint is tolerated.', 0),
+  // int64 in the API; larger integers than 2^53 - 1 are not exact in JSON numbers
+  tolerationSeconds: int('Seconds a NoExecute taint is tolerated.', 0, Number.MAX_SAFE_INTEGER),
 });
 
 const podAffinityTerm = obj('Pods selected by labels, within a topology domain.', {

@@ -12,3 +12,14 @@ describe('names of other objects', () => {
     expect(() => validatePolicy(redisPolicy({}, { defaults: { pod: { [field]: long.slice(1) } } }))).not.toThrow();
   });
 });
+
+describe('tolerations', () => {
+  const withSeconds = (tolerationSeconds: number) =>
+    redisPolicy({}, { defaults: { placement: { tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds }] } } });
+
+  // found by test/lib/model/fuzz: 2^63 passed the policy and rendered a tolerationSeconds beyond int64
+  test('tolerationSeconds beyond the exact JSON integers is refused', () => {
+    expect(() => validatePolicy(withSeconds(2 ** 63))).toThrow(/spec\.defaults\.placement\.tolerations\[0\]\.tolerationSeconds: /);
+    expect(() => validatePolicy(withSeconds(Number.MAX_SAFE_INTEGER))).not.toThrow();
+  });
+});
