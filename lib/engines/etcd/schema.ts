@@ -60,7 +60,7 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
     initialCluster: nonEmptyStr('--initial-cluster: name=peerURL,... (default: a one-member cluster).', { pattern: '^[^=,\\s]+=[^=,\\s]+(,[^=,\\s]+=[^=,\\s]+)*$' }),
     peerUrl: nonEmptyStr('--initial-advertise-peer-urls.', { pattern: '^https?://\\S+$', default: ETCD_DEFAULTS.restorePeerUrl }),
     hostPath: str('Host directory receiving the restored data directory.', { pattern: '^/.*[^/]$', default: ETCD_DEFAULTS.restoreHostPath }),
-    bumpRevision: int('Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision, e.g. 3.6).', 1),
+    bumpRevision: int('Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision, e.g. 3.6).', 1, Number.MAX_SAFE_INTEGER),
     suspend: bool('Render the Jobs suspended.', { default: ETCD_DEFAULTS.restoreSuspend }),
   }),
 });

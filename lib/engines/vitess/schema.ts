@@ -11,7 +11,7 @@ const storage = obj('Backup storage: exactly one kind.', {
     keyPrefix,
     endpoint: nonEmptyStr('Endpoint (MinIO etc.).'),
     forcePathStyle: bool('Path-style addressing.', { default: VITESS_DEFAULTS.forcePathStyle }),
-    minPartSize: int('Minimum multipart part size in bytes.', 1),
+    minPartSize: int('Minimum multipart part size in bytes.', 1, Number.MAX_SAFE_INTEGER),
     authSecret: secretKeyRef('Shared-credentials file in a Secret.'),
   }, ['region', 'bucket']),
   gcs: obj('Google Cloud Storage.', { bucket: nonEmptyStr('Bucket.'), keyPrefix, authSecret: secretKeyRef('Service-account key in a Secret.') }, ['bucket']),
@@ -57,7 +57,7 @@ export const vitessSchema = obj('Vitess shards backed up with vtbackup.', {
   vtbackupRetention: obj("vtbackup's own retention flags.", {
     minBackupInterval: duration('--min_backup_interval.', { default: VITESS_DEFAULTS.minBackupInterval }),
     minRetentionTime: duration('--min_retention_time.', { default: VITESS_DEFAULTS.minRetentionTime }),
-    minRetentionCount: int('--min_retention_count.', 1, undefined, { default: VITESS_DEFAULTS.minRetentionCount }),
+    minRetentionCount: int('--min_retention_count.', 1, Number.MAX_SAFE_INTEGER, { default: VITESS_DEFAULTS.minRetentionCount }),
   }),
   extraFlags: stringMap('Extra vtbackup flags (key without dashes: value).'),
   schedules: arr('Backup schedules.', schedule, { minItems: 1 }),
