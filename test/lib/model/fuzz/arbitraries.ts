@@ -175,7 +175,7 @@ const nodeRequirement = (pools: Pools) => fc.oneof(
 const toleration = (pools: Pools) => fc.oneof(
   rec({ key: labelKeys(pools), operator: fc.constantFrom('Equal', undefined), value: labelValues(pools), effect: some(fc.constantFrom('NoSchedule', 'PreferNoSchedule')) }),
   rec({ key: some(labelKeys(pools)), operator: fc.constant('Exists'), effect: some(fc.constantFrom('NoSchedule', 'PreferNoSchedule', 'NoExecute')) }),
-  rec({ key: labelKeys(pools), operator: some(fc.constantFrom('Equal', 'Exists')), effect: fc.constant('NoExecute'), tolerationSeconds: fc.integer({ min: 0, max: 2 ** 40 }) }),
+  rec({ key: labelKeys(pools), operator: some(fc.constantFrom('Equal', 'Exists')), effect: fc.constant('NoExecute'), tolerationSeconds: pick(pools, [0, 60, 3600, 2 ** 40], [2 ** 53 - 1, 2 ** 53, 2 ** 63, 1e21]) }),
 );
 
 const podAffinityTerm = (pools: Pools) => rec({
@@ -301,7 +301,7 @@ const vitessStorage = (pools: Pools) => fc.oneof(
     s3: rec({
       region: freeText(pools, ['us-east-1', 'eu-west-1']), bucket: freeText(pools, ['backups', 'my.bucket']),
       keyPrefix: some(freeText(pools, ['vt', 'a/b/', 'prod/'])), endpoint: some(freeText(pools, ['http://minio:9000', 'https://s3.example.com'])),
-      forcePathStyle: some(fc.boolean()), minPartSize: some(fc.integer({ min: 1, max: 2 ** 40 })), authSecret: some(secretRef(pools)),
+      forcePathStyle: some(fc.boolean()), minPartSize: some(pick(pools, [5242880, 1, 2 ** 40], [2 ** 53, 1e21])), authSecret: some(secretRef(pools)),
     }),
   }),
   rec({ gcs: rec({ bucket: freeText(pools, ['gcs-bucket']), keyPrefix: some(freeText(pools, ['vt'])), authSecret: some(secretRef(pools)) }) }),
@@ -322,11 +322,12 @@ const vitessSchedule = (pools: Pools) => fc.tuple(
   jobSettings(pools),
   fc.array(rec({ keyspace: dnsLabel(pools), shards: fc.uniqueArray(shardRanges(pools), { minLength: 1, maxLength: 2 }) }), { minLength: 1, maxLength: 2 })
     .map((list) => uniqueBy(list, (s) => s.keyspace)),
-).map(([name, frequency, settings, strategies]) => ({
+  pick(pools, [false], [true]),
+).map(([name, frequency, settings, strategies, bothFrequencyAndSchedule]) => ({
   ...settings,
   name,
-  // a frequency replaces the schedule (the adversarial pools set both now and then)
-  ...(frequency !== undefined ? { frequency, schedule: pools.adversarial && name === 'a' ? settings.schedule : undefined } : {}),
+  // a frequency replaces the schedule (the adversarial pools keep both now and then)
+  ...(frequency !== undefined ? { frequency, schedule: bothFrequencyAndSchedule ? settings.schedule : undefined } : {}),
   strategies,
 })).map((o) => defined(o));
 
@@ -350,7 +351,7 @@ export const vitessSpec = (pools: Pools) => rec({
   }), 1),
   allowFirstBackup: some(fc.boolean(), 1),
   flagStyle: some(fc.constantFrom('underscore', 'dashed'), 1),
-  vtbackupRetention: some(rec({ minBackupInterval: some(durations(pools)), minRetentionTime: some(durations(pools)), minRetentionCount: some(fc.integer({ min: 1, max: 1000 })) }), 1),
+  vtbackupRetention: some(rec({ minBackupInterval: some(durations(pools)), minRetentionTime: some(durations(pools)), minRetentionCount: some(pick(pools, [1, 7, 1000], [2 ** 53, 1e21])) }), 1),
   extraFlags: some(fc.dictionary(extraFlagKeys(pools), freeText(pools, ['30s', 'true', '1024']), { maxKeys: 2 }), 1),
   schedules: fc.array(vitessSchedule(pools), { minLength: 1, maxLength: 2 }).map((list) => uniqueBy(list, (s) => s.name)),
 });
@@ -447,7 +448,7 @@ export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'p
     initialCluster: some(pick(pools, ['cp-0=https://10.0.0.1:2380', 'cp-0=https://$(ETCD_RESTORE_HOST_IP):2380,cp-1=https://10.0.0.2:2380'], ['$(ETCD_RESTORE_NODE)=https://$(ETCD_RESTORE_HOST_IP):2380', 'a=h$(AWS_SECRET_ACCESS_KEY)', 'a=$$b'])),
     peerUrl: some(pick(pools, ['https://$(ETCD_RESTORE_HOST_IP):2380', 'https://10.0.0.1:2380'], ['https://$(AWS_SECRET_ACCESS_KEY):2380', 'http://$$(ETCD_RESTORE_HOST_IP)'])),
     hostPath: some(hostPaths(pools)),
-    bumpRevision: some(fc.integer({ min: 1, max: 2 ** 40 })),
+    bumpRevision: some(pick(pools, [1, 1000000, 2 ** 40], [2 ** 53, 1e21])),
     suspend: some(fc.boolean()),
   }), 2),
 }));
