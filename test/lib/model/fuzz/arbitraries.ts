@@ -437,7 +437,7 @@ export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'p
   retentionScope: some(fc.constantFrom('node', 'node', 'cluster'), 0.5),
   restoreCheck: some(fc.boolean(), 1),
   // the default busybox image has no curl and no zoneinfo: metrics and zoned bucket rules need a shell image
-  images: some(rec({ etcd: some(images(pools)), busybox: some(images(pools)), shell: some(images(pools), 6), awsCli: some(images(pools)) }), 12),
+  images: some(rec({ etcd: some(images(pools)), busybox: some(images(pools)), shell: some(images(pools), 12), awsCli: some(images(pools)) }), 12),
   restore: some(rec({
     // cluster mode names no nodes: its restore needs them (several need a snapshot and an initial cluster)
     nodes: some(fc.oneof({ weight: 6, arbitrary: fc.tuple(nodeNames(pools)).map((t) => [...t]) }, { weight: 1, arbitrary: fc.array(nodeNames(pools), { minLength: 2, maxLength: 2 }) }), mode === 'perNode' ? 2 : 12),
