@@ -11,6 +11,9 @@ import { IssueList, childPath } from './errors';
 import type { Placement, PodOptions } from './types';
 import { JOB_DEFAULTS } from './defaults';
 
+/** The node label that pins a pod to one node. */
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+
 /** A problem path of the validation module (`requests[memory]`, `[0].key`) under a policy path. */
 export function policyPath(base: string, relative: string): string {
   let path = base;
@@ -54,15 +57,18 @@ export function checkAnnotations(
 /** Placement: selector and affinity keys and values, tolerations, topology keys. */
 export function checkPlacement(placement: Placement, path: string, issues: IssueList): void {
   checkLabels(placement.nodeSelector, childPath(path, 'nodeSelector'), issues);
+  const pinned = placement.nodeSelector?.[HOSTNAME_LABEL];
+  if (pinned !== undefined && labelValueProblem(pinned) === undefined) {
+    issues.addProblem(childPath(childPath(path, 'nodeSelector'), HOSTNAME_LABEL), nodePinProblem(pinned));
+  }
   placement.nodeAffinity?.forEach((r, i) => {
     const at = childPath(childPath(path, 'nodeAffinity'), i);
     const keyProblem = qualifiedNameProblem(r.key);
     if (keyProblem) issues.add(childPath(at, 'key'), keyProblem);
     const op = r.operator ?? JOB_DEFAULTS.nodeRequirementOperator;
-    if (op === 'In' || op === 'NotIn') {
-      const pin = r.key === 'kubernetes.io/hostname';
-      r.values?.forEach((v, j) => issues.addProblem(childPath(childPath(at, 'values'), j), pin ? nodePinProblem(v) : labelValueProblem(v)));
-    }
+    // every value, Gt and Lt thresholds too, is compared with node label values: a label value itself
+    const pin = r.key === HOSTNAME_LABEL && (op === 'In' || op === 'NotIn');
+    r.values?.forEach((v, j) => issues.addProblem(childPath(childPath(at, 'values'), j), pin ? nodePinProblem(v) : labelValueProblem(v)));
   });
   placement.tolerations?.forEach((t, i) => {
     const at = childPath(childPath(path, 'tolerations'), i);

@@ -12,8 +12,10 @@ export const PATTERNS = {
   envName: '^[-._a-zA-Z][-._a-zA-Z0-9]*$',
   url: '^https?://[^\\s]+$',
   absolutePath: '^/',
-  /** A key of a Secret or ConfigMap (config key rules: not "." or ".."). */
-  secretKey: '^(?!\\.\\.?$)[-._a-zA-Z0-9]+$',
+  /** A container image: the API server refuses leading or trailing whitespace. */
+  image: '^\\S([\\s\\S]*\\S)?$',
+  /** A key of a Secret or ConfigMap (IsConfigMapKey: not ".", not starting with ".."). */
+  secretKey: '^(?!\\.$)(?!\\.\\.)[-._a-zA-Z0-9]+$',
 } as const;
 
 /** How each pattern is explained in error messages. */
@@ -26,7 +28,8 @@ export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   [PATTERNS.envName]: 'an environment variable name: letters, digits, "_", "-", "."; not starting with a digit',
   [PATTERNS.url]: 'an http:// or https:// URL',
   [PATTERNS.absolutePath]: 'an absolute path',
-  [PATTERNS.secretKey]: 'a Secret key: letters, digits, "-", "_" and ".", not "." or ".."',
+  [PATTERNS.image]: 'an image reference without leading or trailing whitespace',
+  [PATTERNS.secretKey]: 'a Secret key: letters, digits, "-", "_" and ".", not "." and not starting with ".."',
 };
 
 /** Patterns whose grammar explains a mismatch better than the pattern can (hints such as "a unit is required"). */
@@ -86,6 +89,11 @@ export function size(description: string, extra: Schema = {}): Schema {
 /** A resource quantity (`250m`, `1Gi`), for resource requests and limits. */
 export function quantity(description: string, extra: Schema = {}): Schema {
   return str(description, { pattern: PATTERNS.quantity, ...extra });
+}
+
+/** A container image reference. */
+export function image(description: string, extra: Schema = {}): Schema {
+  return str(description, { pattern: PATTERNS.image, ...extra });
 }
 
 export function dnsLabel(description: string, extra: Schema = {}): Schema {

@@ -16,7 +16,8 @@ const toleration = obj('A toleration.', {
   operator: strEnum('Toleration operator.', ['Equal', 'Exists'], { default: JOB_DEFAULTS.tolerationOperator }),
   value: str('Taint value (operator Equal).'),
   effect: strEnum('Taint effect; omit for all effects.', ['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
-  tolerationSeconds: int('Seconds a NoExecute taint is tolerated.', 0),
+  // int64 in the API; larger integers than 2^53 - 1 are not exact in JSON numbers
+  tolerationSeconds: int('Seconds a NoExecute taint is tolerated.', 0, Number.MAX_SAFE_INTEGER),
 });
 
 const podAffinityTerm = obj('Pods selected by labels, within a topology domain.', {
@@ -43,9 +44,9 @@ const extraVolume = obj('An extra volume mounted into the backup container; exac
   name: dnsLabel('Volume name.'),
   mountPath: str('Mount path.', { pattern: PATTERNS.absolutePath }),
   readOnly: bool('Mount read-only.', { default: false }),
-  secret: obj('Secret source.', { secretName: str('Secret name.', { pattern: PATTERNS.dnsSubdomain }) }, ['secretName']),
-  configMap: obj('ConfigMap source.', { name: str('ConfigMap name.', { pattern: PATTERNS.dnsSubdomain }) }, ['name']),
-  persistentVolumeClaim: obj('PVC source.', { claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain }) }, ['claimName']),
+  secret: obj('Secret source.', { secretName: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }) }, ['secretName']),
+  configMap: obj('ConfigMap source.', { name: str('ConfigMap name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }) }, ['name']),
+  persistentVolumeClaim: obj('PVC source.', { claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }) }, ['claimName']),
   emptyDir: obj('emptyDir source.', { sizeLimit: size('Size limit.') }),
 }, ['name', 'mountPath'], { minProperties: 3, maxProperties: 4 });
 
@@ -54,9 +55,9 @@ const pod = obj('Pod settings.', {
     requests: stringMap('Requests, e.g. {cpu: 100m, memory: 256Mi}.', { additionalProperties: quantity('Quantity.') }),
     limits: stringMap('Limits.', { additionalProperties: quantity('Quantity.') }),
   }),
-  imagePullSecrets: arr('Names of image pull Secrets.', str('Secret name.', { pattern: PATTERNS.dnsSubdomain })),
-  priorityClassName: str('PriorityClass name.', { pattern: PATTERNS.dnsSubdomain }),
-  serviceAccountName: str('ServiceAccount name (default: the namespace default, no API token mounted).', { pattern: PATTERNS.dnsSubdomain }),
+  imagePullSecrets: arr('Names of image pull Secrets.', str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 })),
+  priorityClassName: str('PriorityClass name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+  serviceAccountName: str('ServiceAccount name (default: the namespace default, no API token mounted).', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
   imagePullPolicy: strEnum('Image pull policy.', ['Always', 'IfNotPresent', 'Never'], { default: JOB_DEFAULTS.imagePullPolicy }),
   env: arr('Extra environment variables; exactly one of value and secretKeyRef.', obj('An env var.', {
     name: str('Name.', { pattern: PATTERNS.envName }),

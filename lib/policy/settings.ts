@@ -8,6 +8,10 @@ import type { JobSettings, NodeRequirement, Placement, PodOptions, StaggerOption
 import { ScheduleError, containsHash, resolveHashedSchedule, validateSchedule, validateTimeZone } from '../schedule';
 import { durationProblem, parseDuration } from '../units';
 import { checkPlacement, checkPodOptions } from './kubernetes-checks';
+import { isInt64 } from '../kubernetes/validation';
+
+/** The largest value of the API's int32 fields. */
+const INT32_MAX = 2 ** 31 - 1;
 
 export function validateSettings(settings: JobSettings | undefined, path: string, issues: IssueList): void {
   if (!settings) return;
@@ -27,7 +31,10 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     const seconds = checkedDuration(settings[field], at(field), issues);
     if (seconds === 0) issues.add(at(field), `received ${show(settings[field])}; must be longer than 0s`);
   }
-  checkedDuration(settings.ttlAfterFinished, at('ttlAfterFinished'), issues);
+  const ttl = checkedDuration(settings.ttlAfterFinished, at('ttlAfterFinished'), issues);
+  if (ttl !== undefined && ttl > INT32_MAX) {
+    issues.add(at('ttlAfterFinished'), `received ${show(settings.ttlAfterFinished)}; ttlSecondsAfterFinished is a 32-bit field: at most ${INT32_MAX}s (about 68 years)`);
+  }
   if (settings.stagger) {
     const windowPath = childPath(at('stagger'), 'window');
     const seconds = checkedDuration(settings.stagger.window, windowPath, issues);
@@ -44,14 +51,21 @@ export function validateSettings(settings: JobSettings | undefined, path: string
   if (pod) {
     checkPodOptions(pod, at('pod'), issues);
     const names = new Set<string>();
+    const mountPaths = new Set<string>();
     pod.volumes?.forEach((v, i) => {
       const vPath = childPath(childPath(childPath(path, 'pod'), 'volumes'), i);
       if (names.has(v.name)) issues.add(childPath(vPath, 'name'), `received ${show(v.name)}; volume names must be unique`);
       names.add(v.name);
+      if (mountPaths.has(v.mountPath)) issues.add(childPath(vPath, 'mountPath'), `received ${show(v.mountPath)}; mount paths must be unique`);
+      mountPaths.add(v.mountPath);
     });
+    const envNames = new Set<string>();
     pod.env?.forEach((e, i) => {
       const ePath = childPath(childPath(childPath(path, 'pod'), 'env'), i);
       if ((e.value === undefined) === (e.secretKeyRef === undefined)) issues.add(ePath, 'set exactly one of: value, secretKeyRef');
+      // a repeated name silently replaces the earlier value in the container
+      if (envNames.has(e.name)) issues.add(childPath(ePath, 'name'), `received ${show(e.name)}; env names must be unique`);
+      envNames.add(e.name);
     });
   }
 }
@@ -79,8 +93,8 @@ function checkNodeRequirement(r: NodeRequirement, path: string, issues: IssueLis
   const n = r.values?.length ?? 0;
   if ((op === 'In' || op === 'NotIn') && n === 0) issues.add(childPath(path, 'values'), `operator ${op} needs at least one value`);
   if ((op === 'Exists' || op === 'DoesNotExist') && n > 0) issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes no values`);
-  if ((op === 'Gt' || op === 'Lt') && (n !== 1 || !/^-?[0-9]+$/.test(r.values?.[0] ?? ''))) {
-    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes exactly one integer value`);
+  if ((op === 'Gt' || op === 'Lt') && (n !== 1 || !isInt64(r.values?.[0] ?? ''))) {
+    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes exactly one integer value (64-bit)`);
   }
 }
 

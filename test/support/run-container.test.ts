@@ -134,6 +134,25 @@ describe('$(VAR) expansion and path rewriting', () => {
     expect(expandK8s('[$(EMPTY)]', vars)).toBe('[]');
   });
 
+  // The cases of the kubelet's own test, doExpansionTest in kubernetes/kubernetes
+  // third_party/forked/golang/expansion/expand_test.go (Expand, tryReadVariableName in expand.go:
+  // `$` + rune is copied as is, so a `$` before a multi-byte character stays intact).
+  test.each([
+    ['$(VAR_A)', 'A'], ['$(VAR_A)-$(VAR_A)', 'A-A'], ['$(VAR_A)-1', 'A-1'], ['___$(VAR_B)___', '___B___'], ['___$(VAR_C)', '___C'],
+    ['$(VAR_A)_$(VAR_B)_$(VAR_C)', 'A_B_C'], ['$$(VAR_B)_$(VAR_A)', '$(VAR_B)_A'], ['$$(VAR_A)_$$(VAR_B)', '$(VAR_A)_$(VAR_B)'],
+    ['f000-$$VAR_A', 'f000-$VAR_A'], ['foo\\$(VAR_C)bar', 'foo\\Cbar'], ['foo\\\\$(VAR_C)bar', 'foo\\\\Cbar'],
+    ['$(VAR_A$(VAR_B))', '$(VAR_A$(VAR_B))'], ['$(VAR_A$(VAR_B)', '$(VAR_A$(VAR_B)'], ['$(VAR_REF)', '$(VAR_A)'],
+    ['%%$(VAR_REF)--$(VAR_REF)%%', '%%$(VAR_A)--$(VAR_A)%%'], ['foo$(VAR_EMPTY)bar', 'foobar'], ['foo$(VAR_Awhoops!', 'foo$(VAR_Awhoops!'],
+    ['f00__(VAR_A)__', 'f00__(VAR_A)__'], ['$?_boo_$!', '$?_boo_$!'], ['$VAR_A', '$VAR_A'], ['$(VAR_DNE)', '$(VAR_DNE)'],
+    ['$$$$$$(BIG_MONEY)', '$$$(BIG_MONEY)'], ['$$$$$$(VAR_A)', '$$$(VAR_A)'], ['$$$$$$$(GOOD_ODDS)', '$$$$(GOOD_ODDS)'], ['$$$$$$$(VAR_A)', '$$$A'],
+    ['$VAR_A)', '$VAR_A)'], ['${VAR_A}', '${VAR_A}'], ['$(VAR_B)_______$(A', 'B_______$(A'], ['$(VAR_C)_______$(', 'C_______$('],
+    ['$(VAR_A)foobarzab$', 'Afoobarzab$'], ['foo-\\$(VAR_A', 'foo-\\$(VAR_A'], ['--$($($($($--', '--$($($($($--'],
+    ['$($($($($--foo$(', '$($($($($--foo$('], ['foo0--$($($($(', 'foo0--$($($($('], ['$(foo$$var)', '$(foo$$var)'], ['\n', '\n'],
+    ['$é$日本$😀', '$é$日本$😀'],
+  ])('expandK8s(%j) is %j, as in the kubelet', (input, expected) => {
+    expect(expandK8s(input, { VAR_A: 'A', VAR_B: 'B', VAR_C: 'C', VAR_REF: '$(VAR_A)', VAR_EMPTY: '' })).toBe(expected);
+  });
+
   test('mount paths are rewritten only at path boundaries, longest first', () => {
     const rw = makePathRewriter({ '/backup': '/H/b', '/backup/sub': '/H/s', '/tmp': '/H/t' });
     const cases: [string, string][] = [

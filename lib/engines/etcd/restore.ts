@@ -15,7 +15,7 @@ import { destinationEnv, enginePlacement, etcdShellCommand, fieldEnv, layout, s3
 import type { ResolvedEtcd, ResolvedRestore } from './resolve';
 
 /** Pulumi's Job await logic waits for completion: a suspended Job would time out `pulumi up`. */
-const SKIP_AWAIT = { 'pulumi.com/skipAwait': 'true' };
+export const SKIP_AWAIT = { 'pulumi.com/skipAwait': 'true' };
 
 /** The restore Job of each restore node (validated policies only). */
 export function restoreJobs(spec: ResolvedEtcd): { node: string; job: EngineJob }[] {

@@ -1,5 +1,5 @@
 import { ETCD_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, arr, bool, int, nonEmptyStr, obj, str, strEnum } from '../../policy/schema-builders';
+import { PATTERNS, Schema, arr, bool, image, int, nonEmptyStr, obj, str, strEnum } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
 
@@ -49,10 +49,10 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
   retentionScope: strEnum('node: each node\'s snapshots count on their own; cluster: all snapshots of the policy (PVC, S3).', ['node', 'cluster'], { default: ETCD_DEFAULTS.retentionScope }),
   restoreCheck: bool('Restore each snapshot into a scratch directory as part of the check.', { default: ETCD_DEFAULTS.restoreCheck }),
   images: obj('Images.', {
-    etcd: nonEmptyStr('etcd image (etcdctl; etcdutl for 3.5+).', { default: ETCD_DEFAULTS.etcdImage }),
-    busybox: nonEmptyStr('Image with a statically linked busybox.', { default: ETCD_DEFAULTS.busyboxImage }),
-    shell: nonEmptyStr('Shell image for hostPath/PVC (default: the busybox image).'),
-    awsCli: nonEmptyStr('aws CLI v2 image for S3.', { default: ETCD_DEFAULTS.awsCliImage }),
+    etcd: image('etcd image (etcdctl; etcdutl for 3.5+).', { default: ETCD_DEFAULTS.etcdImage }),
+    busybox: image('Image with a statically linked busybox.', { default: ETCD_DEFAULTS.busyboxImage }),
+    shell: image('Shell image for hostPath/PVC (default: the busybox image).'),
+    awsCli: image('aws CLI v2 image for S3.', { default: ETCD_DEFAULTS.awsCliImage }),
   }),
   restore: obj('Suspended restore Jobs, one per node.', {
     nodes: arr('Nodes that get a restore Job (default: the perNode nodes).', nodeName('A node name.'), { minItems: 1 }),
@@ -60,7 +60,7 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
     initialCluster: nonEmptyStr('--initial-cluster: name=peerURL,... (default: a one-member cluster).', { pattern: '^[^=,\\s]+=[^=,\\s]+(,[^=,\\s]+=[^=,\\s]+)*$' }),
     peerUrl: nonEmptyStr('--initial-advertise-peer-urls.', { pattern: '^https?://\\S+$', default: ETCD_DEFAULTS.restorePeerUrl }),
     hostPath: str('Host directory receiving the restored data directory.', { pattern: '^/.*[^/]$', default: ETCD_DEFAULTS.restoreHostPath }),
-    bumpRevision: int('Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision, e.g. 3.6).', 1),
+    bumpRevision: int('Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision, e.g. 3.6).', 1, Number.MAX_SAFE_INTEGER),
     suspend: bool('Render the Jobs suspended.', { default: ETCD_DEFAULTS.restoreSuspend }),
   }),
 });

@@ -8,7 +8,8 @@ import { validateS3 } from '../s3';
 import { ETCD_DEFAULTS } from './defaults';
 import { destinationKind, etcdNamePrefix, isTls } from './resolve';
 import type { EtcdSpec } from './types';
-import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
+import { annotationsSizeProblem, hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
+import { SKIP_AWAIT } from './restore';
 
 export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const path = policy.path;
@@ -71,6 +72,10 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
   const restore = spec.restore;
   if (restore) {
     const rPath = at('restore');
+    if (restore.suspend ?? ETCD_DEFAULTS.restoreSuspend) {
+      const problem = annotationsSizeProblem({ ...policy.metadata.annotations, ...SKIP_AWAIT });
+      if (problem) issues.add('metadata.annotations', `${problem}, with the annotation ${Object.keys(SKIP_AWAIT)[0]} of the suspended restore Jobs`);
+    }
     const restoreNodes = restore.nodes ?? (mode === 'perNode' ? nodes.map((n) => n.name) : []);
     if (restoreNodes.length === 0) issues.add(childPath(rPath, 'nodes'), 'cluster mode names no nodes: list the nodes that get a restore Job');
     if (restoreNodes.length > 1 && restore.snapshot === undefined) {

@@ -1,5 +1,5 @@
 import { REDIS_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, arr, bool, int, nonEmptyStr, obj, secretKeyRef, size, str } from '../../policy/schema-builders';
+import { PATTERNS, Schema, arr, bool, image, int, nonEmptyStr, obj, secretKeyRef, size, str } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
 
@@ -47,7 +47,7 @@ export const redisSchema = obj('Sharded Redis behind Sentinel, dumped from a rea
   }),
   s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),
   images: obj('Images.', {
-    redis: nonEmptyStr('Dump step image: sh, redis-cli >= 7.0, redis-check-rdb, gzip, timeout.', { default: REDIS_DEFAULTS.redisImage }),
-    awsCli: nonEmptyStr('Upload step image: sh, aws CLI, curl, awk, sort, date, mktemp.', { default: REDIS_DEFAULTS.awsCliImage }),
+    redis: image('Dump step image: sh, redis-cli >= 7.0, redis-check-rdb, gzip, timeout.', { default: REDIS_DEFAULTS.redisImage }),
+    awsCli: image('Upload step image: sh, aws CLI, curl, awk, sort, date, mktemp.', { default: REDIS_DEFAULTS.awsCliImage }),
   }),
 }, ['sentinel', 'shards', 's3']);

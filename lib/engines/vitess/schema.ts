@@ -1,5 +1,5 @@
 import { VITESS_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, arr, bool, dnsLabel, duration, int, nonEmptyStr, obj, secretKeyRef, size, str, strEnum, stringMap } from '../../policy/schema-builders';
+import { PATTERNS, Schema, arr, bool, dnsLabel, duration, image, int, nonEmptyStr, obj, secretKeyRef, size, str, strEnum, stringMap } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 
 const keyPrefix = str('Key prefix; the cluster name is appended.');
@@ -11,13 +11,13 @@ const storage = obj('Backup storage: exactly one kind.', {
     keyPrefix,
     endpoint: nonEmptyStr('Endpoint (MinIO etc.).'),
     forcePathStyle: bool('Path-style addressing.', { default: VITESS_DEFAULTS.forcePathStyle }),
-    minPartSize: int('Minimum multipart part size in bytes.', 1),
+    minPartSize: int('Minimum multipart part size in bytes.', 1, Number.MAX_SAFE_INTEGER),
     authSecret: secretKeyRef('Shared-credentials file in a Secret.'),
   }, ['region', 'bucket']),
   gcs: obj('Google Cloud Storage.', { bucket: nonEmptyStr('Bucket.'), keyPrefix, authSecret: secretKeyRef('Service-account key in a Secret.') }, ['bucket']),
   azblob: obj('Azure Blob Storage.', { account: nonEmptyStr('Account.'), container: nonEmptyStr('Container.'), keyPrefix, authSecret: secretKeyRef('Account key file in a Secret.') }, ['account', 'container', 'authSecret']),
   ceph: obj('Ceph.', { authSecret: secretKeyRef('Ceph JSON configuration in a Secret.') }, ['authSecret']),
-  file: obj('A shared PersistentVolumeClaim.', { claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain }), subPath: str('Sub-path in the volume.') }, ['claimName']),
+  file: obj('A shared PersistentVolumeClaim.', { claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), subPath: str('Sub-path in the volume.') }, ['claimName']),
 }, [], { minProperties: 1, maxProperties: 1 });
 
 const schedule: Schema = obj('A backup schedule: one CronJob per keyspace/shard of its strategies.', {
@@ -34,8 +34,8 @@ const schedule: Schema = obj('A backup schedule: one CronJob per keyspace/shard 
 export const vitessSchema = obj('Vitess shards backed up with vtbackup.', {
   cluster: dnsLabel('Vitess cluster name.'),
   images: obj('Images.', {
-    vtbackup: nonEmptyStr('Image with /vt/bin/vtbackup and /vt/bin/vtctldclient.', { default: VITESS_DEFAULTS.image }),
-    mysqld: nonEmptyStr('mysqld image the backup runs in.', { default: VITESS_DEFAULTS.image }),
+    vtbackup: image('Image with /vt/bin/vtbackup and /vt/bin/vtctldclient.', { default: VITESS_DEFAULTS.image }),
+    mysqld: image('mysqld image the backup runs in.', { default: VITESS_DEFAULTS.image }),
   }),
   mysqlFlavor: strEnum('MySQL flavor.', ['MySQL56', 'MySQL80', 'MariaDB', 'MariaDB103'], { default: VITESS_DEFAULTS.mysqlFlavor }),
   backupEngine: strEnum('vtbackup engine.', ['builtin', 'xtrabackup', 'mysqlshell'], { default: VITESS_DEFAULTS.backupEngine }),
@@ -57,7 +57,7 @@ export const vitessSchema = obj('Vitess shards backed up with vtbackup.', {
   vtbackupRetention: obj("vtbackup's own retention flags.", {
     minBackupInterval: duration('--min_backup_interval.', { default: VITESS_DEFAULTS.minBackupInterval }),
     minRetentionTime: duration('--min_retention_time.', { default: VITESS_DEFAULTS.minRetentionTime }),
-    minRetentionCount: int('--min_retention_count.', 1, undefined, { default: VITESS_DEFAULTS.minRetentionCount }),
+    minRetentionCount: int('--min_retention_count.', 1, Number.MAX_SAFE_INTEGER, { default: VITESS_DEFAULTS.minRetentionCount }),
   }),
   extraFlags: stringMap('Extra vtbackup flags (key without dashes: value).'),
   schedules: arr('Backup schedules.', schedule, { minItems: 1 }),

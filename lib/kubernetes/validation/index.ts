@@ -13,7 +13,7 @@ export {
 } from './names';
 export {
   LABEL_VALUE_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
-  annotationKeyProblem, annotationsProblems, annotationsSize, annotationsSizeProblem, labelSelectorProblems,
+  annotationKeyProblem, annotationsProblems, isInt64, annotationsSize, annotationsSizeProblem, labelSelectorProblems,
   labelSelectorRequirementProblems, labelValueProblem, labelsProblems, nodePinProblem, nodeSelectorRequirementProblems,
   qualifiedNameProblem,
 } from './labels';

@@ -43,7 +43,7 @@ const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const NODE_SELECTOR_OPERATORS = [...SELECTOR_OPERATORS, 'Gt', 'Lt'];
 
 /** What strconv.ParseInt(value, 10, 64) accepts. */
-function isInt64(value: string): boolean {
+export function isInt64(value: string): boolean {
   if (!/^[+-]?[0-9]+$/.test(value)) return false;
   const n = BigInt(value);
   return n >= -(2n ** 63n) && n < 2n ** 63n;
@@ -112,10 +112,15 @@ export function annotationsSizeProblem(annotations: Readonly<Record<string, stri
   return `keys and values total ${size} bytes; must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT_BYTES} bytes (256 KiB)`;
 }
 
-/** A `kubernetes.io/hostname` value pinning a pod to a node: a non-empty label value. */
+/**
+ * A `kubernetes.io/hostname` value pinning a pod to a node: a non-empty label value, lower case
+ * (the kubelet lower-cases the label: k8s.io/component-helpers/node/util GetHostname).
+ */
 export function nodePinProblem(hostname: string): string | undefined {
   if (hostname === '') return 'received ""; a node pin needs the node\'s kubernetes.io/hostname label value, which is never empty';
-  return received(hostname, labelValueErrors(hostname));
+  const problem = received(hostname, labelValueErrors(hostname));
+  if (problem || hostname === hostname.toLowerCase()) return problem;
+  return `received ${show(hostname)}; the kubelet lower-cases the kubernetes.io/hostname label, so no node carries this value: use ${show(hostname.toLowerCase())}`;
 }
 
 /** Entries of a string map, with problems for a value that is not a map or entries that are not strings. */

@@ -125,6 +125,7 @@ function containerProblems(container: unknown, volumes: ReadonlySet<string>): Pr
   return [
     ...problemAt('name', requiredLabelProblem(c.name, 'container')),
     ...(stringOf(c.image) === '' ? [{ path: 'image', message: 'a container needs an image' }] : []),
+    ...(stringOf(c.image).trim() !== stringOf(c.image) ? [{ path: 'image', message: `received ${show(c.image)}; must not have leading or trailing whitespace` }] : []),
     ...asList(c.env).flatMap((e, i) => under(fieldPath('env', i), envVarProblems(e))),
     ...volumeMountsProblems(asList(c.volumeMounts), volumes),
     ...under('resources', resourceRequirementsProblems(c.resources)),

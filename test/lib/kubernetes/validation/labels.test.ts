@@ -173,5 +173,7 @@ describe('node pins (kubernetes.io/hostname values)', () => {
     expect(nodePinProblem(r('n', 64))).toContain('must be no more than 63 characters');
     expect(nodePinProblem('')).toContain('never empty');
     expect(nodePinProblem('node 1')).toContain('a valid label must be');
+    // found by test/lib/model/fuzz: an upper-case pin passed the policy and can never match a node
+    expect(nodePinProblem('Node-A')).toBe('received "Node-A"; the kubelet lower-cases the kubernetes.io/hostname label, so no node carries this value: use "node-a"');
   });
 });

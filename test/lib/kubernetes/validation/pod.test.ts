@@ -84,6 +84,13 @@ describe('containers', () => {
     expect(paths(podSpecProblems({ containers: [{ name: 'Main' }], initContainers: [{ image: 'x' }] }))).toEqual(['containers[0].name', 'containers[0].image', 'initContainers[0].name']);
   });
 
+  test('an image with leading or trailing whitespace is refused (validateContainerCommon: TrimSpace)', () => {
+    expect(podSpecProblems({ containers: [container('main', { image: ' redis' }), container('side', { image: 'redis\n' })] })).toEqual([
+      { path: 'containers[0].image', message: 'received " redis"; must not have leading or trailing whitespace' },
+      { path: 'containers[1].image', message: 'received "redis\\n"; must not have leading or trailing whitespace' },
+    ]);
+  });
+
   test('env and resources are checked in every container', () => {
     const spec = {
       containers: [container('main', { env: [{ name: 'OK' }, { name: '1BAD' }], resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } })],
