@@ -47,7 +47,6 @@ const COMMON: Record<string, Mutation> = {
   dotDotSecretKey: (d, e) => (pod(level(d, e)).env = [{ name: 'X', secretKeyRef: { name: 's', key: '..x' } }]),
   duplicateMountPath: (d) => (pod(defaults(d)).volumes = [{ name: 'a', mountPath: '/x', emptyDir: {} }, { name: 'b', mountPath: '/x', emptyDir: {} }]),
   longPriorityClass: (d) => (pod(defaults(d)).priorityClassName = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}`),
-  ruleWithoutPushgateway: (d) => (d.spec.metrics = { prometheusRule: {} }),
   badRetention: (d) => (d.spec.retention = { keepLast: 0 }),
   imageWithSpace: (d, e) => (d.spec[e].images = { ...d.spec[e].images, [e === 'vitess' ? 'vtbackup' : e === 'redis' ? 'redis' : 'etcd']: 'img:1 ' }),
 };
