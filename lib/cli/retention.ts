@@ -43,12 +43,9 @@ Options:
 `,
   run: (args, io) => {
     const [sub, ...rest] = args;
-    if (sub === undefined || sub === '-h' || sub === '--help') {
-      (sub === undefined ? io.stderr : io.stdout)(retentionCommand.help);
-      return sub === undefined ? EXIT.usage : EXIT.ok;
-    }
-    if (sub !== 'plan') throw new UsageError(`unknown retention command "${sub}"; the only one is: plan`, 'retention');
-    return planCommand.run(rest, io);
+    if (sub === 'plan') return planCommand.run(rest, io);
+    if (!parseCommand(retentionCommand, args, io, {})) return EXIT.ok;
+    throw new UsageError(sub === undefined ? 'retention needs a command: plan' : `unknown retention command "${sub}"; the only one is: plan`, 'retention');
   },
 };
 
