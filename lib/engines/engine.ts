@@ -89,6 +89,8 @@ export interface EngineJob {
   readonly nameParts: readonly string[];
   readonly component: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** Annotations of the Job and its pods, besides the policy's. @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
   /** The settings level of the target it belongs to, merged over `spec.defaults` as for its CronJob. @default - none */
   readonly overrides?: JobSettings;
   /** Path of that settings level, for messages. */

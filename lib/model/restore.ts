@@ -48,10 +48,11 @@ export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: 
   ];
   const pod = job.pod({ env, settings, metrics: false });
   const issues = new IssueList();
-  checkPodAgainstEngine(pod, settings, job.overrides?.pod ? job.settingsPath : 'spec.defaults', r.annotations, issues);
+  checkPodAgainstEngine(pod, settings, job.overrides?.pod ? job.settingsPath : 'spec.defaults', { ...r.annotations, ...job.annotations }, issues);
   issues.throwIfAny(source);
   const labels = { ...commonLabels(r.policy, r.engine, job.component), ...job.labels };
-  const manifest = buildJob({ name, namespace: r.namespace, labels, annotations: r.annotations }, { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit }, pod);
+  const annotations = { ...r.annotations, ...job.annotations };
+  const manifest = buildJob({ name, namespace: r.namespace, labels, annotations }, { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit }, pod);
   assertAccepted(manifest);
   return { kind: 'job', job: manifest, notes };
 }

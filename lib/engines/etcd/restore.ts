@@ -8,7 +8,7 @@
 import type { EngineContainer, EngineEnvVar, VolumeMount } from '../../kubernetes/objects';
 import { expand, literal } from '../../kubernetes/expansion';
 import { labelValue } from '../../kubernetes/names';
-import { nodePinProblem } from '../../kubernetes/validation';
+import { dns1123SubdomainProblem, nodePinProblem } from '../../kubernetes/validation';
 import { show } from '../../policy/errors';
 import { shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
@@ -41,7 +41,8 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
     if (request.target !== undefined) problems.push(`--target: received ${show(request.target)}; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node`);
     if (request.node === undefined) problems.push('--node is required: cluster mode names no nodes; give the control-plane node to restore on');
     else {
-      const problem = nodePinProblem(request.node);
+      // a node name (a DNS-1123 subdomain) that pins through the kubernetes.io/hostname label
+      const problem = dns1123SubdomainProblem(request.node) ?? nodePinProblem(request.node);
       if (problem) problems.push(`--node: ${problem}`);
       else node = request.node;
     }
@@ -59,7 +60,9 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
     job: {
       nameParts: ['restore', node, snapshotStamp(spec, request.snapshot)],
       component: 'restore',
-      labels: { 'backup-cronjobs.io/node': labelValue(node), 'backup-cronjobs.io/snapshot': labelValue(request.snapshot) },
+      labels: { 'backup-cronjobs.io/node': labelValue(node) },
+      // a snapshot name is no label value (":" in its time): an annotation names it exactly
+      annotations: { 'backup-cronjobs.io/snapshot': request.snapshot },
       overrides: own?.settings,
       settingsPath: own?.settings ? own.path : 'spec.defaults',
       defaults: { timeout: ETCD_DEFAULTS.timeout },
