@@ -91,7 +91,8 @@ export function policyFiles(command: string, positionals: readonly string[]): re
   return positionals;
 }
 
-export const STDIN_NAME = '<stdin>';
+/** What messages call standard input. */
+const STDIN_NAME = '<stdin>';
 
 /** The text of a file argument (`-`: standard input) and the name messages give it. */
 export function readInput(path: string, io: CliIO): { readonly name: string; readonly text: string } {

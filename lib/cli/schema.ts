@@ -16,7 +16,7 @@ Options:
 
 Exit status: 0; 2 usage error.
 `,
-  run: (args, io) => schema(args, io),
+  run: schema,
 };
 
 function schema(args: readonly string[], io: CliIO): number {

@@ -30,6 +30,7 @@ export const LAYOUT = {
 const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#332288', '#117733', '#882255', '#44AA99'];
 export const NO_GROUP_COLOUR = '#8A94A0';
 export const OVERLAP_COLOUR = '#D7191C';
+export const DST_COLOUR = '#B35806';
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /** Pixel values with at most two decimals. */
@@ -117,6 +118,17 @@ export function planSvg(plan: Plan, span: PlanSpan): string {
   }
   out.push('</g>');
 
+  // daylight-saving changes that skip or repeat runs: a dashed line on the row, at the change
+  out.push('<g class="dst-marks">');
+  for (const d of plan.dst) {
+    if (d.change.at < start || d.change.at >= end) continue;
+    const top = rowTop(d.target);
+    const title = `${d.timeZone} ${d.kind === 'skipped' ? 'skips' : 'repeats'} ${d.localTimes.map((l) => l.slice(11)).join(', ')} local time: ${d.kind === 'skipped' ? 'no run' : 'one run, at the first'}`;
+    out.push(`<line class="dst" x1="${px(x(d.change.at))}" y1="${top + 3}" x2="${px(x(d.change.at))}" y2="${top + L.rowHeight - 3}" stroke="${DST_COLOUR}" stroke-width="2" stroke-dasharray="4 2" data-at="${iso(d.change.at)}"><title>${escapeXml(title)}</title></line>`);
+    out.push(`<text class="dst-label" x="${px(x(d.change.at) + 4)}" y="${top + 12}" font-size="10" fill="${DST_COLOUR}">DST ${d.kind}</text>`);
+  }
+  out.push('</g>');
+
   // bars
   out.push('<g class="runs">');
   plan.targets.forEach((t, i) => {
@@ -158,19 +170,20 @@ function axis(start: number, end: number, span: PlanSpan, x: (t: number) => numb
       out.push(`<text class="day-label" x="${px(x(t) + 4)}" y="${L.plotTop - 26}" font-size="12" font-weight="bold" fill="#1b1f24">${date}</text>`);
     }
   }
-  out.push(`<text class="axis-unit" x="${L.plotLeft - 12}" y="${L.plotTop - 10}" font-size="11" font-weight="bold" text-anchor="end" fill="#57606a">UTC</text>`);
+  out.push(`<text class="axis-unit" x="${L.plotLeft - 24}" y="${L.plotTop - 10}" font-size="11" font-weight="bold" text-anchor="end" fill="#57606a">UTC</text>`);
   out.push('</g>');
   return out.join('\n');
 }
 
 /** Legend entries (groups, no group, overlap), laid out left to right, wrapping. */
 function legendItems(plan: Plan, colours: Map<string, string>): { rows: number; svg: (top: number) => string } {
-  const entries: { fill: string; stroke?: string; text: string }[] = [...colours].map(([key, colour]) => {
+  const entries: { fill: string; stroke?: string; dashed?: boolean; text: string }[] = [...colours].map(([key, colour]) => {
     const [namespace, name, scope] = JSON.parse(key) as string[];
     return { fill: colour, text: `group ${name} (scope ${scope}, namespace ${namespace})` };
   });
   if (plan.targets.some((t) => t.serializationGroup === undefined)) entries.push({ fill: NO_GROUP_COLOUR, text: 'no serialization group' });
   entries.push({ fill: 'url(#overlap-hatch)', stroke: OVERLAP_COLOUR, text: 'overlapping run windows (see the plan\'s warnings)' });
+  if (plan.dst.length > 0) entries.push({ fill: DST_COLOUR, dashed: true, text: 'daylight-saving change that skips or repeats a run' });
   const L = LAYOUT;
   // about 6.5 px per character at 12px, plus the swatch
   const widths = entries.map((e) => 28 + Math.ceil(e.text.length * 6.5) + 24);
@@ -189,8 +202,10 @@ function legendItems(plan: Plan, colours: Map<string, string>): { rows: number; 
     rows: row + 1,
     svg: (top) => ['<g class="legend">', ...placed.map(({ entry, left: l, row: r }) => {
       const y = top + r * L.legendRowHeight;
-      return `<g class="legend-item"><rect x="${l}" y="${y}" width="18" height="14" rx="2" fill="${entry.fill}"${entry.stroke ? ` stroke="${entry.stroke}" stroke-width="1.5"` : ''}/>`
-        + `<text x="${l + 26}" y="${y + 12}" font-size="12" fill="#1b1f24">${escapeXml(entry.text)}</text></g>`;
+      const swatch = entry.dashed
+        ? `<line x1="${l + 9}" y1="${y}" x2="${l + 9}" y2="${y + 14}" stroke="${entry.fill}" stroke-width="2" stroke-dasharray="4 2"/>`
+        : `<rect x="${l}" y="${y}" width="18" height="14" rx="2" fill="${entry.fill}"${entry.stroke ? ` stroke="${entry.stroke}" stroke-width="1.5"` : ''}/>`;
+      return `<g class="legend-item">${swatch}<text x="${l + 26}" y="${y + 12}" font-size="12" fill="#1b1f24">${escapeXml(entry.text)}</text></g>`;
     }), '</g>'].join('\n'),
   };
 }

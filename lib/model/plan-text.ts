@@ -8,7 +8,7 @@ export interface PlanWarning {
 }
 
 /** `2026-12-01T04:00Z` */
-export function isoMinute(ms: number): string {
+function isoMinute(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16)}Z`;
 }
 
@@ -22,12 +22,12 @@ export function runWindow(r: PlanRun): string {
 export const targetName = (t: PlanTarget): string => `${t.namespace}/${t.name}`;
 
 /** The schedule as resolved, with what was written when it differs, and the time zone. */
-export function scheduleText(t: PlanTarget): string {
+function scheduleText(t: PlanTarget): string {
   const { written, resolved, timeZone } = t.schedule;
   return `${resolved}${written !== resolved ? ` (written ${written})` : ''}, time zone ${timeZone ?? 'UTC (not set)'}`;
 }
 
-export function groupText(t: PlanTarget): string | undefined {
+function groupText(t: PlanTarget): string | undefined {
   const g = t.serializationGroup;
   return g && `${g.name} (scope ${g.scope ?? 'node'})`;
 }

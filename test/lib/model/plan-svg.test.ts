@@ -9,7 +9,7 @@ import { join } from 'path';
 import { resolvePolicy } from '../../../lib';
 import type { BackupPolicy } from '../../../lib';
 import { planPolicies } from '../../../lib/model/plan';
-import { LAYOUT, NO_GROUP_COLOUR, OVERLAP_COLOUR, groupColours, planSvg } from '../../../lib/model/plan-svg';
+import { DST_COLOUR, LAYOUT, NO_GROUP_COLOUR, OVERLAP_COLOUR, groupColours, planSvg } from '../../../lib/model/plan-svg';
 import { decodePng, pixelHex } from '../../support/png';
 import { requireCommands } from '../../support/services';
 import { etcdPolicy } from '../engines/etcd/fixtures';
@@ -118,6 +118,20 @@ test('a legend: each serialization group in its colour, no group, the overlap ma
     [NO_GROUP_COLOUR, 'no serialization group'],
     ['url(#overlap-hatch)', 'overlapping run windows (see the plan&apos;s warnings)'],
   ]);
+});
+
+test('a daylight-saving change that skips a run: a dashed line on that row at the change, and a legend entry', () => {
+  // 02:30 in Berlin does not exist on 2027-03-28 (01:00Z the clocks go from 02:00 to 03:00)
+  const berlin = etcdPolicy({}, { defaults: { schedule: '30 2 * * *', timeZone: 'Europe/Berlin' } });
+  const from = new Date('2027-03-27T12:00:00Z');
+  const svg = planSvg(planPolicies([resolvePolicy(berlin)], { from, count: 1, horizon: 24 * HOUR }), 'day');
+  expectWellFormed(svg);
+  expect(elements(svg, 'rect', 'run')).toEqual([]);
+  // 13 hours after the start of the picture
+  expect(elements(svg, 'line', 'dst')).toEqual([expect.objectContaining({ x1: round(dayX(13)), y1: String(rowTop(0) + 3), stroke: DST_COLOUR, 'data-at': '2027-03-28T01:00:00Z' })]);
+  expect(texts(svg, 'dst-label')).toEqual(['DST skipped']);
+  expect(svg).toContain('daylight-saving change that skips or repeats a run');
+  expect(day).not.toContain('class="dst"');
 });
 
 describe('rendered by headless Chromium', () => {
