@@ -47,16 +47,15 @@ function overlapMessage(plan: Plan, o: PlanOverlap): string {
   const a = plan.targets[o.targets[0]];
   const b = plan.targets[o.targets[1]];
   const first = `first ${runWindow(o.first[0])} and ${runWindow(o.first[1])}`;
+  const pairs = `${times(o.count, 'pair')} of runs ${o.count === 1 ? 'overlaps' : 'overlap'} (${first})`;
   if (o.reason === 'self') {
     const consequence = {
       Forbid: 'concurrencyPolicy Forbid skips a run while the previous one is still going',
       Allow: 'concurrencyPolicy Allow runs them at the same time',
       Replace: 'concurrencyPolicy Replace stops the running one',
     }[a.concurrencyPolicy];
-    return `${targetName(a)}: a run may take ${formatDuration(a.windowSeconds)} (its timeout) and the next one starts before that, `
-      + `${times(o.count, 'time')} within the horizon (${first}): ${consequence}`;
+    return `${targetName(a)}: a run may take ${formatDuration(a.windowSeconds)} (its timeout), longer than the time to the next one: ${pairs}; ${consequence}`;
   }
-  const pairs = `${times(o.count, 'pair')} of runs overlap (${first})`;
   if (o.reason === 'group') {
     return `${targetName(a)} and ${targetName(b)}, serialization group ${groupText(a)}: ${pairs}; `
       + 'a pod of the group waits (Pending) while another runs, and its timeout keeps counting';

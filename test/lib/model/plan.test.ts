@@ -80,7 +80,7 @@ describe('overlaps', () => {
     expect(p.overlaps.map((o) => [o.reason, o.targets.map((i) => p.targets[i].name)])).toEqual([['node', ['one-cp-1', 'two-cp-1']]]);
     expect(planWarnings(p)).toEqual([{
       kind: 'overlap',
-      message: 'kube-system/one-cp-1 and kube-system/two-cp-1, both on node cp-1: 1 pair of runs overlap (first 2026-12-01T03:00Z–03:15Z and 2026-12-01T03:00Z–03:15Z); they load the node at the same time',
+      message: 'kube-system/one-cp-1 and kube-system/two-cp-1, both on node cp-1: 1 pair of runs overlaps (first 2026-12-01T03:00Z–03:15Z and 2026-12-01T03:00Z–03:15Z); they load the node at the same time',
     }]);
   });
 
@@ -90,8 +90,8 @@ describe('overlaps', () => {
     expect(p.overlaps.map((o) => [o.reason, o.targets, o.count])).toEqual([['self', [0, 0], 7]]);
     // the overlaps run from the second start (00:20) until the next-to-last run ends (00:40 + 25m)
     expect(p.overlaps[0].stretches).toEqual([{ start: t('2026-12-01T00:20:00Z'), end: t('2026-12-01T01:05:00Z') }]);
-    expect(planWarnings(p)[0].message).toBe('kube-system/etcd: a run may take 25m (its timeout) and the next one starts before that, 7 times within the horizon '
-      + '(first 2026-12-01T00:10Z–00:35Z and 2026-12-01T00:20Z–00:45Z): concurrencyPolicy Forbid skips a run while the previous one is still going');
+    expect(planWarnings(p)[0].message).toBe('kube-system/etcd: a run may take 25m (its timeout), longer than the time to the next one: 7 pairs of runs overlap '
+      + '(first 2026-12-01T00:10Z–00:35Z and 2026-12-01T00:20Z–00:45Z); concurrencyPolicy Forbid skips a run while the previous one is still going');
   });
 
   test('suspended CronJobs have no runs and overlap nothing', () => {
