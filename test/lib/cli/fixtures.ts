@@ -1,6 +1,6 @@
 // Helpers of the CLI tests: runs the CLI in-process with captured output and a
 // given standard input, in a temp directory of policy files.
-import { mkdtempSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { runCli } from '../../../lib/cli';
@@ -26,9 +26,11 @@ export function run(args: readonly string[], stdin?: string): CliRun {
   return { code, stdout, stderr };
 }
 
-/** A fresh directory for one test file. */
+/** A fresh directory for one test file, removed after its tests (call it while the file's tests are collected). */
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `bcj-cli-${prefix}-`));
+  const dir = mkdtempSync(join(tmpdir(), `bcj-cli-${prefix}-`));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** Writes a policy (object as JSON, or text as is) to `dir/name` and returns its path. */
