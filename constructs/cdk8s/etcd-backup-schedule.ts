@@ -1,4 +1,3 @@
-import type { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { etcdSchedulePolicy } from '../../lib/engines/etcd/props';
 import type { EtcdScheduleProps } from '../../lib/engines/etcd/props';
@@ -15,15 +14,11 @@ export interface EtcdBackupScheduleProps extends EtcdScheduleProps {}
  * One CronJob on any control-plane node (`mode: cluster`) or one per node
  * (`mode: perNode`): `etcdctl snapshot save`, checksum, `snapshot status` and a
  * restore check, an atomic rename (or an S3 upload), metadata, retention; plus
- * retention-prune CronJobs with `retention.schedule` and suspended restore
- * Jobs when `restore` is set.
+ * retention-prune CronJobs with `retention.schedule`. Restore Jobs are printed
+ * by `backup-cronjobs restore`, not synthesized.
  */
 export class EtcdBackupSchedule extends PolicyConstruct {
-  /** The suspended restore Jobs (empty without `restore`). */
-  public readonly restoreJobs: readonly ApiObject[];
-
   constructor(scope: Construct, id: string, props: EtcdBackupScheduleProps) {
     super(scope, id, etcdSchedulePolicy(props));
-    this.restoreJobs = this.apiObjects.filter((o) => o.kind === 'Job');
   }
 }

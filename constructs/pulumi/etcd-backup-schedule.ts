@@ -1,5 +1,4 @@
 import * as pulumi from '@pulumi/pulumi';
-import * as k8s from '@pulumi/kubernetes';
 import { etcdSchedulePolicy } from '../../lib/engines/etcd/props';
 import type { EtcdScheduleProps } from '../../lib/engines/etcd/props';
 import { PolicyComponent } from './policy-component';
@@ -15,18 +14,14 @@ export interface EtcdBackupScheduleArgs extends EtcdScheduleProps {}
 /**
  * `backup-cronjobs:index:EtcdBackupSchedule`: one CronJob on any
  * control-plane node (`mode: cluster`) or one per node (`mode: perNode`), plus
- * retention-prune CronJobs with `retention.schedule` and the suspended restore
- * Jobs when `restore` is set. The args → policy mapping is the core's
+ * retention-prune CronJobs with `retention.schedule` (restore Jobs are printed
+ * by `backup-cronjobs restore`, not created). The args → policy mapping is the core's
  * (`etcdSchedulePolicy`), shared with the cdk8s construct. Object names are
  * `<name>` / `<name>-<node>` (prune: `<name>-prune[-<node>]`): the component
  * name only names the Pulumi resources.
  */
 export class EtcdBackupSchedule extends PolicyComponent {
-  /** The restore Job children (empty without `restore`). */
-  public readonly restoreJobs: readonly k8s.batch.v1.Job[];
-
   constructor(name: string, args: EtcdBackupScheduleArgs, opts?: pulumi.ComponentResourceOptions) {
     super('EtcdBackupSchedule', name, etcdSchedulePolicy(args), opts);
-    this.restoreJobs = this.resources.filter((r): r is k8s.batch.v1.Job => k8s.batch.v1.Job.isInstance(r));
   }
 }

@@ -73,17 +73,38 @@ export interface EngineTarget {
   readonly pod: (ctx: PodContext) => EnginePod;
 }
 
-/** A one-off Job an engine describes (etcd restore), built by the same workload builder as the CronJobs. */
+/** What `backup-cronjobs restore` asks an engine for (the command's flags). */
+export interface RestoreRequest {
+  /** `--target`: a target of the policy in the engine's terms (etcd: a node of `nodes`). @default - none */
+  readonly target?: string;
+  /** `--node`: the node to restore on, when no target names one (etcd cluster mode). @default - none */
+  readonly node?: string;
+  /** `--snapshot`: the backup to restore, as the engine names it (etcd: a snapshot file name). */
+  readonly snapshot: string;
+}
+
+/** A one-off restore Job an engine describes, built by the same workload builder as the CronJobs. */
 export interface EngineJob {
+  /** Name parts after the policy name. */
   readonly nameParts: readonly string[];
   readonly component: string;
   readonly labels: Readonly<Record<string, string>>;
-  readonly defaults: EngineSettingsDefaults;
-  readonly suspend?: boolean;
-  readonly backoffLimit?: number;
+  /** Annotations of the Job and its pods, besides the policy's. @default - none */
   readonly annotations?: Readonly<Record<string, string>>;
+  /** The settings level of the target it belongs to, merged over `spec.defaults` as for its CronJob. @default - none */
+  readonly overrides?: JobSettings;
+  /** Path of that settings level, for messages. */
+  readonly settingsPath: string;
+  readonly defaults: EngineSettingsDefaults;
+  /** @default - the policy's backoffLimit */
+  readonly backoffLimit?: number;
   readonly pod: (ctx: PodContext) => EnginePod;
 }
+
+/** An engine's answer to a restore request: the Job (and notes for the person running it), or why the flags do not fit the policy. */
+export type EngineRestore =
+  | { readonly job: EngineJob; readonly notes: readonly string[] }
+  | { readonly problems: readonly string[] };
 
 /** An engine: one folder under `lib/engines/`, one line in `lib/registry.ts`. */
 export interface EngineDefinition<Spec> {
@@ -97,6 +118,12 @@ export interface EngineDefinition<Spec> {
   validate(spec: Spec, policy: PolicyContext, issues: IssueList): void;
   /** One target per CronJob, in policy order (validated specs only). */
   targets(spec: Spec, policy: PolicyContext): EngineTarget[];
-  /** One-off Jobs rendered with the CronJobs, after the target they belong to. @default - none */
-  jobs?(spec: Spec, policy: PolicyContext): { readonly after: string; readonly job: EngineJob }[];
+  /**
+   * The one-off Job that restores a backup (`backup-cronjobs restore`), for a
+   * validated spec; each problem names the flag it is about.
+   * @default - none: the command prints `restoreHelp`
+   */
+  restoreJob?(spec: Spec, policy: PolicyContext, request: RestoreRequest): EngineRestore;
+  /** Without `restoreJob`: how this engine's backups are restored instead. @default - none */
+  readonly restoreHelp?: string;
 }

@@ -1,7 +1,7 @@
 /** The resolved model → the ordered list of plain Kubernetes objects. */
 import type { Manifest } from '../kubernetes/objects';
 import { validateObject } from '../kubernetes/validation';
-import { buildCronJob, buildJob } from '../workload/jobs';
+import { buildCronJob } from '../workload/jobs';
 import { prometheusRule } from './alerts';
 import { ResolvedPolicy, resolvePolicy } from './resolve';
 
@@ -14,19 +14,9 @@ export function renderPolicy(doc: unknown, source?: string): Manifest[] {
   return renderResolved(resolvePolicy(doc, source));
 }
 
-/** Each CronJob, followed by the one-off Jobs that belong to it; then the PrometheusRule. */
+/** Each CronJob, then the PrometheusRule. */
 export function renderResolved(r: ResolvedPolicy): Manifest[] {
-  const out: Manifest[] = [];
-  for (const t of r.targets) {
-    out.push(buildCronJob({ name: t.name, namespace: r.namespace, labels: t.labels, annotations: r.annotations }, t.schedule, t.settings, t.pod));
-    for (const j of r.jobs.filter((job) => job.after === t.id)) {
-      out.push(buildJob({ name: j.name, namespace: r.namespace, labels: j.labels, annotations: r.annotations }, j.settings, j.pod, {
-        suspend: j.job.suspend,
-        backoffLimit: j.job.backoffLimit,
-        annotations: j.job.annotations,
-      }));
-    }
-  }
+  const out = r.targets.map((t) => buildCronJob({ name: t.name, namespace: r.namespace, labels: t.labels, annotations: r.annotations }, t.schedule, t.settings, t.pod));
   const rule = prometheusRule(r);
   const objects = rule ? [...out, rule] : out;
   for (const o of objects) assertAccepted(o);
@@ -38,7 +28,7 @@ export function renderResolved(r: ResolvedPolicy): Manifest[] {
  * package. Policy validation reports problems at the policy's paths; reaching
  * this is a bug in backup-cronjobs.
  */
-function assertAccepted(o: Manifest): void {
+export function assertAccepted(o: Manifest): void {
   const problems = validateObject(o);
   if (problems.length === 0) return;
   const list = problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');

@@ -13,7 +13,7 @@ import type { SerializationGroup } from '../policy/types';
 import { ScheduleError, containsHash, resolveHashedSchedule, staggerSchedules, validateSchedule } from '../schedule';
 import { parseDuration } from '../units';
 import { annotationsSizeProblem } from '../kubernetes/validation';
-import type { EngineJob, EnginePod, EngineTarget, PodContext } from '../engines/engine';
+import type { EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
 import { policyContext, validatePolicy } from './validate';
 
@@ -47,16 +47,6 @@ export interface ResolvedTarget {
   readonly pod: EnginePod;
 }
 
-/** A one-off Job of the policy (etcd restore), rendered after the target it belongs to. */
-export interface ResolvedJob {
-  readonly name: string;
-  readonly after: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly settings: ResolvedJobSettings;
-  readonly job: EngineJob;
-  readonly pod: EnginePod;
-}
-
 export interface ResolvedPolicy {
   /** The validated document. */
   readonly policy: BackupPolicy;
@@ -70,7 +60,6 @@ export interface ResolvedPolicy {
   /** The alert rule options. @default - no PrometheusRule */
   readonly rule?: { readonly labels: Readonly<Record<string, string>>; readonly severity: string; readonly staleAfterIntervals: number };
   readonly targets: readonly ResolvedTarget[];
-  readonly jobs: readonly ResolvedJob[];
 }
 
 /** Validates (unless already validated) and resolves a policy; throws PolicyError naming every problem. */
@@ -115,26 +104,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     });
   });
   issues.throwIfAny(source);
-  const jobs = (definition.jobs?.(spec, context) ?? []).map(({ after, job }) => resolveJob(policy, engine, after, job));
-  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, metrics, rule: resolveRule(policy), targets, jobs };
-}
-
-function resolveJob(policy: BackupPolicy, engine: EngineKey, after: string, job: EngineJob): ResolvedJob {
-  const name = joinName([policy.metadata.name, ...job.nameParts], 63);
-  const settings = resolveSettings(mergeSettings(policy.spec.defaults), job.defaults);
-  const env: EnvVar[] = [
-    { name: 'BACKUP_JOB', value: name },
-    { name: 'BACKUP_POLICY', value: policy.metadata.name },
-    { name: 'BACKUP_ENGINE', value: engine },
-  ];
-  return {
-    name,
-    after,
-    labels: { ...commonLabels(policy, engine, job.component), ...job.labels },
-    settings,
-    job,
-    pod: job.pod({ env, settings, metrics: false }),
-  };
+  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, metrics, rule: resolveRule(policy), targets };
 }
 
 /**
@@ -143,7 +113,7 @@ function resolveJob(policy: BackupPolicy, engine: EngineKey, after: string, job:
  * env name silently replaces the engine's), and the pod's annotations with the
  * policy's must fit one object.
  */
-function checkPodAgainstEngine(
+export function checkPodAgainstEngine(
   pod: EnginePod,
   settings: ResolvedJobSettings,
   levelPath: string,

@@ -30,6 +30,22 @@ export function nextRuns(expr: string, timeZone: string | undefined, from: Date,
   return runs;
 }
 
+/**
+ * The run instants (ms since the epoch) strictly after `from` and before `to`, ascending, like `nextRuns`.
+ * Throws ScheduleError when there are more than `limit`.
+ */
+export function runsBetween(expr: string, timeZone: string | undefined, from: number, to: number, limit: number): number[] {
+  const zone = checkedZone(timeZone);
+  const runs: number[] = [];
+  if (to <= from) return runs;
+  for (const instant of runInstants(parseSchedule(expr), zone, from)) {
+    if (instant >= to) break;
+    if (runs.length === limit) throw new ScheduleError(`schedule "${expr}" runs more than ${limit} times between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`);
+    runs.push(instant);
+  }
+  return runs;
+}
+
 const REFERENCE = Date.UTC(2024, 0, 1);
 const HORIZON_DAYS = 400;
 const MAX_RUNS = 10_000;
@@ -56,7 +72,8 @@ export function shortestInterval(schedule: ParsedSchedule, zone: string): number
   return shortest / MINUTE;
 }
 
-function checkedZone(timeZone: string | undefined): string {
+/** `timeZone` (UTC when unset), or ScheduleError when the API server would refuse it. */
+export function checkedZone(timeZone: string | undefined): string {
   const zone = timeZone ?? 'UTC';
   const problem = validateTimeZone(zone);
   if (problem) throw new ScheduleError(problem);
@@ -89,7 +106,8 @@ export function* runInstants(s: ParsedSchedule, zone: string, from: number): Gen
   }
 }
 
-function dayMatches(s: ParsedSchedule, dayOfMonth: number, dayOfWeek: number): boolean {
+/** Whether a day is a run day, with robfig's rule for day-of-month and day-of-week together. */
+export function dayMatches(s: ParsedSchedule, dayOfMonth: number, dayOfWeek: number): boolean {
   const domMatch = s.dayOfMonth.contains[dayOfMonth];
   const dowMatch = s.dayOfWeek.contains[dayOfWeek];
   return s.dayOfMonth.star || s.dayOfWeek.star ? domMatch && dowMatch : domMatch || dowMatch;

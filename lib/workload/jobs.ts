@@ -48,18 +48,13 @@ export function buildCronJob(
   });
 }
 
-/** A one-off Job with the same pod template a CronJob of the same settings would have; `annotations` only on the Job itself. */
-export function buildJob(
-  id: WorkloadIdentity,
-  settings: ResolvedJobSettings,
-  pod: EnginePod,
-  options: { readonly suspend?: boolean; readonly backoffLimit?: number; readonly annotations?: Readonly<Record<string, string>> } = {},
-): Manifest {
+/** A one-off Job with the same pod template a CronJob of the same settings would have. */
+export function buildJob(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod): Manifest {
   return compact({
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: objectMeta({ ...id, annotations: { ...id.annotations, ...options.annotations } }),
-    spec: { suspend: options.suspend, ...jobSpec(id, { ...settings, backoffLimit: options.backoffLimit ?? settings.backoffLimit }, pod) },
+    metadata: objectMeta(id),
+    spec: jobSpec(id, settings, pod),
   });
 }
 

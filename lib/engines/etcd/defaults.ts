@@ -40,7 +40,6 @@ export const ETCD_DEFAULTS = {
   /** Metric names start with this (see push_metrics in common.sh). */
   metricsPrefix: 'etcd_backup',
   restorePeerUrl: 'https://$(ETCD_RESTORE_HOST_IP):2380',
-  restoreSuspend: true,
   /** The etcd client flags' timeouts for `endpoint status` (the snapshot itself has only the Job deadline). */
   dialTimeout: '10s',
   commandTimeout: '15s',

@@ -18,17 +18,6 @@ export interface ResolvedNode {
   readonly path: string;
 }
 
-export interface ResolvedRestore {
-  readonly nodes: readonly string[];
-  readonly snapshot?: string;
-  readonly initialCluster?: string;
-  /** Undefined: the default URL from the node's IP. */
-  readonly peerUrl?: string;
-  readonly hostPath: string;
-  readonly bumpRevision?: number;
-  readonly suspend: boolean;
-}
-
 export interface ResolvedEtcd {
   readonly mode: 'cluster' | 'perNode';
   readonly nodes: readonly ResolvedNode[];
@@ -45,7 +34,6 @@ export interface ResolvedEtcd {
   readonly restoreCheck: boolean;
   /** shell: the image of the hostPath/PVC finalize and prune steps. */
   readonly images: { readonly etcd: string; readonly busybox: string; readonly shell: string; readonly awsCli: string };
-  readonly restore?: ResolvedRestore;
 }
 
 /** The file name prefix of a policy's snapshots: `spec.etcd.namePrefix`, else `etcd-snapshot_<policy>_`. */
@@ -75,7 +63,6 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
       ? { kind: 'persistentVolumeClaim', claimName: d.persistentVolumeClaim.claimName, subPath: d.persistentVolumeClaim.subPath }
       : { kind: 'hostPath', path: d?.hostPath?.path ?? ETCD_DEFAULTS.hostPath };
   const busybox = spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage;
-  const restore = spec.restore;
   return {
     mode,
     nodes,
@@ -99,15 +86,6 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
       busybox,
       shell: spec.images?.shell ?? busybox,
       awsCli: spec.images?.awsCli ?? ETCD_DEFAULTS.awsCliImage,
-    },
-    restore: restore && {
-      nodes: restore.nodes ?? (mode === 'perNode' ? nodes.map((n) => n.name) : []),
-      snapshot: restore.snapshot,
-      initialCluster: restore.initialCluster,
-      peerUrl: restore.peerUrl,
-      hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath,
-      bumpRevision: restore.bumpRevision,
-      suspend: restore.suspend ?? ETCD_DEFAULTS.restoreSuspend,
     },
   };
 }

@@ -1,42 +1,95 @@
 /**
- * Restore Jobs: one per restore node, restoring a snapshot of this policy into
- * a new data directory on that node (the running etcd is not touched). Built by
- * the core's workload builder like every CronJob, so the policy's pod settings
- * apply to them too.
+ * The restore Job that `backup-cronjobs restore` prints: it restores one
+ * snapshot of this policy into a new data directory on one node (the running
+ * etcd is not touched). Built by the core's workload builder like every
+ * CronJob, with the settings of the node's CronJob, so the policy's pod
+ * settings apply to it too.
  */
 import type { EngineContainer, EngineEnvVar, VolumeMount } from '../../kubernetes/objects';
 import { expand, literal } from '../../kubernetes/expansion';
 import { labelValue } from '../../kubernetes/names';
+import { dns1123SubdomainProblem, nodePinProblem } from '../../kubernetes/validation';
+import { show } from '../../policy/errors';
 import { shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
-import type { EngineJob, EnginePod, PodContext } from '../engine';
+import type { EnginePod, EngineRestore, PodContext, PolicyContext, RestoreRequest } from '../engine';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
 import { destinationEnv, enginePlacement, etcdShellCommand, fieldEnv, layout, s3Env, scratchMount, scratchVolume, toolsContainer, toolsEnv } from './pods';
-import type { ResolvedEtcd, ResolvedRestore } from './resolve';
+import type { ResolvedEtcd } from './resolve';
+import type { EtcdRestoreSpec } from './types';
 
-/** Pulumi's Job await logic waits for completion: a suspended Job would time out `pulumi up`. */
-export const SKIP_AWAIT = { 'pulumi.com/skipAwait': 'true' };
-
-/** The restore Job of each restore node (validated policies only). */
-export function restoreJobs(spec: ResolvedEtcd): { node: string; job: EngineJob }[] {
-  const restore = spec.restore;
-  if (!restore) return [];
-  return restore.nodes.map((node) => ({
-    node,
-    job: {
-      nameParts: ['restore', node],
-      component: 'restore',
-      labels: { 'backup-cronjobs.io/node': labelValue(node) },
-      defaults: { timeout: ETCD_DEFAULTS.timeout },
-      suspend: restore.suspend,
-      backoffLimit: 0,
-      annotations: restore.suspend ? SKIP_AWAIT : undefined,
-      pod: (ctx) => restorePod(spec, restore, node, ctx),
-    },
-  }));
+/** `spec.etcd.restore` with its defaults. */
+interface ResolvedRestore {
+  readonly initialCluster?: string;
+  /** Undefined: the default URL from the node's IP. */
+  readonly peerUrl?: string;
+  readonly hostPath: string;
+  readonly bumpRevision?: number;
 }
 
-function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, ctx: PodContext): EnginePod {
+/** The restore Job for `request`, or each flag that does not fit the policy (validated specs only). */
+export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec | undefined, policy: PolicyContext, request: RestoreRequest): EngineRestore {
+  const problems: string[] = [];
+  const nodeNames = spec.nodes.map((n) => n.name);
+  let node: string | undefined;
+  if (spec.mode === 'perNode') {
+    if (request.node !== undefined) problems.push(`--node: received ${show(request.node)}; perNode mode restores on the node named by --target: drop --node`);
+    if (request.target === undefined) problems.push(`--target is required: the node to restore on, one of ${nodeNames.join(', ')}`);
+    else if (!nodeNames.includes(request.target)) problems.push(`--target: received ${show(request.target)}; must be a node of ${policy.path}.nodes: ${nodeNames.join(', ')}`);
+    else node = request.target;
+  } else {
+    if (request.target !== undefined) problems.push(`--target: received ${show(request.target)}; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node`);
+    if (request.node === undefined) problems.push('--node is required: cluster mode names no nodes; give the control-plane node to restore on');
+    else {
+      // a node name (a DNS-1123 subdomain) that pins through the kubernetes.io/hostname label
+      const problem = dns1123SubdomainProblem(request.node) ?? nodePinProblem(request.node);
+      if (problem) problems.push(`--node: ${problem}`);
+      else node = request.node;
+    }
+  }
+  const snapshotProblem = snapshotNameProblem(spec, request.snapshot);
+  if (snapshotProblem) problems.push(`--snapshot: received ${show(request.snapshot)}; ${snapshotProblem}`);
+  if (node === undefined || problems.length > 0) return { problems };
+  const restore = resolveRestore(restoreSpec);
+  const own = spec.nodes.find((n) => n.name === node);
+  const notes = spec.mode === 'perNode' && nodeNames.length > 1 && restore.initialCluster === undefined
+    ? [`${policy.path}.restore.initialCluster is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (README: Restore).`]
+    : [];
+  return {
+    notes,
+    job: {
+      nameParts: ['restore', node, snapshotStamp(spec, request.snapshot)],
+      component: 'restore',
+      labels: { 'backup-cronjobs.io/node': labelValue(node) },
+      // a snapshot name is no label value (":" in its time): an annotation names it exactly
+      annotations: { 'backup-cronjobs.io/snapshot': request.snapshot },
+      overrides: own?.settings,
+      settingsPath: own?.settings ? own.path : 'spec.defaults',
+      defaults: { timeout: ETCD_DEFAULTS.timeout },
+      backoffLimit: 0,
+      pod: (ctx) => restorePod(spec, restore, node, request.snapshot, ctx),
+    },
+  };
+}
+
+function resolveRestore(restore: EtcdRestoreSpec = {}): ResolvedRestore {
+  return { initialCluster: restore.initialCluster, peerUrl: restore.peerUrl, hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath, bumpRevision: restore.bumpRevision };
+}
+
+/** A snapshot file name of this policy: `<namePrefix><time>_<node>.db`, no directory. */
+function snapshotNameProblem(spec: ResolvedEtcd, snapshot: string): string | undefined {
+  const shape = `a snapshot of this policy is named ${spec.namePrefix}<time>_<node>${ETCD_DEFAULTS.extension}`;
+  if (snapshot.includes('/') || /\s/.test(snapshot) || snapshot.length > 255) return `must be a file name (no "/", no whitespace, at most 255 characters): ${shape}`;
+  if (!snapshot.startsWith(spec.namePrefix) || !snapshot.endsWith(ETCD_DEFAULTS.extension) || snapshot.length === spec.namePrefix.length + ETCD_DEFAULTS.extension.length) return shape;
+  return undefined;
+}
+
+/** The part of a snapshot name that tells snapshots of one policy apart: `<time>_<node>`. */
+function snapshotStamp(spec: ResolvedEtcd, snapshot: string): string {
+  return snapshot.slice(spec.namePrefix.length, snapshot.length - ETCD_DEFAULTS.extension.length);
+}
+
+function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, snapshot: string, ctx: PodContext): EnginePod {
   const l = layout(spec);
   const s3 = spec.destination.kind === 's3';
   const sourceMounts: VolumeMount[] = l.mount ? [{ ...l.mount, readOnly: true }] : [];
@@ -44,7 +97,7 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
     fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName'),
     fieldEnv('ETCD_RESTORE_NODE', 'spec.nodeName'),
     fieldEnv('ETCD_RESTORE_HOST_IP', 'status.hostIP'),
-    { name: 'ETCD_RESTORE_SNAPSHOT', value: restore.snapshot ?? '' },
+    { name: 'ETCD_RESTORE_SNAPSHOT', value: snapshot },
     { name: 'ETCD_RESTORE_SOURCE_DIR', value: s3 ? P.scratch : P.backup },
     { name: 'ETCD_BACKUP_SCRATCH', value: P.scratch },
     ...destinationEnv(spec, l),

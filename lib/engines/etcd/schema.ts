@@ -54,13 +54,10 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
     shell: image('Shell image for hostPath/PVC (default: the busybox image).'),
     awsCli: image('aws CLI v2 image for S3.', { default: ETCD_DEFAULTS.awsCliImage }),
   }),
-  restore: obj('Suspended restore Jobs, one per node.', {
-    nodes: arr('Nodes that get a restore Job (default: the perNode nodes).', nodeName('A node name.'), { minItems: 1 }),
-    snapshot: fileName('Snapshot file name, also under an S3 path (default: the newest; required for several nodes).'),
+  restore: obj('Defaults of the restore Jobs that `backup-cronjobs restore` prints.', {
     initialCluster: nonEmptyStr('--initial-cluster: name=peerURL,... (default: a one-member cluster).', { pattern: '^[^=,\\s]+=[^=,\\s]+(,[^=,\\s]+=[^=,\\s]+)*$' }),
     peerUrl: nonEmptyStr('--initial-advertise-peer-urls.', { pattern: '^https?://\\S+$', default: ETCD_DEFAULTS.restorePeerUrl }),
     hostPath: str('Host directory receiving the restored data directory.', { pattern: '^/.*[^/]$', default: ETCD_DEFAULTS.restoreHostPath }),
     bumpRevision: int('Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision, e.g. 3.6).', 1, Number.MAX_SAFE_INTEGER),
-    suspend: bool('Render the Jobs suspended.', { default: ETCD_DEFAULTS.restoreSuspend }),
   }),
 });

@@ -76,21 +76,14 @@ export interface EtcdImages {
 }
 
 /**
- * Restore Jobs: one suspended `batch/v1` Job per node that restores a
- * snapshot into a new data directory on that node (it does not touch the
- * running etcd). Unsuspend it to run it; see the README for the steps after.
+ * Defaults of the restore Jobs that `backup-cronjobs restore` prints: each
+ * restores one snapshot into a new data directory on one node (it does not
+ * touch the running etcd). See the README's restore procedure.
  */
 export interface EtcdRestoreSpec {
-  /** Nodes that get a restore Job. @default - the `perNode` nodes (required in `cluster` mode) */
-  readonly nodes?: readonly string[];
-  /**
-   * The snapshot to restore: its file name (for S3, the object name after `path/`).
-   * Every member of a multi-member cluster must restore the same snapshot.
-   * @default - the newest backup of this policy on the node (only for a single node)
-   */
-  readonly snapshot?: string;
   /**
    * `--initial-cluster` of the restored cluster: `name=peerURL,...` for every member.
+   * Every member of a multi-member cluster must restore the same snapshot.
    * @default - a one-member cluster: `<node>=https://<node IP>:2380`
    */
   readonly initialCluster?: string;
@@ -106,8 +99,6 @@ export interface EtcdRestoreSpec {
    * @default - not bumped
    */
   readonly bumpRevision?: number;
-  /** Render the Jobs suspended: they run only when unsuspended. @default true */
-  readonly suspend?: boolean;
 }
 
 export interface EtcdSpec {
@@ -152,6 +143,6 @@ export interface EtcdSpec {
    */
   readonly restoreCheck?: boolean;
   readonly images?: EtcdImages;
-  /** @default - no restore Jobs */
+  /** Defaults of the restore Jobs that `backup-cronjobs restore` prints. @default - every field's default */
   readonly restore?: EtcdRestoreSpec;
 }

@@ -6,10 +6,9 @@ import { BUCKET_RULES } from '../../retention';
 import type { PolicyContext } from '../engine';
 import { validateS3 } from '../s3';
 import { ETCD_DEFAULTS } from './defaults';
-import { destinationKind, etcdNamePrefix, isTls } from './resolve';
+import { destinationKind, isTls } from './resolve';
 import type { EtcdSpec } from './types';
-import { annotationsSizeProblem, hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
-import { SKIP_AWAIT } from './restore';
+import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
 
 export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const path = policy.path;
@@ -28,10 +27,6 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     const at = childPath(childPath(path, 'nodes'), i);
     const problem = nodePinProblem(namedEntry(entry).name);
     if (problem) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), problem);
-  });
-  (spec.restore?.nodes ?? []).forEach((node, i) => {
-    const problem = nodePinProblem(node);
-    if (problem) issues.add(childPath(childPath(childPath(path, 'restore'), 'nodes'), i), problem);
   });
   const hostPaths: [string, string | undefined][] = [
     [childPath(childPath(childPath(path, 'destination'), 'hostPath'), 'path'), spec.destination?.hostPath?.path],
@@ -67,28 +62,5 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
 
   if (policy.metrics?.pushgatewayUrl !== undefined && kind !== 's3' && spec.images?.shell === undefined) {
     issues.add(at('images'), 'metrics are pushed with curl, which the default busybox image lacks: set images.shell to an image with sh, curl and awk (e.g. curlimages/curl)');
-  }
-
-  const restore = spec.restore;
-  if (restore) {
-    const rPath = at('restore');
-    if (restore.suspend ?? ETCD_DEFAULTS.restoreSuspend) {
-      const problem = annotationsSizeProblem({ ...policy.metadata.annotations, ...SKIP_AWAIT });
-      if (problem) issues.add('metadata.annotations', `${problem}, with the annotation ${Object.keys(SKIP_AWAIT)[0]} of the suspended restore Jobs`);
-    }
-    const restoreNodes = restore.nodes ?? (mode === 'perNode' ? nodes.map((n) => n.name) : []);
-    if (restoreNodes.length === 0) issues.add(childPath(rPath, 'nodes'), 'cluster mode names no nodes: list the nodes that get a restore Job');
-    if (restoreNodes.length > 1 && restore.snapshot === undefined) {
-      issues.add(childPath(rPath, 'snapshot'), `${restoreNodes.length} nodes restore: every member must restore the same snapshot, so name it (a file name of this policy)`);
-    }
-    if (restoreNodes.length > 1 && restore.initialCluster === undefined) {
-      issues.add(childPath(rPath, 'initialCluster'), `${restoreNodes.length} nodes restore into one cluster: list every member as name=peerURL,...`);
-    }
-    const dup = restoreNodes.find((n, i) => restoreNodes.indexOf(n) !== i);
-    if (dup !== undefined) issues.add(childPath(rPath, 'nodes'), `received ${show(dup)} twice; node names must be unique`);
-    const prefix = etcdNamePrefix(spec, policy.metadata.name);
-    if (restore.snapshot !== undefined && !restore.snapshot.startsWith(prefix)) {
-      issues.add(childPath(rPath, 'snapshot'), `received ${show(restore.snapshot)}; a snapshot of this policy is named ${prefix}<time>_<node>${ETCD_DEFAULTS.extension}`);
-    }
   }
 }

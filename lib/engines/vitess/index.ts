@@ -19,4 +19,8 @@ export const vitessEngine: EngineDefinition<VitessSpec> = {
   retentionDestination: () => 'vitess',
   validate: (spec, policy, issues) => validateVitess(spec, policy.path, issues),
   targets: (spec, policy) => vitessTargets(resolveVitess(spec), policy),
+  restoreHelp: 'Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup '
+    + 'restores the newest complete backup of its shard when it starts (with --restore_from_backup_ts, the newest taken at or before that time), '
+    + 'and vtbackup restores the newest backup before taking each new one. '
+    + 'See https://vitess.io/docs/user-guides/operating-vitess/backup-and-restore/bootstrap-and-restore/',
 };

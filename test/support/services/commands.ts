@@ -27,6 +27,7 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   jq: 'jq',
   rclone: 'rclone',
   s3cmd: 's3cmd',
+  chromium: 'chromium',
 };
 
 /** Absolute path of `name` found on this process's PATH (or `name` itself if it is a path), or undefined. */

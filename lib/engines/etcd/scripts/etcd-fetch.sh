@@ -3,20 +3,13 @@
 # Entry of the restore Job's `fetch` init container (aws CLI image, S3
 # destinations): downloads the snapshot to restore into the scratch volume
 # and checks its size against the stored object. ETCD_RESTORE_SNAPSHOT names
-# it (a file name of this policy); empty = the newest snapshot of this policy
-# (this node's, or every node's with retention scope cluster). Writes the
-# name to ETCD_BACKUP_SCRATCH/restore-source for the restore step.
+# it (a file name of this policy). Writes the name to
+# ETCD_BACKUP_SCRATCH/restore-source for the restore step.
 
 main() {
-  require_env ETCD_BACKUP_SCRATCH BACKUP_DEST_KIND BACKUP_NAME_PREFIX BACKUP_NAME_SUFFIX S3_BUCKET ETCD_BACKUP_EXTENSION
-  require_cmd aws awk sort tr wc
-  if [ -n "${ETCD_RESTORE_SNAPSHOT:-}" ]; then
-    name=$ETCD_RESTORE_SNAPSHOT
-  else
-    key=$(etcd_newest)
-    [ -n "$key" ] || die "no snapshot of this policy under s3://$S3_BUCKET/${S3_PREFIX:-}$BACKUP_NAME_PREFIX"
-    name=${key#"${S3_PREFIX:-}"}
-  fi
+  require_env ETCD_BACKUP_SCRATCH S3_BUCKET ETCD_RESTORE_SNAPSHOT
+  require_cmd aws awk mktemp tr wc
+  name=$ETCD_RESTORE_SNAPSHOT
   case $name in
     */* | .*) die "ETCD_RESTORE_SNAPSHOT must be a file name of this policy, got '$name'" ;;
   esac

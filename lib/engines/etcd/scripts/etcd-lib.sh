@@ -172,11 +172,3 @@ etcd_prune() {
   retention_apply "${1:-}"
   _rt_lister='' _rt_scope=''
 }
-
-# The newest snapshot of this policy (its listing name), empty when none.
-etcd_newest() {
-  _en_tmp=${TMPDIR:-/tmp}/etcd-newest.listing
-  etcd_list >"$_en_tmp" || die "listing the snapshots at $(retention_destination) failed"
-  LC_ALL=C sort -t "$(printf '\t')" -k1,1nr -k3r "$_en_tmp" | awk -F '\t' 'NR == 1 { print $3 }'
-  rm -f "$_en_tmp"
-}

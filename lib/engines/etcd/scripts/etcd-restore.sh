@@ -5,7 +5,7 @@
 # directory, ETCD_RESTORE_TARGET_ROOT/<snapshot name>.restored; the running
 # etcd and its data directory are not touched (see the README for the swap).
 #  snapshot: the fetched one (S3), else ETCD_RESTORE_SNAPSHOT (a file name in
-#            ETCD_RESTORE_SOURCE_DIR), else the newest snapshot of this policy
+#            ETCD_RESTORE_SOURCE_DIR), as `backup-cronjobs restore --snapshot` names it
 #  checks:   the same as every backup (sha256 trailer, snapshot status)
 #  restore:  --name ETCD_RESTORE_NODE, --initial-cluster ETCD_RESTORE_INITIAL_CLUSTER,
 #            --initial-advertise-peer-urls ETCD_RESTORE_PEER_URL, and with
@@ -14,15 +14,12 @@
 
 main() {
   require_env ETCD_BACKUP_SCRATCH ETCD_RESTORE_SOURCE_DIR ETCD_RESTORE_TARGET_ROOT ETCD_RESTORE_NODE \
-    ETCD_RESTORE_PEER_URL ETCD_RESTORE_INITIAL_CLUSTER BACKUP_NAME_PREFIX
+    ETCD_RESTORE_PEER_URL ETCD_RESTORE_INITIAL_CLUSTER BACKUP_NAME_PREFIX ETCD_RESTORE_SNAPSHOT
   require_cmd wc head tail od tr sha256sum awk sed sort rm mv chmod
   if [ -f "$ETCD_BACKUP_SCRATCH/restore-source" ]; then
     name=$(cat "$ETCD_BACKUP_SCRATCH/restore-source")
-  elif [ -n "${ETCD_RESTORE_SNAPSHOT:-}" ]; then
-    name=$ETCD_RESTORE_SNAPSHOT
   else
-    name=$(etcd_newest)
-    [ -n "$name" ] || die "no snapshot of this policy in $ETCD_RESTORE_SOURCE_DIR ($BACKUP_NAME_PREFIX*)"
+    name=$ETCD_RESTORE_SNAPSHOT
   fi
   case $name in
     */* | .* | '') die "the snapshot to restore must be a file name of this policy, got '$name'" ;;

@@ -3,7 +3,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
 import { PolicyError, renderPolicy } from '../../../../lib';
+import { runCli } from '../../../../lib/cli';
 import type { BackupPolicy, EtcdSpec, Manifest } from '../../../../lib';
 import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../../../support/run-container';
 
@@ -29,7 +31,20 @@ export const envOf = (o: any, container: string): Record<string, any> =>
   Object.fromEntries((containerOf(o, container).env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
 
 export const cronJobs = (objs: Manifest[]) => objs.filter((o) => o.kind === 'CronJob');
-export const jobs = (objs: Manifest[]) => objs.filter((o) => o.kind === 'Job');
+
+/**
+ * The Job `backup-cronjobs restore - <args>` prints for a policy, run as a
+ * person runs it (the policy on standard input, the YAML parsed back).
+ */
+export function restoreJobOf(policy: BackupPolicy, args: readonly string[]): Manifest {
+  let stdout = '';
+  let stderr = '';
+  const code = runCli(['restore', '-', ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), stdin: () => JSON.stringify(policy) });
+  if (code !== 0) throw new Error(`backup-cronjobs restore exited ${code}: ${stderr}`);
+  const docs = parseAllDocuments(stdout);
+  if (!Array.isArray(docs) || docs.length !== 1) throw new Error(`backup-cronjobs restore printed ${Array.isArray(docs) ? docs.length : 'no'} documents`);
+  return docs[0].toJS() as Manifest;
+}
 
 /** The first CronJob of a rendered policy. */
 export function cronJobOf(policy: BackupPolicy): Manifest {

@@ -1,5 +1,5 @@
 // What the etcd engine renders: placement, privileges, the distroless-safe
-// container layout, destinations, restore Jobs, strict Kubernetes schema
+// container layout, destinations, strict Kubernetes schema
 // validity of every variation, and the policy errors (field path, value, what
 // is allowed) that keep bad input from producing manifests.
 import fc from 'fast-check';
@@ -8,7 +8,7 @@ import { EtcdBackupSchedule } from '../../../../constructs/cdk8s';
 import { PolicyError, policySchema, renderPolicy, toYaml } from '../../../../lib';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
-import { containerOf, cronJobs, envOf, etcdPolicy, jobs, podOf, problems } from './fixtures';
+import { containerOf, cronJobs, envOf, etcdPolicy, podOf, problems, restoreJobOf } from './fixtures';
 
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -240,65 +240,6 @@ describe('destinations', () => {
   });
 });
 
-describe('restore Jobs', () => {
-  test('perNode: one suspended Job per node, pinned, off the host network, no certificates, the backups read-only', () => {
-    const objs = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2'], restore: { snapshot: 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db', initialCluster: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380' } }));
-    expect(objs.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['CronJob/etcd-cp-1', 'Job/etcd-restore-cp-1', 'CronJob/etcd-cp-2', 'Job/etcd-restore-cp-2']);
-    for (const job of jobs(objs)) {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const spec = (job as any).spec;
-      expect(spec.suspend).toBe(true);
-      expect(spec.backoffLimit).toBe(0);
-      expect(spec.template.spec.hostNetwork).toBeUndefined();
-      expect(JSON.stringify(job)).not.toContain('etcd-certs');
-      expect(names(spec.template.spec.initContainers)).toEqual(['tools']);
-      expect(names(spec.template.spec.containers)).toEqual(['restore']);
-      expect(spec.template.spec.containers[0].volumeMounts[0]).toEqual({ name: 'backup', mountPath: '/backup', readOnly: true });
-      expect(spec.template.spec.volumes[2]).toEqual({ name: 'restore', hostPath: { path: '/var/lib/etcd-restore', type: 'DirectoryOrCreate' } });
-      expect(job.metadata.labels?.['app.kubernetes.io/component']).toBe('restore');
-    }
-    expect(podOf(jobs(objs)[1]).nodeSelector).toEqual({ 'kubernetes.io/hostname': 'cp-2' });
-    expectValidManifests(objs);
-  });
-
-  test('the policy\'s pod settings reach the restore Jobs exactly as they reach the CronJobs', () => {
-    const pod = {
-      serviceAccountName: 'etcd-backup',
-      labels: { team: 'platform' },
-      annotations: { 'example.com/owner': 'sre' },
-      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-      imagePullSecrets: ['registry'],
-      priorityClassName: 'ops-critical',
-      env: [{ name: 'HTTPS_PROXY', value: 'http://proxy:3128' }],
-    };
-    const objs = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['cp-1'], restore: {} }, { defaults: { pod } }));
-    const [cronJob] = objs.filter((o) => o.kind === 'CronJob');
-    const [job] = jobs(objs);
-    const backupPod = podOf(cronJob);
-    const restorePod = podOf(job);
-    for (const field of ['serviceAccountName', 'imagePullSecrets', 'priorityClassName', 'automountServiceAccountToken'] as const) {
-      expect({ field, value: restorePod[field] }).toEqual({ field, value: backupPod[field] });
-    }
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const template = (o: any) => o.spec.jobTemplate?.spec.template ?? o.spec.template;
-    expect(template(job).metadata.labels).toMatchObject({ team: 'platform' });
-    expect(template(job).metadata.annotations).toEqual({ 'example.com/owner': 'sre' });
-    expect(containerOf(job, 'restore').resources).toEqual(pod.resources);
-    expect(envOf(job, 'restore')).toMatchObject({ HTTPS_PROXY: 'http://proxy:3128' });
-    expectValidManifests(objs);
-  });
-
-  test('S3: a fetch step in the aws CLI image first; cluster mode names its restore nodes', () => {
-    const objs = renderPolicy(etcdPolicy({ destination: { s3: { bucket: 'bucket', region: 'us-east-1' } }, restore: { nodes: ['cp-9'], bumpRevision: 1000000, suspend: false } }));
-    const [job] = jobs(objs);
-    expect(names(podOf(job).initContainers)).toEqual(['tools', 'fetch']);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    expect((job as any).spec.suspend).toBe(false);
-    expect(envOf(job, 'restore')).toMatchObject({ ETCD_RESTORE_BUMP_REVISION: '1000000', ETCD_RESTORE_INITIAL_CLUSTER: '$(ETCD_RESTORE_NODE)=$(ETCD_RESTORE_PEER_URL)', ETCD_RESTORE_PEER_URL: 'https://$(ETCD_RESTORE_HOST_IP):2380' });
-    expectValidManifests(objs);
-  });
-});
-
 describe('bad policies produce errors naming the field, the value and what is allowed', () => {
   test.each<[string, BackupPolicy, RegExp]>([
     ['perNode without nodes', etcdPolicy({ mode: 'perNode' }), /^spec\.etcd\.nodes: perNode mode needs the control-plane nodes/],
@@ -318,10 +259,8 @@ describe('bad policies produce errors naming the field, the value and what is al
     ['certificates with an http endpoint', etcdPolicy({ endpoint: 'http://127.0.0.1:2379', certificates: { hostPath: '/x' } }), /^spec\.etcd\.certificates: only used with an https endpoint/],
     ['bucket rules outside UTC on busybox', etcdPolicy({}, { defaults: { timeZone: 'Europe/Berlin' }, retention: { daily: 7 } }), /^spec\.etcd\.images: bucket retention rules in time zone "Europe\/Berlin" need zoneinfo/],
     ['metrics on busybox', etcdPolicy({}, { metrics: { pushgatewayUrl: 'http://pgw:9091' } }), /^spec\.etcd\.images: metrics are pushed with curl/],
-    ['a restore in cluster mode without nodes', etcdPolicy({ restore: {} }), /^spec\.etcd\.restore\.nodes: cluster mode names no nodes/],
-    ['a multi-node restore without one snapshot', etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'], restore: { initialCluster: 'a=https://1.1.1.1:2380,b=https://1.1.1.2:2380' } }), /^spec\.etcd\.restore\.snapshot: 2 nodes restore: every member must restore the same snapshot/],
-    ['a multi-node restore without the members', etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'], restore: { snapshot: 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_a.db' } }), /^spec\.etcd\.restore\.initialCluster: 2 nodes restore into one cluster/],
-    ['a snapshot of another policy', etcdPolicy({ mode: 'perNode', nodes: ['a'], restore: { snapshot: 'etcd-snapshot_other_2026-01-01T00:00:00Z_a.db' } }), /^spec\.etcd\.restore\.snapshot: received "etcd-snapshot_other_.*"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>\.db/],
+    ['restore fields that moved to the restore command', etcdPolicy({ restore: { snapshot: 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_a.db' } as never }), /^spec\.etcd\.restore\.snapshot: unknown field; allowed fields: initialCluster, peerUrl, hostPath, bumpRevision/],
+    ['a relative restore hostPath', etcdPolicy({ restore: { hostPath: 'restore' } }), /^spec\.etcd\.restore\.hostPath: received "restore"/],
   ])('%s', (_, policy, expected) => {
     const found = problems(policy);
     expect(found.some((p) => expected.test(p))).toBe(true);
@@ -350,15 +289,14 @@ test('EtcdBackupSchedule (cdk8s) synthesizes exactly the objects of the equivale
     nodes: ['cp-1', 'cp-2'],
     schedule: '0 */6 * * *',
     retention: { keepLast: 4 },
-    restore: { snapshot: 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db', initialCluster: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380' },
+    restore: { initialCluster: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380' },
   });
   const expected = renderPolicy(etcdPolicy(
-    { mode: 'perNode', nodes: ['cp-1', 'cp-2'], restore: { snapshot: 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db', initialCluster: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380' } },
+    { mode: 'perNode', nodes: ['cp-1', 'cp-2'], restore: { initialCluster: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380' } },
     { defaults: { schedule: '0 */6 * * *' }, retention: { keepLast: 4 } },
   ));
   expect(Testing.synth(chart)).toEqual(expected);
   expect(schedule.cronJobs.map((c) => c.name)).toEqual(['etcd-cp-1', 'etcd-cp-2']);
-  expect(schedule.restoreJobs.map((c) => c.name)).toEqual(['etcd-restore-cp-1', 'etcd-restore-cp-2']);
   expect(() => new EtcdBackupSchedule(chart, 'bad', { name: 'bad', mode: 'perNode' })).toThrow(/spec\.etcd\.nodes: perNode mode needs/);
 });
 
@@ -387,7 +325,7 @@ describe('any valid policy renders valid, deterministic manifests (property)', (
         const etcd: Record<string, unknown> = { nodeRole: p.nodeRole, tolerateAllTaints: p.tolerateAllTaints, destination: p.destination };
         if (p.perNode) etcd.mode = 'perNode';
         if (p.perNode) etcd.nodes = p.nodes;
-        if (p.restore) etcd.restore = { nodes: [p.nodes[0]] };
+        if (p.restore) etcd.restore = { hostPath: '/var/lib/restore' };
         const hostPath = 'hostPath' in p.destination;
         // a separate prune schedule needs a rule, and node names for hostPath
         const pruneSchedule = p.keepLast && (p.perNode || !hostPath) ? p.pruneSchedule : undefined;
@@ -408,7 +346,8 @@ describe('any valid policy renders valid, deterministic manifests (property)', (
 });
 
 test('the embedded scripts survive the kubelet\'s $(VAR) expansion: no $$ and no $(NAME) of a container env var', () => {
-  const objs = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['a'], destination: { s3: { bucket: 'bucket', region: 'r' } }, restore: {} }));
+  const policy = etcdPolicy({ mode: 'perNode', nodes: ['a'], destination: { s3: { bucket: 'bucket', region: 'r' } } });
+  const objs = [...renderPolicy(policy), restoreJobOf(policy, ['--target', 'a', '--snapshot', 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_a.db'])];
   for (const o of objs) {
     const pod = podOf(o);
     for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {

@@ -5,7 +5,6 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { renderPolicy } from '../../../../../lib';
 import type { Manifest } from '../../../../../lib';
 import { runContainer } from '../../../../support/run-container';
 import {
@@ -20,7 +19,7 @@ import {
   startEtcdTls,
   stopAll,
 } from '../../../../support/services';
-import { cronJobOf, errorLines, etcdPolicy, filesOf, jobs, removeTempDirs, runPod, stamp, tempDir } from '../fixtures';
+import { cronJobOf, errorLines, etcdPolicy, filesOf, removeTempDirs, restoreJobOf, runPod, stamp, tempDir } from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -143,21 +142,25 @@ test('the etcd steps need only etcdctl/etcdutl from the etcd image: no shell, no
   expect(run.results.verify.stderr).toContain('snapshot verified with etcdutl');
 });
 
-test('the restore Job restores the chosen snapshot into a new data directory, and etcd starts on it', async () => {
+test('the Job `backup-cronjobs restore` prints restores the chosen snapshot into a new data directory, and etcd starts on it', async () => {
   const dest = tempDir('dest');
   const run = await runPod(backupCronJob(), { volumes: volumes(dest) });
   expect(run.failed).toBeUndefined();
   const [name] = finalNames(dest);
+  // older snapshots, another node's newer one, and a partial file are there too: only the named one is restored
+  fs.copyFileSync(path.join(dest, name), path.join(dest, 'etcd-snapshot_etcd_2020-01-01T00:00:00Z_cp-1.db'));
+  fs.copyFileSync(path.join(dest, name), path.join(dest, 'etcd-snapshot_etcd_2099-01-01T00:00:00Z_cp-2.db'));
+  fs.writeFileSync(path.join(dest, 'etcd-snapshot_etcd_2099-01-01T00:00:00Z_cp-1.db.partial'), 'partial');
 
-  const objs = renderPolicy(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'], restore: { snapshot: name } }));
-  const [job] = jobs(objs);
-  expect(job.spec).toMatchObject({ suspend: true, backoffLimit: 0 });
+  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), ['--target', 'cp-1', '--snapshot', name]);
+  expect(job.kind).toBe('Job');
   const target = tempDir('restore');
   const restore = await runPod(job, { volumes: { backup: dest, restore: target } });
   expect(restore.failed).toBeUndefined();
   expect(filesOf(target)).toEqual([`${name}.restored`]);
   const dataDir = path.join(target, `${name}.restored`);
   expect(mode(dataDir)).toBe(0o700);
+  expect(restore.results.restore.stderr).toContain(`restored ${name} `);
   expect(restore.results.restore.stderr).toContain(`as member cp-1 of cp-1=https://127.0.0.1:2380`);
 
   // kubeadm's member name is the node name; the data directory keeps the restored membership
@@ -175,20 +178,16 @@ test('the restore Job restores the chosen snapshot into a new data directory, an
   expect(errorLines(again.results.restore)[0]).toMatch(/already exists: remove it to restore/);
 });
 
-test('without a named snapshot, the restore Job takes the newest of this policy and node', async () => {
+test('a restore Job naming a snapshot that is not on the node fails with one clear line and restores nothing', async () => {
   const dest = tempDir('dest');
-  const run = await runPod(backupCronJob(), { volumes: volumes(dest) });
-  expect(run.failed).toBeUndefined();
-  const [name] = finalNames(dest);
-  // older snapshots, another node's newer one, and a foreign file are not chosen
-  fs.copyFileSync(path.join(dest, name), path.join(dest, 'etcd-snapshot_etcd_2020-01-01T00:00:00Z_cp-1.db'));
-  fs.copyFileSync(path.join(dest, name), path.join(dest, 'etcd-snapshot_etcd_2099-01-01T00:00:00Z_cp-2.db'));
-  fs.writeFileSync(path.join(dest, 'etcd-snapshot_etcd_2099-01-01T00:00:00Z_cp-1.db.partial'), 'partial');
-  const [job] = jobs(renderPolicy(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'], restore: {} })));
+  const missing = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
+  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), ['--target', 'cp-1', '--snapshot', missing]);
   const target = tempDir('restore');
   const restore = await runPod(job, { volumes: { backup: dest, restore: target } });
-  expect(restore.failed).toBeUndefined();
-  expect(filesOf(target)).toEqual([`${name}.restored`]);
+  expect(restore.failed).toBe('restore');
+  expect(errorLines(restore.results.restore)).toHaveLength(1);
+  expect(errorLines(restore.results.restore)[0]).toContain(missing);
+  expect(filesOf(target)).toEqual([]);
 });
 
 describe('faults', () => {

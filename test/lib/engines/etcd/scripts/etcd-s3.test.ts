@@ -5,7 +5,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
-import type { Manifest, S3Destination } from '../../../../../lib';
+import type { S3Destination } from '../../../../../lib';
 import {
   EtcdTlsHandle,
   PushgatewayHandle,
@@ -17,7 +17,7 @@ import {
   startS3,
   stopAll,
 } from '../../../../support/services';
-import { cronJobOf, errorLines, etcdPolicy, filesOf, jobs, removeTempDirs, runPod, stamp, tempDir } from '../fixtures';
+import { cronJobOf, errorLines, etcdPolicy, filesOf, removeTempDirs, restoreJobOf, runPod, stamp, tempDir } from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -181,24 +181,22 @@ test('the retention-prune CronJob (retention.schedule) prunes the objects for re
   await s3.deleteObject(BUCKET, foreign[2]);
 });
 
-test('the restore Job fetches the newest snapshot of every node from S3 and restores it', async () => {
+test('the restore Job fetches the named snapshot from S3 (not the newest) and restores it on its node', async () => {
   await clearBucket();
   await etcd.etcdctl(['put', '/registry/s3/newer', 'yes']);
   const run = await runPod(cronJobOf(s3Policy()), { secrets, volumes: certs(), pod: { nodeName: 'cp-1' } });
   expect(run.failed).toBeUndefined();
-  const newest = (await keys()).filter((k) => NAME.test(k))[0];
-  // an older snapshot of another node is not the one restored
-  const older = objectName(Math.floor(Date.now() / 1000) - 3600, 'cp-2');
-  await s3.putObject(BUCKET, older, 'an older snapshot');
+  const taken = (await keys()).filter((k) => NAME.test(k))[0];
+  // a newer snapshot of another node is there too
+  await s3.putObject(BUCKET, objectName(Math.floor(Date.now() / 1000) + 3600, 'cp-2'), 'a newer snapshot');
+  const name = taken.slice(PREFIX.length);
 
-  const objs: Manifest[] = renderPolicy(s3Policy({}, {}, { restore: { nodes: ['cp-3'] } }));
-  const [job] = jobs(objs);
-  expect(job.metadata.name).toBe('etcd-restore-cp-3');
+  const job = restoreJobOf(s3Policy(), ['--node', 'cp-3', '--snapshot', name]);
+  expect(job.metadata.name).toMatch(/^etcd-restore-cp-3-/);
   const restoreDir = tempDir('restore');
   const restore = await runPod(job, { secrets, volumes: { restore: restoreDir }, pod: { nodeName: 'cp-3' } });
   expect(restore.failed).toBeUndefined();
-  expect(restore.results.fetch.stderr).toContain(`downloaded s3://${BUCKET}/${newest}`);
-  const name = newest.slice(PREFIX.length);
+  expect(restore.results.fetch.stderr).toContain(`downloaded s3://${BUCKET}/${taken}`);
   expect(filesOf(restoreDir)).toEqual([`${name}.restored`]);
   const restored = await startEtcdFromDataDir(path.join(restoreDir, `${name}.restored`), { name: 'cp-3' });
   try {
@@ -206,4 +204,15 @@ test('the restore Job fetches the newest snapshot of every node from S3 and rest
   } finally {
     await restored.stop();
   }
+});
+
+test('a snapshot that is not in the bucket: the fetch step fails with one line naming it', async () => {
+  await clearBucket();
+  const missing = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
+  const job = restoreJobOf(s3Policy(), ['--node', 'cp-3', '--snapshot', missing]);
+  const restoreDir = tempDir('restore');
+  const restore = await runPod(job, { secrets, volumes: { restore: restoreDir }, pod: { nodeName: 'cp-3' } });
+  expect(restore.failed).toBe('fetch');
+  expect(errorLines(restore.results.fetch)).toEqual([expect.stringContaining(`cannot find s3://${BUCKET}/${PREFIX}${missing}`)]);
+  expect(filesOf(restoreDir)).toEqual([]);
 });

@@ -1,0 +1,159 @@
+/**
+ * `plan`: when each CronJob of the resolved policies runs, how long each run
+ * may take (its window: start + timeout), and what may collide within a
+ * horizon: runs of one serialization group or of one node whose windows
+ * overlap, and local times a daylight-saving change skips or repeats. Read
+ * from the resolved model only.
+ */
+import type { ResolvedJobSettings } from '../policy/settings';
+import type { SerializationGroup } from '../policy/types';
+import { JOB_DEFAULTS } from '../policy/defaults';
+import { DstAmbiguity, dstAmbiguities, nextRuns, runsBetween } from '../schedule';
+import type { ResolvedPolicy, ResolvedSchedule, ResolvedTarget } from './resolve';
+
+/** At most this many runs of one CronJob within the horizon (a minutely schedule over 69 days). */
+export const MAX_RUNS_PER_TARGET = 100_000;
+
+export interface PlanOptions {
+  readonly from: Date;
+  /** How many next runs to list per CronJob. */
+  readonly count: number;
+  /** The horizon in ms after `from`: overlaps and DST changes are looked for in [from, from + horizon). */
+  readonly horizon: number;
+}
+
+/** One run: its start and the end of its window (start + activeDeadlineSeconds), ms since the epoch. */
+export interface PlanRun {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface PlanTarget {
+  readonly policy: string;
+  readonly namespace: string;
+  /** The CronJob's name. */
+  readonly name: string;
+  readonly component: ResolvedTarget['component'];
+  readonly schedule: ResolvedSchedule;
+  readonly suspended: boolean;
+  readonly concurrencyPolicy: ResolvedJobSettings['concurrencyPolicy'];
+  /** The run window: activeDeadlineSeconds. */
+  readonly windowSeconds: number;
+  readonly serializationGroup?: SerializationGroup;
+  readonly node?: string;
+  /** The next `count` runs (none when suspended). */
+  readonly next: readonly PlanRun[];
+  /** Every run starting within the horizon (none when suspended). */
+  readonly runs: readonly PlanRun[];
+}
+
+/** Two CronJobs (or two runs of one) whose run windows overlap within the horizon. */
+export interface PlanOverlap {
+  /**
+   * `group`: the same serialization group (the later pod waits, Pending); `node`: pinned to the same node;
+   * `self`: a run may still be going when the next one starts (concurrencyPolicy decides).
+   */
+  readonly reason: 'group' | 'node' | 'self';
+  /** Indexes into `Plan.targets`, ascending (twice the same for `self`). */
+  readonly targets: readonly [number, number];
+  /** How many pairs of their runs overlap. */
+  readonly count: number;
+  /** The first overlapping pair, in target order. */
+  readonly first: readonly [PlanRun, PlanRun];
+  /** Where they overlap, merged, ascending. */
+  readonly stretches: readonly PlanRun[];
+}
+
+export interface PlanDst extends DstAmbiguity {
+  /** Index into `Plan.targets`. */
+  readonly target: number;
+  readonly timeZone: string;
+}
+
+export interface Plan {
+  readonly from: number;
+  /** `from` + horizon. */
+  readonly to: number;
+  readonly targets: readonly PlanTarget[];
+  readonly overlaps: readonly PlanOverlap[];
+  readonly dst: readonly PlanDst[];
+}
+
+/** The plan of every CronJob of `policies`, in policy and target order. Throws ScheduleError past MAX_RUNS_PER_TARGET. */
+export function planPolicies(policies: readonly ResolvedPolicy[], options: PlanOptions): Plan {
+  const from = options.from.getTime();
+  const to = from + options.horizon;
+  const targets = policies.flatMap((p) => p.targets.map((t) => planTarget(p, t, options, to)));
+  const dst = targets.flatMap((t, i) => (t.suspended ? [] : dstAmbiguities(t.schedule.resolved, t.schedule.timeZone, options.from, new Date(to)))
+    .map((d) => ({ ...d, target: i, timeZone: t.schedule.timeZone ?? 'UTC' })));
+  return { from, to, targets, overlaps: findOverlaps(targets), dst };
+}
+
+function planTarget(p: ResolvedPolicy, t: ResolvedTarget, options: PlanOptions, to: number): PlanTarget {
+  const { resolved, timeZone } = t.schedule;
+  const window = t.settings.activeDeadlineSeconds * 1000;
+  const run = (start: number): PlanRun => ({ start, end: start + window });
+  const suspended = t.settings.suspend;
+  return {
+    policy: p.name,
+    namespace: p.namespace,
+    name: t.name,
+    component: t.component,
+    schedule: t.schedule,
+    suspended,
+    concurrencyPolicy: t.settings.concurrencyPolicy,
+    windowSeconds: t.settings.activeDeadlineSeconds,
+    serializationGroup: t.serializationGroup,
+    node: t.node,
+    next: suspended ? [] : nextRuns(resolved, timeZone, options.from, options.count).map((d) => run(d.getTime())),
+    runs: suspended ? [] : runsBetween(resolved, timeZone, options.from.getTime(), to, MAX_RUNS_PER_TARGET).map(run),
+  };
+}
+
+/** Why two CronJobs' runs may not overlap, if they may not. */
+function conflict(a: PlanTarget, b: PlanTarget): PlanOverlap['reason'] | undefined {
+  if (a === b) return 'self';
+  const ga = a.serializationGroup;
+  const gb = b.serializationGroup;
+  if (ga && gb && a.namespace === b.namespace && ga.name === gb.name && scope(ga) === scope(gb)) {
+    // scope node: pods pinned to different nodes never meet
+    if (scope(ga) === 'cluster' || a.node === undefined || b.node === undefined || a.node === b.node) return 'group';
+  }
+  if (a.node !== undefined && a.node === b.node) return 'node';
+  return undefined;
+}
+
+const scope = (g: SerializationGroup) => g.scope ?? JOB_DEFAULTS.serializationScope;
+
+/** Every pair of CronJobs with a conflict (and every CronJob) whose windows overlap: one sweep over all runs by start. */
+function findOverlaps(targets: readonly PlanTarget[]): PlanOverlap[] {
+  const runs = targets.flatMap((t, i) => t.runs.map((r) => ({ ...r, target: i }))).sort((x, y) => x.start - y.start || x.target - y.target);
+  const reasons = new Map<string, PlanOverlap['reason'] | undefined>();
+  const pairs = new Map<string, { reason: PlanOverlap['reason']; targets: [number, number]; count: number; first: [PlanRun, PlanRun]; stretches: PlanRun[] }>();
+  let active: (PlanRun & { target: number })[] = [];
+  for (const run of runs) {
+    active = active.filter((a) => a.end > run.start);
+    for (const other of active) {
+      const [i, j] = other.target < run.target ? [other.target, run.target] : [run.target, other.target];
+      const key = `${i},${j}`;
+      if (!reasons.has(key)) reasons.set(key, conflict(targets[i], targets[j]));
+      const reason = reasons.get(key);
+      if (reason === undefined) continue;
+      const stretch = { start: run.start, end: Math.min(run.end, other.end) };
+      const found = pairs.get(key);
+      if (!found) {
+        const first: [PlanRun, PlanRun] = other.target === i ? [strip(other), strip(run)] : [strip(run), strip(other)];
+        pairs.set(key, { reason, targets: [i, j], count: 1, first, stretches: [stretch] });
+        continue;
+      }
+      found.count += 1;
+      const last = found.stretches[found.stretches.length - 1];
+      if (stretch.start <= last.end) found.stretches[found.stretches.length - 1] = { start: last.start, end: Math.max(last.end, stretch.end) };
+      else found.stretches.push(stretch);
+    }
+    active.push(run);
+  }
+  return [...pairs.values()].sort((x, y) => x.targets[0] - y.targets[0] || x.targets[1] - y.targets[1]);
+}
+
+const strip = (r: PlanRun): PlanRun => ({ start: r.start, end: r.end });

@@ -1,0 +1,58 @@
+/**
+ * `backup-cronjobs restore`: the one-off Job an engine describes to restore one
+ * backup, built by the workload builder with the settings of the CronJob it
+ * belongs to (so the policy's pod settings apply to it too). It is printed to
+ * be applied by hand, never rendered with the CronJobs: a Job's pod template
+ * cannot change once created, so a Job kept in Git could never name another
+ * snapshot.
+ */
+import type { EnvVar, Manifest } from '../kubernetes/objects';
+import { DNS_LABEL_MAX, joinName } from '../kubernetes/names';
+import { IssueList } from '../policy/errors';
+import { mergeSettings, resolveSettings } from '../policy/settings';
+import type { RestoreRequest } from '../engines/engine';
+import { engineDefinition } from '../registry';
+import { buildJob } from '../workload/jobs';
+import { assertAccepted } from './render';
+import { ResolvedPolicy, checkPodAgainstEngine, commonLabels } from './resolve';
+import { policyContext } from './validate';
+
+export type { RestoreRequest } from '../engines/engine';
+
+export type RestoreOutcome =
+  /** The Job, and notes for the person applying it. */
+  | { readonly kind: 'job'; readonly job: Manifest; readonly notes: readonly string[] }
+  /** The request does not fit the policy: one line per flag. */
+  | { readonly kind: 'refused'; readonly problems: readonly string[] }
+  /** The engine has no restore Job: how its backups are restored instead. */
+  | { readonly kind: 'unsupported'; readonly help: string };
+
+/**
+ * The restore Job of a resolved policy for `request`. Throws PolicyError when
+ * the policy's pod settings clash with the restore pod (named at their path).
+ */
+export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: string): RestoreOutcome {
+  const definition = engineDefinition(r.engine);
+  if (!definition.restoreJob) {
+    return { kind: 'unsupported', help: definition.restoreHelp ?? `the ${r.engine} engine has no restore Job` };
+  }
+  const answer = definition.restoreJob(r.policy.spec[r.engine], policyContext(r.policy, r.engine), request);
+  if ('problems' in answer) return { kind: 'refused', problems: answer.problems };
+  const { job, notes } = answer;
+  const name = joinName([r.name, ...job.nameParts], DNS_LABEL_MAX);
+  const settings = resolveSettings(mergeSettings(r.policy.spec.defaults, job.overrides), job.defaults);
+  const env: EnvVar[] = [
+    { name: 'BACKUP_JOB', value: name },
+    { name: 'BACKUP_POLICY', value: r.name },
+    { name: 'BACKUP_ENGINE', value: r.engine },
+  ];
+  const pod = job.pod({ env, settings, metrics: false });
+  const issues = new IssueList();
+  checkPodAgainstEngine(pod, settings, job.overrides?.pod ? job.settingsPath : 'spec.defaults', { ...r.annotations, ...job.annotations }, issues);
+  issues.throwIfAny(source);
+  const labels = { ...commonLabels(r.policy, r.engine, job.component), ...job.labels };
+  const annotations = { ...r.annotations, ...job.annotations };
+  const manifest = buildJob({ name, namespace: r.namespace, labels, annotations }, { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit }, pod);
+  assertAccepted(manifest);
+  return { kind: 'job', job: manifest, notes };
+}

@@ -1,0 +1,138 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { parseAllDocuments } from 'yaml';
+import { renderPolicy, toYaml } from '../../../lib';
+import { etcdPolicy } from '../engines/etcd/fixtures';
+import { vitessPolicy } from '../engines/vitess/fixtures';
+import { BAD_POLICY, run, tempDir, writePolicy } from './fixtures';
+
+const dir = tempDir('synth');
+const good = writePolicy(dir, 'good.yaml', vitessPolicy());
+const bad = writePolicy(dir, 'bad.yaml', BAD_POLICY);
+
+test('to stdout: one YAML document per object, the bytes toYaml gives', () => {
+  const r = run(['synth', good]);
+  expect(r).toEqual({ code: 0, stdout: toYaml(renderPolicy(vitessPolicy())), stderr: '' });
+  expect(parseAllDocuments(r.stdout).map((d) => (d.toJS() as { metadata: { name: string } }).metadata.name)).toEqual(['example-daily-commerce-x-x']);
+});
+
+test('-o json: one v1 List of every object of every input, as kubectl get -o json prints (apply -f takes it)', () => {
+  const second = writePolicy(dir, 'second.yaml', etcdPolicy());
+  const r = run(['synth', good, second, '-o', 'json']);
+  expect(r.code).toBe(0);
+  const list = JSON.parse(r.stdout);
+  expect(Object.keys(list)).toEqual(['apiVersion', 'items', 'kind']);
+  expect(list).toEqual({ apiVersion: 'v1', kind: 'List', items: [...renderPolicy(vitessPolicy()), ...renderPolicy(etcdPolicy())] });
+  expect(run(['synth', good, '--output=json']).stdout).toBe(run(['synth', good, '-o', 'json']).stdout);
+  expect(run(['synth', good, '-o', 'yaml']).stdout).toBe(run(['synth', good]).stdout);
+});
+
+test('- reads the policy from standard input', () => {
+  const r = run(['synth', '-'], JSON.stringify(vitessPolicy()));
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe(run(['synth', good]).stdout);
+  const invalid = run(['synth', '-'], BAD_POLICY);
+  expect(invalid.code).toBe(1);
+  expect(invalid.stderr).toContain('<stdin>: invalid BackupPolicy (3 problems)');
+  expect(invalid.stderr).toContain('<stdin>:3:12: metadata.name: received "Bad"');
+  expect(run(['synth', '-', '-'], '').stderr).toMatch(/^"-" \(standard input\) can be given only once\n/);
+});
+
+test('--out writes one file per policy, named after it, with the bytes of stdout', () => {
+  const out = join(dir, 'out');
+  const r = run(['synth', good, '--out', out]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toBe(`wrote ${join(out, 'example.k8s.yaml')}\n`);
+  expect(readdirSync(out)).toEqual(['example.k8s.yaml']);
+  expect(readFileSync(join(out, 'example.k8s.yaml'), 'utf8')).toBe(run(['synth', good]).stdout);
+});
+
+describe('--out removes the files an earlier synth wrote that no input renders any more, and nothing else', () => {
+  const out = join(dir, 'stale');
+  const etcdFile = writePolicy(dir, 'etcd.yaml', etcdPolicy());
+  const foreign: Record<string, string> = {
+    // not ours: objects without the label, mixed files, other names, aliases, not YAML
+    'hand-written.k8s.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n',
+    'mixed.k8s.yaml': `${toYaml(renderPolicy(etcdPolicy({}, {}, 'gone')))}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n`,
+    'other-tool.k8s.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    app.kubernetes.io/managed-by: Helm\n',
+    'aliased.k8s.yaml': 'a: &l {app.kubernetes.io/managed-by: backup-cronjobs}\nmetadata: {labels: *l}\n',
+    'broken.k8s.yaml': 'metadata: [unclosed\n',
+    'empty.k8s.yaml': '',
+    'notes.yaml': toYaml(renderPolicy(etcdPolicy({}, {}, 'notes'))),
+    'README.md': '# manifests\n',
+  };
+
+  test('a policy dropped from the inputs loses its file; foreign files and directories survive byte for byte', () => {
+    mkdirSync(out, { recursive: true });
+    for (const [name, text] of Object.entries(foreign)) writeFileSync(join(out, name), text);
+    mkdirSync(join(out, 'sub.k8s.yaml'));
+    expect(run(['synth', good, etcdFile, '--out', out]).code).toBe(0);
+    expect(readdirSync(out).filter((f) => ['example.k8s.yaml', 'etcd.k8s.yaml'].includes(f)).sort()).toEqual(['etcd.k8s.yaml', 'example.k8s.yaml']);
+
+    const r = run(['synth', good, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`wrote ${join(out, 'example.k8s.yaml')}\nremoved ${join(out, 'etcd.k8s.yaml')} (an earlier synth wrote it; no input renders policy etcd now)\n`);
+    expect(readdirSync(out).sort()).toEqual([...Object.keys(foreign), 'example.k8s.yaml', 'sub.k8s.yaml'].sort());
+    for (const [name, text] of Object.entries(foreign)) expect({ name, text: readFileSync(join(out, name), 'utf8') }).toEqual({ name, text });
+  });
+
+  test('a file synth wrote for a policy that is still an input is rewritten, not removed', () => {
+    const again = run(['synth', good, '--out', out]);
+    expect(again.stderr).toBe(`wrote ${join(out, 'example.k8s.yaml')}\n`);
+  });
+});
+
+test('any bad input: exit 1, every error on stderr, nothing written', () => {
+  const out = join(dir, 'never');
+  const r = run(['synth', good, bad, '--out', out]);
+  expect(r.code).toBe(1);
+  expect(existsSync(out)).toBe(false);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toContain(`${bad}: invalid BackupPolicy (3 problems)`);
+  expect(r.stderr).toContain(`${bad}:3:12: metadata.name: received "Bad"; must be a DNS-1123 label`);
+  expect(r.stderr).toContain(`${bad}:4:19: spec.defaults.suspend: expected boolean, received string "maybe"`);
+  expect(r.stderr).toContain(`${bad}:4:1: spec: received no engine; set exactly one of: vitess, redis, etcd`);
+});
+
+test('two inputs rendering the same object: exit 1, naming both sources and the object, nothing written', () => {
+  const a = writePolicy(dir, 'collide-a.yaml', etcdPolicy({ mode: 'perNode', nodes: ['b-c'] }, {}, 'a'));
+  const b = writePolicy(dir, 'collide-b.yaml', etcdPolicy({ mode: 'perNode', nodes: ['c'] }, {}, 'a-b'));
+  for (const command of ['synth', 'validate']) {
+    const r = run([command, a, b]);
+    expect(r).toEqual({ code: 1, stdout: '', stderr: expect.stringContaining(`CronJob.batch kube-system/a-b-c is rendered by both ${a} (policy a) and ${b} (policy a-b)`) });
+  }
+});
+
+test('two policies of one name would write one file: exit 1', () => {
+  const twin = writePolicy(dir, 'twin.yaml', { ...vitessPolicy(), metadata: { name: 'example', namespace: 'elsewhere' } });
+  const r = run(['synth', good, twin]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toBe(`${twin}: a second policy is named example: each policy needs its own name (its output file is example.k8s.yaml)\n`);
+});
+
+test.each([
+  [['synth'], 'no policy file given (a file name, or - for standard input)'],
+  [['synth', good, '--bogus'], 'unknown option "--bogus"'],
+  [['synth', good, '--outt', 'x'], 'unknown option "--outt" (did you mean --out?)'],
+  [['synth', good, '--out'], '--out needs a value'],
+  [['synth', good, '-o'], '-o, --output needs a value'],
+  [['synth', good, '-o', 'manifests'], '-o, --output: received "manifests"; allowed: yaml, json'],
+  [['synth', good, '-o', 'json', '--out', 'x'], '-o json prints to stdout; --out writes YAML files (as cdk8s synth does): give one of them'],
+])('usage error %j: exit 2, one line and where the help is', (args, message) => {
+  const r = run(args);
+  expect(r).toEqual({ code: 2, stdout: '', stderr: `${message}\nRun "backup-cronjobs synth --help" for usage.\n` });
+});
+
+test('--out naming an existing file is a usage error, the file untouched', () => {
+  const file = writePolicy(dir, 'not-a-dir', 'keep me');
+  const r = run(['synth', good, '--out', file]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(`--out ${file}: exists and is not a directory\nRun "backup-cronjobs synth --help" for usage.\n`);
+  expect(readFileSync(file, 'utf8')).toBe('keep me');
+});
+
+test('a missing file is an error naming it', () => {
+  const r = run(['synth', join(dir, 'nope.yaml')]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/nope\.yaml: cannot read: ENOENT/);
+});
