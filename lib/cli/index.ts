@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { closest } from '../messages';
 import { CliIO, Command, EXIT, UsageError, processIO } from './command';
+import { convertCommand } from './convert';
 import { planCommand } from './plan';
 import { restoreCommand } from './restore';
 import { retentionCommand } from './retention';
@@ -12,7 +13,7 @@ import { validateCommand } from './validate';
 
 export type { CliIO } from './command';
 
-const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, restoreCommand, schemaCommand, retentionCommand];
+const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, restoreCommand, convertCommand, schemaCommand, retentionCommand];
 
 export const USAGE = `Usage: backup-cronjobs <command> [options]
 

@@ -6,6 +6,7 @@ import { ResolvedPolicy, resolvePolicy } from '../model/resolve';
 import { renderResolved } from '../model/render';
 import { Collision, findCollisions, formatCollision } from '../model/collisions';
 import { CliIO, readInput } from './command';
+import { convertHints } from './convert';
 
 export interface LoadedFile {
   /** The file as given (`<stdin>` for `-`). */
@@ -40,6 +41,7 @@ export function loadInputs(paths: readonly string[], io: CliIO): Loaded | undefi
     } catch (e) {
       if (!(e instanceof PolicyError)) throw e;
       io.stderr(`${e.message}\n`);
+      for (const hint of convertHints(input.name, input.text)) io.stderr(`${hint}\n`);
       failed = true;
     }
   }

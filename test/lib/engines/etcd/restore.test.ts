@@ -3,6 +3,10 @@
 import { joinName, renderPolicy, resolvePolicy, restoreJob } from '../../../../lib';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
+import { containerEnv } from '../../../support/run-container';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { containerOf, envOf, etcdPolicy, podOf, restoreJobOf } from './fixtures';
 
 const SNAPSHOT = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
@@ -137,4 +141,15 @@ describe('requests that do not fit the policy are refused, each flag named', () 
     const clash = etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { defaults: { pod: { volumes: [{ name: 'restore', mountPath: '/extra', emptyDir: {} }] } } });
     expect(() => restoreJob(resolvePolicy(clash), { target: 'cp-1', snapshot: SNAPSHOT })).toThrow(/spec\.defaults\.pod\.volumes\[0\]\.name: received "restore"; the engine's pod already has a volume of that name/);
   });
+});
+
+test('a --snapshot with "$" reaches the restore container exactly as written (kubelet expansion)', () => {
+  const snapshot = 'etcd-snapshot_etcd_$(AWS_SECRET_ACCESS_KEY)$$_cp-1.db';
+  const policy = etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] });
+  const job = restoreJobOf(policy, ['--target', 'cp-1', '--snapshot', snapshot]);
+  const dir = mkdtempSync(join(tmpdir(), 'bcj-restore-env-'));
+  const env = containerEnv(job, 'restore', { volumes: { backup: dir, restore: dir } });
+  rmSync(dir, { recursive: true, force: true });
+  expect(env.ETCD_RESTORE_SNAPSHOT).toBe(snapshot);
+  expect(job.metadata.annotations?.['backup-cronjobs.io/snapshot']).toBe(snapshot);
 });
