@@ -25,6 +25,7 @@ export function restoreJobs(spec: ResolvedEtcd): { node: string; job: EngineJob 
     node,
     job: {
       nameParts: ['restore', node],
+      key: node,
       component: 'restore',
       labels: { 'backup-cronjobs.io/node': labelValue(node) },
       defaults: { timeout: ETCD_DEFAULTS.timeout },
