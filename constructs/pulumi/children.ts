@@ -59,13 +59,15 @@ export function checkChildren(name: string, manifests: readonly Manifest[]): voi
  * One child resource per manifest (checked with `checkChildren`), in order,
  * each with `{ parent }`: providers and the other inherited options flow from
  * the parent. `metadata.name` is always explicit, so Pulumi never auto-names.
+ * `args[i]` is what child i gets: its manifest, or the manifest with Outputs
+ * in places.
  */
-export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[]): pulumi.CustomResource[] {
-  return manifests.map((m) => {
+export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[], args: readonly Manifest[] = manifests): pulumi.CustomResource[] {
+  return manifests.map((m, i) => {
     const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
-    const args = deepCopy(m); // later edits of the caller's objects never reach Pulumi
-    if (typed) return new (typed.cls())(childName(name, m), args as never, { parent });
-    return new k8s.apiextensions.CustomResource(childName(name, m), args, { parent });
+    const childArgs = deepCopy(args[i]); // later edits of the caller's objects never reach Pulumi
+    if (typed) return new (typed.cls())(childName(name, m), childArgs as never, { parent });
+    return new k8s.apiextensions.CustomResource(childName(name, m), childArgs, { parent });
   });
 }
 
@@ -87,13 +89,14 @@ export function awaitWarnings(manifests: readonly Manifest[]): string[] {
 }
 
 /**
- * A deep copy of plain JSON. Not `structuredClone`: its arrays come from the
- * host realm, and Pulumi's serializer (`instanceof Array`) would then send
- * them as objects when the program runs in a vm context (as under jest).
+ * A deep copy of plain JSON; Outputs (and any other non-plain object) are
+ * kept as they are. Not `structuredClone`: its arrays come from the host
+ * realm, and Pulumi's serializer (`instanceof Array`) would then send them as
+ * objects when the program runs in a vm context (as under jest).
  */
 function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(deepCopy) as T;
-  if (value !== null && typeof value === 'object') {
+  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepCopy(v)])) as T;
   }
   return value;

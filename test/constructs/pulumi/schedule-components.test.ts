@@ -33,7 +33,10 @@ const ROWS: Row[] = [
     },
     // scheduleName defaults to the component name (as to the construct id in cdk8s)
     cronJobNames: ['shop-nightly-customer-x-80', 'shop-nightly-customer-80-x'],
-    bad: { args: { concurrencyPolicy: 'Sometimes' }, message: 'spec.vitess.schedules[0].concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"' },
+    bad: {
+      args: { concurrencyPolicy: 'Sometimes' },
+      message: 'concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace" (policy field spec.vitess.schedules[0].concurrencyPolicy)',
+    },
   },
   {
     type: 'RedisBackupSchedule',
@@ -42,7 +45,7 @@ const ROWS: Row[] = [
       sentinel: { addresses: ['sentinel.redis.svc:26379'] }, shards: ['shard01', 'shard02'], s3: { bucket: 'cache-backups', region: 'us-east-1' },
     },
     cronJobNames: ['cache-shard01', 'cache-shard02'],
-    bad: { args: { shards: [] }, message: 'spec.redis.shards: received 0 item(s); at least 1 required' },
+    bad: { args: { shards: [] }, message: 'shards: received 0 item(s); at least 1 required (policy field spec.redis.shards)' },
   },
   {
     type: 'EtcdBackupSchedule',
@@ -52,7 +55,7 @@ const ROWS: Row[] = [
     },
     cronJobNames: ['etcd-cp-1', 'etcd-cp-2'],
     objects: ['CronJob etcd-cp-1', 'Job etcd-restore-cp-1', 'CronJob etcd-cp-2', 'Job etcd-restore-cp-2'],
-    bad: { args: { mode: 'everywhere' }, message: 'spec.etcd.mode: received "everywhere"' },
+    bad: { args: { mode: 'everywhere' }, message: 'mode: received "everywhere"' },
   },
 ];
 
@@ -78,7 +81,7 @@ describe.each(ROWS)('$type', (row) => {
       const [kind, n] = o.split(' ');
       return { types: [`backup-cronjobs:index:${row.type}`, `kubernetes:batch/v1:${kind}`], name: `nightly-${kind.toLowerCase()}-${n}` };
     }));
-    expect(c.cronJobNames).toEqual(row.cronJobNames);
+    expect(await unwrap(c.cronJobNames)).toEqual(row.cronJobNames);
     expect(c.cronJobs).toHaveLength(row.cronJobNames.length);
     expect(await registeredOutputs(await unwrap(c.urn))).toEqual({ cronJobNames: row.cronJobNames, namespace: row.args.namespace });
   });
@@ -96,7 +99,7 @@ describe.each(ROWS)('$type', (row) => {
     expect(fromPulumi.map(canonicalJson)).toEqual(c.manifests.map(canonicalJson));
   });
 
-  test('invalid args throw PolicyError at construction naming the policy field, and register nothing', async () => {
+  test('invalid args throw PolicyError at construction naming the arg as written and the policy field, and register nothing', async () => {
     const m = await load();
     const bad = { ...row.args, ...row.bad.args };
     expect(() => component(m, row, 'bad-a', bad)).toThrow(PolicyError);
