@@ -10,7 +10,7 @@ import type { WithInputs } from './inputs';
  * etcd control-plane snapshots, as the cdk8s `EtcdBackupScheduleProps`: the
  * fields of `spec.etcd`, the job settings of every CronJob, and `name`
  * (prefix of every object name), `namespace`, `labels`, `annotations`,
- * `retention`, `metrics`. `pulumi.Input` for the namespace, the endpoint, the
+ * `retention`, `metrics`. `pulumi.Input` for the namespace, the
  * destination's claim, bucket, endpoint and Secret, the images and pod
  * ServiceAccount/Secret/PVC names; plain values elsewhere.
  */

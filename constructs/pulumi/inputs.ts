@@ -17,14 +17,17 @@ import { VITESS_PASS_THROUGH } from '../../lib/engines/vitess/props';
 export const PASS_THROUGH: readonly PassThroughFields[] = [COMMON_PASS_THROUGH, REDIS_PASS_THROUGH, VITESS_PASS_THROUGH];
 
 type Fields = typeof COMMON_PASS_THROUGH | typeof REDIS_PASS_THROUGH | typeof VITESS_PASS_THROUGH;
-type ValueKey = keyof Fields['values'];
-type ItemsKey = keyof Fields['items'];
+/** Keys of one part of the fields, over every engine (distributes over the union). */
+type KeysOf<F, Part extends 'values' | 'items'> = F extends Record<Part, infer R> ? keyof R : never;
+type ValueKey = KeysOf<Fields, 'values'>;
+type ItemsKey = KeysOf<Fields, 'items'>;
 type ObjectKey = Fields['objects'][number];
 type ReferenceKey = Fields['references'][number];
 type Optional<V> = Extract<V, undefined>;
 
 type Field<K, V, Parent extends string> =
   K extends ValueKey ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
+    : `${Parent}.${K & string}` extends ValueKey ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
     : K extends ItemsKey ? readonly pulumi.Input<string>[] | Optional<V>
       : K extends ObjectKey ? { readonly [I in keyof NonNullable<V>]: pulumi.Input<Exclude<NonNullable<V>[I], undefined>> | Optional<NonNullable<V>[I]> } | Optional<V>
         : K extends 'name' ? ([Parent] extends [ReferenceKey] ? pulumi.Input<V> : V)

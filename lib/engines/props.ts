@@ -162,7 +162,7 @@ export type PassThroughFormat = 'name' | 'address' | 'url';
  * component accepts an `Input`. Fields are named by key, wherever they are.
  */
 export interface PassThroughFields {
-  /** Keys whose string value passes through. */
+  /** Keys whose string value passes through: `key`, or `parent.key` where the key alone would be too broad. */
   readonly values: Readonly<Record<string, PassThroughFormat>>;
   /** Keys of string lists whose items pass through. */
   readonly items: Readonly<Record<string, PassThroughFormat>>;
@@ -172,11 +172,14 @@ export interface PassThroughFields {
   readonly references: readonly string[];
 }
 
-/** The pass-through fields every engine has: the namespace, pod settings, S3 destinations, metrics. */
+/**
+ * The pass-through fields every engine has: the namespace, pod settings, S3
+ * destinations, metrics. (Not etcd's own `endpoint`: its scheme decides TLS.)
+ */
 export const COMMON_PASS_THROUGH = {
   values: {
     namespace: 'name', serviceAccountName: 'name', secretName: 'name', claimName: 'name',
-    bucket: 'name', endpoint: 'url', pushgatewayUrl: 'url',
+    bucket: 'name', 's3.endpoint': 'url', pushgatewayUrl: 'url',
   },
   items: { imagePullSecrets: 'name' },
   objects: ['images'],
@@ -196,7 +199,7 @@ export function passThroughFormat(policyPath: string, fields: readonly PassThrou
     (typeof key === 'string' && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
   for (const f of fields) {
     const format = typeof last === 'number' ? own(f.items, prev)
-      : own(f.values, last)
+      : own(f.values, last) ?? own(f.values, `${String(prev)}.${String(last)}`)
         ?? (typeof prev === 'string' && f.objects.includes(prev) ? 'name' : undefined)
         ?? (last === 'name' && typeof prev === 'string' && f.references.includes(prev) ? 'name' : undefined);
     if (format !== undefined) return format;

@@ -1,6 +1,7 @@
 // The value types cdk8s users hold give the objects of the equivalent plain props; problems name the prop as written.
 import { Chart, Cron, Duration, Testing } from 'cdk8s';
 import { EtcdBackupSchedule, RedisBackupSchedule, VitessBackupSchedule } from '../../../constructs/cdk8s';
+import type { RedisBackupScheduleProps } from '../../../constructs/cdk8s';
 import { PolicyError, toYaml } from '../../../lib';
 import type { Manifest } from '../../../lib';
 import { abbreviateScripts } from '../../support/snapshots';
@@ -113,4 +114,15 @@ test('snapshot: a chart with a namespace, Duration, Cron, cdk8s-plus objects and
   expect(shard02.spec.schedule).toBe('0 3 * * *');
   expect(shard02.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(1200);
   expect(shard02.spec.jobTemplate.spec.template.spec.imagePullSecrets).toEqual([{ name: 'redis-auth' }]);
+});
+
+test('types: a Duration where a duration is taken, a Cron where a schedule is (checked by the compiler)', () => {
+  const ok: RedisBackupScheduleProps = { ...redisProps, schedule: Cron.daily(), timeout: Duration.minutes(5), retention: { maxAge: Duration.days(3), schedule: Cron.hourly() } };
+  // @ts-expect-error a schedule is no Duration
+  const schedule: RedisBackupScheduleProps = { ...redisProps, schedule: Duration.hours(1) };
+  // @ts-expect-error a timeout is no Cron
+  const timeout: RedisBackupScheduleProps = { ...redisProps, timeout: Cron.daily() };
+  // @ts-expect-error a shard is no Duration
+  const shards: RedisBackupScheduleProps = { ...redisProps, shards: [Duration.hours(1)] };
+  expect([ok, schedule, timeout, shards]).toHaveLength(4);
 });
