@@ -15,16 +15,16 @@ import { Cdk8sValues, policyValues } from './values';
  * is taken too.
  */
 export interface BackupPolicyProps {
-  /** `namespace`: @default - the chart's namespace, else 'default' */
+  /** `name`, `namespace` (default: the chart's namespace, else 'default'), `labels`, `annotations`. */
   readonly metadata: Cdk8sValues<PolicyMetadata>;
   readonly spec: Cdk8sValues<BackupPolicySpec>;
 }
 
 /** What a policy construct is made from: the props as the user wrote them, and how they become a policy. */
-export interface PolicySource<Props> {
-  readonly props: Props;
+export interface PolicySource {
+  readonly props: unknown;
   /** The policy document of the props, once their cdk8s values are plain. */
-  readonly toPolicy: (plain: Props) => { readonly metadata?: { readonly namespace?: string } };
+  readonly toPolicy: (plain: unknown) => { readonly metadata?: { readonly namespace?: string } };
   /** Where the props land in the policy, so that problems name the prop the user wrote. @default - the props are a policy document */
   readonly layout?: PropsLayout;
   /** Dropped from the front of every backup CronJob key (a Vitess schedule's own name). @default - none */
@@ -58,7 +58,7 @@ export abstract class PolicyConstruct extends Construct {
   /** The PrometheusRule (with `metrics.prometheusRule`). @default - none */
   public readonly prometheusRule?: ApiObject;
 
-  protected constructor(scope: Construct, id: string, source: PolicySource<unknown>) {
+  protected constructor(scope: Construct, id: string, source: PolicySource) {
     super(scope, id);
     const resolved = this.resolve(source);
     this.namespace = resolved.namespace;
@@ -92,7 +92,7 @@ export abstract class PolicyConstruct extends Construct {
   }
 
   /** The props as a resolved policy: cdk8s values made plain, the chart's namespace applied, problems at prop paths. */
-  private resolve(source: PolicySource<unknown>): ResolvedPolicy {
+  private resolve(source: PolicySource): ResolvedPolicy {
     const issues = new IssueList();
     const plain = policyValues(source.props, '', issues);
     issues.throwIfAny(this.node.path);

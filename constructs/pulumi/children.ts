@@ -62,10 +62,10 @@ export function checkChildren(name: string, manifests: readonly Manifest[]): voi
  * `args[i]` is what child i gets: its manifest, or the manifest with Outputs
  * in places.
  */
-export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[], args: readonly Manifest[] = manifests): pulumi.CustomResource[] {
+export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[], args: readonly unknown[] = manifests): pulumi.CustomResource[] {
   return manifests.map((m, i) => {
     const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
-    const childArgs = deepCopy(args[i]); // later edits of the caller's objects never reach Pulumi
+    const childArgs = deepCopy(args[i]) as Manifest; // later edits of the caller's objects never reach Pulumi
     if (typed) return new (typed.cls())(childName(name, m), childArgs as never, { parent });
     return new k8s.apiextensions.CustomResource(childName(name, m), childArgs, { parent });
   });

@@ -98,7 +98,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     const token = `${TYPE_TOKEN_PREFIX}:${type}`;
     const label = `${token}::${name}`;
     const rendering = render(source, label);
-    const { manifests, resolved, slots, standIns, namespaceSlot } = rendering;
+    const { manifests, resolved, standIns, namespaceSlot } = rendering;
     checkChildren(name, manifests);
     super(token, name, {}, opts);
     if (namespaceSlot === undefined) claimObjects(this, `component ${label}`, manifests);
@@ -106,7 +106,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     this.manifests = manifests;
     const values = this.checkedValues(rendering, source, label);
     const args = manifests.map((m) => substitute(m, standIns, (i) => values[i], (parts) => pulumi.all([...parts]).apply((ps) => ps.join(''))));
-    this.resources = createChildren(this, name, manifests, args as Manifest[]);
+    this.resources = createChildren(this, name, manifests, args);
     this.namespace = namespaceSlot === undefined ? pulumi.output(resolved.namespace) : (values[namespaceSlot] as pulumi.Output<string>);
     const cronJobNames = manifests.filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'CronJob').map((m) => m.metadata.name);
     this.cronJobNames = pulumi.output(cronJobNames);
