@@ -1,35 +1,108 @@
-import { ApiObject } from 'cdk8s';
+import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { readFileSync } from 'fs';
-import { API_VERSION, KIND, loadPolicies, renderPolicy } from '../../lib';
-import type { BackupPolicySpec, Manifest, PolicyMetadata } from '../../lib';
+import { API_VERSION, IssueList, KIND, PolicyError, loadPolicies, objectByKey, objectKeys, renderResolved, resolvePolicy } from '../../lib';
+import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from '../../lib';
+import { withPropPaths } from '../../lib/engines/props';
+import type { PropsLayout } from '../../lib/engines/props';
 import { findCollisions, formatCollision } from '../../lib/model/collisions';
+import { Cdk8sValues, policyValues } from './values';
 
-/** A whole BackupPolicy document, without apiVersion and kind. */
+/**
+ * A whole BackupPolicy document, without apiVersion and kind. Wherever the
+ * policy takes a duration, a schedule, a Secret name or a claim name, a cdk8s
+ * `Duration`, a cdk8s `Cron`, a cdk8s-plus `ISecret` or `IPersistentVolumeClaim`
+ * is taken too.
+ */
 export interface BackupPolicyProps {
-  readonly metadata: PolicyMetadata;
-  readonly spec: BackupPolicySpec;
+  /** `name`, `namespace` (default: the chart's namespace, else 'default'), `labels`, `annotations`. */
+  readonly metadata: Cdk8sValues<PolicyMetadata>;
+  readonly spec: Cdk8sValues<BackupPolicySpec>;
+}
+
+/** What a policy construct is made from: the props as the user wrote them, and how they become a policy. */
+export interface PolicySource {
+  readonly props: unknown;
+  /** The policy document of the props, once their cdk8s values are plain. */
+  readonly toPolicy: (plain: unknown) => { readonly metadata?: { readonly namespace?: string } };
+  /** Where the props land in the policy, so that problems name the prop the user wrote. @default - the props are a policy document */
+  readonly layout?: PropsLayout;
+  /** Dropped from the front of every backup CronJob key (a Vitess schedule's own name). @default - none */
+  readonly backupKeyPrefix?: string;
 }
 
 /**
  * A construct holding the objects of one rendered policy, one `ApiObject`
- * each. Rendering happens in the constructor, so invalid props throw there with
- * every problem listed (field path, value received, what is allowed).
+ * each, with the id `<Kind>-<object name>` (`CronJob-cache-shard01`), or
+ * `Resource` when it renders one object only. Rendering happens in the
+ * constructor: invalid props throw there, every problem listed with the prop
+ * path it was written at, the value received and what is allowed. Without a
+ * namespace in the props, the objects go to the chart's namespace (and pod
+ * affinity terms and alert selectors name it), else to `default`.
  */
 export abstract class PolicyConstruct extends Construct {
+  /** The namespace of every object. */
+  public readonly namespace: string;
   /** The plain objects, in render order. */
   public readonly manifests: readonly Manifest[];
   /** One ApiObject per manifest, in the same order. */
   public readonly apiObjects: readonly ApiObject[];
-  /** The CronJobs. */
+  /** Every CronJob (backups and retention prunes), in render order. */
   public readonly cronJobs: readonly ApiObject[];
+  /** The backup CronJob of each target, by target key: the shard, the node (etcd `cluster` mode: `cluster`), `<keyspace>/<shard>`. */
+  public readonly backupCronJobs: ReadonlyMap<string, ApiObject>;
+  /** The retention-prune CronJobs (with `retention.schedule`), by the key of the backups they prune. */
+  public readonly pruneCronJobs: ReadonlyMap<string, ApiObject>;
+  /** The PrometheusRule (with `metrics.prometheusRule`). @default - none */
+  public readonly prometheusRule?: ApiObject;
 
-  protected constructor(scope: Construct, id: string, policy: unknown) {
+  protected constructor(scope: Construct, id: string, source: PolicySource) {
     super(scope, id);
-    this.manifests = renderPolicy(policy, this.node.path);
+    const resolved = this.resolve(source);
+    this.namespace = resolved.namespace;
+    this.manifests = renderResolved(resolved);
     this.apiObjects = addApiObjects(this, this.manifests);
     this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
+    const keys = objectKeys(resolved);
+    const byName = (kind: string, names: ReadonlyMap<string, string>, prefix = '') => new Map([...names].map(([key, name]) => [
+      key.startsWith(prefix) ? key.slice(prefix.length) : key,
+      this.apiObjects.find((o) => o.kind === kind && o.name === name)!,
+    ]));
+    this.backupCronJobs = byName('CronJob', keys.backups, source.backupKeyPrefix);
+    this.pruneCronJobs = byName('CronJob', keys.prunes);
+    this.prometheusRule = this.apiObjects.find((o) => o.kind === 'PrometheusRule');
     this.node.addValidation({ validate: () => this.collisions() });
+  }
+
+  /**
+   * The backup CronJob of a target: `cronJob('shard01')`, `cronJob('cp-1')`,
+   * `cronJob('commerce/-80')`; without a key, the only one (throws when there
+   * are several, listing their keys).
+   */
+  public cronJob(key?: string): ApiObject {
+    return objectByKey(this.backupCronJobs, key, `${this.node.path}: backup CronJob`);
+  }
+
+  /** The retention-prune CronJob of a target (with `retention.schedule`); without a key, the only one. */
+  public pruneCronJob(key?: string): ApiObject {
+    return objectByKey(this.pruneCronJobs, key, `${this.node.path}: retention-prune CronJob`);
+  }
+
+  /** The props as a resolved policy: cdk8s values made plain, the chart's namespace applied, problems at prop paths. */
+  private resolve(source: PolicySource): ResolvedPolicy {
+    const issues = new IssueList();
+    const plain = policyValues(source.props, '', issues);
+    issues.throwIfAny(this.node.path);
+    const policy = source.toPolicy(plain);
+    const chartNamespace = Chart.of(this).namespace;
+    const placed = policy.metadata?.namespace === undefined && chartNamespace !== undefined
+      ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
+      : policy;
+    try {
+      return resolvePolicy(placed, this.node.path);
+    } catch (e) {
+      throw e instanceof PolicyError && source.layout ? withPropPaths(e, source.layout) : e;
+    }
   }
 
   /** Objects this construct renders that an earlier policy construct of the same app renders too. */
@@ -44,7 +117,7 @@ export abstract class PolicyConstruct extends Construct {
 
 /** Renders a BackupPolicy into its CronJobs (and the few objects they need). */
 export class BackupPolicy extends PolicyConstruct {
-  /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. */
+  /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. Without a namespace in it, the chart's applies. */
   public static fromFile(scope: Construct, id: string, path: string): BackupPolicy {
     const policies = loadPolicies(readFileSync(path, 'utf8'), path);
     if (policies.length !== 1) throw new Error(`${path}: holds ${policies.length} BackupPolicy documents; BackupPolicy.fromFile takes a file with exactly one`);
@@ -52,7 +125,10 @@ export class BackupPolicy extends PolicyConstruct {
   }
 
   constructor(scope: Construct, id: string, props: BackupPolicyProps) {
-    super(scope, id, { apiVersion: API_VERSION, kind: KIND, metadata: props.metadata, spec: props.spec });
+    super(scope, id, {
+      props: { metadata: props.metadata, spec: props.spec },
+      toPolicy: (plain) => ({ apiVersion: API_VERSION, kind: KIND, ...(plain as { metadata: PolicyMetadata; spec: BackupPolicySpec }) }),
+    });
   }
 }
 

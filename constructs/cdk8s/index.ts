@@ -2,3 +2,4 @@ export * from './backup-policy';
 export * from './vitess-backup-schedule';
 export * from './redis-backup-schedule';
 export * from './etcd-backup-schedule';
+export type { Cdk8sValues, ClaimObject, SecretObject } from './values';

@@ -3,32 +3,38 @@ import { readFileSync } from 'fs';
 import { API_VERSION, KIND, loadPolicies } from '../../lib';
 import type { BackupPolicySpec, PolicyMetadata } from '../../lib';
 import { PolicyComponent } from './policy-component';
+import type { WithInputs } from './inputs';
 
-/** A whole BackupPolicy document (without apiVersion and kind), as the cdk8s `BackupPolicyProps`. */
+/**
+ * A whole BackupPolicy document (without apiVersion and kind), as the cdk8s
+ * `BackupPolicyProps`. Values that only pass through into the objects
+ * (namespace, Secret/PVC/ServiceAccount names, addresses, endpoints, buckets,
+ * images) take a `pulumi.Input`; everything else is a plain value.
+ */
 export interface BackupPolicyArgs {
-  readonly metadata: PolicyMetadata;
-  readonly spec: BackupPolicySpec;
+  readonly metadata: WithInputs<PolicyMetadata>;
+  readonly spec: WithInputs<BackupPolicySpec>;
   /**
    * Replaces `metadata.namespace` before rendering, so the objects are exactly
-   * what the core renders for that namespace (object namespaces and the
-   * default namespace of pod (anti-)affinity terms alike).
+   * what the core renders for that namespace (object namespaces, the default
+   * namespace of pod (anti-)affinity terms and alert selectors alike).
    * @default - `metadata.namespace`, else 'default'
    */
-  readonly namespace?: string;
+  readonly namespace?: pulumi.Input<string>;
 }
 
 /** Options of `BackupPolicy.fromFile` besides the component options. */
 export interface BackupPolicyFileArgs {
   /** @default - the file's `metadata.namespace`, else 'default' */
-  readonly namespace?: string;
+  readonly namespace?: pulumi.Input<string>;
 }
 
 /**
  * A BackupPolicy as a Pulumi component (`backup-cronjobs:index:BackupPolicy`):
  * its CronJobs (and the few objects they need) as typed `@pulumi/kubernetes`
- * children. Every arg is a plain value: the core validates and renders the
- * whole policy at construction, and an invalid policy throws `PolicyError`
- * listing every problem before anything is registered.
+ * children. The core validates and renders the whole policy at construction:
+ * an invalid policy throws `PolicyError` listing every problem before
+ * anything is registered (an Output's value is validated once known).
  */
 export class BackupPolicy extends PolicyComponent {
   /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. */
@@ -40,6 +46,9 @@ export class BackupPolicy extends PolicyComponent {
 
   constructor(name: string, args: BackupPolicyArgs, opts?: pulumi.ComponentResourceOptions) {
     const metadata = args.namespace === undefined ? args.metadata : { ...args.metadata, namespace: args.namespace };
-    super('BackupPolicy', name, { apiVersion: API_VERSION, kind: KIND, metadata, spec: args.spec }, opts);
+    super('BackupPolicy', name, {
+      args: { metadata, spec: args.spec },
+      toPolicy: (marked) => ({ apiVersion: API_VERSION, kind: KIND, ...(marked as object) }),
+    }, opts);
   }
 }

@@ -59,41 +59,27 @@ export function checkChildren(name: string, manifests: readonly Manifest[]): voi
  * One child resource per manifest (checked with `checkChildren`), in order,
  * each with `{ parent }`: providers and the other inherited options flow from
  * the parent. `metadata.name` is always explicit, so Pulumi never auto-names.
+ * `args[i]` is what child i gets: its manifest, or the manifest with Outputs
+ * in places.
  */
-export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[]): pulumi.CustomResource[] {
-  return manifests.map((m) => {
+export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[], args: readonly unknown[] = manifests): pulumi.CustomResource[] {
+  return manifests.map((m, i) => {
     const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
-    const args = deepCopy(m); // later edits of the caller's objects never reach Pulumi
-    if (typed) return new (typed.cls())(childName(name, m), args as never, { parent });
-    return new k8s.apiextensions.CustomResource(childName(name, m), args, { parent });
+    const childArgs = deepCopy(args[i]) as Manifest; // later edits of the caller's objects never reach Pulumi
+    if (typed) return new (typed.cls())(childName(name, m), childArgs as never, { parent });
+    return new k8s.apiextensions.CustomResource(childName(name, m), childArgs, { parent });
   });
 }
 
-/** The annotation that turns off the kubernetes provider's await logic for one object. */
-export const SKIP_AWAIT_ANNOTATION = 'pulumi.com/skipAwait';
-
 /**
- * Warnings for objects the kubernetes provider would wait on forever: it waits
- * for a `batch/v1` Job to start and complete (10 minutes, then the update
- * fails), which a suspended Job (a restore template) never does unless it
- * carries `pulumi.com/skipAwait: "true"`.
- */
-export function awaitWarnings(manifests: readonly Manifest[]): string[] {
-  return manifests
-    .filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'Job')
-    .filter((m) => (m.spec as { suspend?: boolean } | undefined)?.suspend === true && m.metadata.annotations?.[SKIP_AWAIT_ANNOTATION] !== 'true')
-    .map((m) => `Job ${m.metadata.namespace ?? ''}/${m.metadata.name} is suspended and has no ${SKIP_AWAIT_ANNOTATION}: "true" annotation; `
-      + '`pulumi up` will wait for it to complete and fail after the 10-minute await timeout');
-}
-
-/**
- * A deep copy of plain JSON. Not `structuredClone`: its arrays come from the
- * host realm, and Pulumi's serializer (`instanceof Array`) would then send
- * them as objects when the program runs in a vm context (as under jest).
+ * A deep copy of plain JSON; Outputs (and any other non-plain object) are
+ * kept as they are. Not `structuredClone`: its arrays come from the host
+ * realm, and Pulumi's serializer (`instanceof Array`) would then send them as
+ * objects when the program runs in a vm context (as under jest).
  */
 function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(deepCopy) as T;
-  if (value !== null && typeof value === 'object') {
+  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepCopy(v)])) as T;
   }
   return value;

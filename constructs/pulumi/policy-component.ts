@@ -1,9 +1,12 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { JOB_DEFAULTS, renderPolicy } from '../../lib';
-import type { BackupPolicy as BackupPolicyDocument, Manifest } from '../../lib';
+import { PolicyError, objectByKey, objectKeys, renderResolved, resolvePolicy, show, sortKeys } from '../../lib';
+import type { Manifest, ResolvedPolicy } from '../../lib';
+import { withPropPaths } from '../../lib/engines/props';
+import type { PropsLayout } from '../../lib/engines/props';
 import { formatCollision, objectKey } from '../../lib/model/collisions';
-import { awaitWarnings, checkChildren, createChildren } from './children';
+import { checkChildren, createChildren } from './children';
+import { InputSlot, fillMarkers, markInputs, markerPaths, slotFormats, standIn, substitute } from './inputs';
 
 /** Objects already rendered in this program, per Pulumi runtime (each `setMocks` or deployment) and per kubernetes provider. */
 const rendered = new WeakMap<object, Map<unknown, Map<string, string>>>();
@@ -25,45 +28,158 @@ function claimObjects(component: pulumi.ComponentResource, label: string, manife
 /** `<package>:<module>` of every component's type token (`backup-cronjobs:index:BackupPolicy`). */
 export const TYPE_TOKEN_PREFIX = 'backup-cronjobs:index';
 
+/** What a component is made from: its args as the user wrote them, and how they become a policy. */
+export interface PolicySource {
+  /** The args; Outputs and Promises only where a value passes through (see `WithInputs`). */
+  readonly args: unknown;
+  /** The policy document of the args (Outputs travel along untouched). */
+  readonly toPolicy: (args: unknown) => unknown;
+  /** Where the args land in the policy, so that problems name the arg the user wrote. @default - the args are a policy document */
+  readonly layout?: PropsLayout;
+  /** Dropped from the front of every backup CronJob key (a Vitess schedule's own name). @default - none */
+  readonly backupKeyPrefix?: string;
+}
+
+/** The policy rendered at construction, with a stand-in for each Output. */
+interface Rendering {
+  readonly resolved: ResolvedPolicy;
+  readonly manifests: Manifest[];
+  /** The policy with a marker for each slot. */
+  readonly template: unknown;
+  readonly slots: readonly InputSlot[];
+  /** The stand-in each slot was rendered with. */
+  readonly standIns: readonly string[];
+  /** The slot of `metadata.namespace`, when it is an Output. */
+  readonly namespaceSlot?: number;
+}
+
 /**
  * The one implementation behind every component of this package. It renders
  * the policy with the engine-neutral core first: an invalid policy throws
- * `PolicyError` (every problem, with field paths) before anything is
+ * `PolicyError` (every problem, at the arg paths written) before anything is
  * registered. Then one typed `@pulumi/kubernetes` child per object, in render
  * order, named `<name>-<kind>-<metadata.name>`, each with `{ parent: this }`.
  *
- * Engine components are thin subclasses: a type name and a props → policy
+ * An arg that is an Output is rendered as a validated stand-in and reaches
+ * the children's args as that Output, at exactly the places it is rendered.
+ * Its value is validated once known (with the whole policy): an invalid one
+ * fails the deployment with the arg path in the message. With an Output
+ * namespace, objects another component renders too are detected then as well.
+ *
+ * Engine components are thin subclasses: a type name and an args → policy
  * mapping from the core.
  */
 export abstract class PolicyComponent extends pulumi.ComponentResource {
-  /** The plain objects, in render order: exactly what the core, the CLI and cdk8s emit. */
+  /** The plain objects, in render order (an Output arg appears as its stand-in `pulumi-input-<n>-a-4f1d0c`). */
   public readonly manifests: readonly Manifest[];
   /** Names of the CronJobs, in render order (also a registered output). */
-  public readonly cronJobNames: string[];
+  public readonly cronJobNames: pulumi.Output<string[]>;
   /** Namespace of every object (also a registered output). */
-  public readonly namespace: string;
+  public readonly namespace: pulumi.Output<string>;
   /** One child resource per manifest, same order. */
   public readonly resources: readonly pulumi.CustomResource[];
-  /** The CronJob children. */
+  /** The CronJob children (backups and retention prunes). */
   public readonly cronJobs: readonly k8s.batch.v1.CronJob[];
+  /** The backup CronJob child of each target, by target key (the shard, the node, `<keyspace>/<shard>`). */
+  public readonly backupCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
+  /** The retention-prune CronJob children (with `retention.schedule`), by target key. */
+  public readonly pruneCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
+  /** `<type token>::<name>`, for messages. */
+  protected readonly label: string;
 
   /**
    * @param type the type name (`BackupPolicy`), prefixed with `backup-cronjobs:index:`
-   * @param policy a policy document, validated and rendered here
+   * @param source the args and their mapping to a policy, validated and rendered here
    * @param opts passed to the component as given (provider(s), protect, aliases, ...); children inherit through `parent`
    */
-  protected constructor(type: string, name: string, policy: BackupPolicyDocument, opts?: pulumi.ComponentResourceOptions) {
+  protected constructor(type: string, name: string, source: PolicySource, opts?: pulumi.ComponentResourceOptions) {
     const token = `${TYPE_TOKEN_PREFIX}:${type}`;
-    const manifests = renderPolicy(policy, `${token}::${name}`);
+    const label = `${token}::${name}`;
+    const rendering = render(source, label);
+    const { manifests, resolved, standIns, namespaceSlot } = rendering;
     checkChildren(name, manifests);
     super(token, name, {}, opts);
-    claimObjects(this, `component ${token}::${name}`, manifests);
+    if (namespaceSlot === undefined) claimObjects(this, `component ${label}`, manifests);
+    this.label = label;
     this.manifests = manifests;
-    this.namespace = policy.metadata.namespace ?? JOB_DEFAULTS.namespace;
-    this.cronJobNames = manifests.filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'CronJob').map((m) => m.metadata.name);
-    this.resources = createChildren(this, name, manifests);
-    for (const warning of awaitWarnings(manifests)) void pulumi.log.warn(warning, this);
+    const values = this.checkedValues(rendering, source, label);
+    const args = manifests.map((m) => substitute(m, standIns, (i) => values[i], (parts) => pulumi.all([...parts]).apply((ps) => ps.join(''))));
+    this.resources = createChildren(this, name, manifests, args);
+    this.namespace = namespaceSlot === undefined ? pulumi.output(resolved.namespace) : (values[namespaceSlot] as pulumi.Output<string>);
+    const cronJobNames = manifests.filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'CronJob').map((m) => m.metadata.name);
+    this.cronJobNames = pulumi.output(cronJobNames);
     this.cronJobs = this.resources.filter((r): r is k8s.batch.v1.CronJob => k8s.batch.v1.CronJob.isInstance(r));
+    const keys = objectKeys(resolved);
+    const byKey = <R>(kind: string, names: ReadonlyMap<string, string>, prefix = '') => new Map([...names].map(([key, objectName]) => [
+      key.startsWith(prefix) ? key.slice(prefix.length) : key,
+      this.resources[manifests.findIndex((m) => m.kind === kind && m.metadata.name === objectName)] as R,
+    ]));
+    this.backupCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.backups, source.backupKeyPrefix);
+    this.pruneCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.prunes);
     this.registerOutputs({ cronJobNames: this.cronJobNames, namespace: this.namespace });
+  }
+
+  /** The backup CronJob child of a target (`cronJob('shard01')`); without a key, the only one. */
+  public cronJob(key?: string): k8s.batch.v1.CronJob {
+    return objectByKey(this.backupCronJobs, key, `${this.label}: backup CronJob`);
+  }
+
+  /** The retention-prune CronJob child of a target; without a key, the only one. */
+  public pruneCronJob(key?: string): k8s.batch.v1.CronJob {
+    return objectByKey(this.pruneCronJobs, key, `${this.label}: retention-prune CronJob`);
+  }
+
+  /**
+   * Each slot's value, released only once the whole policy rendered with the
+   * real values is valid and equals the objects with the values in place of
+   * their stand-ins; a failure is a `ResourceError` of this component naming
+   * the arg paths. A slot keeps its own secretness.
+   */
+  private checkedValues(r: Rendering, source: PolicySource, label: string): pulumi.Output<unknown>[] {
+    if (r.slots.length === 0) return [];
+    const fail = (message: string): never => {
+      throw new pulumi.ResourceError(message, this, true);
+    };
+    const checked = pulumi.all(r.slots.map((s) => s.value)).apply((values) => {
+      const problems = values.flatMap((v, i) => (typeof v === 'string' ? [] : [`  ${r.slots[i].propPath}: the Output resolved to ${show(v)}; a string is required`]));
+      if (problems.length > 0) fail(`${label}: invalid Output value(s)\n${problems.join('\n')}`);
+      let real: Manifest[] = [];
+      try {
+        real = renderResolved(resolvePolicy(fillMarkers(r.template, values), label));
+      } catch (e) {
+        if (!(e instanceof PolicyError)) throw e;
+        fail((source.layout ? withPropPaths(e, source.layout) : e).message);
+      }
+      const placed = substitute(r.manifests, r.standIns, (i) => values[i] as string, (parts) => parts.join(''));
+      if (JSON.stringify(sortKeys(real)) !== JSON.stringify(sortKeys(placed))) {
+        fail(`${label}: the value(s) of ${r.slots.map((s) => s.propPath).join(', ')} render differently from the value as written `
+          + '(e.g. escaped for the kubelet\'s $(VAR) expansion): pass such a value as a plain string');
+      }
+      if (r.namespaceSlot !== undefined) {
+        try {
+          claimObjects(this, `component ${label}`, real);
+        } catch (e) {
+          fail((e as Error).message);
+        }
+      }
+      return true;
+    });
+    const released = pulumi.unsecret(checked);
+    return r.slots.map((s) => pulumi.all([released, s.value]).apply(([, v]) => v));
+  }
+}
+
+/** The policy of the args, rendered with a stand-in for each Output; problems at the arg paths written. */
+function render(source: PolicySource, label: string): Rendering {
+  const { marked, slots } = markInputs(source.args);
+  const template = source.toPolicy(marked);
+  const paths = markerPaths(template);
+  const standIns = slotFormats(slots, paths).map((format, i) => standIn(format, i, 'a'));
+  try {
+    const resolved = resolvePolicy(fillMarkers(template, standIns), label);
+    const namespaceSlot = paths.indexOf('metadata.namespace');
+    return { resolved, manifests: renderResolved(resolved), template, slots, standIns, namespaceSlot: namespaceSlot < 0 ? undefined : namespaceSlot };
+  } catch (e) {
+    throw e instanceof PolicyError && source.layout ? withPropPaths(e, source.layout) : e;
   }
 }

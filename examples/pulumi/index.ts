@@ -1,6 +1,7 @@
 // Pulumi program: one BackupPolicy component per example policy (the same
 // files as the cdk8s app in examples/cdk8s/main.ts), named after the policy.
 // Run from the repository root: `pulumi preview` / `pulumi up` (see README).
+import type * as pulumi from '@pulumi/pulumi';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { loadPolicies } from '../../lib';
@@ -16,6 +17,6 @@ for (const file of readdirSync(policiesDir).filter((f) => /\.ya?ml$/.test(f)).so
 }
 
 /** Stack output: policy name → the names of its CronJobs. */
-export const cronJobNames: Record<string, string[]> = Object.fromEntries(
+export const cronJobNames: Record<string, pulumi.Output<string[]>> = Object.fromEntries(
   Object.entries(policies).map(([name, component]) => [name, component.cronJobNames]),
 );

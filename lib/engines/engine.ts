@@ -56,6 +56,13 @@ export interface EngineTarget {
   readonly id: string;
   /** Name parts after the policy name. */
   readonly nameParts: readonly string[];
+  /**
+   * How users name the target among the policy's targets of its component
+   * (the shard, the node, `<schedule>/<keyspace>/<shard>`): the key of the
+   * constructs' and components' handles (`cronJob(key)`).
+   * @default - the name parts, joined with `/`
+   */
+  readonly key?: string;
   /** Component label value. */
   readonly component: 'backup' | 'retention-prune';
   /** Target labels (besides the common ones). */
@@ -87,6 +94,8 @@ export interface RestoreRequest {
 export interface EngineJob {
   /** Name parts after the policy name. */
   readonly nameParts: readonly string[];
+  /** How users name the Job among the policy's Jobs (etcd: the node). @default - the name parts, joined with `/` */
+  readonly key?: string;
   readonly component: string;
   readonly labels: Readonly<Record<string, string>>;
   /** Annotations of the Job and its pods, besides the policy's. @default - none */

@@ -5,6 +5,7 @@
  * objects.
  */
 import type { RetentionOptions } from '../policy/retention-options';
+import { PolicyError, PolicyIssue, childPath, pathSegments } from '../policy/errors';
 import type { JobSettings, MetricsOptions, PolicyCommonSpec, PolicyDocument } from '../policy/types';
 import { API_VERSION, KIND } from '../policy/types';
 import { pickSettings } from '../policy/settings';
@@ -15,7 +16,7 @@ export interface SchedulePolicyProps {
   readonly name: string;
   /** Schedule name in object names. @default - the construct id / component name */
   readonly scheduleName?: string;
-  /** @default - the cdk8s chart's namespace, else 'default' */
+  /** Namespace of every object. @default - the cdk8s chart's namespace, else 'default' */
   readonly namespace?: string;
   /** Labels added to every object. @default - none */
   readonly labels?: Readonly<Record<string, string>>;
@@ -90,4 +91,118 @@ function document<Key extends string, Spec>(engine: Key, props: Omit<SchedulePol
     metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
     spec: { defaults, retention: props.retention, metrics: props.metrics, [engine]: spec } as PolicyCommonSpec & { readonly [K in Key]: Spec },
   };
+}
+
+/**
+ * How one engine's flat props land in the policy: `schedule` props are one
+ * `spec.<engine>.schedules[0]` (`singleSchedulePolicy`), `flat` props put the
+ * job settings in `spec.defaults` (`flatEnginePolicy`).
+ */
+export interface PropsLayout {
+  readonly engine: string;
+  readonly shape: 'schedule' | 'flat';
+}
+
+/** `SchedulePolicyProps` keys that are `metadata` fields. */
+const METADATA_KEYS = ['name', 'namespace', 'labels', 'annotations'];
+
+/**
+ * The prop path a policy path comes from, for the props of `layout` (the
+ * inverse of the mapping above): `spec.redis.s3.bucket` → `s3.bucket`,
+ * `spec.vitess.schedules[0].name` → `scheduleName`, `metadata.namespace` →
+ * `namespace`; `''` for the props as a whole. A path no prop maps to is
+ * returned unchanged.
+ */
+export function propPath(layout: PropsLayout, policyPath: string): string {
+  const [top, key, ...rest] = pathSegments(policyPath);
+  const join = (segments: readonly (string | number)[]) => segments.reduce<string>((p, s) => childPath(p, s), '');
+  if (top === 'metadata') {
+    if (key === undefined) return '';
+    if (typeof key === 'string' && METADATA_KEYS.includes(key)) return join([key, ...rest]);
+  }
+  if (top === 'spec') {
+    if (key === undefined || (key === layout.engine && rest.length === 0)) return '';
+    if (key === 'retention' || key === 'metrics') return join([key, ...rest]);
+    if (key === 'defaults') return join(rest);
+    if (key === layout.engine) {
+      if (layout.shape === 'schedule' && rest[0] === 'schedules') {
+        if (rest.length <= 2) return '';
+        if (rest[1] === 0) return rest[2] === 'name' ? join(['scheduleName', ...rest.slice(3)]) : join(rest.slice(2));
+      }
+      return join(rest);
+    }
+  }
+  return policyPath;
+}
+
+/** A policy path inside a message (`set spec.metrics.pushgatewayUrl too`). */
+const PATH_IN_TEXT = /\b(?:spec|metadata)(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[[0-9]+\]|\["(?:[^"\\]|\\.)*"\])+/g;
+
+/**
+ * The problems of `error` at the prop paths the user wrote (`s3.bucket`,
+ * `shards[1]`; `(props)` for the props as a whole), each naming the policy
+ * field it became; policy paths quoted in messages are mapped too.
+ */
+export function withPropPaths(error: PolicyError, layout: PropsLayout): PolicyError {
+  const issues = error.issues.map((issue): PolicyIssue => {
+    const path = propPath(layout, issue.path);
+    const message = issue.message.replace(PATH_IN_TEXT, (p) => propPath(layout, p) || p);
+    if (path === issue.path) return { ...issue, message };
+    return { ...issue, path: path || '(props)', message: `${message} (policy field ${issue.path})` };
+  });
+  return new PolicyError(issues, error.source);
+}
+
+/** What a stand-in for a pass-through value must look like to be accepted where it stands. */
+export type PassThroughFormat = 'name' | 'address' | 'url';
+
+/**
+ * Policy fields whose value only passes through into the rendered objects
+ * (no object, name, schedule or other field derives from it): where a Pulumi
+ * component accepts an `Input`. Fields are named by key, wherever they are.
+ */
+export interface PassThroughFields {
+  /** Keys whose string value passes through: `key`, or `parent.key` where the key alone would be too broad. */
+  readonly values: Readonly<Record<string, PassThroughFormat>>;
+  /** Keys of string lists whose items pass through. */
+  readonly items: Readonly<Record<string, PassThroughFormat>>;
+  /** Keys of objects whose every field passes through (image references). */
+  readonly objects: readonly string[];
+  /** Keys of references (Secret, ConfigMap) whose `name` passes through. */
+  readonly references: readonly string[];
+}
+
+/**
+ * The pass-through fields every engine has: the namespace, pod settings, S3
+ * destinations, metrics. (Not etcd's own `endpoint`: its scheme decides TLS.)
+ */
+export const COMMON_PASS_THROUGH = {
+  values: {
+    namespace: 'name', serviceAccountName: 'name', secretName: 'name', claimName: 'name',
+    bucket: 'name', 's3.endpoint': 'url', pushgatewayUrl: 'url',
+  },
+  items: { imagePullSecrets: 'name' },
+  objects: ['images'],
+  references: ['secretKeyRef', 'configMap', 'credentialsSecret'],
+} as const satisfies PassThroughFields;
+
+/**
+ * The stand-in format of the pass-through field at `policyPath` (a key of
+ * `values`, an item of an `items` list, a field of an `objects` object, the
+ * `name` of a `references` entry), or undefined when the field shapes the
+ * objects.
+ */
+export function passThroughFormat(policyPath: string, fields: readonly PassThroughFields[]): PassThroughFormat | undefined {
+  const segments = pathSegments(policyPath);
+  const [prev, last] = segments.slice(-2);
+  const own = <V>(record: Readonly<Record<string, V>>, key: unknown): V | undefined =>
+    (typeof key === 'string' && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
+  for (const f of fields) {
+    const format = typeof last === 'number' ? own(f.items, prev)
+      : own(f.values, last) ?? own(f.values, `${String(prev)}.${String(last)}`)
+        ?? (typeof prev === 'string' && f.objects.includes(prev) ? 'name' : undefined)
+        ?? (last === 'name' && typeof prev === 'string' && f.references.includes(prev) ? 'name' : undefined);
+    if (format !== undefined) return format;
+  }
+  return undefined;
 }

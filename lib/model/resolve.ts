@@ -6,7 +6,7 @@
  */
 import type { EnvVar } from '../kubernetes/objects';
 import { joinName, labelValue } from '../kubernetes/names';
-import { IssueList, childPath, show } from '../policy/errors';
+import { IssueList, childPath, closest, show } from '../policy/errors';
 import { JOB_DEFAULTS } from '../policy/defaults';
 import { ResolvedJobSettings, mergeSettings, resolveSettings } from '../policy/settings';
 import type { SerializationGroup } from '../policy/types';
@@ -31,6 +31,8 @@ export interface ResolvedSchedule {
 /** One CronJob of the policy. */
 export interface ResolvedTarget {
   readonly id: string;
+  /** How users name the target among the targets of its component (shard, node, `<schedule>/<keyspace>/<shard>`). */
+  readonly key: string;
   /** The CronJob's name. */
   readonly name: string;
   readonly component: EngineTarget['component'];
@@ -92,6 +94,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, issues);
     targets.push({
       id: t.id,
+      key: t.key ?? t.nameParts.join('/'),
       name,
       component: t.component,
       labels: { ...commonLabels(policy, engine, t.component), 'backup-cronjobs.io/target': labelValue(name), ...t.labels },
@@ -211,4 +214,36 @@ function checked(schedule: string, target: EngineTarget, issues: IssueList): str
   if (!problem) return schedule;
   issues.add(childPath(target.settingsPath, 'schedule'), `resolved to ${show(schedule)}; ${problem}`);
   return undefined;
+}
+
+/** Object names by the keys users name them with: what the handles of the constructs and components look up. */
+export interface ObjectKeys {
+  /** Backup CronJob names by target key. */
+  readonly backups: ReadonlyMap<string, string>;
+  /** Retention-prune CronJob names by target key. */
+  readonly prunes: ReadonlyMap<string, string>;
+}
+
+export function objectKeys(r: ResolvedPolicy): ObjectKeys {
+  const names = (component: ResolvedTarget['component']) => new Map(r.targets.filter((t) => t.component === component).map((t) => [t.key, t.name]));
+  return { backups: names('backup'), prunes: names('retention-prune') };
+}
+
+/**
+ * The object of `key` in `objects`, or the only one when `key` is omitted;
+ * otherwise throws naming the keys there are. `what` names the objects in
+ * the message (`test/cache: backup CronJob`).
+ */
+export function objectByKey<T>(objects: ReadonlyMap<string, T>, key: string | undefined, what: string): T {
+  const keys = [...objects.keys()];
+  const listed = keys.length === 0 ? 'there is none' : `keys: ${keys.map((k) => show(k)).join(', ')}`;
+  if (key === undefined) {
+    const [only] = objects.values();
+    if (objects.size === 1) return only;
+    throw new Error(`${what}: ${keys.length === 0 ? 'there is none' : `there are ${keys.length}, name one (${listed})`}`);
+  }
+  const found = objects.get(key);
+  if (found !== undefined) return found;
+  const guess = closest(key, keys);
+  throw new Error(`${what}: no key ${show(key)}${guess === undefined ? '' : ` (did you mean ${show(guess)}?)`}; ${listed}`);
 }

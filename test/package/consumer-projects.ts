@@ -52,14 +52,23 @@ export async function packPackage(destination: string): Promise<Packed> {
 }
 
 /**
+ * Versions of packages the consumer projects install that this repository
+ * does not: cdk8s-plus-28, an optional peer the cdk8s constructs only read
+ * structurally (the version of the cdk8s-plus source copied in
+ * test/constructs/cdk8s/cdk8s-plus.ts).
+ */
+const CONSUMER_ONLY_VERSIONS: Readonly<Record<string, string>> = { 'cdk8s-plus-28': '2.5.6' };
+
+/**
  * A folder whose package.json depends on the tarball and on `packages` at the
- * versions this repository pins in its devDependencies, installed with npm
- * (preferring its cache). Projects in subfolders resolve from its node_modules.
+ * versions this repository pins in its devDependencies (or CONSUMER_ONLY_VERSIONS),
+ * installed with npm (preferring its cache). Projects in subfolders resolve
+ * from its node_modules.
  */
 export async function installConsumerRoot(dir: string, tarball: string, packages: readonly string[]): Promise<void> {
   const dependencies: Record<string, string> = { 'backup-cronjobs': `file:${tarball}` };
   for (const name of packages) {
-    const version = repoPackage.devDependencies[name];
+    const version = repoPackage.devDependencies[name] ?? CONSUMER_ONLY_VERSIONS[name];
     if (version === undefined) throw new Error(`${name}: not a devDependency of this repository, so no version to install`);
     dependencies[name] = version;
   }
@@ -229,14 +238,103 @@ app.synth();
 `;
 
 /** A Pulumi program: one BackupPolicy component per policy file in policies/, through the root and `backup-cronjobs/pulumi`. */
-export const PULUMI_PROGRAM = `import { readdirSync, readFileSync } from 'fs';
+export const PULUMI_PROGRAM = `import type { Output } from '@pulumi/pulumi';
+import { readdirSync, readFileSync } from 'fs';
 import { loadPolicies } from 'backup-cronjobs';
 import { BackupPolicy } from 'backup-cronjobs/pulumi';
 
-export const cronJobNames: Record<string, string[]> = {};
+export const cronJobNames: Record<string, Output<string[]>> = {};
 for (const file of readdirSync('policies').sort()) {
   for (const policy of loadPolicies(readFileSync(\`policies/\${file}\`, 'utf8'), file)) {
     cronJobNames[policy.metadata.name] = new BackupPolicy(policy.metadata.name, policy).cronJobNames;
   }
 }
 `;
+
+/**
+ * A cdk8s app with the idioms cdk8s users write: a chart namespace (none in
+ * the props), `Duration` and `Cron` values, a cdk8s-plus Secret and
+ * PersistentVolumeClaim, and escape hatches on `cronJob()` handles.
+ * `CDK8S_IDIOMS_PLAIN` holds the same props as plain values (with the chart
+ * namespace), for the test to render from the source tree.
+ */
+export const CDK8S_IDIOMS_APP = `import { App, Chart, Cron, Duration, JsonPatch, Size } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { EtcdBackupSchedule, RedisBackupSchedule } from 'backup-cronjobs/cdk8s';
+
+const app = new App();
+const chart = new Chart(app, 'backups', { namespace: 'backups' });
+
+const redisAuth = kplus.Secret.fromSecretName(chart, 'redis-auth', 'redis-auth');
+const cache = new RedisBackupSchedule(chart, 'cache', {
+  name: 'cache',
+  schedule: Cron.schedule({ minute: '0', hour: '3' }),
+  timeout: Duration.minutes(20),
+  shards: ['shard01', 'shard02'],
+  sentinel: { addresses: ['sentinel.redis.svc:26379'], passwordSecret: { name: redisAuth, key: 'password' } },
+  s3: { bucket: 'cache-backups', region: 'us-east-1' },
+});
+cache.cronJob('shard01').addJsonPatch(JsonPatch.add('/spec/jobTemplate/spec/template/spec/priorityClassName', 'backup-low'));
+cache.cronJob('shard02').metadata.addAnnotation('example.com/owner', 'cache-team');
+
+const snapshots = new kplus.PersistentVolumeClaim(chart, 'snapshots', {
+  metadata: { name: 'etcd-snapshots' },
+  storage: Size.gibibytes(20),
+  accessModes: [kplus.PersistentVolumeAccessMode.READ_WRITE_MANY],
+});
+new EtcdBackupSchedule(chart, 'etcd', {
+  name: 'etcd',
+  mode: 'perNode',
+  nodes: ['cp-1', 'cp-2'],
+  destination: { persistentVolumeClaim: { claimName: snapshots } },
+  retention: { maxAge: Duration.days(7) },
+});
+app.synth();
+`;
+
+/** The props of CDK8S_IDIOMS_APP as plain values, the chart's namespace included. */
+export const CDK8S_IDIOMS_PLAIN = {
+  redis: {
+    name: 'cache', namespace: 'backups', schedule: '0 3 * * *', timeout: '20m', shards: ['shard01', 'shard02'],
+    sentinel: { addresses: ['sentinel.redis.svc:26379'], passwordSecret: { name: 'redis-auth', key: 'password' } },
+    s3: { bucket: 'cache-backups', region: 'us-east-1' },
+  },
+  etcd: {
+    name: 'etcd', namespace: 'backups', mode: 'perNode' as const, nodes: ['cp-1', 'cp-2'],
+    destination: { persistentVolumeClaim: { claimName: 'etcd-snapshots' } }, retention: { maxAge: '7d' },
+  },
+};
+
+/**
+ * A Pulumi program passing Outputs of other resources where values pass
+ * through: the namespace and the S3 credentials Secret; it exports the
+ * component's outputs and a name read through a `cronJob()` handle.
+ */
+export const PULUMI_IDIOMS_PROGRAM = `import * as k8s from '@pulumi/kubernetes';
+import { RedisBackupSchedule } from 'backup-cronjobs/pulumi';
+
+const namespace = new k8s.core.v1.Namespace('backups', { metadata: { name: 'backups' } });
+const credentials = new k8s.core.v1.Secret('aws-credentials', {
+  metadata: { name: 'aws-credentials', namespace: namespace.metadata.name },
+  stringData: { AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'key' },
+});
+const cache = new RedisBackupSchedule('cache', {
+  name: 'cache',
+  namespace: namespace.metadata.name,
+  schedule: '0 3 * * *',
+  shards: ['shard01', 'shard02'],
+  sentinel: { addresses: ['sentinel.redis.svc:26379'] },
+  s3: { bucket: 'cache-backups', region: 'us-east-1', credentialsSecret: { name: credentials.metadata.name } },
+});
+
+export const cronJobNames = cache.cronJobNames;
+export const backupNamespace = cache.namespace;
+export const shard01 = cache.cronJob('shard01').metadata.name;
+`;
+
+/** The args of PULUMI_IDIOMS_PROGRAM with the Outputs' values. */
+export const PULUMI_IDIOMS_PLAIN = {
+  name: 'cache', namespace: 'backups', schedule: '0 3 * * *', shards: ['shard01', 'shard02'],
+  sentinel: { addresses: ['sentinel.redis.svc:26379'] },
+  s3: { bucket: 'cache-backups', region: 'us-east-1', credentialsSecret: { name: 'aws-credentials' } },
+};

@@ -6,11 +6,15 @@
 //
 //   install root   project    compiler options                               runs
 //   cdk8s/         app/       `cdk8s init typescript-app` (CommonJS, node10) cdk8s synth
+//                  idioms/    the same; chart namespace, Duration, Cron,     cdk8s synth
+//                             cdk8s-plus-28 Secret and PVC, handles
 //                  readme-N/  the same; main.ts = README "## cdk8s" block N  cdk8s synth
 //                  esm/       `tsc --init` (nodenext), "type": "module";     node main.js, node main.cjs
 //                             main.ts (ESM) and main.cts (CommonJS)
 //                  bundler/   `tsc --init` + module preserve (bundler)       node main.js
 //   pulumi/        app/       Pulumi `typescript` template 2024 (node10)     under setMocks
+//                  idioms/    the template since 2026 (nodenext); Outputs    under setMocks
+//                             of other resources as namespace, Secret name
 //                  readme-N/  the template since 2026 (nodenext, CommonJS);  under setMocks
 //                             index.ts = README "## Pulumi" block N
 //                  esm/, bundler/ as above, with backup-cronjobs/pulumi
@@ -21,10 +25,13 @@ import { parseAllDocuments } from 'yaml';
 import * as sourceCore from '../../lib';
 import { loadPolicies, renderPolicy } from '../../lib';
 import type { BackupPolicy, Manifest } from '../../lib';
+import { etcdSchedulePolicy } from '../../lib/engines/etcd/props';
+import { redisSchedulePolicy } from '../../lib/engines/redis/props';
 import * as sourceCdk8s from '../../constructs/cdk8s';
 import * as sourcePulumi from '../../constructs/pulumi';
 import {
-  CDK8S_APP, PULUMI_MOCK_RUNNER, PULUMI_PROGRAM, PULUMI_TSCONFIG_NODE10, PULUMI_TSCONFIG_NODENEXT,
+  CDK8S_APP, CDK8S_IDIOMS_APP, CDK8S_IDIOMS_PLAIN, PULUMI_IDIOMS_PLAIN, PULUMI_IDIOMS_PROGRAM, PULUMI_MOCK_RUNNER, PULUMI_PROGRAM,
+  PULUMI_TSCONFIG_NODE10, PULUMI_TSCONFIG_NODENEXT,
   cdk8sTemplateFiles, childEnv, cjsProgram, copyPolicies, esmProgram, installConsumerRoot, packPackage, repoRoot, run, runNode, writeFiles,
 } from './consumer-projects';
 import type { EsmReport, Packed, Tool } from './consumer-projects';
@@ -43,7 +50,7 @@ let packed: Packed;
 beforeAll(async () => {
   packed = await packPackage(work);
   await Promise.all([
-    installConsumerRoot(roots.cdk8s, packed.tarball, ['cdk8s', 'constructs', 'typescript', 'ts-node', '@types/node']),
+    installConsumerRoot(roots.cdk8s, packed.tarball, ['cdk8s', 'cdk8s-plus-28', 'constructs', 'typescript', 'ts-node', '@types/node']),
     installConsumerRoot(roots.pulumi, packed.tarball, ['@pulumi/pulumi', '@pulumi/kubernetes', 'typescript', '@types/node']),
   ]);
   // the compiler options of a new TypeScript project, for the ES module and bundler projects
@@ -171,6 +178,23 @@ describe('cdk8s consumer', () => {
     for (const f of files) expect(readFileSync(join(app, 'cli-out', f), 'utf8')).toBe(readFileSync(join(app, 'dist', f), 'utf8'));
   }, 180_000);
 
+  test('an app with the cdk8s idioms (a chart namespace, Duration, Cron, a cdk8s-plus-28 Secret and PVC, escape hatches on cronJob() handles) compiles; `cdk8s synth` writes the objects of the plain props', async () => {
+    const app = join(root, 'idioms');
+    writeFiles(app, { ...cdk8sTemplateFiles(), 'main.ts': CDK8S_IDIOMS_APP });
+    await tsc(root, app, '--noEmit');
+    await cdk8sSynth(app);
+    const written = synthesized(join(app, 'dist'));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const expected: any[] = plain([...renderPolicy(redisSchedulePolicy(CDK8S_IDIOMS_PLAIN.redis)), ...renderPolicy(etcdSchedulePolicy(CDK8S_IDIOMS_PLAIN.etcd))]);
+    // the escape hatches of the app
+    expected.find((m) => m.metadata.name === 'cache-shard01').spec.jobTemplate.spec.template.spec.priorityClassName = 'backup-low';
+    expected.find((m) => m.metadata.name === 'cache-shard02').metadata.annotations = { 'example.com/owner': 'cache-team' };
+    expect(written.filter((m) => m.kind !== 'PersistentVolumeClaim')).toEqual(expected);
+    // the claim is cdk8s-plus's own object, in the chart's namespace, and the etcd CronJobs mount it
+    expect(written.filter((m) => m.kind === 'PersistentVolumeClaim').map((m) => m.metadata)).toEqual([expect.objectContaining({ name: 'etcd-snapshots', namespace: 'backups' })]);
+    expect(JSON.stringify(written.find((m) => m.metadata.name === 'etcd-cp-1'))).toContain('"persistentVolumeClaim":{"claimName":"etcd-snapshots"}');
+  }, 180_000);
+
   test('the README has a TypeScript block in "## cdk8s"', () => {
     expect(readmeBlocks.cdk8s.length).toBeGreaterThanOrEqual(1);
   });
@@ -211,6 +235,15 @@ describe('Pulumi consumer', () => {
       const child = children.find((c) => c.inputs.metadata.name === cronJob.metadata.name && c.inputs.metadata.namespace === cronJob.metadata.namespace);
       expect(child?.inputs).toEqual(plain(cronJob));
     }
+  }, 180_000);
+
+  test('a program passing Outputs of other resources as the namespace and a Secret name compiles and, under mocks, registers the children of their values', async () => {
+    const app = join(root, 'idioms');
+    writeFiles(app, { 'tsconfig.json': PULUMI_TSCONFIG_NODENEXT, 'index.ts': PULUMI_IDIOMS_PROGRAM, 'run-with-mocks.js': PULUMI_MOCK_RUNNER });
+    await tsc(root, app);
+    const result = await runPulumiProgram(app);
+    expect(result.outputs).toEqual({ cronJobNames: ['cache-shard01', 'cache-shard02'], backupNamespace: 'backups', shard01: 'cache-shard01' });
+    expect(registeredCronJobs(result).map((c) => c.inputs)).toEqual(plain(renderPolicy(redisSchedulePolicy(PULUMI_IDIOMS_PLAIN))));
   }, 180_000);
 
   test('the README has a TypeScript block in "## Pulumi"', () => {

@@ -1,5 +1,5 @@
 /** Props of one etcd backup schedule (cdk8s `EtcdBackupSchedule`, a Pulumi component) → policy. */
-import type { EnginePolicyDocument, SchedulePolicyProps } from '../props';
+import type { EnginePolicyDocument, PropsLayout, SchedulePolicyProps } from '../props';
 import { flatEnginePolicy } from '../props';
 import type { JobSettings } from '../../policy/types';
 import type { EtcdSpec } from './types';
@@ -23,6 +23,9 @@ export const ETCD_SPEC_KEYS = [
 type Unlisted = Exclude<keyof EtcdSpec, (typeof ETCD_SPEC_KEYS)[number]>;
 const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everySpecKeyListed;
+
+/** Where the props land in the policy: job settings in `spec.defaults`, the rest in `spec.etcd`. */
+export const ETCD_PROPS_LAYOUT: PropsLayout = { engine: 'etcd', shape: 'flat' };
 
 /** The policy document for the props (not validated yet: pass it to `renderPolicy`). */
 export function etcdSchedulePolicy(props: EtcdScheduleProps): EnginePolicyDocument<'etcd', EtcdSpec> {

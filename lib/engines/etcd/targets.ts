@@ -34,6 +34,7 @@ function backupTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedN
   return {
     id: node ? `etcd|${policy.metadata.name}|${node.name}` : `etcd|${policy.metadata.name}`,
     nameParts: node ? [node.name] : [],
+    key: node?.name ?? 'cluster',
     component: 'backup',
     labels: labels(node ? 'perNode' : 'cluster', node),
     overrides: node?.settings,
@@ -54,6 +55,7 @@ function pruneTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNo
   return {
     id: node ? `etcd|${policy.metadata.name}|prune|${node.name}` : `etcd|${policy.metadata.name}|prune`,
     nameParts: node ? ['prune', node.name] : ['prune'],
+    key: node?.name ?? 'cluster',
     component: 'retention-prune',
     labels: labels(spec.mode, node),
     overrides: node?.settings,

@@ -1,5 +1,5 @@
 /** Props of one Redis backup schedule (cdk8s `RedisBackupSchedule`, a Pulumi component) → policy. */
-import type { EnginePolicyDocument, SchedulePolicyProps } from '../props';
+import type { EnginePolicyDocument, PassThroughFields, PropsLayout, SchedulePolicyProps } from '../props';
 import { flatEnginePolicy } from '../props';
 import type { JobSettings } from '../../policy/types';
 import type { RedisSpec } from './types';
@@ -20,6 +20,17 @@ export const REDIS_SPEC_KEYS = [
 type Unlisted = Exclude<keyof RedisSpec, (typeof REDIS_SPEC_KEYS)[number]>;
 const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everySpecKeyListed;
+
+/** Where the props land in the policy: job settings in `spec.defaults`, the rest in `spec.redis`. */
+export const REDIS_PROPS_LAYOUT: PropsLayout = { engine: 'redis', shape: 'flat' };
+
+/** Redis fields that only pass through, besides the common ones: the Sentinel addresses and the password Secrets. */
+export const REDIS_PASS_THROUGH = {
+  values: {},
+  items: { addresses: 'address' },
+  objects: [],
+  references: ['passwordSecret'],
+} as const satisfies PassThroughFields;
 
 /** The policy document for the props (not validated yet: pass it to `renderPolicy`). */
 export function redisSchedulePolicy(props: RedisScheduleProps): EnginePolicyDocument<'redis', RedisSpec> {

@@ -50,6 +50,7 @@ function backupTarget(spec: ResolvedRedis, policy: PolicyContext, shard: Resolve
   return {
     id: `redis|${policy.metadata.name}|${shard.name}`,
     nameParts: [shard.name],
+    key: shard.name,
     component: 'backup',
     labels: shardLabels(shard.name),
     overrides: shard.settings,
@@ -63,6 +64,7 @@ function pruneTarget(spec: ResolvedRedis, policy: PolicyContext, shard: Resolved
   return {
     id: `redis|${policy.metadata.name}|${shard.name}|prune`,
     nameParts: [shard.name, 'prune'],
+    key: shard.name,
     component: 'retention-prune',
     labels: shardLabels(shard.name),
     overrides: shard.settings,

@@ -1,5 +1,5 @@
 /** Props of one Vitess backup schedule (cdk8s `VitessBackupSchedule`, Pulumi `VitessBackupSchedule`) → policy. */
-import { EnginePolicyDocument, SchedulePolicyProps, singleSchedulePolicy } from '../props';
+import { EnginePolicyDocument, PassThroughFields, PropsLayout, SchedulePolicyProps, singleSchedulePolicy } from '../props';
 import type { VitessSchedule, VitessSpec } from './types';
 
 /**
@@ -18,6 +18,17 @@ export const VITESS_SPEC_KEYS = [
 type Unlisted = Exclude<keyof Omit<VitessSpec, 'schedules'>, (typeof VITESS_SPEC_KEYS)[number]>;
 const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everySpecKeyListed;
+
+/** Where the props land in the policy: cluster settings in `spec.vitess`, the rest in `spec.vitess.schedules[0]`. */
+export const VITESS_PROPS_LAYOUT: PropsLayout = { engine: 'vitess', shape: 'schedule' };
+
+/** Vitess fields that only pass through, besides the common ones: the topology and vtctld addresses, the storage and init Secrets. */
+export const VITESS_PASS_THROUGH = {
+  values: { globalServerAddress: 'address', vtctldServer: 'address' },
+  items: {},
+  objects: [],
+  references: ['authSecret', 'dbInitScriptSecret'],
+} as const satisfies PassThroughFields;
 
 /** The policy document for one Vitess schedule (not validated yet: pass it to `renderPolicy`). */
 export function vitessSchedulePolicy(props: VitessScheduleProps, defaultScheduleName: string): EnginePolicyDocument<'vitess', VitessSpec> {

@@ -61,6 +61,7 @@ function shardTarget(spec: ResolvedVitess, policy: PolicyContext, sched: VitessS
   return {
     id: `vitess|${spec.cluster}|${sched.name}|${keyspace}|${shard}`,
     nameParts: [sched.name, keyspace, safe],
+    key: `${sched.name}/${keyspace}/${shard}`,
     component: 'backup',
     labels: { [`${LABEL_PREFIX}/schedule`]: labelValue(sched.name), ...shardLabels(spec, keyspace, safe) },
     overrides: pickSettings(sched),
@@ -76,6 +77,7 @@ function pruneTarget(spec: ResolvedVitess, policy: PolicyContext, keyspace: stri
   return {
     id: `vitess|${spec.cluster}|prune|${keyspace}|${shard}`,
     nameParts: ['prune', keyspace, safe],
+    key: `${keyspace}/${shard}`,
     component: 'retention-prune',
     labels: shardLabels(spec, keyspace, safe),
     settingsPath: 'spec.retention',

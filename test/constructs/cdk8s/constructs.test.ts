@@ -60,10 +60,10 @@ describe('VitessBackupSchedule construct', () => {
     expect(cj.spec.jobTemplate.spec.template.spec.containers[0].env).toContainEqual({ name: 'VITESS_ALLOW_FIRST_BACKUP', value: 'true' });
   });
 
-  test('errors name the field as the policy would', () => {
+  test('errors name the prop as written, and the policy field it became', () => {
     const chart = new Chart(Testing.app(), 'c');
     expect(() => new VitessBackupSchedule(chart, 'daily', { ...props, concurrencyPolicy: 'Sometimes' as any }))
-      .toThrow('spec.vitess.schedules[0].concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"');
+      .toThrow('  concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace" (policy field spec.vitess.schedules[0].concurrencyPolicy)');
   });
 });
 

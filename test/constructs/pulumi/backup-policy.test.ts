@@ -68,14 +68,14 @@ test('two components rendering the same object fail at construction, naming both
   await Promise.all([settle(first), settle(third)]);
 });
 
-test('cronJobNames is a plain output, registered with registerOutputs', async () => {
+test('cronJobNames and namespace are outputs, registered with registerOutputs', async () => {
   const { BackupPolicy } = await load();
   const policy = new BackupPolicy('outputs', policyArgs());
   await settle(policy);
-  expect(policy.cronJobNames).toEqual(['shop-daily-customer-x-80', 'shop-daily-customer-80-x']);
+  expect(await unwrap(policy.cronJobNames)).toEqual(['shop-daily-customer-x-80', 'shop-daily-customer-80-x']);
   expect(policy.cronJobs).toHaveLength(2);
   expect(policy.resources).toHaveLength(2);
-  expect(policy.namespace).toBe('db');
+  expect(await unwrap(policy.namespace)).toBe('db');
   expect(await registeredOutputs(await unwrap(policy.urn))).toEqual({
     cronJobNames: ['shop-daily-customer-x-80', 'shop-daily-customer-80-x'],
     namespace: 'db',
@@ -89,7 +89,7 @@ test('namespace override: the objects are what the core renders for that namespa
   const args = policyArgs();
   const expected = renderPolicy(doc({ ...args, metadata: { ...args.metadata, namespace: 'other' } }));
   expect(policy.manifests).toEqual(expected);
-  expect(policy.namespace).toBe('other');
+  expect(await unwrap(policy.namespace)).toBe('other');
   const inputs = urns.map((urn) => registered.find((r) => r.name === parseUrn(urn).name)!.inputs as any);
   expect(inputs.map((i) => i.metadata.namespace)).toEqual(['other', 'other']);
   // the serialization group's anti-affinity term is scoped to the new namespace too
@@ -104,8 +104,8 @@ test('fromFile loads a one-policy file, with an optional namespace override', as
   const policy = BackupPolicy.fromFile('from-file', file);
   const moved = BackupPolicy.fromFile('from-file-moved', file, { namespace: 'elsewhere' });
   await Promise.all([settle(policy), settle(moved)]);
-  expect(policy.cronJobNames).toEqual(['vitess-file-daily-commerce-x-x']);
-  expect(policy.namespace).toBe('example');
+  expect(await unwrap(policy.cronJobNames)).toEqual(['vitess-file-daily-commerce-x-x']);
+  expect(await unwrap(policy.namespace)).toBe('example');
   expect(moved.manifests.map((m) => m.metadata.namespace)).toEqual(['elsewhere']);
 });
 

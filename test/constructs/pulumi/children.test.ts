@@ -74,13 +74,3 @@ test('duplicate child names and fields a typed class would drop are refused befo
   expect(() => checkChildren('cr', [{ ...MANIFESTS[9], anything: { goes: true } }])).not.toThrow();
 });
 
-test('a suspended Job without pulumi.com/skipAwait gets a warning (the provider would wait for it to complete)', async () => {
-  const { awaitWarnings } = await load();
-  const job = MANIFESTS[1] as Manifest & { spec: Record<string, unknown> };
-  const suspended = { ...job, spec: { ...job.spec, suspend: true } };
-  const skipped = { ...suspended, metadata: { ...suspended.metadata, annotations: { 'pulumi.com/skipAwait': 'true' } } };
-  expect(awaitWarnings([MANIFESTS[0], job, skipped])).toEqual([]);
-  expect(awaitWarnings([MANIFESTS[0], suspended])).toEqual([
-    'Job db/job is suspended and has no pulumi.com/skipAwait: "true" annotation; `pulumi up` will wait for it to complete and fail after the 10-minute await timeout',
-  ]);
-});

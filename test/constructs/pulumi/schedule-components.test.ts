@@ -31,7 +31,10 @@ const ROWS: Row[] = [
     },
     // scheduleName defaults to the component name (as to the construct id in cdk8s)
     cronJobNames: ['shop-nightly-customer-x-80', 'shop-nightly-customer-80-x'],
-    bad: { args: { concurrencyPolicy: 'Sometimes' }, message: 'spec.vitess.schedules[0].concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"' },
+    bad: {
+      args: { concurrencyPolicy: 'Sometimes' },
+      message: 'concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace" (policy field spec.vitess.schedules[0].concurrencyPolicy)',
+    },
   },
   {
     type: 'RedisBackupSchedule',
@@ -40,7 +43,7 @@ const ROWS: Row[] = [
       sentinel: { addresses: ['sentinel.redis.svc:26379'] }, shards: ['shard01', 'shard02'], s3: { bucket: 'cache-backups', region: 'us-east-1' },
     },
     cronJobNames: ['cache-shard01', 'cache-shard02'],
-    bad: { args: { shards: [] }, message: 'spec.redis.shards: received 0 item(s); at least 1 required' },
+    bad: { args: { shards: [] }, message: 'shards: received 0 item(s); at least 1 required (policy field spec.redis.shards)' },
   },
   {
     type: 'EtcdBackupSchedule',
@@ -49,7 +52,7 @@ const ROWS: Row[] = [
       restore: { initialCluster: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380' },
     },
     cronJobNames: ['etcd-cp-1', 'etcd-cp-2'],
-    bad: { args: { mode: 'everywhere' }, message: 'spec.etcd.mode: received "everywhere"' },
+    bad: { args: { mode: 'everywhere' }, message: 'mode: received "everywhere"' },
   },
 ];
 
@@ -68,7 +71,7 @@ describe.each(ROWS)('$type', (row) => {
     const urns = await settle(c);
     expect(parseUrn(await unwrap(c.urn))).toEqual({ types: [`backup-cronjobs:index:${row.type}`], name: 'nightly' });
     expect(urns.map(parseUrn)).toEqual(row.cronJobNames.map((n) => ({ types: [`backup-cronjobs:index:${row.type}`, 'kubernetes:batch/v1:CronJob'], name: `nightly-cronjob-${n}` })));
-    expect(c.cronJobNames).toEqual(row.cronJobNames);
+    expect(await unwrap(c.cronJobNames)).toEqual(row.cronJobNames);
     expect(c.cronJobs).toHaveLength(row.cronJobNames.length);
     expect(await registeredOutputs(await unwrap(c.urn))).toEqual({ cronJobNames: row.cronJobNames, namespace: row.args.namespace });
   });
@@ -86,7 +89,7 @@ describe.each(ROWS)('$type', (row) => {
     expect(fromPulumi.map(canonicalJson)).toEqual(c.manifests.map(canonicalJson));
   });
 
-  test('invalid args throw PolicyError at construction naming the policy field, and register nothing', async () => {
+  test('invalid args throw PolicyError at construction naming the arg as written and the policy field, and register nothing', async () => {
     const m = await load();
     const bad = { ...row.args, ...row.bad.args };
     expect(() => component(m, row, 'bad-a', bad)).toThrow(PolicyError);

@@ -297,7 +297,7 @@ test('EtcdBackupSchedule (cdk8s) synthesizes exactly the objects of the equivale
   ));
   expect(Testing.synth(chart)).toEqual(expected);
   expect(schedule.cronJobs.map((c) => c.name)).toEqual(['etcd-cp-1', 'etcd-cp-2']);
-  expect(() => new EtcdBackupSchedule(chart, 'bad', { name: 'bad', mode: 'perNode' })).toThrow(/spec\.etcd\.nodes: perNode mode needs/);
+  expect(() => new EtcdBackupSchedule(chart, 'bad', { name: 'bad', mode: 'perNode' })).toThrow(/  nodes: perNode mode needs .* \(policy field spec\.etcd\.nodes\)/);
 });
 
 describe('any valid policy renders valid, deterministic manifests (property)', () => {

@@ -1,0 +1,163 @@
+/**
+ * `pulumi.Input` values in a component's args. The objects are rendered once,
+ * when the component is constructed, with a validated stand-in for each
+ * Output (or Promise); the children's args then get the Output itself at
+ * exactly the places its stand-in landed. Only fields that pass through
+ * unchanged take an Input (`lib/engines/props.ts`): whatever shapes the
+ * objects is a plain value, known at construction.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { childPath } from '../../lib';
+import { COMMON_PASS_THROUGH, passThroughFormat } from '../../lib/engines/props';
+import type { PassThroughFields, PassThroughFormat } from '../../lib/engines/props';
+import { REDIS_PASS_THROUGH } from '../../lib/engines/redis/props';
+import { VITESS_PASS_THROUGH } from '../../lib/engines/vitess/props';
+
+/** Every engine's pass-through fields (etcd has none of its own). */
+export const PASS_THROUGH: readonly PassThroughFields[] = [COMMON_PASS_THROUGH, REDIS_PASS_THROUGH, VITESS_PASS_THROUGH];
+
+type Fields = typeof COMMON_PASS_THROUGH | typeof REDIS_PASS_THROUGH | typeof VITESS_PASS_THROUGH;
+/** Keys of one part of the fields, over every engine (distributes over the union). */
+type KeysOf<F, Part extends 'values' | 'items'> = F extends Record<Part, infer R> ? keyof R : never;
+type ValueKey = KeysOf<Fields, 'values'>;
+type ItemsKey = KeysOf<Fields, 'items'>;
+type ObjectKey = Fields['objects'][number];
+type ReferenceKey = Fields['references'][number];
+type Optional<V> = Extract<V, undefined>;
+
+type Field<K, V, Parent extends string> =
+  K extends ValueKey ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
+    : `${Parent}.${K & string}` extends ValueKey ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
+    : K extends ItemsKey ? readonly pulumi.Input<string>[] | Optional<V>
+      : K extends ObjectKey ? { readonly [I in keyof NonNullable<V>]: pulumi.Input<Exclude<NonNullable<V>[I], undefined>> | Optional<NonNullable<V>[I]> } | Optional<V>
+        : K extends 'name' ? ([Parent] extends [ReferenceKey] ? pulumi.Input<V> : V)
+          : WithInputs<V, K & string>;
+
+/**
+ * `T` (policy props) where the values that only pass through into the
+ * objects take a `pulumi.Input`: the namespace, names of Secrets, PVCs,
+ * ConfigMaps and ServiceAccounts, addresses, endpoints, buckets, images.
+ */
+export type WithInputs<T, Parent extends string = ''> =
+  T extends string | number | boolean ? T
+    : T extends readonly (infer E)[] ? readonly WithInputs<E>[]
+      : { readonly [K in keyof T]: Field<K, T[K], Parent> };
+
+/** An Output (or Promise) found in the args. */
+export interface InputSlot {
+  /** Where the user wrote it. */
+  readonly propPath: string;
+  readonly value: pulumi.Input<unknown>;
+}
+
+/** Stands for the slot `index` in the args until the policy is built. */
+class InputMarker {
+  constructor(readonly index: number) {}
+}
+
+/** The args with every Output and Promise replaced by a marker, and the slots in marker order. */
+export function markInputs(args: unknown): { readonly marked: unknown; readonly slots: readonly InputSlot[] } {
+  const slots: InputSlot[] = [];
+  const mark = (value: unknown, path: string): unknown => {
+    if (pulumi.Output.isInstance(value) || isPromiseLike(value)) {
+      slots.push({ propPath: path, value: value as pulumi.Input<unknown> });
+      return new InputMarker(slots.length - 1);
+    }
+    if (Array.isArray(value)) return value.map((v, i) => mark(v, childPath(path, i)));
+    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mark(v, childPath(path, k))]));
+    return value;
+  };
+  return { marked: mark(args, ''), slots };
+}
+
+/** The policy path of each marker in `policy`, by slot index. */
+export function markerPaths(policy: unknown): string[] {
+  const paths: string[] = [];
+  const visit = (value: unknown, path: string): void => {
+    if (value instanceof InputMarker) paths[value.index] = path;
+    else if (Array.isArray(value)) value.forEach((v, i) => visit(v, childPath(path, i)));
+    else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) visit(v, childPath(path, k));
+  };
+  visit(policy, '');
+  return paths;
+}
+
+/**
+ * The stand-in format of every slot; an Error naming each slot that is not
+ * at a pass-through field (or did not reach the policy).
+ */
+export function slotFormats(slots: readonly InputSlot[], paths: readonly string[]): PassThroughFormat[] {
+  const problems: string[] = [];
+  const formats = slots.map((slot, i) => {
+    const format = paths[i] === undefined ? undefined : passThroughFormat(paths[i], PASS_THROUGH);
+    if (format === undefined) problems.push(`${slot.propPath || '(args)'}: received a pulumi Output (or Promise); this value shapes the objects, so it must be a plain value`);
+    return format ?? 'name';
+  });
+  if (problems.length > 0) {
+    throw new Error(`backup-cronjobs: ${problems.join('; ')}. Outputs are taken for the namespace, names of Secrets, PVCs, ConfigMaps and ServiceAccounts, addresses, endpoints, buckets and images`);
+  }
+  return formats;
+}
+
+/** `policy` with marker i replaced by `values[i]`. */
+export function fillMarkers(policy: unknown, values: readonly unknown[]): unknown {
+  if (policy instanceof InputMarker) return values[policy.index];
+  if (Array.isArray(policy)) return policy.map((v) => fillMarkers(v, values));
+  if (isPlainObject(policy)) return Object.fromEntries(Object.entries(policy).map(([k, v]) => [k, fillMarkers(v, values)]));
+  return policy;
+}
+
+/**
+ * A stand-in accepted wherever a value of `format` is (a DNS label, a
+ * `host:port`, an http URL) that nothing the core renders contains by
+ * itself. `set` tells two stand-ins of one slot apart.
+ */
+export function standIn(format: PassThroughFormat, index: number, set: 'a' | 'b'): string {
+  const token = `pulumi-input-${index}-${set}-4f1d0c`;
+  if (format === 'address') return `${token}:1`;
+  if (format === 'url') return `http://${token}`;
+  return token;
+}
+
+/**
+ * `value` (plain JSON) with every stand-in inside its strings replaced: a
+ * string that is exactly stand-in i becomes `piece(i)`; a string with
+ * stand-ins among other text becomes `join` of its parts. Throws when a
+ * stand-in is in an object key.
+ */
+export function substitute<T>(value: unknown, standIns: readonly string[], piece: (index: number) => T, join: (parts: readonly (string | T)[]) => unknown): unknown {
+  if (standIns.length === 0) return value;
+  const pattern = new RegExp(`(${[...standIns].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|')})`);
+  const replace = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const texts = v.split(pattern).filter((p) => p !== '');
+      if (!texts.some((t) => standIns.includes(t))) return v;
+      const parts = texts.map((t) => (standIns.includes(t) ? piece(standIns.indexOf(t)) : t));
+      return parts.length === 1 ? parts[0] : join(parts);
+    }
+    if (Array.isArray(v)) return v.map(replace);
+    if (v !== null && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => {
+        if (pattern.test(k)) throw new Error(`backup-cronjobs: a pulumi Output reached the object key ${JSON.stringify(k)} (a bug: please report it)`);
+        return [k, replace(x)];
+      }));
+    }
+    return v;
+  };
+  return replace(value);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A Promise, from any realm. */
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}

@@ -1,0 +1,83 @@
+/**
+ * cdk8s-plus-28 objects as the constructs receive them, for the unit tests
+ * (cdk8s-plus is an optional peer dependency, not installed here; the
+ * consumer projects in test/package use the real package). Each class copies
+ * the imported-object class of cdk8s-team/cdk8s-plus branch k8s-28/main
+ * (147b1020, published as cdk8s-plus-28 2.5.6): `ImportedSecret` in
+ * src/secret.ts (`Secret.fromSecretName`), `ImportedPersistentVolumeClaim` in
+ * src/pvc.ts (`PersistentVolumeClaim.fromClaimName`), with the GVK values of
+ * `k8s.KubeSecret` / `k8s.KubePersistentVolumeClaim`, and
+ * `EnvValue.fromSecretValue` of src/container.ts for `envValue`.
+ */
+import { Construct } from 'constructs';
+
+/** `EnvValue` of cdk8s-plus (src/container.ts): a value, or where it comes from. */
+class EnvValue {
+  constructor(public readonly value?: string, public readonly valueFrom?: unknown) {}
+}
+
+/** cdk8s-plus-28 `Secret.fromSecretName(scope, id, name)`. */
+export class ImportedSecret extends Construct {
+  public readonly resourceType = 'secrets';
+  private readonly _name: string;
+
+  constructor(scope: Construct, id: string, name: string) {
+    super(scope, id);
+    this._name = name;
+  }
+
+  public get name(): string {
+    return this._name;
+  }
+
+  public get apiVersion(): string {
+    return 'v1';
+  }
+
+  public get apiGroup(): string {
+    return '';
+  }
+
+  public get kind(): string {
+    return 'Secret';
+  }
+
+  public get resourceName(): string {
+    return this.name;
+  }
+
+  public envValue(key: string, options: { readonly optional?: boolean } = {}): EnvValue {
+    return new EnvValue(undefined, { secretKeyRef: { name: this.name, key, optional: options.optional } });
+  }
+}
+
+/** cdk8s-plus-28 `PersistentVolumeClaim.fromClaimName(scope, id, claimName)`. */
+export class ImportedPersistentVolumeClaim extends Construct {
+  public readonly resourceType = 'persistentvolumeclaims';
+  private readonly _name: string;
+
+  constructor(scope: Construct, id: string, name: string) {
+    super(scope, id);
+    this._name = name;
+  }
+
+  public get name(): string {
+    return this._name;
+  }
+
+  public get apiVersion(): string {
+    return 'v1';
+  }
+
+  public get apiGroup(): string {
+    return '';
+  }
+
+  public get kind(): string {
+    return 'PersistentVolumeClaim';
+  }
+
+  public get resourceName(): string {
+    return this.name;
+  }
+}

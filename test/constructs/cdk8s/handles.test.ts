@@ -1,0 +1,68 @@
+// Handles on what a construct generated: CronJobs by target key, Jobs, the PrometheusRule; child ids; escape hatches.
+import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
+import { BackupPolicy, EtcdBackupSchedule, RedisBackupSchedule, VitessBackupSchedule } from '../../../constructs/cdk8s';
+import type { Manifest } from '../../../lib';
+import { vitessPolicy } from '../../lib/engines/vitess/fixtures';
+import { etcdProps, redisProps, vitessProps } from './fixtures';
+
+const names = (objects: ReadonlyMap<string, ApiObject>) => [...objects].map(([key, o]) => [key, `${o.kind} ${o.name}`]);
+
+test('Redis: a CronJob per shard, a prune CronJob per shard, the PrometheusRule; ids <Kind>-<object name>', () => {
+  const chart = Testing.chart();
+  const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);
+  expect(names(schedule.backupCronJobs)).toEqual([['shard01', 'CronJob cache-shard01'], ['shard02', 'CronJob cache-shard02']]);
+  expect(names(schedule.pruneCronJobs)).toEqual([['shard01', 'CronJob cache-shard01-prune'], ['shard02', 'CronJob cache-shard02-prune']]);
+  expect(schedule.cronJob('shard02')).toBe(schedule.backupCronJobs.get('shard02'));
+  expect(schedule.pruneCronJob('shard01').name).toBe('cache-shard01-prune');
+  expect(schedule.prometheusRule?.name).toBe('cache-backup-alerts');
+  expect(schedule.node.tryFindChild('CronJob-cache-shard01')).toBe(schedule.cronJob('shard01'));
+  expect(schedule.node.tryFindChild('PrometheusRule-cache-backup-alerts')).toBe(schedule.prometheusRule);
+});
+
+test('Vitess: by <keyspace>/<shard> as written; a whole policy by <schedule>/<keyspace>/<shard>', () => {
+  const chart = Testing.chart();
+  const schedule = new VitessBackupSchedule(chart, 'nightly', vitessProps);
+  expect(names(schedule.backupCronJobs)).toEqual([['commerce/-80', 'CronJob shop-nightly-commerce-x-80'], ['commerce/80-', 'CronJob shop-nightly-commerce-80-x']]);
+  const renamed = new VitessBackupSchedule(chart, 'other-id', { ...vitessProps, scheduleName: 'weekly' });
+  expect(renamed.cronJob('commerce/-80').name).toBe('shop-weekly-commerce-x-80');
+  const policy = new BackupPolicy(chart, 'policy', vitessPolicy({ schedules: [{ name: 'daily', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] }] }));
+  expect(policy.cronJob('daily/customer/80-').name).toBe('example-daily-customer-80-x');
+  expect(policy.prometheusRule).toBeUndefined();
+});
+
+test('etcd: by node; cluster mode: the one CronJob, key "cluster"', () => {
+  const chart = Testing.chart();
+  const perNode = new EtcdBackupSchedule(chart, 'per-node', etcdProps);
+  expect(names(perNode.backupCronJobs)).toEqual([['cp-1', 'CronJob etcd-cp-1'], ['cp-2', 'CronJob etcd-cp-2']]);
+  const cluster = new EtcdBackupSchedule(chart, 'cluster', { name: 'etcd-cluster' });
+  expect(cluster.cronJob()).toBe(cluster.cronJob('cluster'));
+  expect(cluster.cronJob().name).toBe('etcd-cluster');
+  expect(cluster.node.defaultChild).toBe(cluster.cronJob()); // a single object is `Resource`
+});
+
+test('an unknown key, or no key among several, names the construct and the keys there are', () => {
+  const chart = Testing.chart();
+  const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);
+  expect(() => schedule.cronJob('shard1')).toThrow('test/cache: backup CronJob: no key "shard1" (did you mean "shard01"?); keys: "shard01", "shard02"');
+  expect(() => schedule.cronJob()).toThrow('test/cache: backup CronJob: there are 2, name one (keys: "shard01", "shard02")');
+  const plain = new RedisBackupSchedule(chart, 'plain', { ...redisProps, name: 'plain', retention: undefined });
+  expect(() => plain.pruneCronJob('shard01')).toThrow('test/plain: retention-prune CronJob: no key "shard01"; there is none');
+});
+
+test('escape hatches on a handle: a JSON patch and an annotation reach the synthesized CronJob, and only it', () => {
+  // GIVEN
+  const chart = new Chart(Testing.app(), 'backups', { namespace: 'cache' });
+  const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);
+  // WHEN
+  schedule.cronJob('shard01').addJsonPatch(JsonPatch.add('/spec/jobTemplate/spec/template/spec/priorityClassName', 'backup-low'));
+  schedule.cronJob('shard01').metadata.addAnnotation('example.com/owner', 'cache-team');
+  ApiObject.of(schedule.pruneCronJob('shard02')).addJsonPatch(JsonPatch.replace('/spec/suspend', true));
+  // THEN
+  const byName = new Map((Testing.synth(chart) as Manifest[]).map((m) => [m.metadata.name, m as Manifest & { spec: Record<string, any> }]));
+  expect(byName.get('cache-shard01')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBe('backup-low');
+  expect(byName.get('cache-shard01')!.metadata.annotations).toEqual({ 'example.com/owner': 'cache-team' });
+  expect(byName.get('cache-shard02-prune')!.spec.suspend).toBe(true);
+  expect(byName.get('cache-shard02')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBeUndefined();
+  expect(byName.get('cache-shard02')!.metadata.annotations).toBeUndefined();
+  expect(byName.get('cache-shard01-prune')!.spec.suspend).toBe(false);
+});
