@@ -87,14 +87,14 @@ describe('withPropPaths', () => {
   test('names the prop as written, then the policy field; paths in messages become prop paths too', () => {
     const error = policyError(() => renderPolicy(redisSchedulePolicy({
       name: 'cache', shards: ['a', 'a'], sentinel: { addresses: ['sentinel:26379'] }, s3: { bucket: 'Bad', region: 'r' },
-      metrics: { prometheusRule: {} },
+      metrics: { prometheusRule: { severity: 'urgent!' } },
     }), 'test/cache'));
     const mapped = withPropPaths(error, REDIS_PROPS_LAYOUT);
     expect(mapped).toBeInstanceOf(PolicyError);
     expect(mapped.source).toBe('test/cache');
     expect(mapped.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'metrics.prometheusRule.severity: received "urgent!"; must be a string matching ^[A-Za-z0-9._-]{1,63}$ (policy field spec.metrics.prometheusRule.severity)',
       's3.bucket: received "Bad"; must be a string matching ^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$ (policy field spec.redis.s3.bucket)',
-      'metrics.prometheusRule: alerts read the pushed metrics: set metrics.pushgatewayUrl too (policy field spec.metrics.prometheusRule)',
       'shards[1]: received "a"; shard names must be unique (also at shards[0]) (policy field spec.redis.shards[1])',
     ]);
     expect(mapped.message.split('\n')[0]).toBe('test/cache: invalid BackupPolicy (3 problems)');

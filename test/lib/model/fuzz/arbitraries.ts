@@ -439,17 +439,11 @@ export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'p
   // the default busybox image has no curl and no zoneinfo: metrics and zoned bucket rules need a shell image
   images: some(rec({ etcd: some(images(pools)), busybox: some(images(pools)), shell: some(images(pools), 12), awsCli: some(images(pools)) }), 12),
   restore: some(rec({
-    // cluster mode names no nodes: its restore needs them (several need a snapshot and an initial cluster)
-    nodes: some(fc.oneof({ weight: 6, arbitrary: fc.tuple(nodeNames(pools)).map((t) => [...t]) }, { weight: 1, arbitrary: fc.array(nodeNames(pools), { minLength: 2, maxLength: 2 }) }), mode === 'perNode' ? 2 : 12),
-    // a snapshot of this policy starts with its name prefix (the default one names the policy: only the adversarial pools guess it)
-    snapshot: namePrefix !== undefined
-      ? some(pick(pools, [`${namePrefix}2024-01-01T00:00:00Z_cp-0.db`], [`${namePrefix}$(AWS_SECRET_ACCESS_KEY)`, 'other.db']))
-      : pools.adversarial ? some(fc.constantFrom('etcd-snapshot_backup_$(AWS_SECRET_ACCESS_KEY)', 'etcd-snapshot_p_x.db'), 1) : fc.constant(undefined),
+    // the restore defaults of `backup-cronjobs restore` (its nodes and snapshot are the command's flags)
     initialCluster: some(pick(pools, ['cp-0=https://10.0.0.1:2380', 'cp-0=https://$(ETCD_RESTORE_HOST_IP):2380,cp-1=https://10.0.0.2:2380'], ['$(ETCD_RESTORE_NODE)=https://$(ETCD_RESTORE_HOST_IP):2380', 'a=h$(AWS_SECRET_ACCESS_KEY)', 'a=$$b'])),
     peerUrl: some(pick(pools, ['https://$(ETCD_RESTORE_HOST_IP):2380', 'https://10.0.0.1:2380'], ['https://$(AWS_SECRET_ACCESS_KEY):2380', 'http://$$(ETCD_RESTORE_HOST_IP)'])),
     hostPath: some(hostPaths(pools)),
     bumpRevision: some(pick(pools, [1, 1000000, 2 ** 40], [2 ** 53, 1e21])),
-    suspend: some(fc.boolean()),
   }), 2),
 }));
 
