@@ -26,29 +26,20 @@ push_metrics() {
   _pm_result=$1 _pm_duration=$2 _pm_size=${3:-}
   _pm_p=${BACKUP_METRICS_PREFIX:-backup_cronjobs}
   _pm_base=${BACKUP_PUSHGATEWAY_URL%/}
-  if ! command -v curl >/dev/null 2>&1; then
-    log warn "metrics not pushed: no curl in this image"
-    return 0
-  fi
+  command -v curl >/dev/null 2>&1 || { log warn "metrics not pushed: no curl in this image"; return 0; }
   _pm_job=${BACKUP_METRICS_JOB:-backup-cronjobs}
-  _pm_path="job/$_pm_job"
-  _pm_labels="job=$_pm_job"
+  _pm_path="job/$_pm_job" _pm_labels="job=$_pm_job"
   for _pm_pair in ${BACKUP_NAMESPACE:+"namespace=$BACKUP_NAMESPACE"} ${BACKUP_POLICY:+"policy=$BACKUP_POLICY"} \
     ${BACKUP_TARGET:+"target=$BACKUP_TARGET"} ${BACKUP_METRICS_LABELS:-}; do
     _pm_name=${_pm_pair%%=*} _pm_value=${_pm_pair#*=}
-    case $_pm_name in
-      '' | [0-9]* | *[!A-Za-z0-9_]*) log warn "metrics not pushed: bad grouping label name in '$_pm_pair'"; return 0 ;;
-    esac
-    case $_pm_value in
-      '' | *[!A-Za-z0-9._-]*) log warn "metrics not pushed: bad grouping label value in '$_pm_pair'"; return 0 ;;
-    esac
-    _pm_path="$_pm_path/$_pm_name/$_pm_value"
-    _pm_labels="$_pm_labels $_pm_name=$_pm_value"
+    case $_pm_name in '' | [0-9]* | *[!A-Za-z0-9_]*) log warn "metrics not pushed: bad grouping label name in '$_pm_pair'"; return 0 ;; esac
+    case $_pm_value in '' | *[!A-Za-z0-9._-]*) log warn "metrics not pushed: bad grouping label value in '$_pm_pair'"; return 0 ;; esac
+    _pm_path="$_pm_path/$_pm_name/$_pm_value" _pm_labels="$_pm_labels $_pm_name=$_pm_value"
   done
-  if ! _pm_current=$(curl -sS --fail --max-time 10 "$_pm_base/metrics" 2>&1); then
+  _pm_current=$(curl -sS --fail --max-time 10 "$_pm_base/metrics" 2>&1) || {
     log warn "metrics not pushed: cannot read the current counters from $_pm_base/metrics: $(printf '%s' "$_pm_current" | tail -n 1)"
     return 0
-  fi
+  }
   # "<success_total> <failure_total>" of exactly this group (0 when absent).
   _pm_counts=$(printf '%s\n' "$_pm_current" | _PM_LABELS=$_pm_labels _PM_PREFIX=$_pm_p LC_ALL=C awk '
     BEGIN {
@@ -73,33 +64,26 @@ push_metrics() {
       if (name == s) ns = v + 0; else nf = v + 0
     }
     END { printf "%.0f %.0f\n", ns, nf }')
-  _pm_successes=${_pm_counts% *} _pm_failures=${_pm_counts#* }
-  if [ "$_pm_result" = success ]; then
-    _pm_successes=$((_pm_successes + 1)) _pm_ok=1
-  else
-    _pm_failures=$((_pm_failures + 1)) _pm_ok=0
-  fi
+  _pm_successes=${_pm_counts% *} _pm_failures=${_pm_counts#* } _pm_ok=0
+  if [ "$_pm_result" = success ]; then _pm_successes=$((_pm_successes + 1)) _pm_ok=1; else _pm_failures=$((_pm_failures + 1)); fi
   _pm_body=$(
-    printf '# HELP %s_duration_seconds Duration of the last backup run in seconds, successful or not.\n' "$_pm_p"
-    printf '# TYPE %s_duration_seconds gauge\n%s_duration_seconds %s\n' "$_pm_p" "$_pm_p" "$_pm_duration"
-    printf '# HELP %s_last_run_success 1 if the last backup run succeeded, 0 if it failed.\n' "$_pm_p"
-    printf '# TYPE %s_last_run_success gauge\n%s_last_run_success %s\n' "$_pm_p" "$_pm_p" "$_pm_ok"
-    printf '# HELP %s_success_total Successful backup runs.\n' "$_pm_p"
-    printf '# TYPE %s_success_total counter\n%s_success_total %s\n' "$_pm_p" "$_pm_p" "$_pm_successes"
-    printf '# HELP %s_failure_total Failed backup runs.\n' "$_pm_p"
-    printf '# TYPE %s_failure_total counter\n%s_failure_total %s\n' "$_pm_p" "$_pm_p" "$_pm_failures"
+    _pm_metric duration_seconds gauge 'Duration of the last backup run in seconds, successful or not.' "$_pm_duration"
+    _pm_metric last_run_success gauge '1 if the last backup run succeeded, 0 if it failed.' "$_pm_ok"
+    _pm_metric success_total counter 'Successful backup runs.' "$_pm_successes"
+    _pm_metric failure_total counter 'Failed backup runs.' "$_pm_failures"
     if [ "$_pm_result" = success ]; then
-      printf '# HELP %s_last_success_timestamp_seconds End of the last successful backup run (unix time).\n' "$_pm_p"
-      printf '# TYPE %s_last_success_timestamp_seconds gauge\n%s_last_success_timestamp_seconds %s\n' "$_pm_p" "$_pm_p" "$(now_epoch)"
-      if [ -n "$_pm_size" ]; then
-        printf '# HELP %s_size_bytes Size of the last stored backup in bytes.\n' "$_pm_p"
-        printf '# TYPE %s_size_bytes gauge\n%s_size_bytes %s\n' "$_pm_p" "$_pm_p" "$_pm_size"
-      fi
+      _pm_metric last_success_timestamp_seconds gauge 'End of the last successful backup run (unix time).' "$(now_epoch)"
+      [ -z "$_pm_size" ] || _pm_metric size_bytes gauge 'Size of the last stored backup in bytes.' "$_pm_size"
     fi
   )
-  if ! _pm_out=$(printf '%s\n' "$_pm_body" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1); then
+  _pm_out=$(printf '%s\n' "$_pm_body" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
     log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(printf '%s' "$_pm_out" | tail -n 1)"
     return 0
-  fi
+  }
   info "metrics pushed to $_pm_base/metrics/$_pm_path ($_pm_result: ${_pm_successes} success(es), ${_pm_failures} failure(s))"
+}
+
+# _pm_metric NAME TYPE HELP VALUE: one metric of the group, in Prometheus' text format.
+_pm_metric() {
+  printf '# HELP %s_%s %s\n# TYPE %s_%s %s\n%s_%s %s\n' "$_pm_p" "$1" "$3" "$_pm_p" "$1" "$2" "$_pm_p" "$1" "$4"
 }
