@@ -13,5 +13,5 @@ for (const dir of dirs) {
   mkdirSync(to, { recursive: true });
   for (const f of readdirSync(from).filter((f) => f.endsWith('.sh'))) copyFileSync(join(from, f), join(to, f));
 }
-const { policySchema } = require(join(root, 'dist', 'lib', 'policy', 'schema.js'));
+const { policySchema } = require(join(root, 'dist', 'lib', 'registry.js'));
 writeFileSync(join(root, 'dist', 'lib', 'policy', 'backup-policy.schema.json'), `${JSON.stringify(policySchema, null, 2)}\n`);
