@@ -111,7 +111,9 @@ function checkChoices(entry: string, order: readonly ScriptModule[], lines: read
   for (const m of order) {
     for (const alt of m.oneOf) {
       const missing = scriptModule(alt).functions.map((f) => f.name).find((name) => used.has(name) && !defined.has(name));
-      if (missing) throw new Error(`${entry} calls ${missing}, which one of ${m.oneOf.join(', ')} defines: enable one of the features ${m.oneOf.map(stem).join(', ')}`);
+      if (missing) {
+        throw new Error(`${entry} calls ${missing}, which one of ${m.oneOf.join(', ')} defines: enable one of the features ${m.oneOf.map(stem).join(', ')} (the workload builder enables retention-<kind> from the container's BACKUP_DEST_KIND)`);
+      }
     }
   }
 }
@@ -125,7 +127,8 @@ const composed = new Map<string, string>();
  * The text of `entry` as embedded in a manifest: a header, then per module a
  * marker line (`# <file>`) and the lines it contributes (its
  * top-level code and the functions the entry can reach), comment-only and
- * blank lines dropped, awk programs on one line.
+ * blank lines dropped, awk programs on one line and commands packed onto
+ * lines of up to PACK_WIDTH characters.
  */
 export function scriptText(entry: string, features: ScriptFeatures = {}): string {
   const order = scriptModules(entry, features);
@@ -134,7 +137,7 @@ export function scriptText(entry: string, features: ScriptFeatures = {}): string
   if (text === undefined) {
     const parts = reachable(order);
     checkChoices(entry, order, parts.flatMap((p) => p.lines));
-    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (lib/scripts, lib/engines/*/scripts; comments dropped, awk programs on one line)`];
+    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (lib/scripts, lib/engines/*/scripts; comments dropped, lines packed)`];
     for (const part of parts) lines.push(`# ${part.file}`, ...part.lines);
     text = `${lines.join('\n')}\n`;
     composed.set(key, text);

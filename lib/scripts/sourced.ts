@@ -21,14 +21,14 @@ function lines(module: ScriptModule, own: boolean): string[] {
 /**
  * The files `entry` sources, in order: each module whole (every function, so
  * that one file serves every container of the policy), and the entry's own
- * functions besides `main`. Comments dropped, awk programs on one line.
+ * functions besides `main`. Comments dropped, lines packed as inline.
  */
 export function sourcedFiles(entry: string, features: ScriptFeatures = {}): ScriptFile[] {
   scriptText(entry, features); // refuses a composition that misses a chosen module, as inline
   return scriptModules(entry, features).flatMap((m) => {
     const body = m.file === entry ? lines(m, false) : m.segments.flatMap((s) => (typeof s === 'string' ? [s] : s.lines));
     if (body.length === 0) return [];
-    return [{ file: m.file, text: [`${SCRIPT_HEADER}: ${m.path}${m.file === entry ? ' without main' : ''} (comments dropped, awk programs on one line)`, ...body, ''].join('\n') }];
+    return [{ file: m.file, text: [`${SCRIPT_HEADER}: ${m.path}${m.file === entry ? ' without main' : ''} (comments dropped, lines packed)`, ...body, ''].join('\n') }];
   });
 }
 
