@@ -1,6 +1,8 @@
 /**
  * Deterministic YAML, byte-identical to what `cdk8s synth` writes for the same
- * objects (the `yaml` package, YAML 1.1, lineWidth 0, sorted keys). Maps,
+ * objects (the `yaml` package, YAML 1.1, lineWidth 0, sorted keys, except
+ * that an object starts with apiVersion, kind and metadata as cdk8s's
+ * ApiObject.toJson orders them). Maps,
  * sequences and the common scalars are emitted directly; every other scalar is
  * rendered once by `yaml` itself and memoized, so output matches it exactly.
  */
@@ -25,12 +27,19 @@ export function toYaml(objects: readonly Manifest[]): string {
   return objects.map(documentYaml).join('---\n');
 }
 
+/** An object's own keys first (as cdk8s writes them), then the others sorted. */
+const OBJECT_KEYS = ['apiVersion', 'kind', 'metadata'];
+const documentKeys = (map: Plain): string[] => [...OBJECT_KEYS.filter((k) => k in map), ...Object.keys(map).filter((k) => !OBJECT_KEYS.includes(k)).sort()];
+
 export function documentYaml(value: unknown): string {
   // Keys outside the plain-safe set are rare (label or data keys) and their quoting depends on context:
   // such documents are rendered by `yaml` itself.
-  if (!isMap(value) || Object.keys(value).length === 0 || hasUnsafeKey(value)) return stringify(sortKeys(value), OPTIONS);
+  if (!isMap(value) || Object.keys(value).length === 0 || hasUnsafeKey(value)) {
+    const sorted = sortKeys(value);
+    return stringify(isMap(sorted) ? Object.fromEntries(documentKeys(sorted).map((k) => [k, sorted[k]])) : sorted, OPTIONS);
+  }
   const out: string[] = [];
-  emitMap(value, '', out);
+  emitMap(value, '', out, documentKeys(value));
   return out.join('');
 }
 
@@ -44,8 +53,8 @@ function isBlock(v: unknown): boolean {
   return (Array.isArray(v) && v.length > 0) || (isMap(v) && Object.keys(v).length > 0);
 }
 
-function emitMap(map: Plain, pad: string, out: string[]): void {
-  for (const key of Object.keys(map).sort()) {
+function emitMap(map: Plain, pad: string, out: string[], keys = Object.keys(map).sort()): void {
+  for (const key of keys) {
     const v = map[key];
     if (v === undefined) continue;
     const k = key;

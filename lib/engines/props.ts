@@ -6,7 +6,7 @@
  */
 import type { RetentionOptions } from '../policy/retention-options';
 import { PolicyError, PolicyIssue, childPath, pathSegments } from '../policy/errors';
-import type { JobSettings, MetricsOptions, PolicyCommonSpec, PolicyDocument } from '../policy/types';
+import type { JobSettings, MetricsOptions, PolicyCommonSpec, PolicyDocument, ScriptsOptions } from '../policy/types';
 import { API_VERSION, KIND } from '../policy/types';
 import { pickSettings } from '../policy/settings';
 
@@ -26,10 +26,12 @@ export interface SchedulePolicyProps {
   readonly retention?: RetentionOptions;
   /** @default - no metrics */
   readonly metrics?: MetricsOptions;
+  /** @default - inline */
+  readonly scripts?: ScriptsOptions;
 }
 
 /** Keys of `SchedulePolicyProps`: they go to `metadata` and `spec`, never to the engine. */
-export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', 'retention', 'metrics'] as const;
+export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', 'retention', 'metrics', 'scripts'] as const;
 
 /** A policy document whose spec holds one engine (checked when it is validated). */
 export type EnginePolicyDocument<Key extends string, Spec> = PolicyDocument<PolicyCommonSpec & { readonly [K in Key]: Spec }>;
@@ -89,7 +91,7 @@ function document<Key extends string, Spec>(engine: Key, props: Omit<SchedulePol
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
-    spec: { defaults, retention: props.retention, metrics: props.metrics, [engine]: spec } as PolicyCommonSpec & { readonly [K in Key]: Spec },
+    spec: { defaults, retention: props.retention, metrics: props.metrics, scripts: props.scripts, [engine]: spec } as PolicyCommonSpec & { readonly [K in Key]: Spec },
   };
 }
 

@@ -3,6 +3,7 @@
  * values only: no undefined, no empty collections (see `compact`).
  */
 import type { Expansion } from './expansion';
+import type { ScriptCommand } from '../scripts';
 export interface ObjectMeta {
   readonly name: string;
   readonly namespace?: string;
@@ -51,8 +52,9 @@ export interface Container {
   readonly securityContext?: Record<string, unknown>;
 }
 
-/** A container as an engine describes it (env values and args escaped by the workload builder). */
-export interface EngineContainer extends Omit<Container, 'env' | 'args'> {
+/** A container as an engine describes it (env values and args escaped, scripts rendered by the workload builder). */
+export interface EngineContainer extends Omit<Container, 'env' | 'args' | 'command'> {
+  readonly command?: readonly string[] | ScriptCommand;
   readonly args?: readonly (string | Expansion)[];
   readonly env?: readonly EngineEnvVar[];
 }

@@ -1,9 +1,11 @@
 /** The resolved model → the ordered list of plain Kubernetes objects. */
-import type { Manifest } from '../kubernetes/objects';
+import type { EngineContainer, Manifest } from '../kubernetes/objects';
 import { validateObject } from '../kubernetes/validation';
-import { buildCronJob } from '../workload/jobs';
+import { buildCronJob, buildJob } from '../workload/jobs';
+import { INLINE_SCRIPTS, ScriptsRendering, scriptsConfigMap } from '../workload/scripts';
 import { prometheusRule } from './alerts';
-import { ResolvedPolicy, resolvePolicy } from './resolve';
+import { provenance } from './provenance';
+import { ResolvedPolicy, commonLabels, resolvePolicy } from './resolve';
 
 /**
  * Renders a policy document (validated first, unless it already is) into
@@ -14,13 +16,33 @@ export function renderPolicy(doc: unknown, source?: string): Manifest[] {
   return renderResolved(resolvePolicy(doc, source));
 }
 
-/** Each CronJob, then the PrometheusRule. */
+/**
+ * The policy's script ConfigMap (configMap mode), then each CronJob, then the
+ * PrometheusRule. Every object carries the provenance annotations.
+ */
 export function renderResolved(r: ResolvedPolicy): Manifest[] {
-  const out = r.targets.map((t) => buildCronJob({ name: t.name, namespace: r.namespace, labels: t.labels, annotations: r.annotations }, t.schedule, t.settings, t.pod));
+  const configMap = r.scripts === 'configMap' ? scriptsConfigMap(r.name, r.namespace, commonLabels(r.policy, r.engine, 'scripts'), podContainers(r)) : undefined;
+  const scripts: ScriptsRendering = configMap ? { mode: 'configMap', configMap: configMap.metadata.name } : INLINE_SCRIPTS;
+  const annotations = (schedule?: { readonly written: string; readonly resolved: string }) => ({ ...r.annotations, ...provenance(r.name, schedule) });
+  const out: Manifest[] = configMap ? [{ ...configMap, metadata: { ...configMap.metadata, annotations: annotations() } }] : [];
+  for (const t of r.targets) {
+    const id = { name: t.name, namespace: r.namespace, labels: t.labels, annotations: r.annotations };
+    out.push(withAnnotations(buildCronJob(id, t.schedule, t.settings, t.pod, scripts), annotations(t.schedule)));
+  }
   const rule = prometheusRule(r);
-  const objects = rule ? [...out, rule] : out;
+  const objects = rule ? [...out, withAnnotations(rule, annotations())] : out;
   for (const o of objects) assertAccepted(o);
   return objects;
+}
+
+/** Every container of the policy's pods, for the script ConfigMap. */
+function podContainers(r: ResolvedPolicy): EngineContainer[] {
+  return r.targets.flatMap((t) => [...(t.pod.initContainers ?? []), ...t.pod.containers]);
+}
+
+/** The object with `annotations` added to its own (not to its templates); provenance wins over a policy annotation of the same key. */
+function withAnnotations(o: Manifest, annotations: Readonly<Record<string, string>>): Manifest {
+  return { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, ...annotations } } };
 }
 
 /**

@@ -15,6 +15,7 @@ import { parseDuration } from '../units';
 import { annotationsSizeProblem } from '../kubernetes/validation';
 import type { EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
+import { SCRIPTS_DIR, SCRIPTS_VOLUME } from '../workload/scripts';
 import { policyContext, validatePolicy } from './validate';
 
 export const MANAGED_BY = 'backup-cronjobs';
@@ -57,6 +58,8 @@ export interface ResolvedPolicy {
   readonly engine: EngineKey;
   /** Annotations of every object. */
   readonly annotations?: Readonly<Record<string, string>>;
+  /** How the containers get their scripts: in their commands, or from the policy's ConfigMap. */
+  readonly scripts: 'inline' | 'configMap';
   /** Where runs push their metrics, and the metric name prefix. @default - no metrics pushed */
   readonly metrics?: { readonly pushgatewayUrl: string; readonly prefix: string };
   /** The alert rule options. @default - no PrometheusRule */
@@ -75,6 +78,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
   const issues = new IssueList();
   const namespace = context.namespace;
   const metrics = resolveMetrics(policy, definition.metricsPrefix);
+  const scripts = policy.spec.scripts?.mode ?? 'inline';
   const settings = engineTargets.map((t) => resolveSettings(mergeSettings(policy.spec.defaults, t.overrides), t.defaults, t.schedule));
   const schedules = resolveSchedules(engineTargets, settings, issues);
   const names = new Map<string, EngineTarget>();
@@ -91,7 +95,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     if (schedule === undefined) return;
     const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics), settings: settings[i], metrics: metrics !== undefined };
     const pod = t.pod(ctx);
-    checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, issues);
+    checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, scripts, issues);
     targets.push({
       id: t.id,
       key: t.key ?? t.nameParts.join('/'),
@@ -107,27 +111,30 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     });
   });
   issues.throwIfAny(source);
-  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, metrics, rule: resolveRule(policy), targets };
+  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, scripts, metrics, rule: resolveRule(policy), targets };
 }
 
 /**
  * The policy's extra volumes, mounts and env must not clash with the engine's
  * (the API server refuses duplicate volume names and mount paths; a duplicate
- * env name silently replaces the engine's), and the pod's annotations with the
- * policy's must fit one object.
+ * env name silently replaces the engine's; in configMap mode the scripts
+ * volume and its mount are the engine's too), and the pod's annotations with
+ * the policy's must fit one object.
  */
 export function checkPodAgainstEngine(
   pod: EnginePod,
   settings: ResolvedJobSettings,
   levelPath: string,
   policyAnnotations: Readonly<Record<string, string>> | undefined,
+  scripts: ResolvedPolicy['scripts'],
   issues: IssueList,
 ): void {
   const options = settings.pod;
   const at = (field: string, i: number, key: string) => childPath(childPath(childPath(childPath(levelPath, 'pod'), field), i), key);
   const mains = [...(pod.initContainers ?? []), ...pod.containers].filter((c) => pod.mainContainers.includes(c.name));
-  const volumes = new Set((pod.volumes ?? []).map((v) => v.name));
-  const mountPaths = new Set(mains.flatMap((c) => (c.volumeMounts ?? []).map((m) => m.mountPath)));
+  const sourced = scripts === 'configMap';
+  const volumes = new Set([...(pod.volumes ?? []).map((v) => v.name), ...(sourced ? [SCRIPTS_VOLUME] : [])]);
+  const mountPaths = new Set([...mains.flatMap((c) => (c.volumeMounts ?? []).map((m) => m.mountPath)), ...(sourced ? [SCRIPTS_DIR] : [])]);
   const envNames = new Set(mains.flatMap((c) => (c.env ?? []).map((e) => e.name)));
   options.volumes?.forEach((v, i) => {
     if (volumes.has(v.name)) issues.add(at('volumes', i, 'name'), `received ${show(v.name)}; the engine's pod already has a volume of that name: choose another`);

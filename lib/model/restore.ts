@@ -16,6 +16,7 @@ import { buildJob } from '../workload/jobs';
 import { assertAccepted } from './render';
 import { ResolvedPolicy, checkPodAgainstEngine, commonLabels } from './resolve';
 import { policyContext } from './validate';
+import { provenance } from './provenance';
 
 export type { RestoreRequest } from '../engines/engine';
 
@@ -48,10 +49,11 @@ export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: 
   ];
   const pod = job.pod({ env, settings, metrics: false });
   const issues = new IssueList();
-  checkPodAgainstEngine(pod, settings, job.overrides?.pod ? job.settingsPath : 'spec.defaults', { ...r.annotations, ...job.annotations }, issues);
+  // a Job applied by hand carries its scripts inline: it needs no ConfigMap of the policy
+  checkPodAgainstEngine(pod, settings, job.overrides?.pod ? job.settingsPath : 'spec.defaults', { ...r.annotations, ...job.annotations }, 'inline', issues);
   issues.throwIfAny(source);
   const labels = { ...commonLabels(r.policy, r.engine, job.component), ...job.labels };
-  const annotations = { ...r.annotations, ...job.annotations };
+  const annotations = { ...r.annotations, ...job.annotations, ...provenance(r.name) };
   const manifest = buildJob({ name, namespace: r.namespace, labels, annotations }, { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit }, pod);
   assertAccepted(manifest);
   return { kind: 'job', job: manifest, notes };

@@ -1,7 +1,7 @@
 /** The JSON Schema of a BackupPolicy document, built around the engines' own schemas (`lib/registry.ts` passes them). */
 import { JOB_DEFAULTS } from './defaults';
 import { API_VERSION, KIND } from './types';
-import { PATTERNS, Schema, dnsLabel, int, obj, str, stringMap } from './schema-builders';
+import { PATTERNS, Schema, dnsLabel, int, obj, str, strEnum, stringMap } from './schema-builders';
 import { jobSettingsSchema, labelValues } from './schema-settings';
 import { retentionSchema } from './retention-schema';
 
@@ -30,6 +30,13 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
             severity: str('severity label of the alerts.', { pattern: '^[A-Za-z0-9._-]{1,63}$', default: JOB_DEFAULTS.alertSeverity }),
             staleAfterIntervals: int('A backup is stale after this many schedule intervals plus the run timeout.', 1, 100, { default: JOB_DEFAULTS.staleAfterIntervals }),
           }),
+        }),
+        scripts: obj('How the containers get their shell scripts.', {
+          mode: strEnum(
+            'inline: each container command holds the functions it runs. configMap: one ConfigMap per policy (<policy>-scripts-<hash>) holds the modules, mounted read-only at /scripts; commands keep their entry\'s main and source the rest (apply it with the CronJobs, prune old ones).',
+            ['inline', 'configMap'],
+            { default: 'inline' },
+          ),
         }),
         ...engineSchemas,
       }, []),

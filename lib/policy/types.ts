@@ -198,6 +198,18 @@ export interface PrometheusRuleOptions {
   readonly staleAfterIntervals?: number;
 }
 
+/** How the containers get their shell scripts. */
+export interface ScriptsOptions {
+  /**
+   * `inline`: each container's command holds the shell functions it runs (self-contained CronJobs).
+   * `configMap`: one ConfigMap per policy, named `<policy>-scripts-<content hash>`, holds the script
+   * modules once, mounted read-only at `/scripts`; each command keeps its entry's `main` and sources
+   * the rest. Apply the ConfigMap with the CronJobs and prune the old ones.
+   * @default 'inline'
+   */
+  readonly mode?: 'inline' | 'configMap';
+}
+
 export interface PolicyMetadata {
   /** DNS-1123 label; prefixes every object name. */
   readonly name: string;
@@ -217,6 +229,8 @@ export interface PolicyCommonSpec {
   readonly retention?: RetentionOptions;
   /** @default - no metrics */
   readonly metrics?: MetricsOptions;
+  /** @default - inline */
+  readonly scripts?: ScriptsOptions;
 }
 
 /** A policy document with the given spec type. */

@@ -7,9 +7,7 @@
 set -eu
 
 # One log line on stderr: "<UTC time> <job> <level> <message>".
-log() {
-  printf '%s %s %s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${BACKUP_JOB:-backup}" "$1" "$2" >&2
-}
+log() { printf '%s %s %s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${BACKUP_JOB:-backup}" "$1" "$2" >&2; }
 
 info() { log info "$*"; }
 
@@ -23,17 +21,12 @@ die() {
 
 # Fail unless every named variable is set and non-empty.
 require_env() {
-  for _name in "$@"; do
-    eval "_value=\${$_name:-}"
-    [ -n "$_value" ] || die "environment variable $_name is required but empty"
-  done
+  for _name in "$@"; do eval "[ -n \"\${$_name:-}\" ]" || die "environment variable $_name is required but empty"; done
 }
 
 # Fail unless every named command is on PATH.
 require_cmd() {
-  for _cmd in "$@"; do
-    command -v "$_cmd" >/dev/null 2>&1 || die "command '$_cmd' not found in this image (PATH=$PATH)"
-  done
+  for _cmd in "$@"; do command -v "$_cmd" >/dev/null 2>&1 || die "command '$_cmd' not found in this image (PATH=$PATH)"; done
 }
 
 now_epoch() { date -u +%s; }

@@ -1,4 +1,9 @@
 /** Parsing script modules into functions and top-level code, and keeping only what an entry reaches. */
+import { packAwkPrograms } from './awk';
+import { packShellLines } from './shell';
+
+/** Embedded lines are packed up to this many characters (longer single commands stay whole). */
+export const PACK_WIDTH = 120;
 
 /** One shell function of a module: its name, its code lines and the words its code uses. */
 export interface ShellFunction {
@@ -15,6 +20,8 @@ export interface ScriptModule {
   readonly needs: readonly string[];
   /** Modules joined when their feature is enabled (`# optional:`). */
   readonly optional: readonly string[];
+  /** Alternatives of which the features choose one (`# one-of:`), e.g. one per backup destination. */
+  readonly oneOf: readonly string[];
   /** Code outside any function (kept whole), comments and blank lines dropped. */
   readonly topLevel: readonly string[];
   readonly functions: readonly ShellFunction[];
@@ -32,7 +39,7 @@ function words(lines: readonly string[]): Set<string> {
   return out;
 }
 
-function headerList(text: string, field: 'needs' | 'optional'): string[] {
+function headerList(text: string, field: 'needs' | 'optional' | 'one-of'): string[] {
   const header = text.split('\n').filter((l) => l.startsWith('#'));
   const line = header.find((l) => l.startsWith(`# ${field}:`));
   return line ? line.slice(`# ${field}:`.length).trim().split(/\s+/).filter((w) => w.length > 0) : [];
@@ -42,7 +49,8 @@ function headerList(text: string, field: 'needs' | 'optional'): string[] {
  * Splits a module into top-level code and functions. Functions start with
  * `name() {` at column 0 and end with `}` alone at column 0, or are one line
  * (`name() { ...; }`). Heredocs are refused: dropping comment lines could
- * change their content.
+ * change their content. Multi-line awk programs are packed onto one line,
+ * and the commands of a function onto lines of up to PACK_WIDTH characters.
  */
 export function parseModule(file: string, path: string, text: string): ScriptModule {
   if (/<<-?\s*['"]?[A-Za-z_]/.test(text)) throw new Error(`${path}: heredocs are not supported in embedded scripts`);
@@ -66,11 +74,20 @@ export function parseModule(file: string, path: string, text: string): ScriptMod
       if (i >= lines.length) throw new Error(`${path}: function ${start[1]} has no closing "}" at the start of a line`);
       body.push('}');
     }
-    const fn = { name: start[1], lines: body, words: words(body) };
+    const fn = { name: start[1], lines: packShellLines(packAwkPrograms(body), PACK_WIDTH), words: words(body) };
     functions.push(fn);
     segments.push(fn);
   }
-  return { file, path, needs: headerList(text, 'needs'), optional: headerList(text, 'optional'), topLevel, functions, segments };
+  return {
+    file,
+    path,
+    needs: headerList(text, 'needs'),
+    optional: headerList(text, 'optional'),
+    oneOf: headerList(text, 'one-of'),
+    topLevel,
+    functions,
+    segments,
+  };
 }
 
 /** What one module contributes to a composition. */

@@ -17,9 +17,29 @@ import { ScriptModule, parseModule, reachable } from './compose';
 const LIB = join(__dirname, '..');
 const SHARED_DIR = 'scripts';
 
-/** Features an entry may enable: an optional module joins when its name (without `.sh`) is true. */
+/** Features an entry may enable: an optional or one-of module joins when its name (without `.sh`) is true. */
 export type ScriptFeatures = Readonly<Record<string, boolean>>;
 
+/**
+ * A container command that runs a composed script. The workload builder
+ * renders it: the whole composition in the command (inline), or the entry's
+ * own code sourcing its modules from the policy's ConfigMap.
+ */
+export interface ScriptCommand {
+  readonly entry: string;
+  readonly features?: ScriptFeatures;
+  /** The shell that runs it (a kubelet reference such as `$(TOOLS)/sh` is allowed). @default /bin/sh */
+  readonly shell?: string;
+}
+
+/** The command of a container that runs `entry` (which ends with `main "$@"`); the container's `args` become "$@". */
+export function shellCommand(entry: string, features: ScriptFeatures = {}): ScriptCommand {
+  return { entry, features };
+}
+
+export function isScriptCommand(command: unknown): command is ScriptCommand {
+  return typeof command === 'object' && command !== null && !Array.isArray(command) && typeof (command as ScriptCommand).entry === 'string';
+}
 let locations: Map<string, string> | undefined;
 
 /** Every script file by name, shared first, then `engines/<engine>/scripts/`. Names are unique. */
@@ -54,7 +74,12 @@ export function scriptModule(file: string): ScriptModule {
   return module;
 }
 
-/** The modules of a composition, in order: common.sh, then every needed or enabled module after its own needs, the entry last. */
+export const stem = (file: string) => file.replace(/\.sh$/, '');
+
+/**
+ * The modules of a composition, in order: common.sh, then every needed,
+ * enabled or chosen module after its own needs, the entry last.
+ */
 export function scriptModules(entry: string, features: ScriptFeatures = {}): ScriptModule[] {
   const order: ScriptModule[] = [];
   const visiting = new Set<string>();
@@ -64,13 +89,33 @@ export function scriptModules(entry: string, features: ScriptFeatures = {}): Scr
     visiting.add(file);
     const module = scriptModule(file);
     for (const need of module.needs) visit(need);
-    for (const opt of module.optional) if (features[opt.replace(/\.sh$/, '')]) visit(opt);
+    for (const opt of module.optional) if (features[stem(opt)]) visit(opt);
+    const chosen = module.oneOf.filter((alt) => features[stem(alt)]);
+    if (chosen.length > 1) throw new Error(`${entry}: ${module.file} takes one of ${module.oneOf.join(', ')}; the features choose ${chosen.join(' and ')}`);
+    for (const alt of chosen) visit(alt);
     order.push(module);
     visiting.delete(file);
   };
   visit('common.sh');
   visit(entry);
   return order;
+}
+
+/**
+ * Fails when the composition reaches a function that only an alternative not
+ * chosen would define (e.g. `retention_list` without a destination module).
+ */
+function checkChoices(entry: string, order: readonly ScriptModule[], lines: readonly string[]): void {
+  const defined = new Set(order.flatMap((m) => m.functions.map((f) => f.name)));
+  const used = new Set(lines.join('\n').match(/[A-Za-z_][A-Za-z0-9_]*/g));
+  for (const m of order) {
+    for (const alt of m.oneOf) {
+      const missing = scriptModule(alt).functions.map((f) => f.name).find((name) => used.has(name) && !defined.has(name));
+      if (missing) {
+        throw new Error(`${entry} calls ${missing}, which one of ${m.oneOf.join(', ')} defines: enable one of the features ${m.oneOf.map(stem).join(', ')} (the workload builder enables retention-<kind> from the container's BACKUP_DEST_KIND)`);
+      }
+    }
+  }
 }
 
 /** The header line every embedded script starts with. */
@@ -80,8 +125,10 @@ const composed = new Map<string, string>();
 
 /**
  * The text of `entry` as embedded in a manifest: a header, then per module a
- * marker line (`# <file>`) and the lines it contributes (its top-level code
- * and the functions the entry can reach), comment-only and blank lines dropped.
+ * marker line (`# <file>`) and the lines it contributes (its
+ * top-level code and the functions the entry can reach), comment-only and
+ * blank lines dropped, awk programs on one line and commands packed onto
+ * lines of up to PACK_WIDTH characters.
  */
 export function scriptText(entry: string, features: ScriptFeatures = {}): string {
   const order = scriptModules(entry, features);
@@ -89,7 +136,8 @@ export function scriptText(entry: string, features: ScriptFeatures = {}): string
   let text = composed.get(key);
   if (text === undefined) {
     const parts = reachable(order);
-    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (from lib/scripts and lib/engines/*/scripts, comments dropped)`];
+    checkChoices(entry, order, parts.flatMap((p) => p.lines));
+    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (lib/scripts, lib/engines/*/scripts; comments dropped, lines packed)`];
     for (const part of parts) lines.push(`# ${part.file}`, ...part.lines);
     text = `${lines.join('\n')}\n`;
     composed.set(key, text);
@@ -97,10 +145,7 @@ export function scriptText(entry: string, features: ScriptFeatures = {}): string
   return text;
 }
 
-/**
- * The `command` of a container that runs `entry` (which ends with `main "$@"`).
- * `$0` is the entry's name; the container's `args` become "$@".
- */
-export function shellCommand(entry: string, features: ScriptFeatures = {}): string[] {
-  return ['/bin/sh', '-c', scriptText(entry, features), entry.replace(/\.sh$/, '')];
+/** The inline command of a script: `sh -c <whole composition> <entry name>`. */
+export function inlineCommand(command: ScriptCommand): string[] {
+  return [command.shell ?? '/bin/sh', '-c', scriptText(command.entry, command.features), stem(command.entry)];
 }

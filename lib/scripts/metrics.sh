@@ -26,35 +26,32 @@ push_metrics() {
   _pm_result=$1 _pm_duration=$2 _pm_size=${3:-}
   _pm_p=${BACKUP_METRICS_PREFIX:-backup_cronjobs}
   _pm_base=${BACKUP_PUSHGATEWAY_URL%/}
-  if ! command -v curl >/dev/null 2>&1; then
-    log warn "metrics not pushed: no curl in this image"
-    return 0
-  fi
+  command -v curl >/dev/null 2>&1 || { log warn "metrics not pushed: no curl in this image"; return 0; }
+  _pm_nl=$(printf '\nx') && _pm_nl=${_pm_nl%x}
   _pm_job=${BACKUP_METRICS_JOB:-backup-cronjobs}
-  _pm_path="job/$_pm_job"
-  _pm_labels="job=$_pm_job"
+  _pm_path="job/$_pm_job" _pm_labels="job=$_pm_job"
   for _pm_pair in ${BACKUP_NAMESPACE:+"namespace=$BACKUP_NAMESPACE"} ${BACKUP_POLICY:+"policy=$BACKUP_POLICY"} \
     ${BACKUP_TARGET:+"target=$BACKUP_TARGET"} ${BACKUP_METRICS_LABELS:-}; do
     _pm_name=${_pm_pair%%=*} _pm_value=${_pm_pair#*=}
-    case $_pm_name in
-      '' | [0-9]* | *[!A-Za-z0-9_]*) log warn "metrics not pushed: bad grouping label name in '$_pm_pair'"; return 0 ;;
-    esac
-    case $_pm_value in
-      '' | *[!A-Za-z0-9._-]*) log warn "metrics not pushed: bad grouping label value in '$_pm_pair'"; return 0 ;;
-    esac
-    _pm_path="$_pm_path/$_pm_name/$_pm_value"
-    _pm_labels="$_pm_labels $_pm_name=$_pm_value"
+    case $_pm_name in '' | [0-9]* | *[!A-Za-z0-9_]*) log warn "metrics not pushed: bad grouping label name in '$_pm_pair'"; return 0 ;; esac
+    case $_pm_value in '' | *[!A-Za-z0-9._-]*) log warn "metrics not pushed: bad grouping label value in '$_pm_pair'"; return 0 ;; esac
+    _pm_path="$_pm_path/$_pm_name/$_pm_value" _pm_labels="$_pm_labels $_pm_name=$_pm_value"
   done
-  if ! _pm_current=$(curl -sS --fail --max-time 10 "$_pm_base/metrics" 2>&1); then
+  _pm_current=$(curl -sS --fail --max-time 10 "$_pm_base/metrics" 2>&1) || {
     log warn "metrics not pushed: cannot read the current counters from $_pm_base/metrics: $(printf '%s' "$_pm_current" | tail -n 1)"
     return 0
-  fi
-  # "<success_total> <failure_total>" of exactly this group (0 when absent).
-  _pm_counts=$(printf '%s\n' "$_pm_current" | _PM_LABELS=$_pm_labels _PM_PREFIX=$_pm_p LC_ALL=C awk '
+  }
+  # Reads the group's counters back (0 when absent) and writes "<successes> <failures>" after this
+  # run on the first line, then the metrics to push in Prometheus' text format.
+  _pm_out=$(printf '%s\n' "$_pm_current" | _PM_LABELS=$_pm_labels _PM_PREFIX=$_pm_p _PM_RESULT=$_pm_result \
+    _PM_DURATION=$_pm_duration _PM_SIZE=$_pm_size _PM_NOW=$(now_epoch) LC_ALL=C awk '
+    function metric(name, type, help, value) {
+      printf "# HELP %s_%s %s\n# TYPE %s_%s %s\n%s_%s %s\n", p, name, help, p, name, type, p, name, value
+    }
     BEGIN {
       nw = split(ENVIRON["_PM_LABELS"], e, " ")
-      for (i = 1; i <= nw; i++) { p = index(e[i], "="); want[substr(e[i], 1, p - 1) "=\"" substr(e[i], p + 1) "\""] = 1 }
-      s = ENVIRON["_PM_PREFIX"] "_success_total"; f = ENVIRON["_PM_PREFIX"] "_failure_total"; ns = 0; nf = 0
+      for (i = 1; i <= nw; i++) { q = index(e[i], "="); want[substr(e[i], 1, q - 1) "=\"" substr(e[i], q + 1) "\""] = 1 }
+      p = ENVIRON["_PM_PREFIX"]; s = p "_success_total"; f = p "_failure_total"; ns = 0; nf = 0
     }
     /^#/ { next }
     {
@@ -72,34 +69,23 @@ push_metrics() {
       v = substr($0, c + 1); sub(/^ +/, "", v); sub(/ .*$/, "", v)
       if (name == s) ns = v + 0; else nf = v + 0
     }
-    END { printf "%.0f %.0f\n", ns, nf }')
-  _pm_successes=${_pm_counts% *} _pm_failures=${_pm_counts#* }
-  if [ "$_pm_result" = success ]; then
-    _pm_successes=$((_pm_successes + 1)) _pm_ok=1
-  else
-    _pm_failures=$((_pm_failures + 1)) _pm_ok=0
-  fi
-  _pm_body=$(
-    printf '# HELP %s_duration_seconds Duration of the last backup run in seconds, successful or not.\n' "$_pm_p"
-    printf '# TYPE %s_duration_seconds gauge\n%s_duration_seconds %s\n' "$_pm_p" "$_pm_p" "$_pm_duration"
-    printf '# HELP %s_last_run_success 1 if the last backup run succeeded, 0 if it failed.\n' "$_pm_p"
-    printf '# TYPE %s_last_run_success gauge\n%s_last_run_success %s\n' "$_pm_p" "$_pm_p" "$_pm_ok"
-    printf '# HELP %s_success_total Successful backup runs.\n' "$_pm_p"
-    printf '# TYPE %s_success_total counter\n%s_success_total %s\n' "$_pm_p" "$_pm_p" "$_pm_successes"
-    printf '# HELP %s_failure_total Failed backup runs.\n' "$_pm_p"
-    printf '# TYPE %s_failure_total counter\n%s_failure_total %s\n' "$_pm_p" "$_pm_p" "$_pm_failures"
-    if [ "$_pm_result" = success ]; then
-      printf '# HELP %s_last_success_timestamp_seconds End of the last successful backup run (unix time).\n' "$_pm_p"
-      printf '# TYPE %s_last_success_timestamp_seconds gauge\n%s_last_success_timestamp_seconds %s\n' "$_pm_p" "$_pm_p" "$(now_epoch)"
-      if [ -n "$_pm_size" ]; then
-        printf '# HELP %s_size_bytes Size of the last stored backup in bytes.\n' "$_pm_p"
-        printf '# TYPE %s_size_bytes gauge\n%s_size_bytes %s\n' "$_pm_p" "$_pm_p" "$_pm_size"
-      fi
-    fi
-  )
-  if ! _pm_out=$(printf '%s\n' "$_pm_body" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1); then
-    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(printf '%s' "$_pm_out" | tail -n 1)"
+    END {
+      ok = ENVIRON["_PM_RESULT"] == "success"
+      if (ok) ns++; else nf++
+      printf "%.0f %.0f\n", ns, nf
+      metric("duration_seconds", "gauge", "Duration of the last backup run in seconds, successful or not.", ENVIRON["_PM_DURATION"])
+      metric("last_run_success", "gauge", "1 if the last backup run succeeded, 0 if it failed.", ok ? 1 : 0)
+      metric("success_total", "counter", "Successful backup runs.", sprintf("%.0f", ns))
+      metric("failure_total", "counter", "Failed backup runs.", sprintf("%.0f", nf))
+      if (ok) {
+        metric("last_success_timestamp_seconds", "gauge", "End of the last successful backup run (unix time).", ENVIRON["_PM_NOW"])
+        if (ENVIRON["_PM_SIZE"] != "") metric("size_bytes", "gauge", "Size of the last stored backup in bytes.", ENVIRON["_PM_SIZE"])
+      }
+    }')
+  _pm_counts=${_pm_out%%"$_pm_nl"*} _pm_body=${_pm_out#*"$_pm_nl"}
+  _pm_post=$(printf '%s\n' "$_pm_body" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
+    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(printf '%s' "$_pm_post" | tail -n 1)"
     return 0
-  fi
-  info "metrics pushed to $_pm_base/metrics/$_pm_path ($_pm_result: ${_pm_successes} success(es), ${_pm_failures} failure(s))"
+  }
+  info "metrics pushed to $_pm_base/metrics/$_pm_path ($_pm_result: ${_pm_counts% *} success(es), ${_pm_counts#* } failure(s))"
 }

@@ -1,15 +1,18 @@
 # shellcheck shell=sh
-# needs: s3.sh
+# one-of: retention-dir.sh retention-s3.sh retention-vitess.sh
 # Retention for backup-cronjobs containers: list the backups of one
 # destination, plan which to keep (the same algorithm as the TypeScript
 # reference in lib/retention/plan.ts, compared byte for byte by property
 # tests), print the plan, and delete the rest -- or only print it (dry run).
 #
 # Functions only: the renderer appends this file after common.sh (which
-# provides log/info/die/require_env/require_cmd and `set -eu`). Used by
-# prune.sh (the retention-prune CronJob) and by the engines' backup scripts,
-# which call `retention_apply "<name of the backup just verified>"` right
-# after a verified backup.
+# provides log/info/die/require_env/require_cmd and `set -eu`), with exactly
+# one destination module chosen at render time from the container's
+# BACKUP_DEST_KIND: retention-dir.sh, retention-s3.sh or retention-vitess.sh,
+# each defining _rt_check_dest, retention_destination, retention_list and
+# retention_delete. Used by prune.sh (the retention-prune CronJob) and by the
+# engines' backup scripts, which call `retention_apply "<name of the backup
+# just verified>"` right after a verified backup.
 #
 # Needs: POSIX sh, awk, sort, date, mktemp, wc, rm (coreutils or busybox);
 # `aws` (s3) or `vtctldclient` (vitess). Bucket rules in a zone other than UTC
@@ -23,7 +26,7 @@
 #   RETENTION_TIME_ZONE  IANA zone of the bucket rules (default UTC)
 #   RETENTION_DRY_RUN    true = print the plan, delete nothing (default false)
 #   RETENTION_NOW        epoch seconds used as "now" (tests only)
-#   BACKUP_DEST_KIND     dir | s3 | vitess
+#   BACKUP_DEST_KIND     dir | s3 | vitess: the destination module's kind
 #   dir:    BACKUP_DIR, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX (optional)
 #   s3:     S3_BUCKET, S3_PREFIX (optional key prefix before the name prefix),
 #           BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX, S3_ENDPOINT (optional),
@@ -47,25 +50,7 @@
 
 # True when at least one retention rule is set.
 retention_configured() {
-  [ -n "${RETENTION_KEEP_LAST:-}${RETENTION_MAX_AGE_SECONDS:-}${RETENTION_MAX_TOTAL_BYTES:-}" ] && return 0
-  [ -n "${RETENTION_HOURLY:-}${RETENTION_DAILY:-}${RETENTION_WEEKLY:-}${RETENTION_MONTHLY:-}${RETENTION_YEARLY:-}" ]
-}
-
-# _rt_int NAME VALUE: VALUE must be empty or a positive integer (≤ 15 digits).
-_rt_int() {
-  case $2 in
-    '') return 0 ;;
-    0* | *[!0-9]*) die "$1 must be a positive integer without leading zeros, got '$2'" ;;
-  esac
-  [ "${#2}" -le 15 ] || die "$1 is too large: '$2'"
-}
-
-# _rt_no_slash NAME VALUE: no "/", tab or newline (names stay in one directory
-# level and in one listing field).
-_rt_no_slash() {
-  case $2 in
-    */* | *"$_rt_tab"* | *"$_rt_nl"*) die "$1 must not contain '/', tab or newline, got '$2'" ;;
-  esac
+  [ -n "${RETENTION_KEEP_LAST:-}${RETENTION_MAX_AGE_SECONDS:-}${RETENTION_MAX_TOTAL_BYTES:-}${RETENTION_HOURLY:-}${RETENTION_DAILY:-}${RETENTION_WEEKLY:-}${RETENTION_MONTHLY:-}${RETENTION_YEARLY:-}" ]
 }
 
 _rt_init() {
@@ -74,21 +59,22 @@ _rt_init() {
 '
 }
 
-# Validates the rule variables and the time zone (syntax). Sets _rt_zone.
+# Validates the rule variables (empty or a positive integer of at most 15
+# digits), the time zone (syntax) and RETENTION_DRY_RUN. Sets _rt_zone.
 _rt_check_rules() {
   _rt_init
-  _rt_int RETENTION_KEEP_LAST "${RETENTION_KEEP_LAST:-}"
-  _rt_int RETENTION_MAX_AGE_SECONDS "${RETENTION_MAX_AGE_SECONDS:-}"
-  _rt_int RETENTION_MAX_TOTAL_BYTES "${RETENTION_MAX_TOTAL_BYTES:-}"
-  _rt_int RETENTION_HOURLY "${RETENTION_HOURLY:-}"
-  _rt_int RETENTION_DAILY "${RETENTION_DAILY:-}"
-  _rt_int RETENTION_WEEKLY "${RETENTION_WEEKLY:-}"
-  _rt_int RETENTION_MONTHLY "${RETENTION_MONTHLY:-}"
-  _rt_int RETENTION_YEARLY "${RETENTION_YEARLY:-}"
+  for _rt_v in RETENTION_KEEP_LAST RETENTION_MAX_AGE_SECONDS RETENTION_MAX_TOTAL_BYTES RETENTION_HOURLY RETENTION_DAILY RETENTION_WEEKLY RETENTION_MONTHLY RETENTION_YEARLY; do
+    eval "_rt_n=\${$_rt_v:-}"
+    # shellcheck disable=SC2154 # _rt_n: set by the eval
+    case $_rt_n in
+      '') ;;
+      0* | *[!0-9]*) die "$_rt_v must be a positive integer without leading zeros, got '$_rt_n'" ;;
+      ????????????????*) die "$_rt_v is too large: '$_rt_n'" ;;
+    esac
+  done
   _rt_zone=${RETENTION_TIME_ZONE:-UTC}
   case $_rt_zone in
-    /* | */ | *//* | *..* | *[!A-Za-z0-9_+/-]*)
-      die "RETENTION_TIME_ZONE must be an IANA zone name such as Europe/Berlin, got '$_rt_zone'" ;;
+    /* | */ | *//* | *..* | *[!A-Za-z0-9_+/-]*) die "RETENTION_TIME_ZONE must be an IANA zone name such as Europe/Berlin, got '$_rt_zone'" ;;
   esac
   case ${RETENTION_DRY_RUN:-false} in
     true | false) ;;
@@ -96,57 +82,36 @@ _rt_check_rules() {
   esac
 }
 
-# Validates everything retention_apply needs for BACKUP_DEST_KIND (once).
+# Validates everything retention_apply needs (once); the destination module's
+# _rt_check_dest checks its own variables.
 retention_check_env() {
   [ -z "${_rt_checked:-}" ] || return 0
   _rt_check_rules
   require_env BACKUP_DEST_KIND
   require_cmd awk sort date mktemp rm
-  case $BACKUP_DEST_KIND in
-    dir | s3)
-      require_env BACKUP_NAME_PREFIX
-      _rt_no_slash BACKUP_NAME_PREFIX "$BACKUP_NAME_PREFIX"
-      _rt_no_slash BACKUP_NAME_SUFFIX "${BACKUP_NAME_SUFFIX:-}"
-      case ${S3_PREFIX:-} in
-        *"$_rt_tab"* | *"$_rt_nl"*) die "S3_PREFIX must not contain tab or newline" ;;
-      esac
-      # Split on spaces below, so no glob characters (they would expand).
-      case ${BACKUP_SIDECAR_SUFFIXES:-} in
-        *[*?[]* | */*) die "BACKUP_SIDECAR_SUFFIXES must be space-separated suffixes without '/', '*', '?' or '[', got '${BACKUP_SIDECAR_SUFFIXES:-}'" ;;
-      esac
-      if [ "$BACKUP_DEST_KIND" = dir ]; then
-        require_env BACKUP_DIR
-        require_cmd wc
-      else
-        require_env S3_BUCKET
-        require_cmd aws
-        case ${S3_FORCE_PATH_STYLE:-false} in
-          true | false) ;;
-          *) die "S3_FORCE_PATH_STYLE must be true or false, got '${S3_FORCE_PATH_STYLE:-}'" ;;
-        esac
-        if [ "${S3_FORCE_PATH_STYLE:-false}" = true ] && [ -n "${AWS_CONFIG_FILE:-}" ]; then
-          log warn "S3_FORCE_PATH_STYLE=true but AWS_CONFIG_FILE is set: that file must set s3.addressing_style = path"
-        fi
-      fi
-      ;;
-    vitess)
-      require_env VTCTLD_SERVER VITESS_KEYSPACE VITESS_SHARD
-      require_cmd vtctldclient
-      [ -z "${RETENTION_MAX_TOTAL_BYTES:-}" ] ||
-        die "RETENTION_MAX_TOTAL_BYTES is not supported for vitess: vtctldclient GetBackups lists no sizes"
-      ;;
-    *) die "BACKUP_DEST_KIND must be dir, s3 or vitess, got '$BACKUP_DEST_KIND'" ;;
-  esac
+  _rt_check_dest
   _rt_checked=1
 }
 
-# One line naming the destination, for logs.
-retention_destination() {
-  case ${BACKUP_DEST_KIND:-} in
-    dir) printf '%s/%s<time>%s\n' "${BACKUP_DIR:-}" "${BACKUP_NAME_PREFIX:-}" "${BACKUP_NAME_SUFFIX:-}" ;;
-    s3) printf 's3://%s/%s%s<time>%s\n' "${S3_BUCKET:-}" "${S3_PREFIX:-}" "${BACKUP_NAME_PREFIX:-}" "${BACKUP_NAME_SUFFIX:-}" ;;
-    vitess) printf 'vitess %s/%s via %s\n' "${VITESS_KEYSPACE:-}" "${VITESS_SHARD:-}" "${VTCTLD_SERVER:-}" ;;
-    *) printf 'unknown destination\n' ;;
+# _rt_kind KIND: BACKUP_DEST_KIND must be KIND, the destination module joined at render time.
+_rt_kind() {
+  [ "$BACKUP_DEST_KIND" = "$1" ] || die "BACKUP_DEST_KIND must be $1 (the destination this script was rendered for), got '$BACKUP_DEST_KIND'"
+}
+
+# _rt_no_slash NAME VALUE: no "/", tab or newline (names stay in one directory
+# level and in one listing field).
+_rt_no_slash() {
+  case $2 in */* | *"$_rt_tab"* | *"$_rt_nl"*) die "$1 must not contain '/', tab or newline, got '$2'" ;; esac
+}
+
+# The name variables of the dir and s3 destinations.
+_rt_check_names() {
+  require_env BACKUP_NAME_PREFIX
+  _rt_no_slash BACKUP_NAME_PREFIX "$BACKUP_NAME_PREFIX"
+  _rt_no_slash BACKUP_NAME_SUFFIX "${BACKUP_NAME_SUFFIX:-}"
+  # Split on spaces when deleting, so no glob characters (they would expand).
+  case ${BACKUP_SIDECAR_SUFFIXES:-} in
+    *[*?[]* | */*) die "BACKUP_SIDECAR_SUFFIXES must be space-separated suffixes without '/', '*', '?' or '[', got '${BACKUP_SIDECAR_SUFFIXES:-}'" ;;
   esac
 }
 
@@ -198,92 +163,13 @@ _rt_parse_names() {
     END { if (failed) exit 1 }'
 }
 
-# Lists the backups of BACKUP_DIR (regular files only; size from wc -c).
-_rt_list_dir() {
-  [ -d "$BACKUP_DIR" ] || { _rt_err="directory $BACKUP_DIR does not exist"; return 1; }
-  { [ -r "$BACKUP_DIR" ] && [ -x "$BACKUP_DIR" ]; } || { _rt_err="directory $BACKUP_DIR is not readable"; return 1; }
-  _rt_raw=$(
-    for _rt_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"${BACKUP_NAME_SUFFIX:-}"; do
-      { [ -f "$_rt_f" ] && [ ! -L "$_rt_f" ]; } || continue
-      _rt_b=${_rt_f##*/}
-      case $_rt_b in *"$_rt_tab"* | *"$_rt_nl"*) continue ;; esac
-      _rt_sz=$(wc -c <"$_rt_f") || exit 1
-      _rt_sz=${_rt_sz##* }
-      printf '%s\t%s\n' "$_rt_sz" "$_rt_b"
-    done
-  ) || { _rt_err="cannot read the size of a file in $BACKUP_DIR"; return 1; }
-  _rt_err="unexpected listing of $BACKUP_DIR"
-  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name rfc3339 "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
-}
-
-# Lists the backups under s3://S3_BUCKET/S3_PREFIX (name = full object key).
-_rt_list_s3() {
-  _rt_raw=$(s3_aws s3api list-objects-v2 --bucket "$S3_BUCKET" --prefix "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" \
-    --query 'Contents[].[Key,Size]' --output text </dev/null) || {
-    _rt_err="aws s3api list-objects-v2 failed"
-    return 1
-  }
-  _rt_err="unexpected output of aws s3api list-objects-v2"
-  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" |
-    _rt_parse_names name_size rfc3339 "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
-}
-
-# Lists the backups of VITESS_KEYSPACE/VITESS_SHARD (sizes unknown: 0).
-_rt_list_vitess() {
-  _rt_raw=$(vtctldclient --server "$VTCTLD_SERVER" GetBackups "$VITESS_KEYSPACE/$VITESS_SHARD" </dev/null) || {
-    _rt_err="vtctldclient GetBackups failed"
-    return 1
-  }
-  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | awk '$0 != "" { print "0\t" $0 }' |
-    _rt_parse_names size_name vitess "" ""
-}
-
-# Prints the listing of the configured destination; non-zero on any failure
-# (the reason in _rt_err).
-retention_list() {
-  _rt_init
-  _rt_err="listing failed"
-  case ${BACKUP_DEST_KIND:-} in
-    dir) _rt_list_dir ;;
-    s3) _rt_list_s3 ;;
-    vitess) _rt_list_vitess ;;
-    *) _rt_err="BACKUP_DEST_KIND must be dir, s3 or vitess, got '${BACKUP_DEST_KIND:-}'"; return 1 ;;
-  esac
-}
-
-# Deletes one backup (sidecars first, so that a failure leaves the backup
-# itself listed and retried by the next run). Non-zero on failure.
-retention_delete() {
-  case ${BACKUP_DEST_KIND:-} in
-    dir)
-      for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
-        rm -f "$BACKUP_DIR/$1$_rt_s" || return 1
-      done
-      rm -f "$BACKUP_DIR/$1" || return 1
-      [ ! -e "$BACKUP_DIR/$1" ] || return 1
-      ;;
-    s3)
-      for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
-        s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1$_rt_s" </dev/null >/dev/null || return 1
-      done
-      s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1" </dev/null >/dev/null || return 1
-      ;;
-    vitess)
-      vtctldclient --server "$VTCTLD_SERVER" RemoveBackup "$VITESS_KEYSPACE/$VITESS_SHARD" "$1" </dev/null >/dev/null || return 1
-      ;;
-    *) return 1 ;;
-  esac
-}
-
 # _rt_period_keys EPOCHS_FILE KEYS_FILE: for each "@<epoch>" line, writes one
 # "Y m d H G V" line (local year, month, day, hour, ISO week-year, ISO week in
 # the zone $_rt_tzval). GNU date converts them all in one process
 # (`date -f`); busybox date has no -f, so it falls back to one process per
 # entry (rewriting KEYS_FILE from scratch).
 _rt_period_keys() {
-  if TZ=$_rt_tzval date -f "$1" '+%Y %m %d %H %G %V' >"$2" 2>/dev/null; then
-    return 0
-  fi
+  TZ=$_rt_tzval date -f "$1" '+%Y %m %d %H %G %V' >"$2" 2>/dev/null && return 0
   while IFS= read -r _rt_e; do
     TZ=$_rt_tzval date -d "$_rt_e" '+%Y %m %d %H %G %V' || return 1
   done <"$1" >"$2"
@@ -298,27 +184,16 @@ _rt_period_keys() {
 # local period keys of the epochs (date), plan and print (awk).
 retention_plan() {
   _rt_check_rules
-  _rt_now=${RETENTION_NOW:-}
-  if [ -z "$_rt_now" ]; then
-    _rt_now=$(date -u +%s) || die "cannot read the current time"
-  fi
-  case $_rt_now in
-    '' | *[!0-9]* | 0?*) die "RETENTION_NOW must be epoch seconds, got '$_rt_now'" ;;
-  esac
+  _rt_now=${RETENTION_NOW:-$(date -u +%s)} || die "cannot read the current time"
+  case $_rt_now in '' | *[!0-9]* | 0?*) die "RETENTION_NOW must be epoch seconds, got '$_rt_now'" ;; esac
   _rt_buckets=${RETENTION_HOURLY:-}${RETENTION_DAILY:-}${RETENTION_WEEKLY:-}${RETENTION_MONTHLY:-}${RETENTION_YEARLY:-}
-  if [ -n "$_rt_buckets" ]; then
-    case $_rt_zone in
-      UTC | Etc/UTC) _rt_tzval=UTC0 ;;
-      *)
-        # Without its zoneinfo file, libc silently uses UTC: refuse instead.
-        [ -f "${TZDIR:-/usr/share/zoneinfo}/$_rt_zone" ] ||
-          die "time zone $_rt_zone: no zoneinfo file ${TZDIR:-/usr/share/zoneinfo}/$_rt_zone in this image (install tzdata); refusing to compute periods in UTC instead; nothing deleted"
-        _rt_tzval=$_rt_zone
-        ;;
-    esac
-  fi
+  _rt_tzval=$_rt_zone
+  case $_rt_zone in UTC | Etc/UTC) _rt_tzval=UTC0 ;; esac
+  # Without its zoneinfo file, libc silently uses UTC: refuse instead.
+  [ -z "$_rt_buckets" ] || [ "$_rt_tzval" = UTC0 ] || [ -f "${TZDIR:-/usr/share/zoneinfo}/$_rt_zone" ] ||
+    die "time zone $_rt_zone: no zoneinfo file ${TZDIR:-/usr/share/zoneinfo}/$_rt_zone in this image (install tzdata); refusing to compute periods in UTC instead; nothing deleted"
   _rt_ptmp=$(mktemp -d "${TMPDIR:-/tmp}/retention-plan.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
-  if ! _RT_EPOCHS=$_rt_ptmp/epochs _RT_BUCKETS=$_rt_buckets LC_ALL=C awk '
+  _RT_EPOCHS=$_rt_ptmp/epochs _RT_BUCKETS=$_rt_buckets LC_ALL=C awk '
     function bad(msg) {
       printf "%s\n", "line " NR ": " msg
       failed = 1
@@ -336,23 +211,14 @@ retention_plan() {
       if (buckets && !($1 in epoch)) { epoch[$1] = 1; print "@" $1 > epochs }
       print
     }
-    END { if (failed) exit 1 }' >"$_rt_ptmp/valid"; then
-    _rt_why=$(awk 'END { print $0 }' "$_rt_ptmp/valid")
-    rm -rf "$_rt_ptmp"
-    die "the backup listing is malformed ($_rt_why; expected <epoch seconds><TAB><size bytes><TAB><name>); nothing deleted"
-  fi
-  if ! LC_ALL=C sort -t "$_rt_tab" -k1,1nr -k3r "$_rt_ptmp/valid" >"$_rt_ptmp/sorted"; then
-    rm -rf "$_rt_ptmp"
-    die "sorting the backup listing failed; nothing deleted"
-  fi
+    END { if (failed) exit 1 }' >"$_rt_ptmp/valid" ||
+    _rt_abort "$_rt_ptmp" "the backup listing is malformed ($(awk 'END { print $0 }' "$_rt_ptmp/valid"); expected <epoch seconds><TAB><size bytes><TAB><name>)"
+  LC_ALL=C sort -t "$_rt_tab" -k1,1nr -k3r "$_rt_ptmp/valid" >"$_rt_ptmp/sorted" || _rt_abort "$_rt_ptmp" "sorting the backup listing failed"
   : >"$_rt_ptmp/keys"
   if [ -n "$_rt_buckets" ] && [ -s "$_rt_ptmp/epochs" ]; then
-    if ! _rt_period_keys "$_rt_ptmp/epochs" "$_rt_ptmp/keys"; then
-      rm -rf "$_rt_ptmp"
-      die "computing the local periods in time zone $_rt_zone with date failed; nothing deleted"
-    fi
+    _rt_period_keys "$_rt_ptmp/epochs" "$_rt_ptmp/keys" || _rt_abort "$_rt_ptmp" "computing the local periods in time zone $_rt_zone with date failed"
   fi
-  if ! _RT_NOW=$_rt_now _RT_ZONE=$_rt_zone _RT_EPOCHS=$_rt_ptmp/epochs _RT_KEYS=$_rt_ptmp/keys LC_ALL=C awk '
+  _RT_NOW=$_rt_now _RT_ZONE=$_rt_zone _RT_EPOCHS=$_rt_ptmp/epochs _RT_KEYS=$_rt_ptmp/keys LC_ALL=C awk '
     function iso(t,   days, secs, z, era, doe, yoe, doy, mp, d, m, y) {
       days = int(t / 86400); secs = t - days * 86400
       z = days + 719468; era = int(z / 146097); doe = z - era * 146097
@@ -429,11 +295,14 @@ retention_plan() {
       printf "# rules: %s\n", rules
       printf "# backups: %d, keep: %d, delete: %d\n", n, kept, n - kept
       for (i = 1; i <= n; i++) print line[i]
-    }' "$_rt_ptmp/sorted"; then
-    rm -rf "$_rt_ptmp"
-    die "planning the retention failed; nothing deleted"
-  fi
+    }' "$_rt_ptmp/sorted" || _rt_abort "$_rt_ptmp" "planning the retention failed"
   rm -rf "$_rt_ptmp"
+}
+
+# _rt_abort TMPDIR MESSAGE: removes TMPDIR and dies with "MESSAGE; nothing deleted".
+_rt_abort() {
+  rm -rf "$1"
+  die "$2; nothing deleted"
 }
 
 # retention_apply [NEW_BACKUP]: list, plan, print the plan on stdout, then
@@ -450,39 +319,27 @@ retention_apply() {
   _rt_expect=${1:-}
   _rt_where="${_rt_scope:+$_rt_scope at }$(retention_destination)"
   _rt_atmp=$(mktemp -d "${TMPDIR:-/tmp}/retention.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
-  if ! "${_rt_lister:-retention_list}" >"$_rt_atmp/listing"; then
-    rm -rf "$_rt_atmp"
-    die "listing the backups at $_rt_where failed ($_rt_err); nothing deleted"
-  fi
+  _rt_err="listing failed"
+  "${_rt_lister:-retention_list}" >"$_rt_atmp/listing" || _rt_abort "$_rt_atmp" "listing the backups at $_rt_where failed ($_rt_err)"
   # In a subshell: a failing plan logs its own error line and exits there.
-  if ! (retention_plan <"$_rt_atmp/listing" >"$_rt_atmp/plan"); then
-    rm -rf "$_rt_atmp"
-    exit 1
-  fi
+  (retention_plan <"$_rt_atmp/listing" >"$_rt_atmp/plan") || { rm -rf "$_rt_atmp"; exit 1; }
   cat "$_rt_atmp/plan"
-  if [ -n "$_rt_expect" ]; then
-    _rt_newest=$(awk -F '\t' '$1 == "keep" || $1 == "delete" { print $4; exit }' "$_rt_atmp/plan")
-    if [ "$_rt_newest" != "$_rt_expect" ]; then
-      rm -rf "$_rt_atmp"
-      die "refusing to prune $_rt_where: the backup just verified ($_rt_expect) is not the newest listed (${_rt_newest:-none}); check clocks and names; nothing deleted"
-    fi
-  fi
+  _rt_newest=$(awk -F '\t' '$1 == "keep" || $1 == "delete" { print $4; exit }' "$_rt_atmp/plan")
+  [ -z "$_rt_expect" ] || [ "$_rt_newest" = "$_rt_expect" ] ||
+    _rt_abort "$_rt_atmp" "refusing to prune $_rt_where: the backup just verified ($_rt_expect) is not the newest listed (${_rt_newest:-none}); check clocks and names"
   awk -F '\t' '$1 == "delete" { print $4 }' "$_rt_atmp/plan" >"$_rt_atmp/delete"
   _rt_total=$(awk 'END { print NR }' "$_rt_atmp/delete")
   if [ "${RETENTION_DRY_RUN:-false}" = true ]; then
-    info "dry run (RETENTION_DRY_RUN=true): $_rt_total backup(s) at $_rt_where would be deleted; nothing deleted"
     rm -rf "$_rt_atmp"
+    info "dry run (RETENTION_DRY_RUN=true): $_rt_total backup(s) at $_rt_where would be deleted; nothing deleted"
     return 0
   fi
   _rt_done=0
   while IFS= read -r _rt_name; do
-    if ! retention_delete "$_rt_name"; then
-      rm -rf "$_rt_atmp"
-      die "deleting $_rt_name at $_rt_where failed; stopped after $_rt_done of $_rt_total deletion(s)"
-    fi
+    retention_delete "$_rt_name" || { rm -rf "$_rt_atmp"; die "deleting $_rt_name at $_rt_where failed; stopped after $_rt_done of $_rt_total deletion(s)"; }
     _rt_done=$((_rt_done + 1))
     info "deleted $_rt_name"
   done <"$_rt_atmp/delete"
-  info "retention at $_rt_where: deleted $_rt_done backup(s)"
   rm -rf "$_rt_atmp"
+  info "retention at $_rt_where: deleted $_rt_done backup(s)"
 }

@@ -10,18 +10,11 @@
 # case that file must set it. stdin is passed through (`aws s3 cp - ...`).
 s3_aws() {
   if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
-  if [ "${S3_FORCE_PATH_STYLE:-false}" != true ] || [ -n "${AWS_CONFIG_FILE:-}" ]; then
-    aws "$@"
-    return
-  fi
+  if [ "${S3_FORCE_PATH_STYLE:-false}" != true ] || [ -n "${AWS_CONFIG_FILE:-}" ]; then aws "$@"; return; fi
   _s3_config=$(mktemp "${TMPDIR:-/tmp}/aws-config.XXXXXX") || return 1
   if [ "${AWS_PROFILE:-default}" = default ]; then _s3_section='[default]'; else _s3_section="[profile $AWS_PROFILE]"; fi
-  _s3_status=0
-  if printf '%s\ns3 =\n    addressing_style = path\n' "$_s3_section" >"$_s3_config"; then
-    AWS_CONFIG_FILE=$_s3_config aws "$@" || _s3_status=$?
-  else
-    _s3_status=1
-  fi
+  _s3_status=1
+  if printf '%s\ns3 =\n    addressing_style = path\n' "$_s3_section" >"$_s3_config"; then _s3_status=0; AWS_CONFIG_FILE=$_s3_config aws "$@" || _s3_status=$?; fi
   rm -f "$_s3_config"
   return "$_s3_status"
 }

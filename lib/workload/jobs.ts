@@ -11,6 +11,7 @@ import type { ResolvedJobSettings } from '../policy/settings';
 import type { ExtraVolume, PodOptions } from '../policy/types';
 import type { EnginePod } from '../engines/engine';
 import { RenderedPlacement, mergePlacement, renderPlacement } from './placement';
+import { INLINE_SCRIPTS, ScriptsRendering, renderCommand, scriptMounts, scriptVolumes } from './scripts';
 
 /** Name, namespace, labels and annotations of one workload. */
 export interface WorkloadIdentity {
@@ -27,6 +28,7 @@ export function buildCronJob(
   schedule: { readonly resolved: string; readonly timeZone?: string },
   settings: ResolvedJobSettings,
   pod: EnginePod,
+  scripts: ScriptsRendering = INLINE_SCRIPTS,
 ): Manifest {
   return compact({
     apiVersion: 'batch/v1',
@@ -42,19 +44,19 @@ export function buildCronJob(
       failedJobsHistoryLimit: settings.failedJobsHistoryLimit,
       jobTemplate: {
         metadata: { labels: id.labels, annotations: nonEmpty({ ...id.annotations }) },
-        spec: jobSpec(id, settings, pod),
+        spec: jobSpec(id, settings, pod, scripts),
       },
     },
   });
 }
 
 /** A one-off Job with the same pod template a CronJob of the same settings would have. */
-export function buildJob(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod): Manifest {
+export function buildJob(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod, scripts: ScriptsRendering = INLINE_SCRIPTS): Manifest {
   return compact({
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: objectMeta(id),
-    spec: jobSpec(id, settings, pod),
+    spec: jobSpec(id, settings, pod, scripts),
   });
 }
 
@@ -62,7 +64,7 @@ function objectMeta(id: WorkloadIdentity): Manifest['metadata'] {
   return { name: id.name, namespace: id.namespace, labels: { ...id.labels }, annotations: nonEmpty({ ...id.annotations }) };
 }
 
-function jobSpec(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod): Record<string, unknown> {
+function jobSpec(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod, scripts: ScriptsRendering): Record<string, unknown> {
   const placement = renderPlacement(mergePlacement(pod.placement, settings.placement), id.namespace);
   const options = settings.pod;
   return {
@@ -74,22 +76,22 @@ function jobSpec(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: Engin
         labels: { ...options.labels, ...placement.podLabels, ...id.labels },
         annotations: nonEmpty({ ...id.annotations, ...options.annotations }),
       },
-      spec: podSpec(pod, options, placement),
+      spec: podSpec(pod, options, placement, scripts),
     },
   };
 }
 
-function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacement): Record<string, unknown> {
+function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacement, scripts: ScriptsRendering): Record<string, unknown> {
   const extraVolumes = pod.volumes ?? [];
   const mains = new Set(engine.mainContainers);
   const pullPolicy = (c: EngineContainer) => pod.imagePullPolicy ?? c.imagePullPolicy ?? JOB_DEFAULTS.imagePullPolicy;
   const decorate = (c: EngineContainer): Container => {
-    const base = { ...container(c), imagePullPolicy: pullPolicy(c) };
+    const base = { ...container(c, scripts), imagePullPolicy: pullPolicy(c) };
     if (!mains.has(c.name)) return base;
     return {
       ...base,
       env: [...(base.env ?? []), ...extraEnv(pod)],
-      volumeMounts: [...(c.volumeMounts ?? []), ...extraVolumes.map(extraMount)],
+      volumeMounts: [...(base.volumeMounts ?? []), ...extraVolumes.map(extraMount)],
       resources: pod.resources ? { ...pod.resources } : c.resources,
     };
   };
@@ -107,14 +109,16 @@ function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacemen
     securityContext: engine.securityContext,
     initContainers: engine.initContainers?.map(decorate),
     containers: engine.containers.map(decorate),
-    volumes: [...(engine.volumes ?? []), ...extraVolumes.map(extraVolume)],
+    volumes: [...(engine.volumes ?? []), ...scriptVolumes([...(engine.initContainers ?? []), ...engine.containers], scripts), ...extraVolumes.map(extraVolume)],
   };
 }
 
-/** An engine's container as the kubelet must get it: env values and args escaped unless marked for expansion. */
-function container(c: EngineContainer): Container {
+/** An engine's container as the kubelet must get it: its script rendered, env values and args escaped unless marked for expansion. */
+function container(c: EngineContainer, scripts: ScriptsRendering): Container {
   return {
     ...c,
+    command: renderCommand(c, scripts),
+    volumeMounts: [...(c.volumeMounts ?? []), ...scriptMounts(c, scripts)],
     args: c.args?.map(kubeletText),
     env: c.env?.map((e) => (e.value === undefined ? { name: e.name, valueFrom: e.valueFrom } : { name: e.name, value: kubeletText(e.value) })),
   };

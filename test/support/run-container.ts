@@ -124,6 +124,18 @@ try {
 // pod spec lookup
 
 /** Accepts a PodSpec, a Pod, a PodTemplateSpec, a Job or a CronJob and returns the PodSpec. */
+/**
+ * The ConfigMaps among rendered objects as `opts.configMaps` takes them (e.g. the policy's script
+ * ConfigMap of `spec.scripts.mode: configMap`, mounted by the containers that run a script).
+ */
+export function configMapsOf(objects: readonly unknown[]): Record<string, KeyValues> {
+  const out: Record<string, KeyValues> = {};
+  for (const o of objects as { kind?: string; metadata?: { name?: string }; data?: Record<string, string> }[]) {
+    if (o.kind === 'ConfigMap' && o.metadata?.name) out[o.metadata.name] = { ...o.data };
+  }
+  return out;
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function resolvePodSpec(obj: any): any {
   if (!obj || typeof obj !== 'object') throw new Error('runContainer: podSpec must be an object');

@@ -22,7 +22,7 @@ import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import type { Placement } from '../../policy/types';
 import { retentionDestinationEnv } from '../../retention';
 import type { RetentionDestination } from '../../retention';
-import { ScriptFeatures, shellCommand } from '../../scripts';
+import { ScriptCommand, ScriptFeatures, shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { awsEnv, s3RetentionDestination, s3UploadEnv } from '../s3';
@@ -144,9 +144,8 @@ export function toolsContainer(spec: ResolvedEtcd, commonEnv: readonly EnvVar[])
 }
 
 /** A step that runs `entry` with busybox's sh (copied by `tools`) inside the etcd image. */
-export function etcdShellCommand(entry: string, features: ScriptFeatures = {}): string[] {
-  const [, ...rest] = shellCommand(entry, features);
-  return ['$(ETCD_BACKUP_TOOLS)/sh', ...rest];
+export function etcdShellCommand(entry: string, features: ScriptFeatures = {}): ScriptCommand {
+  return { ...shellCommand(entry, features), shell: '$(ETCD_BACKUP_TOOLS)/sh' };
 }
 
 export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: string | undefined, ctx: PodContext): EnginePod {

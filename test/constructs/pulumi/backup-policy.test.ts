@@ -105,7 +105,7 @@ test('fromFile loads a one-policy file, with an optional namespace override', as
   const moved = BackupPolicy.fromFile('from-file-moved', file, { namespace: 'elsewhere' });
   await Promise.all([settle(policy), settle(moved)]);
   expect(await unwrap(policy.cronJobNames)).toEqual(['vitess-file-daily-commerce-x-x']);
-  expect(await unwrap(policy.namespace)).toBe('example');
+  expect(await unwrap(policy.namespace)).toBe('vitess');
   expect(moved.manifests.map((m) => m.metadata.namespace)).toEqual(['elsewhere']);
 });
 

@@ -25,6 +25,7 @@ function run(script: string): string {
 test('an engine made of the README\'s folder and one registry line is validated, resolved and rendered', () => {
   cpSync(join(ROOT, 'lib'), join(work, 'lib'), { recursive: true });
   cpSync(join(ROOT, 'tsconfig.json'), join(work, 'tsconfig.json'));
+  cpSync(join(ROOT, 'package.json'), join(work, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
   const files = readmeFiles();
   expect([...files.keys()].sort()).toEqual(['lib/engines/example/index.ts', 'lib/engines/example/scripts/example-backup.sh']);

@@ -1,22 +1,22 @@
-// The script embedder: header-declared modules, function-level reachability, overrides.
+// The script embedder: header-declared modules, one-of choices (the backup destination), function-level
+// reachability, overrides, and the two renderings (inline, sourced from the policy's ConfigMap).
 import { execFileSync } from 'child_process';
-import { readdirSync } from 'fs';
-import { join } from 'path';
+import { readFileSync } from 'fs';
 import { parseModule, reachable } from '../../../lib/scripts/compose';
-import { scriptModules, scriptText, shellCommand } from '../../../lib/scripts';
+import { inlineCommand, scriptModules, scriptText, shellCommand } from '../../../lib/scripts';
+import { sourcedFiles, sourcingText } from '../../../lib/scripts/sourced';
 import { requireCommands } from '../../support/services/commands';
+import { SHIPPED_FILES } from './shipped';
 
-const LIB = join(__dirname, '..', '..', '..', 'lib');
-const shFiles = (dir: string) => readdirSync(join(LIB, dir)).filter((f) => f.endsWith('.sh')).map((f) => join(LIB, dir, f));
-const ALL_FILES = [...shFiles('scripts'), ...readdirSync(join(LIB, 'engines')).flatMap((e) => {
-  try { return shFiles(join('engines', e, 'scripts')); } catch { return []; }
-})];
+const DESTINATIONS = ['retention-dir', 'retention-s3', 'retention-vitess'];
+const defs = (text: string) => [...text.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)\(\) \{/gm)].map((m) => m[1]);
 
 describe('parseModule', () => {
   const m = parseModule('x.sh', 'lib/x.sh', [
     '# shellcheck shell=sh',
     '# needs: a.sh b.sh',
     '# optional: metrics.sh',
+    '# one-of: dest-a.sh dest-b.sh',
     'set -eu',
     '',
     'one() { two; }',
@@ -31,14 +31,15 @@ describe('parseModule', () => {
     'main "$@"',
   ].join('\n'));
 
-  test('header lists, top-level code and functions (comments dropped)', () => {
+  test('header lists, top-level code and functions (comments dropped, short functions on one line)', () => {
     expect(m.needs).toEqual(['a.sh', 'b.sh']);
     expect(m.optional).toEqual(['metrics.sh']);
+    expect(m.oneOf).toEqual(['dest-a.sh', 'dest-b.sh']);
     expect(m.topLevel).toEqual(['set -eu', 'main "$@"']);
     expect(m.functions.map((f) => [f.name, f.lines])).toEqual([
       ['one', ['one() { two; }']],
-      ['two', ['two() {', '  echo "$1"', '}']],
-      ['main', ['main() {', '  one', '}']],
+      ['two', ['two() { echo "$1"; }']],
+      ['main', ['main() { one; }']],
     ]);
   });
 
@@ -64,42 +65,89 @@ describe('reachable', () => {
     const parts = reachable([lib, over, entry]);
     const text = parts.flatMap((p) => p.lines).join('\n');
     expect(text.match(/^hook\(\)/gm)).toHaveLength(1);
-    expect(parts.find((p) => p.file === 'over.sh')?.lines).toEqual(['hook() {', '  echo real', '}']);
+    expect(parts.find((p) => p.file === 'over.sh')?.lines).toEqual(['hook() { echo real; }']);
+  });
+});
+
+describe('the backup destination is chosen at render time (retention.sh takes one of three modules)', () => {
+  const upload = { metrics: true, retention: true };
+
+  test('a Redis upload to S3 carries the S3 lister and deleter only: no directory or Vitess code, no etcd code, the metrics hook once', () => {
+    const text = scriptText('redis-upload.sh', { ...upload, 'retention-s3': true });
+    expect(scriptModules('redis-upload.sh', { ...upload, 'retention-s3': true }).map((m) => m.file)).toEqual([
+      'common.sh', 's3.sh', 'retention-s3.sh', 'retention.sh', 'metrics.sh', 'redis-upload.sh',
+    ]);
+    expect(text).toContain('list-objects-v2');
+    expect(text).not.toMatch(/BACKUP_DIR|vtctldclient/);
+    expect(text).not.toMatch(/^etcd_/m);
+    expect(text.match(/^push_metrics\(\)/gm)).toHaveLength(1);
+    expect(text.match(/^retention_list\(\)/gm)).toHaveLength(1);
+  });
+
+  test('without retention, no retention code at all', () => {
+    expect(scriptModules('redis-upload.sh', { metrics: true, 'retention-s3': true }).map((m) => m.file)).toEqual(['common.sh', 's3.sh', 'metrics.sh', 'redis-upload.sh']);
+  });
+
+  test('an entry that reaches the destination functions without a choice is refused at render time', () => {
+    expect(() => scriptText('prune.sh')).toThrow(/prune\.sh calls \w+, which one of retention-dir\.sh, retention-s3\.sh, retention-vitess\.sh defines: enable one of the features retention-dir, retention-s3, retention-vitess/);
+  });
+
+  test('an entry that never reaches them needs no choice (the etcd precheck joins etcd-lib.sh, which needs retention.sh)', () => {
+    const text = scriptText('etcd-precheck.sh');
+    expect(scriptModules('etcd-precheck.sh').map((m) => m.file)).toContain('retention.sh');
+    expect(text).not.toMatch(/retention_list|retention_plan/);
+  });
+
+  test('two choices are refused', () => {
+    expect(() => scriptModules('prune.sh', { 'retention-dir': true, 'retention-s3': true })).toThrow(/retention\.sh takes one of retention-dir\.sh, retention-s3\.sh, retention-vitess\.sh; the features choose retention-dir\.sh and retention-s3\.sh/);
   });
 });
 
 describe('the shipped scripts', () => {
   test('every script is shellcheck-clean POSIX sh', () => {
-    expect(execFileSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', ...ALL_FILES], { encoding: 'utf8' })).toBe('');
+    expect(execFileSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', ...SHIPPED_FILES], { encoding: 'utf8' })).toBe('');
   });
 
-  const entries = ALL_FILES.filter((f) => /main "\$@"/.test(require('fs').readFileSync(f, 'utf8'))).map((f) => f.split('/').pop()!);
-  test.each(entries)('%s: composed with every feature, each function once, valid sh, common.sh first', (entry) => {
-    for (const features of [{}, { metrics: true, retention: true }] as Record<string, boolean>[]) {
+  const entries = SHIPPED_FILES.filter((f) => /main "\$@"/.test(readFileSync(f, 'utf8'))).map((f) => f.split('/').pop()!);
+  const featureSets: Record<string, boolean>[] = [{} as Record<string, boolean>, { metrics: true, retention: true }].flatMap((f) => DESTINATIONS.map((d) => ({ ...f, [d]: true })));
+  test.each(entries)('%s: composed with every feature and destination, each function once, valid sh, every function it names defined', (entry) => {
+    const dash = requireCommands('dash').dash;
+    for (const features of featureSets) {
       const text = scriptText(entry, features);
-      const defs = [...text.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)\(\) \{/gm)].map((m) => m[1]);
-      expect(new Set(defs).size).toBe(defs.length);
+      const names = defs(text);
+      expect(new Set(names).size).toBe(names.length);
       expect(text.split('\n')[1]).toBe('# common.sh');
-      execFileSync('sh', ['-n', '-c', text]);
-      // every word that names a function of the modules involved is defined in the composition
-      const defined = new Set(defs);
+      execFileSync(dash, ['-n', '-c', text]);
       const all = new Set(scriptModules(entry, features).flatMap((m) => m.functions.map((f) => f.name)));
       const words = new Set(text.split('\n').filter((l) => !l.startsWith('#')).join('\n').match(/[A-Za-z_][A-Za-z0-9_]*/g));
-      for (const w of words) if (all.has(w)) expect(defined.has(w)).toBe(true);
+      for (const w of words) if (all.has(w)) expect({ entry, features, defined: names.includes(w) ? w : undefined }).toEqual({ entry, features, defined: w });
     }
   });
+});
 
-  test('optional modules join only when enabled; needs always', () => {
-    const plain = scriptModules('redis-upload.sh').map((m) => m.file);
-    expect(plain).toEqual(['common.sh', 's3.sh', 'redis-upload.sh']);
-    const full = scriptModules('redis-upload.sh', { metrics: true, retention: true }).map((m) => m.file);
-    expect(full).toEqual(['common.sh', 's3.sh', 'retention.sh', 'metrics.sh', 'redis-upload.sh']);
+describe('renderings', () => {
+  test('inline: sh -c with the whole composition, $0 the entry name, the engine\'s shell if it names one', () => {
+    const features = { 'retention-dir': true };
+    expect(inlineCommand(shellCommand('prune.sh', features))).toEqual(['/bin/sh', '-c', scriptText('prune.sh', features), 'prune']);
+    expect(inlineCommand({ ...shellCommand('etcd-verify.sh'), shell: '$(TOOLS)/sh' })[0]).toBe('$(TOOLS)/sh');
   });
 
-  test('a Redis upload step carries no etcd code, and the metrics hook once', () => {
-    const text = scriptText('redis-upload.sh', { metrics: true, retention: true });
-    expect(text).not.toMatch(/^etcd_/m);
-    expect(text.match(/^push_metrics\(\)/gm)).toHaveLength(1);
-    expect(shellCommand('redis-upload.sh')).toEqual(['/bin/sh', '-c', scriptText('redis-upload.sh'), 'redis-upload']);
+  test('sourced: the entry keeps main and its top-level lines; its other functions and every module are files, each whole', () => {
+    const features = { metrics: true, 'retention-s3': true };
+    const files = sourcedFiles('etcd-finalize.sh', features);
+    expect(files.map((f) => f.file)).toEqual(['common.sh', 's3.sh', 'retention-s3.sh', 'retention.sh', 'etcd-lib.sh', 'metrics.sh', 'etcd-finalize.sh']);
+    const finalize = files.find((f) => f.file === 'etcd-finalize.sh')!.text;
+    expect(defs(finalize)).toEqual(['on_exit', 'metadata', 'store_dir', 'store_s3']);
+    // whole modules, so that one file serves every container: etcd-lib.sh with the functions finalize never calls
+    expect(defs(files.find((f) => f.file === 'etcd-lib.sh')!.text)).toContain('etcd_restore_into');
+    const text = sourcingText('etcd-finalize.sh', features, '/scripts');
+    expect(text.split('\n').slice(1, 2)).toEqual(['. /scripts/common.sh; . /scripts/s3.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/etcd-lib.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh']);
+    expect(defs(text)).toEqual(['main']);
+    expect(text).toMatch(/^state=start$/m);
+    expect(text).toMatch(/\nmain "\$@"\n$/);
+  });
+
+  test('sourced: an entry whose only function is main sources no file of its own', () => {
+    expect(sourcingText('prune.sh', { 'retention-vitess': true }, '/s').split('\n')[1]).toBe('. /s/common.sh; . /s/retention-vitess.sh; . /s/retention.sh');
   });
 });

@@ -69,7 +69,7 @@ function fixture(): Fixture {
   for (const f of FOREIGN) fs.writeFileSync(path.join(dir, f), 'x');
   fs.mkdirSync(path.join(dir, `${PREFIX}2022-01-01T00:00:00Z${SUFFIX}`)); // a directory, not a backup file
   fs.symlinkSync(path.join(dir, name(BACKUPS[6][0])), path.join(dir, `${PREFIX}2021-01-01T00:00:00Z${SUFFIX}`));
-  return { root, dir, script: writePruneScript(root) };
+  return { root, dir, script: writePruneScript(root, 'dir') };
 }
 
 function env(f: Fixture, extra: Record<string, string> = {}): Record<string, string> {
@@ -209,7 +209,8 @@ exec /bin/rm "$@"
     [{ RETENTION_KEEP_LAST: 'three' }, /RETENTION_KEEP_LAST must be a positive integer/],
     [{ BACKUP_NAME_PREFIX: '' }, /environment variable BACKUP_NAME_PREFIX is required but empty/],
     [{ BACKUP_NAME_PREFIX: 'a/b' }, /BACKUP_NAME_PREFIX must not contain '\/'/],
-    [{ BACKUP_DEST_KIND: 'ftp' }, /BACKUP_DEST_KIND must be dir, s3 or vitess, got 'ftp'/],
+    [{ BACKUP_DEST_KIND: 'ftp' }, /BACKUP_DEST_KIND must be dir \(the destination this script was rendered for\), got 'ftp'/],
+    [{ BACKUP_DEST_KIND: 's3' }, /BACKUP_DEST_KIND must be dir \(the destination this script was rendered for\), got 's3'/],
     [{ RETENTION_DRY_RUN: 'yes' }, /RETENTION_DRY_RUN must be true or false, got 'yes'/],
     [{ RETENTION_TIME_ZONE: '../../etc/passwd' }, /RETENTION_TIME_ZONE must be an IANA zone name/],
     [{ RETENTION_TIME_ZONE: 'Europe/Berlin', TZDIR: '/nonexistent' }, /time zone Europe\/Berlin: no zoneinfo file \/nonexistent\/Europe\/Berlin in this image \(install tzdata\); refusing to compute periods in UTC instead; nothing deleted/],

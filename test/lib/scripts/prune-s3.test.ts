@@ -53,7 +53,7 @@ let awsBin: string;
 beforeAll(async () => {
   s3 = await startS3({ buckets: [BUCKET] });
   work = tempDir('prune-s3');
-  script = writePruneScript(work);
+  script = writePruneScript(work, 's3');
   // `aws` on PATH for the script = the CLI the harness picked (Debian's v2 when present).
   awsBin = standIns(path.join(work, 'aws-real'), { aws: `#!/bin/sh\nexec ${awsCliPath()} "$@"\n` });
 });

@@ -44,7 +44,7 @@ function fixture(listed: string[] = [...BACKUPS, ...NOT_BACKUPS]): Fixture {
   fs.writeFileSync(state, listed.map((name) => `${name}\n`).join(''));
   fs.writeFileSync(calls, '');
   const bin = standIns(root, { vtctldclient: VTCTLDCLIENT });
-  return { root, state, calls, bin, script: writePruneScript(root) };
+  return { root, state, calls, bin, script: writePruneScript(root, 'vitess') };
 }
 
 function env(f: Fixture, extra: Record<string, string> = {}): Record<string, string> {

@@ -16,18 +16,21 @@ export function readScript(name: string): string {
   return fs.readFileSync(path.join(SCRIPTS, name), 'utf8');
 }
 
-/** common.sh + retention.sh + the given entry text (as the renderer joins whole files). */
-export function joinScript(entry: string): string {
-  return [readScript('common.sh'), readScript('s3.sh'), readScript('retention.sh'), entry].join('\n');
+/** Backup destinations, each with its retention module (`retention-<kind>.sh`). */
+export type DestinationKind = 'dir' | 's3' | 'vitess';
+
+/** common.sh + retention.sh with a destination module + the given entry text (whole files joined). */
+export function joinScript(entry: string, kind: DestinationKind = 'dir'): string {
+  return [readScript('common.sh'), readScript('s3.sh'), readScript('retention.sh'), readScript(`retention-${kind}.sh`), entry].join('\n');
 }
 
 export function tempDir(label: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `bc-${label}-`));
 }
 
-export function writeScript(dir: string, name: string, entry: string): string {
+export function writeScript(dir: string, name: string, entry: string, kind: DestinationKind = 'dir'): string {
   const file = path.join(dir, name);
-  fs.writeFileSync(file, joinScript(entry));
+  fs.writeFileSync(file, joinScript(entry, kind));
   return file;
 }
 
@@ -171,10 +174,10 @@ export function busyboxPath(): string {
   return dir;
 }
 
-/** Writes the prune CronJob's script exactly as the renderer embeds it. */
-export function writePruneScript(dir: string): string {
+/** Writes the prune CronJob's script for a destination exactly as the renderer embeds it. */
+export function writePruneScript(dir: string, kind: DestinationKind): string {
   const file = path.join(dir, 'prune.sh');
-  fs.writeFileSync(file, scriptText('prune.sh'));
+  fs.writeFileSync(file, scriptText('prune.sh', { [`retention-${kind}`]: true }));
   return file;
 }
 

@@ -143,7 +143,7 @@ describe('s3 listing output handling (stand-in aws printing fixed output)', () =
     const d = dir();
     const calls = `${d}/calls`;
     const bin = standIns(d, { aws: `#!/bin/sh\necho "$*" >> "${calls}"\nprintf '%s' '${output}'\nexit ${code}\n` });
-    const r = runSh(writePruneScript(d), {
+    const r = runSh(writePruneScript(d, 's3'), {
       env: baseEnv({
         PATH: `${bin}:${process.env.PATH}`,
         BACKUP_DEST_KIND: 's3',

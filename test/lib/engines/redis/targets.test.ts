@@ -188,17 +188,18 @@ test('shard names that are not DNS labels still give valid, distinct CronJob nam
   expect(envOf(objects[0], 's3-upload').BACKUP_NAME_PREFIX).toBe('redis-backup_Shard_01_');
 });
 
-test('the example policy mirrors the seed: two shards, MinIO, same minute, keepLast 2, not paused, 5m timeout', () => {
+test('the example policy keeps ShardedRedisBackup\'s features: two shards at the same minute, MinIO, keepLast, not paused, a timeout', () => {
   const file = join(__dirname, '..', '..', '..', '..', 'examples', 'policies', 'redis-sharded.yaml');
   const [policy] = loadPolicies(readFileSync(file, 'utf8'), file);
   const objects = renderPolicy(policy);
   expectValidManifests(objects);
   expect(objects.map((o) => o.metadata.name)).toEqual(['redis-backup-shard01', 'redis-backup-shard02']);
   for (const o of objects as any[]) {
-    expect(o.spec.schedule).toBe('* * * * *');
+    expect(o.metadata.namespace).toBe('redis');
+    expect(o.spec.schedule).toBe('30 1 * * *');
     expect(o.spec.suspend).toBe(false);
-    expect(o.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(300);
-    expect(envOf(o, 's3-upload')).toMatchObject({ RETENTION_KEEP_LAST: '2', S3_ENDPOINT: 'http://minio.default.svc.cluster.local:9000', S3_PREFIX: 'backups/' });
+    expect(o.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(3600);
+    expect(envOf(o, 's3-upload')).toMatchObject({ RETENTION_KEEP_LAST: '14', S3_ENDPOINT: 'http://minio.minio.svc:9000', S3_PREFIX: 'prod/' });
   }
 });
 

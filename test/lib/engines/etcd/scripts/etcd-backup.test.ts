@@ -5,8 +5,9 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { renderPolicy } from '../../../../../lib';
 import type { Manifest } from '../../../../../lib';
-import { runContainer } from '../../../../support/run-container';
+import { configMapsOf, runContainer } from '../../../../support/run-container';
 import {
   EtcdHandle,
   EtcdTlsHandle,
@@ -110,6 +111,20 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   }
   expect(run.results.finalize.stderr).toMatch(/info stored snapshot .*revision \d+, \d+ keys/);
   expect(run.log).not.toMatch(/ error /);
+});
+
+test('configMap mode: the same run with the script modules sourced from the policy\'s ConfigMap, mounted at /scripts', async () => {
+  const dest = tempDir('dest');
+  const objects = renderPolicy(etcdPolicy({ endpoint: etcd.endpoint }, { retention: { keepLast: 3 }, scripts: { mode: 'configMap' } }));
+  const cronJob = objects.find((o) => o.kind === 'CronJob')!;
+  const run = await runPod(cronJob, { volumes: volumes(dest), configMaps: configMapsOf(objects) });
+  expect(run.log).not.toMatch(/ error /);
+  expect(run.failed).toBeUndefined();
+  expect(finalNames(dest)).toHaveLength(1);
+  for (const step of ['tools', 'precheck', 'verify', 'finalize']) {
+    const source = run.results[step].argv[2].split('\n')[1];
+    expect(source).toMatch(new RegExp(`^\\. ${run.results[step].mounts['/scripts']}/common\\.sh`));
+  }
 });
 
 test('the etcd steps need only etcdctl/etcdutl from the etcd image: no shell, no coreutils (distroless)', async () => {

@@ -7,7 +7,7 @@ import * as path from 'path';
 import { gunzipSync } from 'zlib';
 import { renderPolicy } from '../../../../../lib';
 import type { Manifest, RedisSpec } from '../../../../../lib';
-import { RunContainerResult, resolvePodSpec, runContainer } from '../../../../support/run-container';
+import { RunContainerOptions, RunContainerResult, configMapsOf, resolvePodSpec, runContainer } from '../../../../support/run-container';
 import {
   PushgatewayHandle,
   RedisHandle,
@@ -47,15 +47,19 @@ const secrets = (over: Record<string, Record<string, string>> = {}) => ({
   ...over,
 });
 
-/** Renders the policy against the loopback services; returns the CronJob of each shard. */
-function render(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, policy = 'redis'): Record<string, Manifest> {
-  const base = redisPolicy({
+/** Renders the policy against the loopback services; returns every object. */
+function renderAll(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, policy = 'redis'): Manifest[] {
+  return renderPolicy(redisPolicy({
     sentinel: { addresses: [`127.0.0.1:${sentinel.port}`], passwordSecret: { name: 'sentinel-auth', key: 'password' } },
     ...redis,
     s3: { bucket: BUCKET, path: 'prod/redis', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 'aws-credentials' }, ...redis.s3 },
-  }, { metrics: { pushgatewayUrl: gateway.url }, ...spec }, policy);
+  }, { metrics: { pushgatewayUrl: gateway.url }, ...spec }, policy));
+}
+
+/** Renders the policy against the loopback services; returns the CronJob of each shard. */
+function render(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, policy = 'redis'): Record<string, Manifest> {
   const out: Record<string, Manifest> = {};
-  for (const o of renderPolicy(base)) {
+  for (const o of renderAll(redis, spec, policy)) {
     if (o.kind === 'CronJob' && o.metadata.labels?.['app.kubernetes.io/component'] === 'backup') {
       out[o.metadata.labels['backup-cronjobs.io/shard']] = o;
     }
@@ -86,7 +90,7 @@ function busyboxBin(): string {
  */
 async function runPod(
   cronJob: Manifest,
-  opts: { secrets?: ReturnType<typeof secrets>; pathPrepend?: string[]; dumpPathPrepend?: string[]; busybox?: boolean } = {},
+  opts: { secrets?: ReturnType<typeof secrets>; pathPrepend?: string[]; dumpPathPrepend?: string[]; busybox?: boolean; configMaps?: RunContainerOptions['configMaps'] } = {},
 ): Promise<PodRun> {
   const job = JSON.parse(JSON.stringify(cronJob));
   const spec = resolvePodSpec(job);
@@ -96,7 +100,7 @@ async function runPod(
     spec.initContainers[0].command[0] = path.join(bin, 'sh');
   }
   const volumeDirs: Record<string, string> = {};
-  const common = { secrets: opts.secrets ?? secrets(), volumeDirs };
+  const common = { secrets: opts.secrets ?? secrets(), configMaps: opts.configMaps, volumeDirs };
   const dump = await runContainer(spec, 'redis-dump', { ...common, timeoutMs: 30000, pathPrepend: bin ? [bin] : opts.dumpPathPrepend });
   // restartPolicy Never: a failed init container fails the pod before the main container.
   if (dump.code !== 0) throw new Error(`redis-dump exited ${dump.code}\n${dump.stderr}`);
@@ -249,6 +253,26 @@ test('retention keeps the newest N objects of this shard and touches nothing els
     [fresh(keys), old('shard01', '2023-09-20T08:32:01Z'), ...seeded.filter((k) => !k.includes('shard01_2023-09-20T08:3'))].sort(),
   );
   expect(await metric('redis_backup_success_total', 'shard01')).toBe(2); // counted on from the gateway's value
+});
+
+test('configMap mode: both steps source their modules from the policy\'s ConfigMap; backup, retention and metrics as inline', async () => {
+  const spec = { retention: { keepLast: 1 }, scripts: { mode: 'configMap' } };
+  const objects = renderAll({ shards: ['shard01'], s3: { bucket: BUCKET, path: 'sourced', region: 'us-east-1' } }, spec, 'sourced');
+  const cronJob = objects.find((o) => o.kind === 'CronJob')!;
+  const configMaps = configMapsOf(objects);
+  expect(Object.keys(configMaps)).toEqual([expect.stringMatching(/^sourced-scripts-[0-9a-f]{10}$/)]);
+  const older = 'sourced/redis-backup_shard01_2023-09-20T08:30:01Z.rdb.gz';
+  await s3.putObject(BUCKET, older, 'old');
+  const run = await runPod(cronJob, { configMaps });
+  expect(run.dump.stderr).not.toMatch(/ error /);
+  expect(run.upload.stderr).not.toMatch(/ error /);
+  expect(run.upload.code).toBe(0);
+  expect(run.upload.argv[2].split('\n')[1]).toMatch(/^\. \S+\/common\.sh; /);
+  const keys = await keysUnder('sourced/');
+  expect(keys).toHaveLength(1);
+  expect(keys[0]).not.toBe(older); // keepLast: 1 pruned the older object
+  expect(await keysOfObject(keys[0])).toBe(KEYS.shard01);
+  expect(await metric('redis_backup_success_total', 'shard01', 'sourced')).toBe(1);
 });
 
 describe('failures: non-zero exit, one error line, no object, a failure counted', () => {

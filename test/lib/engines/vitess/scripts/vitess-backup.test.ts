@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { renderPolicy } from '../../../../../lib';
-import { RunContainerResult, runContainer } from '../../../../support/run-container';
+import { RunContainerResult, configMapsOf, runContainer } from '../../../../support/run-container';
 import { startPushgateway } from '../../../../support/services';
 import { vitessPolicy } from '../fixtures';
 
@@ -38,14 +38,15 @@ async function startBackup(
   shard: Shard,
   opts: { allowFirstBackup?: boolean; flagStyle?: 'dashed'; spec?: Record<string, unknown>; env?: Record<string, string> } = {},
 ): Promise<Run> {
-  const [cronJob] = renderPolicy(vitessPolicy({ allowFirstBackup: opts.allowFirstBackup ?? false, ...(opts.flagStyle ? { flagStyle: opts.flagStyle } : {}) }, opts.spec ?? {}));
-  const pod = (cronJob as any).spec.jobTemplate.spec.template.spec;
+  const objects = renderPolicy(vitessPolicy({ allowFirstBackup: opts.allowFirstBackup ?? false, ...(opts.flagStyle ? { flagStyle: opts.flagStyle } : {}) }, opts.spec ?? {}));
+  const pod = (objects.find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec.template.spec;
+  const configMaps = configMapsOf(objects);
   const work = mkdtempSync(join(scratch, 'run-'));
   const imageBin = mkdtempSync(join(scratch, 'image-'));
   copyFileSync(join(FIXTURES, 'vtctldclient-stub.sh'), join(imageBin, 'vtctldclient'));
   copyFileSync(join(FIXTURES, 'vtbackup-stub.sh'), join(imageBin, 'vtbackup'));
   const volumeDirs: Record<string, string> = {};
-  const init = await runContainer(pod, 'init-vt-root', { volumeDirs, env: { VT_BIN_SOURCE: imageBin, VT_CONFIG_SOURCE: join(work, 'no-config') } });
+  const init = await runContainer(pod, 'init-vt-root', { volumeDirs, configMaps, env: { VT_BIN_SOURCE: imageBin, VT_CONFIG_SOURCE: join(work, 'no-config') } });
   expect(init.stderr).toContain('vt-root prepared');
   expect(init.code).toBe(0);
   const files = { calls: join(work, 'calls'), vtbackupArgs: join(work, 'vtbackup-args'), names: join(work, 'names'), vtbackupState: join(work, 'vtbackup-state') };
@@ -53,7 +54,7 @@ async function startBackup(
   const env: Record<string, string> = { STUB_CALLS: files.calls, STUB_VTBACKUP_ARGS: files.vtbackupArgs, STUB_BACKUP_NAMES: files.names, ...opts.env };
   if (shard.primary) env.STUB_PRIMARY = 'yes';
   if (shard.unreachable) env.STUB_UNREACHABLE = 'yes';
-  return { done: runContainer(pod, 'vtbackup', { volumeDirs, env }), files, manifestArgs: pod.containers[0].args };
+  return { done: runContainer(pod, 'vtbackup', { volumeDirs, configMaps, env }), files, manifestArgs: pod.containers[0].args };
 }
 
 const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n') : []);
@@ -154,6 +155,16 @@ describe('Vitess backup type decided at run time', () => {
     expect(r.manifestArgs).toContain('--init-keyspace=commerce');
     expect(r.vtbackupArgs?.slice(-1)).toEqual(['--initial-backup=true']);
   });
+});
+
+test('configMap mode: init and backup source their modules from the policy\'s ConfigMap; same decision, same flags', async () => {
+  const inline = await runBackup({ backups: BACKUPS });
+  const sourced = await runBackup({ backups: BACKUPS }, { spec: { scripts: { mode: 'configMap' } } });
+  expect(errorLines(sourced.stderr)).toEqual([]);
+  expect(sourced.code).toBe(0);
+  expect(sourced.manifestArgs).toEqual(inline.manifestArgs);
+  expect(sourced.vtbackupArgs).toEqual([...sourced.runArgs, '--initial_backup=false']);
+  expect(sourced.calls).toEqual(inline.calls);
 });
 
 describe('after vtbackup', () => {

@@ -1,0 +1,44 @@
+# shellcheck shell=sh disable=SC2154 # _rt_tab, _rt_nl: set by _rt_init (retention.sh)
+# Retention destination "dir" (BACKUP_DEST_KIND=dir), joined with retention.sh:
+# the backups are the regular files BACKUP_DIR/<BACKUP_NAME_PREFIX><time><BACKUP_NAME_SUFFIX>
+# (sizes from wc -c), deleted with their sidecars (BACKUP_SIDECAR_SUFFIXES).
+
+_rt_check_dest() {
+  _rt_kind dir
+  _rt_check_names
+  require_env BACKUP_DIR
+  require_cmd wc
+}
+
+# One line naming the destination, for logs.
+retention_destination() {
+  printf '%s/%s<time>%s\n' "${BACKUP_DIR:-}" "${BACKUP_NAME_PREFIX:-}" "${BACKUP_NAME_SUFFIX:-}"
+}
+
+# Prints the listing (regular files only, no symlinks); non-zero on any
+# failure, the reason in _rt_err.
+retention_list() {
+  _rt_init
+  [ -d "$BACKUP_DIR" ] || { _rt_err="directory $BACKUP_DIR does not exist"; return 1; }
+  { [ -r "$BACKUP_DIR" ] && [ -x "$BACKUP_DIR" ]; } || { _rt_err="directory $BACKUP_DIR is not readable"; return 1; }
+  _rt_raw=$(
+    for _rt_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"${BACKUP_NAME_SUFFIX:-}"; do
+      { [ -f "$_rt_f" ] && [ ! -L "$_rt_f" ]; } || continue
+      _rt_b=${_rt_f##*/}
+      case $_rt_b in *"$_rt_tab"* | *"$_rt_nl"*) continue ;; esac
+      _rt_sz=$(wc -c <"$_rt_f") || exit 1
+      printf '%s\t%s\n' "${_rt_sz##* }" "$_rt_b"
+    done
+  ) || { _rt_err="cannot read the size of a file in $BACKUP_DIR"; return 1; }
+  _rt_err="unexpected listing of $BACKUP_DIR"
+  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name rfc3339 "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
+}
+
+# Deletes one backup, sidecars first (a failure leaves the backup listed, so
+# the next run retries it). Non-zero on failure.
+retention_delete() {
+  for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
+    rm -f "$BACKUP_DIR/$1$_rt_s" || return 1
+  done
+  rm -f "$BACKUP_DIR/$1" && [ ! -e "$BACKUP_DIR/$1" ]
+}
