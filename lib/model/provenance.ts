@@ -5,7 +5,9 @@
  */
 import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
-import { MANAGED_BY } from './resolve';
+
+/** The value of `app.kubernetes.io/name` and `managed-by` on every object, and the generator's name. */
+export const MANAGED_BY = 'backup-cronjobs';
 
 export const PROVENANCE = {
   generator: 'backup-cronjobs.io/generator',

@@ -13,12 +13,13 @@ import type { SerializationGroup } from '../policy/types';
 import { ScheduleError, containsHash, resolveHashedSchedule, staggerSchedules, validateSchedule } from '../schedule';
 import { parseDuration } from '../units';
 import { annotationsSizeProblem } from '../kubernetes/validation';
+import { MANAGED_BY, provenance } from './provenance';
 import type { EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
 import { SCRIPTS_DIR, SCRIPTS_VOLUME } from '../workload/scripts';
 import { policyContext, validatePolicy } from './validate';
 
-export const MANAGED_BY = 'backup-cronjobs';
+export { MANAGED_BY };
 
 /** A schedule as written and as the CronJob gets it. */
 export interface ResolvedSchedule {
@@ -96,6 +97,9 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics), settings: settings[i], metrics: metrics !== undefined };
     const pod = t.pod(ctx);
     checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, scripts, issues);
+    // the CronJob carries the policy's annotations and the provenance ones
+    const own = annotationsSizeProblem({ ...policy.metadata.annotations, ...provenance(policy.metadata.name, { written: settings[i].schedule, resolved: schedule }) });
+    if (own && !issues.issues.some((i) => i.path === 'metadata.annotations')) issues.add('metadata.annotations', `${own}, with the backup-cronjobs.io annotations of CronJob ${name}`);
     targets.push({
       id: t.id,
       key: t.key ?? t.nameParts.join('/'),

@@ -53,8 +53,10 @@ export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: 
   checkPodAgainstEngine(pod, settings, job.overrides?.pod ? job.settingsPath : 'spec.defaults', { ...r.annotations, ...job.annotations }, 'inline', issues);
   issues.throwIfAny(source);
   const labels = { ...commonLabels(r.policy, r.engine, job.component), ...job.labels };
-  const annotations = { ...r.annotations, ...job.annotations, ...provenance(r.name) };
-  const manifest = buildJob({ name, namespace: r.namespace, labels, annotations }, { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit }, pod);
+  const annotations = { ...r.annotations, ...job.annotations };
+  const built = buildJob({ name, namespace: r.namespace, labels, annotations }, { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit }, pod);
+  // provenance on the Job itself, as on every rendered object (not on its pod template)
+  const manifest = { ...built, metadata: { ...built.metadata, annotations: { ...built.metadata.annotations, ...provenance(r.name) } } };
   assertAccepted(manifest);
   return { kind: 'job', job: manifest, notes };
 }

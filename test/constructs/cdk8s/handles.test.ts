@@ -60,9 +60,9 @@ test('escape hatches on a handle: a JSON patch and an annotation reach the synth
   // THEN
   const byName = new Map((Testing.synth(chart) as Manifest[]).map((m) => [m.metadata.name, m as Manifest & { spec: Record<string, any> }]));
   expect(byName.get('cache-shard01')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBe('backup-low');
-  expect(byName.get('cache-shard01')!.metadata.annotations).toEqual({ 'example.com/owner': 'cache-team' });
+  expect(byName.get('cache-shard01')!.metadata.annotations).toEqual({ 'example.com/owner': 'cache-team', 'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/), 'backup-cronjobs.io/policy': 'cache' });
   expect(byName.get('cache-shard02-prune')!.spec.suspend).toBe(true);
   expect(byName.get('cache-shard02')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBeUndefined();
-  expect(byName.get('cache-shard02')!.metadata.annotations).toBeUndefined();
+  expect(byName.get('cache-shard02')!.metadata.annotations).not.toHaveProperty('example.com/owner');
   expect(byName.get('cache-shard01-prune')!.spec.suspend).toBe(false);
 });

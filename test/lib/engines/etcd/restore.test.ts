@@ -50,7 +50,7 @@ describe('perNode: the Job restores a snapshot on the --target node', () => {
     expect(containerOf(job, 'restore').volumeMounts[0]).toEqual({ name: 'backup', mountPath: '/backup', readOnly: true });
     expect(pod.volumes[2]).toEqual({ name: 'restore', hostPath: { path: '/var/lib/etcd-restore', type: 'DirectoryOrCreate' } });
     expect(job.metadata.labels).toMatchObject({ 'app.kubernetes.io/component': 'restore', 'backup-cronjobs.io/node': 'cp-2' });
-    expect(job.metadata.annotations).toEqual({ 'backup-cronjobs.io/snapshot': SNAPSHOT });
+    expect(job.metadata.annotations).toEqual({ 'backup-cronjobs.io/snapshot': SNAPSHOT, 'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/), 'backup-cronjobs.io/policy': 'etcd' });
     expect(envOf(job, 'restore')).toMatchObject({
       ETCD_RESTORE_SNAPSHOT: SNAPSHOT,
       ETCD_RESTORE_INITIAL_CLUSTER: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380',

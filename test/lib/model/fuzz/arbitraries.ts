@@ -280,12 +280,13 @@ function documentOf(pools: Pools, engine: EngineKey, spec: fc.Arbitrary<Record<s
     defaults: some(jobSettings(pools)),
     retention: some(retention(pools), 2),
     metrics: some(metrics(pools), 2),
+    scripts: some(rec({ mode: some(pick(pools, ['inline', 'configMap'], ['ConfigMap', ''])) }), 2),
     engine: spec,
-  }).map(({ metadata, defaults, retention: r, metrics: m, engine: e }) => ({
+  }).map(({ metadata, defaults, retention: r, metrics: m, scripts, engine: e }) => ({
     apiVersion: 'backup-cronjobs.io/v1alpha1',
     kind: 'BackupPolicy',
     metadata,
-    spec: defined({ defaults, retention: r, metrics: m, [engine]: e }),
+    spec: defined({ defaults, retention: r, metrics: m, scripts, [engine]: e }),
   }));
 }
 
