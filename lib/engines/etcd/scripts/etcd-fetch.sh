@@ -5,15 +5,25 @@
 # and checks its size against the stored object. ETCD_RESTORE_SNAPSHOT names
 # it (a file name of this policy); empty = the newest snapshot of this policy
 # (this node's, or every node's with retention scope cluster). Writes the
-# name to ETCD_BACKUP_SCRATCH/restore-source for the restore step.
+# name to ETCD_BACKUP_SCRATCH/restore-source for the restore step. Any failure,
+# or TERM/INT (the Job's deadline), stops the download, removes what it
+# fetched and exits non-zero with one error line.
+
+undo_fetch() {
+  if [ "$1" -ne 0 ]; then rm -f "${dst:-}" "$ETCD_BACKUP_SCRATCH/restore-source"; fi
+}
 
 main() {
   require_env ETCD_BACKUP_SCRATCH BACKUP_DEST_KIND BACKUP_NAME_PREFIX BACKUP_NAME_SUFFIX S3_BUCKET ETCD_BACKUP_EXTENSION
-  require_cmd aws awk sort tr wc
+  require_cmd aws awk sort tr stat mktemp
+  etcd_step_start undo_fetch
+  etcd_phase "finding the snapshot to restore"
   if [ -n "${ETCD_RESTORE_SNAPSHOT:-}" ]; then
     name=$ETCD_RESTORE_SNAPSHOT
   else
-    key=$(etcd_newest)
+    # etcd_newest logs its own error line
+    etcd_run etcd_newest >"$TMPDIR/newest" || exit 1
+    key=$(cat "$TMPDIR/newest")
     [ -n "$key" ] || die "no snapshot of this policy under s3://$S3_BUCKET/${S3_PREFIX:-}$BACKUP_NAME_PREFIX"
     name=${key#"${S3_PREFIX:-}"}
   fi
@@ -22,12 +32,14 @@ main() {
   esac
   key=${S3_PREFIX:-}$name
   dst=$ETCD_BACKUP_SCRATCH/$name
-  err=$ETCD_BACKUP_SCRATCH/aws.err
-  stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
+  err=$TMPDIR/aws.err
+  etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
     die "cannot find s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
-  s3_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
+  stored=$(cat "$TMPDIR/stored")
+  etcd_phase "downloading s3://$S3_BUCKET/$key"
+  etcd_run s3_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
     die "downloading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
-  got=$(wc -c <"$dst" | tr -d ' ')
+  got=$(etcd_file_size "$dst") || die "cannot read the size of $dst"
   [ "$got" = "$stored" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$key, which holds $stored"
   printf '%s\n' "$name" >"$ETCD_BACKUP_SCRATCH/restore-source"
   info "downloaded s3://$S3_BUCKET/$key ($got bytes)"
