@@ -1,23 +1,24 @@
 /**
  * etcd control-plane snapshots: one CronJob (`cluster` mode) or one per
  * control-plane node (`perNode`). Each run's pod works with distroless etcd
- * images (no shell) and runs these steps in order, sharing an emptyDir:
+ * images (no shell) and runs three steps in order, sharing an emptyDir (few
+ * containers: each costs a start, and between init containers the kubelet
+ * takes up to a second to notice that the previous one ended):
  *  1. init `tools` (busybox image): copies its static busybox into the scratch
  *     volume, with a link for each applet the next steps use;
- *  2. init `precheck` (etcd image, that busybox's sh): asks the local member for
- *     its database size (`etcdctl endpoint status`), refuses when the work
+ *  2. init `snapshot` (etcd image, that busybox's sh): asks the local member
+ *     for its database size (`etcdctl endpoint status`), refuses when the work
  *     directory has less than 2 x that free, clears this series' leftovers;
- *  3. init `snapshot` (etcd image, exec form, no shell): `etcdctl snapshot save`
- *     to a hidden temporary name;
- *  4. init `verify` (etcd image, busybox sh): etcd's sha256 trailer,
- *     `etcdutl`/`etcdctl snapshot status -w json`, and a restore into a scratch
- *     directory;
- *  5. `finalize` (shell or aws CLI image): metadata file, then the atomic
+ *     `etcdctl snapshot save` to a hidden temporary name; then its size and
+ *     sha256 trailer, `etcdutl`/`etcdctl snapshot status -w json`, and a
+ *     restore into a scratch directory, which checks that sha256 (without
+ *     `restoreCheck`, sha256sum does);
+ *  3. `finalize` (shell or aws CLI image): metadata file, then the atomic
  *     rename to the final name (or the upload and its size check), then
  *     retention, then metrics.
- * Any failing step fails the pod; nothing gets a final name before step 5.
+ * Any failing step fails the pod; nothing gets a final name before step 3.
  *
- * With `spec.retention.schedule`, step 5 applies no rules; retention-prune
+ * With `spec.retention.schedule`, step 3 applies no rules; retention-prune
  * CronJobs do (etcd-prune.sh, the same etcd_prune), in the same serialization
  * group: for a hostPath destination one per `perNode` node, pinned to it and
  * mounting only its directory (cluster mode names no nodes: refused); for a
@@ -360,42 +361,22 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
     { name: 'ETCD_BACKUP_RESTORE_CHECK_DIR', value: `${l.workDir}/.${prefix}$(ETCD_BACKUP_NODE).restore-check` },
   ];
 
-  const precheck: Container = {
-    name: 'precheck',
+  const snapshot: Container = {
+    name: 'snapshot',
     image: etcdImage,
-    command: etcdShellCommand('etcd-precheck.sh'),
+    command: etcdShellCommand('etcd-snapshot.sh'),
     env: [
       ...commonEnv,
       nodeEnv,
       ...toolsEnv,
       ...pathEnv,
       ...etcdctlEnv(spec),
-      { name: 'ETCDCTL_COMMAND_TIMEOUT', value: ETCD_DEFAULTS.commandTimeout },
+      // for `endpoint status` only: in the env, ETCDCTL_COMMAND_TIMEOUT would also bound `snapshot save`
+      { name: 'ETCD_BACKUP_STATUS_TIMEOUT', value: ETCD_DEFAULTS.commandTimeout },
       { name: 'ETCD_BACKUP_FREE_SPACE_FACTOR', value: String(ETCD_DEFAULTS.freeSpaceFactor) },
-    ],
-    volumeMounts: [...certs.mounts, ...workMounts],
-    securityContext: restrictedContainerSecurity(),
-  };
-  const snapshot: Container = {
-    name: 'snapshot',
-    image: etcdImage,
-    command: ['etcdctl', 'snapshot', 'save', '$(ETCD_BACKUP_PARTIAL)'],
-    env: [nodeEnv, partialEnv, ...etcdctlEnv(spec)],
-    volumeMounts: [...certs.mounts, l.mount ?? scratchMount],
-    securityContext: restrictedContainerSecurity(),
-  };
-  const verify: Container = {
-    name: 'verify',
-    image: etcdImage,
-    command: etcdShellCommand('etcd-verify.sh'),
-    env: [
-      ...commonEnv,
-      nodeEnv,
-      ...toolsEnv,
-      ...pathEnv,
       { name: 'ETCD_BACKUP_RESTORE_CHECK', value: String(spec.restoreCheck ?? ETCD_DEFAULTS.restoreCheck) },
     ],
-    volumeMounts: workMounts,
+    volumeMounts: [...certs.mounts, ...workMounts],
     securityContext: restrictedContainerSecurity(),
   };
   const retention = policy.spec.retention as RetentionOptions | undefined;
@@ -419,9 +400,9 @@ function backupPod(policy: BackupPolicy, spec: EtcdSpec, pinned: string | undefi
     securityContext: restrictedContainerSecurity(),
   };
   return {
-    initContainers: [toolsContainer(spec, commonEnv), precheck, snapshot, verify],
+    initContainers: [toolsContainer(spec, commonEnv), snapshot],
     containers: [finalize],
-    mainContainers: ['snapshot', 'verify', 'finalize'],
+    mainContainers: ['snapshot', 'finalize'],
     volumes: [...certs.volumes, ...l.volumes, { name: 'scratch', emptyDir: {} }],
     securityContext: podSecurity(),
     hostNetwork: (spec.hostNetwork ?? ETCD_DEFAULTS.hostNetwork) || undefined,
