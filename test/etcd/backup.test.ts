@@ -207,6 +207,27 @@ test('the restore Job restores the chosen snapshot into a new data directory, an
   expect(errorLines(again.results.restore)[0]).toMatch(/already exists: remove it to restore/);
 });
 
+test('TERM (the Job\'s deadline) during the restore Job\'s restore: exit 1 with one line, no data directory left', async () => {
+  const dest = tempDir('dest');
+  expect((await runPod(backupCronJob(), { volumes: volumes(dest) })).failed).toBeUndefined();
+  const [name] = finalNames(dest);
+  const [job] = jobs(renderPolicy(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'], restore: { snapshot: name } })));
+  const target = tempDir('restore');
+  const pause = pausingEtcdctl(ETCDCTL(), 'after-restore');
+  const run = runPod(job, { volumes: { backup: dest, restore: target }, pathPrepend: [pause.bin] });
+  await pausedIn(run, pause.paused);
+  expect(filesOf(target)).toEqual([`${name}.restored.partial`]);
+  const step = await waitFor('the restore step', () => containerProcess('etcd-restore'));
+  process.kill(step.pid, 'SIGTERM');
+  const r = await run;
+  expect(r.failed).toBe('restore');
+  expect(r.results.restore.code).toBe(1);
+  const errors = errorLines(r.results.restore);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(new RegExp(`stopped by SIGTERM \\(the Job's deadline, or the pod was deleted\\) while restoring .*/${name} into .*/${name}\\.restored\\.partial$`));
+  expect(filesOf(target)).toEqual([]);
+});
+
 test('without a named snapshot, the restore Job takes the newest of this policy and node', async () => {
   const dest = tempDir('dest');
   const run = await runPod(backupCronJob(), { volumes: volumes(dest) });

@@ -163,17 +163,18 @@ export function descendants(pid: number): ProcessInfo[] {
 
 /**
  * A bin directory with a stand-in `etcdctl` that runs the real etcdctl for every call (so it prints exactly
- * what etcdctl prints), and pauses `snapshot save` -- before it starts, or after it succeeded -- until the
- * test resumes it: `paused` exists while it waits.
+ * what etcdctl prints), and pauses `snapshot save` (before it starts, or after it succeeded) or `snapshot
+ * restore` (after it succeeded) until the test resumes it: `paused` exists while it waits.
  */
-export function pausingEtcdctl(etcdctl: string, at: 'before-save' | 'after-save'): { bin: string; paused: string; resume: () => void } {
+export function pausingEtcdctl(etcdctl: string, at: 'before-save' | 'after-save' | 'after-restore'): { bin: string; paused: string; resume: () => void } {
   const bin = tempDir('etcdctl-bin');
   const paused = path.join(bin, 'paused');
   const resumed = path.join(bin, 'resumed');
   const pause = `: >'${paused}'; while [ ! -e '${resumed}' ]; do sleep 0.02; done`;
+  const command = at === 'after-restore' ? 'snapshot restore' : 'snapshot save';
   fs.writeFileSync(path.join(bin, 'etcdctl'), [
     '#!/bin/sh',
-    'case " $* " in *" snapshot save "*) ;; *) exec \'' + etcdctl + '\' "$@" ;; esac',
+    `case " $* " in *" ${command} "*) ;; *) exec '${etcdctl}' "$@" ;; esac`,
     at === 'before-save' ? `${pause}; exec '${etcdctl}' "$@"` : `'${etcdctl}' "$@" || exit; ${pause}`,
     '',
   ].join('\n'), { mode: 0o755 });
