@@ -9,13 +9,14 @@
 #         then the snapshot renamed (same directory: atomic) to <name>; both 0600
 #   s3:   <name>.json uploaded, then the snapshot, then its stored size checked
 # Retention (retention.sh, scope node or cluster; only with rules) runs only
-# after that, and only ever on names of this policy. Before the commit point any failure --
-# or TERM/INT, the Job's deadline -- stops what runs, removes what this run
-# wrote (final names included) and pushes a failure; nothing is left under a
-# final name. Once the snapshot is stored the run counts as a success in the
-# metrics; a retention failure (or TERM) after that still fails the Job.
-# After a TERM the cleanup takes at most ~21 s (the S3 deletions and the
-# metrics push run side by side, each bounded), within the pod's 30 s grace.
+# after that, and only ever on names of this policy. Before the commit point
+# any failure -- or TERM/INT, the Job's deadline -- stops what runs, removes
+# what this run wrote (final names included) and pushes a failure; nothing is
+# left under a final name. Once the snapshot is stored the run counts as a
+# success in the metrics; a retention failure (or TERM) after that still
+# fails the Job. After a TERM the cleanup takes at most ~21 s (the S3
+# deletions, <= 17 s, and the failure push, <= 20 s, side by side), within
+# the pod's default 30 s grace period.
 # Env: ETCD_BACKUP_SCRATCH, ETCD_BACKUP_PARTIAL, ETCD_BACKUP_NODE,
 # ETCD_BACKUP_ENDPOINT, ETCD_BACKUP_EXTENSION, ETCD_BACKUP_RETENTION_SCOPE,
 # BACKUP_DEST_KIND, BACKUP_DIR | S3_*, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX,
