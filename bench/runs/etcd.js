@@ -189,7 +189,8 @@ async function main() {
         load: load(),
       };
       rows.push(row);
-      console.log(`${mb} MB (${size} bytes): job ${seconds(row.job)} s [${list(row.jobSteps)}] | bare ${seconds(row.bare)} s [${list(row.bareSteps)}] | apart: ${list(row.extra)}${row.probes ? ` | probes: ${list(row.probes)}` : ''} | load ${row.load}`);
+      const all = (runs) => runs.map((r) => seconds(r.wallMs)).join(' ');
+      console.log(`${mb} MB (${size} bytes): job ${all(jobs)} s [${list(row.jobSteps)}] | bare ${all(bares)} s [${list(row.bareSteps)}] | apart: ${list(row.extra)}${row.probes ? ` | probes: ${list(row.probes)}` : ''} | load ${row.load}`);
     }
   } finally {
     await stopAll();
