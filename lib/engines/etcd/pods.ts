@@ -1,20 +1,21 @@
 /**
  * The etcd pods. A backup run works with distroless etcd images (no shell)
- * and runs these steps in order, sharing an emptyDir:
+ * and runs three steps in order, sharing an emptyDir (few containers: each
+ * costs a start, and between init containers the kubelet takes up to a second
+ * to notice that the previous one ended):
  *  1. init `tools` (busybox image): copies its static busybox into the scratch
  *     volume, with a link for each applet the next steps use;
- *  2. init `precheck` (etcd image, that busybox's sh): asks the local member for
- *     its database size (`etcdctl endpoint status`), refuses when the work
+ *  2. init `snapshot` (etcd image, that busybox's sh): asks the local member
+ *     for its database size (`etcdctl endpoint status`), refuses when the work
  *     directory has less than 2 x that free, clears this series' leftovers;
- *  3. init `snapshot` (etcd image, exec form, no shell): `etcdctl snapshot save`
- *     to a hidden temporary name;
- *  4. init `verify` (etcd image, busybox sh): etcd's sha256 trailer,
- *     `etcdutl`/`etcdctl snapshot status -w json`, and a restore into a scratch
- *     directory;
- *  5. `finalize` (shell or aws CLI image): metadata file, then the atomic
+ *     `etcdctl snapshot save` to a hidden temporary name; then its size and
+ *     sha256 trailer, `etcdutl`/`etcdctl snapshot status -w json`, and a
+ *     restore into a scratch directory, which checks that sha256 (without
+ *     `restoreCheck`, sha256sum does);
+ *  3. `finalize` (shell or aws CLI image): metadata file, then the atomic
  *     rename to the final name (or the upload and its size check), then
  *     retention, then metrics.
- * Any failing step fails the pod; nothing gets a final name before step 5.
+ * Any failing step fails the pod; nothing gets a final name before step 3.
  */
 import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
 import { expand, literal } from '../../kubernetes/expansion';
@@ -163,42 +164,22 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
     { name: 'ETCD_BACKUP_RESTORE_CHECK_DIR', value: expand(`${l.workDir}/.${prefix}$(ETCD_BACKUP_NODE).restore-check`) },
   ];
 
-  const precheck: EngineContainer = {
-    name: 'precheck',
+  const snapshot: EngineContainer = {
+    name: 'snapshot',
     image: spec.images.etcd,
-    command: etcdShellCommand('etcd-precheck.sh'),
+    command: etcdShellCommand('etcd-snapshot.sh'),
     env: [
       ...commonEnv,
       nodeEnv,
       ...toolsEnv,
       ...pathEnv,
       ...etcdctlEnv(spec),
-      { name: 'ETCDCTL_COMMAND_TIMEOUT', value: ETCD_DEFAULTS.commandTimeout },
+      // for `endpoint status` only: in the env, ETCDCTL_COMMAND_TIMEOUT would also bound `snapshot save`
+      { name: 'ETCD_BACKUP_STATUS_TIMEOUT', value: ETCD_DEFAULTS.commandTimeout },
       { name: 'ETCD_BACKUP_FREE_SPACE_FACTOR', value: String(ETCD_DEFAULTS.freeSpaceFactor) },
-    ],
-    volumeMounts: [...certs.mounts, ...workMounts],
-    securityContext: restrictedContainerSecurity(),
-  };
-  const snapshot: EngineContainer = {
-    name: 'snapshot',
-    image: spec.images.etcd,
-    command: ['etcdctl', 'snapshot', 'save', '$(ETCD_BACKUP_PARTIAL)'],
-    env: [nodeEnv, partialEnv, ...etcdctlEnv(spec)],
-    volumeMounts: [...certs.mounts, l.mount ?? scratchMount],
-    securityContext: restrictedContainerSecurity(),
-  };
-  const verify: EngineContainer = {
-    name: 'verify',
-    image: spec.images.etcd,
-    command: etcdShellCommand('etcd-verify.sh'),
-    env: [
-      ...commonEnv,
-      nodeEnv,
-      ...toolsEnv,
-      ...pathEnv,
       { name: 'ETCD_BACKUP_RESTORE_CHECK', value: String(spec.restoreCheck) },
     ],
-    volumeMounts: workMounts,
+    volumeMounts: [...certs.mounts, ...workMounts],
     securityContext: restrictedContainerSecurity(),
   };
   const finalize: EngineContainer = {
@@ -221,9 +202,9 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
     securityContext: restrictedContainerSecurity(),
   };
   return {
-    initContainers: [toolsContainer(spec, commonEnv), precheck, snapshot, verify],
+    initContainers: [toolsContainer(spec, commonEnv), snapshot],
     containers: [finalize],
-    mainContainers: ['snapshot', 'verify', 'finalize'],
+    mainContainers: ['snapshot', 'finalize'],
     volumes: [...certs.volumes, ...l.volumes, scratchVolume],
     securityContext: rootPodSecurity(),
     hostNetwork: spec.hostNetwork || undefined,

@@ -4,23 +4,32 @@
 # destinations): downloads the snapshot to restore into the scratch volume
 # and checks its size against the stored object. ETCD_RESTORE_SNAPSHOT names
 # it (a file name of this policy). Writes the name to
-# ETCD_BACKUP_SCRATCH/restore-source for the restore step.
+# ETCD_BACKUP_SCRATCH/restore-source for the restore step. Any failure, or
+# TERM/INT (the Job's deadline), stops the download, removes what it fetched
+# and exits non-zero with one error line.
+
+undo_fetch() {
+  if [ "$1" -ne 0 ]; then rm -f "${dst:-}" "$ETCD_BACKUP_SCRATCH/restore-source"; fi
+}
 
 main() {
   require_env ETCD_BACKUP_SCRATCH S3_BUCKET ETCD_RESTORE_SNAPSHOT
-  require_cmd aws awk mktemp tr wc
+  require_cmd aws awk tr stat mktemp
+  etcd_step_start undo_fetch
   name=$ETCD_RESTORE_SNAPSHOT
   case $name in
     */* | .*) die "ETCD_RESTORE_SNAPSHOT must be a file name of this policy, got '$name'" ;;
   esac
   key=${S3_PREFIX:-}$name
   dst=$ETCD_BACKUP_SCRATCH/$name
-  err=$ETCD_BACKUP_SCRATCH/aws.err
-  stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
+  err=$TMPDIR/aws.err
+  etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
     die "cannot find s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
-  s3_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
+  stored=$(cat "$TMPDIR/stored")
+  etcd_phase "downloading s3://$S3_BUCKET/$key"
+  etcd_run s3_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
     die "downloading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
-  got=$(wc -c <"$dst" | tr -d ' ')
+  got=$(etcd_file_size "$dst") || die "cannot read the size of $dst"
   [ "$got" = "$stored" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$key, which holds $stored"
   printf '%s\n' "$name" >"$ETCD_BACKUP_SCRATCH/restore-source"
   info "downloaded s3://$S3_BUCKET/$key ($got bytes)"

@@ -8,11 +8,15 @@
 #   dir:  metadata written under a temporary name, renamed to <name>.json,
 #         then the snapshot renamed (same directory: atomic) to <name>; both 0600
 #   s3:   <name>.json uploaded, then the snapshot, then its stored size checked
-# Retention (retention.sh, scope node or cluster) runs only after that, and
-# only ever on names of this policy. Before the commit point any failure
-# removes what this run wrote; nothing is left under a final name. Once the
-# snapshot is stored the run counts as a success in the metrics; a retention
-# failure after that still fails the Job.
+# Retention (retention.sh, scope node or cluster; only with rules) runs only
+# after that, and only ever on names of this policy. Before the commit point
+# any failure -- or TERM/INT, the Job's deadline -- stops what runs, removes
+# what this run wrote (final names included) and pushes a failure; nothing is
+# left under a final name. Once the snapshot is stored the run counts as a
+# success in the metrics; a retention failure (or TERM) after that still
+# fails the Job. After a TERM the cleanup takes at most ~21 s (the S3
+# deletions, <= 17 s, and the failure push, <= 20 s, side by side), within
+# the pod's default 30 s grace period.
 # Env: ETCD_BACKUP_SCRATCH, ETCD_BACKUP_PARTIAL, ETCD_BACKUP_NODE,
 # ETCD_BACKUP_ENDPOINT, ETCD_BACKUP_EXTENSION, ETCD_BACKUP_RETENTION_SCOPE,
 # BACKUP_DEST_KIND, BACKUP_DIR | S3_*, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX,
@@ -21,19 +25,28 @@
 
 state=start
 
-on_exit() {
-  _rc=$?
+undo_finalize() {
   case $state in finished | stored) return 0 ;; esac
+  push_metrics failure "$(($(now_epoch) - ${started:-$(now_epoch)}))" &
   case $state in
     dir-meta) rm -f "$BACKUP_DIR/.$name.json.partial" "$BACKUP_DIR/$name.json" ;;
-    s3-meta | s3-snapshot)
-      s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" >/dev/null 2>&1 || true
-      s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key.json" >/dev/null 2>&1 || true
-      ;;
+    dir-snapshot) rm -f "$BACKUP_DIR/$name.json" "$BACKUP_DIR/$name" ;;
+    s3-meta | s3-snapshot) remove_uploads "$key.json" "$key" ;;
   esac
   rm -f "$ETCD_BACKUP_PARTIAL"
-  push_metrics failure "$(($(now_epoch) - ${started:-$(now_epoch)}))"
-  exit "$_rc"
+  wait
+}
+
+# Deletes this run's objects side by side, each within ~17 s (3 s to connect,
+# 5 s to answer, 2 attempts), warning about any that stays.
+remove_uploads() {
+  for _ru_key in "$@"; do
+    (
+      export AWS_MAX_ATTEMPTS=2
+      s3_aws --cli-connect-timeout 3 --cli-read-timeout 5 s3api delete-object --bucket "$S3_BUCKET" --key "$_ru_key" >/dev/null 2>&1 ||
+        log warn "could not remove s3://$S3_BUCKET/$_ru_key, which this failed run uploaded: remove it by hand"
+    ) &
+  done
 }
 
 # The metadata document of the snapshot being stored.
@@ -60,11 +73,13 @@ store_dir() {
   if [ -e "$final" ] || [ -e "$final.json" ]; then
     die "$final already exists: refusing to overwrite a snapshot"
   fi
+  etcd_phase "storing $final"
   state=dir-meta
   metadata >"$BACKUP_DIR/.$name.json.partial" || die "cannot write the metadata into $BACKUP_DIR"
   chmod 0600 "$BACKUP_DIR/.$name.json.partial" || die "cannot chmod the metadata in $BACKUP_DIR"
   mv -f "$BACKUP_DIR/.$name.json.partial" "$final.json" || die "cannot rename the metadata to $final.json"
   chmod 0600 "$ETCD_BACKUP_PARTIAL" || die "cannot chmod $ETCD_BACKUP_PARTIAL"
+  state=dir-snapshot
   mv "$ETCD_BACKUP_PARTIAL" "$final" || die "cannot rename $ETCD_BACKUP_PARTIAL to $final"
   state=stored
   listed=$name
@@ -78,17 +93,21 @@ store_s3() {
   if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
   if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
   if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
-  meta=$ETCD_BACKUP_SCRATCH/metadata.json
+  meta=$TMPDIR/metadata.json
   metadata >"$meta" || die "cannot write $meta"
-  err=$ETCD_BACKUP_SCRATCH/aws.err
+  err=$TMPDIR/aws.err
   state=s3-meta
-  s3_aws s3 cp "$meta" "s3://$S3_BUCKET/$key.json" --only-show-errors --content-type application/json "$@" 2>"$err" >&2 ||
+  etcd_phase "uploading s3://$S3_BUCKET/$key.json"
+  etcd_run s3_aws s3 cp "$meta" "s3://$S3_BUCKET/$key.json" --only-show-errors --content-type application/json "$@" 2>"$err" >&2 ||
     die "uploading s3://$S3_BUCKET/$key.json failed: $(etcd_last_line "$err")"
   state=s3-snapshot
-  s3_aws s3 cp "$ETCD_BACKUP_PARTIAL" "s3://$S3_BUCKET/$key" --only-show-errors "$@" 2>"$err" >&2 ||
+  etcd_phase "uploading s3://$S3_BUCKET/$key"
+  etcd_run s3_aws s3 cp "$ETCD_BACKUP_PARTIAL" "s3://$S3_BUCKET/$key" --only-show-errors "$@" 2>"$err" >&2 ||
     die "uploading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
-  stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$err") ||
+  etcd_phase "checking the size of s3://$S3_BUCKET/$key"
+  etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
     die "cannot read back the size of s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
+  stored=$(cat "$TMPDIR/stored")
   [ "$stored" = "$size" ] || die "s3://$S3_BUCKET/$key holds $stored bytes, the snapshot has $size: upload removed"
   state=stored
   rm -f "$ETCD_BACKUP_PARTIAL"
@@ -98,8 +117,8 @@ store_s3() {
 
 main() {
   require_env ETCD_BACKUP_SCRATCH ETCD_BACKUP_PARTIAL ETCD_BACKUP_NODE ETCD_BACKUP_EXTENSION BACKUP_DEST_KIND BACKUP_NAME_PREFIX BACKUP_NAME_SUFFIX
-  require_cmd date wc tr sed awk chmod mv rm cat
-  trap on_exit EXIT
+  require_cmd date stat sed awk chmod mv rm cat mktemp
+  etcd_step_start undo_finalize
   umask 077
   started=$(etcd_scratch_value started)
   etcd_require_int "the run's start time" "$started"
@@ -116,7 +135,7 @@ main() {
   case $restored in true | false) ;; *) die "unexpected verify result '$restored'" ;; esac
 
   [ -f "$ETCD_BACKUP_PARTIAL" ] || die "the verified snapshot $ETCD_BACKUP_PARTIAL is gone"
-  now_size=$(wc -c <"$ETCD_BACKUP_PARTIAL" | tr -d ' ')
+  now_size=$(etcd_file_size "$ETCD_BACKUP_PARTIAL") || die "cannot read the size of $ETCD_BACKUP_PARTIAL"
   [ "$now_size" = "$size" ] || die "$ETCD_BACKUP_PARTIAL has $now_size bytes, $size were verified: refusing to store it"
 
   stamp=$(date -u -d "@$started" +%Y-%m-%dT%H:%M:%SZ) || die "cannot format the time $started"
@@ -127,9 +146,14 @@ main() {
     *) die "BACKUP_DEST_KIND must be dir or s3, got '$BACKUP_DEST_KIND'" ;;
   esac
   info "stored snapshot $where: revision $revision, $total_key keys, $size bytes, node $ETCD_BACKUP_NODE"
-  push_metrics success "$(($(now_epoch) - started))" "$size"
+  etcd_phase "pushing the metrics (the snapshot $where is stored)"
+  etcd_run push_metrics success "$(($(now_epoch) - started))" "$size"
 
-  etcd_prune "$listed"
+  if retention_configured; then
+    etcd_phase "applying retention (the snapshot $where is stored)"
+    # etcd_prune logs its own error line
+    etcd_run etcd_prune "$listed" || exit 1
+  fi
   state=finished
   info "etcd backup finished: $where"
 }

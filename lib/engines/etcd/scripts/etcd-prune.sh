@@ -19,6 +19,9 @@
 # Any failure (listing, plan, a deletion) ends the run non-zero with one error
 # line; a failed listing or plan deletes nothing, a failed deletion stops
 # before the next one. RETENTION_DRY_RUN=true prints the plans, deletes nothing.
+# TERM/INT (the Job's deadline) stops the listing or deletion under way and
+# fails the run with one line (a backup whose sidecar was deleted first is
+# listed and deleted again by the next run).
 # Env: ETCD_BACKUP_EXTENSION, ETCD_BACKUP_RETENTION_SCOPE, ETCD_BACKUP_NODE,
 # BACKUP_DEST_KIND, BACKUP_DIR | S3_*, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX,
 # BACKUP_SIDECAR_SUFFIXES, RETENTION_*.
@@ -33,11 +36,20 @@ main() {
     *) die "ETCD_BACKUP_RETENTION_SCOPE must be node or cluster, got '$scope'" ;;
   esac
   retention_check_env
-
   if [ -n "${ETCD_BACKUP_NODE:-}" ]; then
     [ "$scope" = node ] || die "ETCD_BACKUP_NODE ($ETCD_BACKUP_NODE) limits the prune to one node, which needs scope node, got '$scope'"
     [ "${BACKUP_NAME_SUFFIX:-}" = "_$ETCD_BACKUP_NODE$ETCD_BACKUP_EXTENSION" ] ||
       die "BACKUP_NAME_SUFFIX must be _$ETCD_BACKUP_NODE$ETCD_BACKUP_EXTENSION for node $ETCD_BACKUP_NODE, got '${BACKUP_NAME_SUFFIX:-}'"
+  fi
+  etcd_step_start etcd_nothing_to_undo
+  etcd_phase "pruning $(retention_destination)"
+  # prune logs its own error line
+  etcd_run prune || exit 1
+  info "retention prune finished"
+}
+
+prune() {
+  if [ -n "${ETCD_BACKUP_NODE:-}" ]; then
     info "retention prune of node $ETCD_BACKUP_NODE's snapshots at $(retention_destination) starting"
     etcd_prune
   elif [ "$scope" = cluster ]; then
@@ -54,7 +66,6 @@ main() {
     done
     info "pruned the snapshots of $count node(s)"
   fi
-  info "retention prune finished"
 }
 
 main "$@"

@@ -5,9 +5,9 @@
 # etcd image, which has none since etcd 3.5.7. The busybox must be statically
 # linked: the distroless etcd image has no C library (busybox:<version>-musl is).
 
-# The applets the precheck, verify and restore steps (and retention.sh's
-# listing) call; each script checks its own with require_cmd.
-APPLETS='sh [ test true false awk sed grep cut tr sort uniq head tail od wc sha256sum cat cp mv rm ln mkdir mktemp chmod ls stat touch df date sleep env basename dirname expr id printf timeout'
+# The applets the snapshot and restore steps (and retention.sh's listing)
+# call; each script checks its own with require_cmd.
+APPLETS='sh [ test true false awk sed grep cut tr sort uniq head tail od wc dd sha256sum cat cp mv rm ln mkdir mktemp chmod ls stat touch df date sleep env basename dirname expr id printf timeout'
 
 main() {
   require_env ETCD_BACKUP_TOOLS

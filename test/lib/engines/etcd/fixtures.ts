@@ -8,6 +8,7 @@ import { PolicyError, renderPolicy } from '../../../../lib';
 import { runCli } from '../../../../lib/cli';
 import type { BackupPolicy, EtcdSpec, Manifest } from '../../../../lib';
 import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../../../support/run-container';
+import type { PushgatewayHandle } from '../../../support/services';
 
 /** A small valid etcd policy with overrides. */
 export function etcdPolicy(etcd: Partial<EtcdSpec> = {}, spec: Record<string, unknown> = {}, name = 'etcd'): BackupPolicy {
@@ -120,4 +121,83 @@ export function problems(policy: BackupPolicy): string[] {
     if (!(e instanceof PolicyError)) throw e;
     return e.issues.map((i) => `${i.path}: ${i.message}`);
   }
+}
+
+/** Polls `condition` every 20 ms until it returns a truthy value (which it returns), failing after `timeoutMs`. */
+export async function waitFor<T>(what: string, condition: () => T | undefined | null | false, timeoutMs = 30000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly argv: string[];
+}
+
+/** The processes of this machine (from /proc; those that end while it is read are left out). */
+export function processes(): ProcessInfo[] {
+  const list: ProcessInfo[] = [];
+  for (const entry of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').slice(0, -1);
+      list.push({ pid: Number(entry), ppid, argv });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return list;
+}
+
+/**
+ * The first process of a container that runContainer is running now: its `sh -c SCRIPT ENTRY`, a child of
+ * this process (the kubelet signals this one at the Job's deadline).
+ */
+export const containerProcess = (entry: string): ProcessInfo | undefined =>
+  processes().find((p) => p.ppid === process.pid && p.argv.length >= 4 && p.argv[1] === '-c' && p.argv[p.argv.length - 1] === entry);
+
+/** Every process below `pid`. */
+export function descendants(pid: number): ProcessInfo[] {
+  const all = processes();
+  const found: ProcessInfo[] = [];
+  for (let parents = [pid]; parents.length > 0;) {
+    const children = all.filter((p) => parents.includes(p.ppid));
+    found.push(...children);
+    parents = children.map((p) => p.pid);
+  }
+  return found;
+}
+
+/**
+ * A bin directory with a stand-in `etcdctl` that runs the real etcdctl for every call (so it prints exactly
+ * what etcdctl prints), and pauses `snapshot save` (before it starts, or after it succeeded) or `snapshot
+ * restore` (after it succeeded) until the test resumes it: `paused` exists while it waits.
+ */
+export function pausingEtcdctl(etcdctl: string, at: 'before-save' | 'after-save' | 'after-restore'): { bin: string; paused: string; resume: () => void } {
+  const bin = tempDir('etcdctl-bin');
+  const paused = path.join(bin, 'paused');
+  const resumed = path.join(bin, 'resumed');
+  const pause = `: >'${paused}'; while [ ! -e '${resumed}' ]; do sleep 0.02; done`;
+  const command = at === 'after-restore' ? 'snapshot restore' : 'snapshot save';
+  fs.writeFileSync(path.join(bin, 'etcdctl'), [
+    '#!/bin/sh',
+    `case " $* " in *" ${command} "*) ;; *) exec '${etcdctl}' "$@" ;; esac`,
+    at === 'before-save' ? `${pause}; exec '${etcdctl}' "$@"` : `'${etcdctl}' "$@" || exit; ${pause}`,
+    '',
+  ].join('\n'), { mode: 0o755 });
+  return { bin, paused, resume: () => fs.writeFileSync(resumed, '') };
+}
+
+/** The value of metric `name` that the backups of CronJob `target` pushed to the gateway, if any. */
+export async function metricValue(gateway: PushgatewayHandle, name: string, target: string): Promise<number | undefined> {
+  const line = (await gateway.metrics()).split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`target="${target}"`));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }

@@ -1,7 +1,10 @@
-// The rendered etcd backup pod runs for real: tools, precheck, snapshot (exec
-// form), verify, finalize -- each container's command, args and env from the
+// The rendered etcd backup pod runs for real: tools, snapshot (precheck, save,
+// verify), finalize -- each container's command, args and env from the
 // manifest, volumes mapped to temp dirs -- against a real etcd (Debian
 // etcd-server 3.4) with mutual TLS on loopback, using kubeadm's file names.
+// Faults are injected between etcdctl's steps by a stand-in etcdctl that runs
+// the real one and pauses around `snapshot save`; deadlines are TERM sent to a
+// step's first process, as the kubelet does.
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -17,10 +20,28 @@ import {
   runOk,
   startEtcdFromDataDir,
   startEtcdFromSnapshot,
+  startEtcd,
   startEtcdTls,
+  startPushgateway,
   stopAll,
 } from '../../../../support/services';
-import { cronJobOf, errorLines, etcdPolicy, filesOf, removeTempDirs, restoreJobOf, runPod, stamp, tempDir } from '../fixtures';
+import {
+  PodRun,
+  containerProcess,
+  cronJobOf,
+  descendants,
+  errorLines,
+  etcdPolicy,
+  filesOf,
+  metricValue,
+  pausingEtcdctl,
+  removeTempDirs,
+  restoreJobOf,
+  runPod,
+  stamp,
+  tempDir,
+  waitFor,
+} from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -51,8 +72,20 @@ async function endpointStatus(): Promise<{ revision: number; dbSize: number }> {
   return { revision: out[0].Status.header.revision, dbSize: out[0].Status.dbSize };
 }
 
-/** Shorter client timeouts than the rendered ones (10s dial, 15s command), to fail fast. */
-const FAST_FAIL = { ETCDCTL_DIAL_TIMEOUT: '1s', ETCDCTL_COMMAND_TIMEOUT: '2s' };
+/** Shorter client timeouts than the rendered ones (10s dial, 15s endpoint status), to fail fast. */
+const FAST_FAIL = { ETCDCTL_DIAL_TIMEOUT: '1s', ETCD_BACKUP_STATUS_TIMEOUT: '2s' };
+const ETCDCTL = () => requireCommands('etcdctl').etcdctl;
+const PARTIAL = '.etcd-snapshot_etcd_cp-1.partial';
+
+/** Waits until `paused` exists, failing at once with the pod's log if the pod ends first. */
+async function pausedIn(run: Promise<PodRun>, paused: string): Promise<void> {
+  let ended: PodRun | undefined;
+  run.then((r) => { ended = r; }, () => undefined);
+  await waitFor(`${paused}`, () => {
+    if (ended) throw new Error(`the pod ended before pausing:\n${ended.log}`);
+    return fs.existsSync(paused);
+  });
+}
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 const finalNames = (dir: string) => filesOf(dir).filter((f) => NAME.test(f));
@@ -144,17 +177,16 @@ test('the etcd steps need only etcdctl/etcdutl from the etcd image: no shell, no
   const tools = await runContainer(cj, 'tools', { volumeDirs, volumes: volumes(dest), pod: { nodeName: 'cp-1' }, env: { PATH: busyboxImage } });
   expect(tools.code).toBe(0);
   const toolsDir = path.join(volumeDirs.scratch, 'tools');
-  const distroless = `${toolsDir}:${etcdImage}`;
   const run = await runPod(cj, {
     volumeDirs,
     volumes: volumes(dest),
-    only: ['precheck', 'snapshot', 'verify', 'finalize'],
-    envFor: { precheck: { PATH: distroless }, snapshot: { PATH: etcdImage }, verify: { PATH: distroless }, finalize: { PATH: busyboxImage } },
+    only: ['snapshot', 'finalize'],
+    envFor: { snapshot: { PATH: `${toolsDir}:${etcdImage}` }, finalize: { PATH: busyboxImage } },
   });
   expect(run.failed).toBeUndefined();
   const [name] = finalNames(dest);
   expect(JSON.parse(fs.readFileSync(path.join(dest, `${name}.json`), 'utf8')).verifiedWith).toBe('etcdutl');
-  expect(run.results.verify.stderr).toContain('snapshot verified with etcdutl');
+  expect(run.results.snapshot.stderr).toContain('snapshot verified with etcdutl');
 });
 
 test('the Job `backup-cronjobs restore` prints restores the chosen snapshot into a new data directory, and etcd starts on it', async () => {
@@ -193,6 +225,27 @@ test('the Job `backup-cronjobs restore` prints restores the chosen snapshot into
   expect(errorLines(again.results.restore)[0]).toMatch(/already exists: remove it to restore/);
 });
 
+test('TERM (the Job\'s deadline) during the restore Job\'s restore: exit 1 with one line, no data directory left', async () => {
+  const dest = tempDir('dest');
+  expect((await runPod(backupCronJob(), { volumes: volumes(dest) })).failed).toBeUndefined();
+  const [name] = finalNames(dest);
+  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), ['--target', 'cp-1', '--snapshot', name]);
+  const target = tempDir('restore');
+  const pause = pausingEtcdctl(ETCDCTL(), 'after-restore');
+  const run = runPod(job, { volumes: { backup: dest, restore: target }, pathPrepend: [pause.bin] });
+  await pausedIn(run, pause.paused);
+  expect(filesOf(target)).toEqual([`${name}.restored.partial`]);
+  const step = await waitFor('the restore step', () => containerProcess('etcd-restore'));
+  process.kill(step.pid, 'SIGTERM');
+  const r = await run;
+  expect(r.failed).toBe('restore');
+  expect(r.results.restore.code).toBe(1);
+  const errors = errorLines(r.results.restore);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(new RegExp(`stopped by SIGTERM \\(the Job's deadline, or the pod was deleted\\) while restoring .*/${name} into .*/${name}\\.restored\\.partial$`));
+  expect(filesOf(target)).toEqual([]);
+});
+
 test('a restore Job naming a snapshot that is not on the node fails with one clear line and restores nothing', async () => {
   const dest = tempDir('dest');
   const missing = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
@@ -210,28 +263,25 @@ describe('faults', () => {
     const dest = tempDir('dest');
     const down = `https://127.0.0.1:${await freePort()}`;
     const run = await runPod(backupCronJob({}, {}, down), { volumes: volumes(dest), env: FAST_FAIL });
-    expect(run.failed).toBe('precheck');
-    expect(run.results.precheck.code).not.toBe(0);
-    const errors = errorLines(run.results.precheck);
+    expect(run.failed).toBe('snapshot');
+    expect(run.results.snapshot.code).toBe(1);
+    const errors = errorLines(run.results.snapshot);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain(`cannot get the status of the etcd member at ${down}`);
     expect(errors[0]).toContain('no snapshot taken');
     expect(filesOf(dest)).toEqual([]);
   });
 
-  test('etcd gone at the snapshot step: etcdctl exits non-zero, nothing under a final name, the next run clears its temporary file', async () => {
+  test('the leftovers of a run killed after the grace period (temporary snapshot, .part, restore-check directory) are cleared by the next run', async () => {
     const dest = tempDir('dest');
-    const down = `https://127.0.0.1:${await freePort()}`;
-    const cj = backupCronJob({}, {}, down);
-    const r = await runContainer(cj, 'snapshot', { volumes: volumes(dest), pod: { nodeName: 'cp-1' }, env: FAST_FAIL });
-    expect(r.code).not.toBe(0);
-    // etcdctl 3.4 leaves its hidden temporary file when the dial fails: never a backup name
-    expect(filesOf(dest).every((f) => f.startsWith('.etcd-snapshot_etcd_cp-1.partial'))).toBe(true);
-    const next = await runPod(backupCronJob(), { volumes: volumes(dest) });
-    expect(next.failed).toBeUndefined();
+    fs.writeFileSync(path.join(dest, PARTIAL), 'partial');
+    fs.writeFileSync(path.join(dest, `${PARTIAL}.part`), 'part');
+    fs.mkdirSync(path.join(dest, '.etcd-snapshot_etcd_cp-1.restore-check', 'member', 'snap'), { recursive: true });
+    const run = await runPod(backupCronJob(), { volumes: volumes(dest) });
+    expect(run.failed).toBeUndefined();
     expect(filesOf(dest).filter((f) => f.startsWith('.'))).toEqual([]);
+    expect(finalNames(dest)).toHaveLength(1);
   });
-
 
   test('a client without the right certificate is refused: non-zero, no file', async () => {
     const dest = tempDir('dest');
@@ -241,8 +291,8 @@ describe('faults', () => {
     await runOk('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=intruder',
       '-keyout', path.join(pki, 'healthcheck-client.key'), '-out', path.join(pki, 'healthcheck-client.crt')], { env: { PATH: process.env.PATH, OPENSSL_CONF: '/dev/null' } });
     const run = await runPod(backupCronJob(), { volumes: volumes(dest, pki), env: FAST_FAIL });
-    expect(run.failed).toBe('precheck');
-    expect(errorLines(run.results.precheck)[0]).toContain('cannot get the status');
+    expect(run.failed).toBe('snapshot');
+    expect(errorLines(run.results.snapshot)[0]).toContain('cannot get the status');
     expect(filesOf(dest)).toEqual([]);
   });
 
@@ -255,36 +305,50 @@ describe('faults', () => {
     return { dest, old: [old, `${old}.json`] };
   }
 
-  async function snapshotThen(corrupt: (file: string) => void) {
+  /** A run whose snapshot `corrupt` changes between etcdctl's save and the checks. */
+  async function snapshotThen(corrupt: (file: string) => void, over: Record<string, unknown> = {}) {
     const { dest, old } = destWithOldBackup();
-    const cj = backupCronJob({}, { retention: { keepLast: 1 } });
-    const volumeDirs: Record<string, string> = {};
-    const first = await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['tools', 'precheck', 'snapshot'] });
-    expect(first.failed).toBeUndefined();
-    const partial = path.join(dest, '.etcd-snapshot_etcd_cp-1.partial');
-    expect(fs.existsSync(partial)).toBe(true);
-    corrupt(partial);
-    const rest = await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['verify', 'finalize'] });
-    return { dest, old, rest };
+    const pause = pausingEtcdctl(ETCDCTL(), 'after-save');
+    const run = runPod(backupCronJob(over, { retention: { keepLast: 1 } }), { volumes: volumes(dest), pathPrepend: [pause.bin] });
+    await pausedIn(run, pause.paused);
+    corrupt(path.join(dest, PARTIAL));
+    pause.resume();
+    return { dest, old, rest: await run };
   }
+
+  /** Flips one byte inside a value: bbolt's structure stays intact (`snapshot status` passes), its sha256 does not. */
+  const flipValueByte = (f: string) => {
+    const b = fs.readFileSync(f);
+    const at = b.indexOf(`value-100-${'x'.repeat(100)}`);
+    expect(at).toBeGreaterThan(0);
+    b[at + 50] ^= 0xff;
+    fs.writeFileSync(f, b);
+  };
 
   test('truncated snapshot: verification fails, nothing renamed, nothing pruned', async () => {
     const { dest, old, rest } = await snapshotThen((f) => fs.truncateSync(f, fs.statSync(f).size - 100));
-    expect(rest.failed).toBe('verify');
-    const errors = errorLines(rest.results.verify);
+    expect(rest.failed).toBe('snapshot');
+    const errors = errorLines(rest.results.snapshot);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/integrity check failed: .* truncated or not a snapshot/);
     expect(filesOf(dest)).toEqual(old);
   });
 
-  test('one corrupted byte: the checksum fails, nothing renamed, nothing pruned', async () => {
-    const { dest, old, rest } = await snapshotThen((f) => {
-      const b = fs.readFileSync(f);
-      b[Math.floor(b.length / 2)] ^= 0xff;
-      fs.writeFileSync(f, b);
-    });
-    expect(rest.failed).toBe('verify');
-    expect(errorLines(rest.results.verify)[0]).toMatch(/integrity check failed: the sha256 .* the snapshot is corrupt/);
+  test('one corrupted byte: the restore check finds the sha256 wrong, nothing renamed, nothing pruned', async () => {
+    const { dest, old, rest } = await snapshotThen(flipValueByte);
+    expect(rest.failed).toBe('snapshot');
+    const errors = errorLines(rest.results.snapshot);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/integrity check failed: etcdctl snapshot restore found that the database in .*\.partial does not match the sha256 it ends with: the snapshot is corrupt \(.*expected sha256/);
+    expect(filesOf(dest)).toEqual(old);
+  });
+
+  test('one corrupted byte without the restore check: sha256sum finds it, nothing renamed, nothing pruned', async () => {
+    const { dest, old, rest } = await snapshotThen(flipValueByte, { restoreCheck: false });
+    expect(rest.failed).toBe('snapshot');
+    const errors = errorLines(rest.results.snapshot);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/integrity check failed: the sha256 of .*\.partial's database \([0-9a-f]{64}\) is not the checksum it ends with \([0-9a-f]{64}\): the snapshot is corrupt/);
     expect(filesOf(dest)).toEqual(old);
   });
 
@@ -295,8 +359,8 @@ describe('faults', () => {
       db.fill(0, 0, 8192); // both bbolt meta pages
       fs.writeFileSync(f, Buffer.concat([db, createHash('sha256').update(db).digest()]));
     });
-    expect(rest.failed).toBe('verify');
-    expect(errorLines(rest.results.verify)[0]).toMatch(/integrity check failed: etcdctl snapshot status rejected/);
+    expect(rest.failed).toBe('snapshot');
+    expect(errorLines(rest.results.snapshot)[0]).toMatch(/integrity check failed: etcdctl snapshot status rejected/);
     expect(filesOf(dest)).toEqual(old);
   });
 
@@ -307,47 +371,91 @@ describe('faults', () => {
     const mount = await runCommand('mount', ['-t', 'tmpfs', '-o', `size=${kib}k,mode=0755`, 'tmpfs', mnt], { env: { PATH: process.env.PATH } });
     if (mount.code !== 0) throw new Error(`this test mounts a ${kib} KiB tmpfs and needs root: ${mount.stderr}`);
     try {
-      const run = await runPod(backupCronJob(), { volumes: volumes(mnt) });
-      expect(run.failed).toBe('precheck');
-      const errors = errorLines(run.results.precheck);
+      const pause = pausingEtcdctl(ETCDCTL(), 'before-save');
+      const run = await runPod(backupCronJob(), { volumes: volumes(mnt), pathPrepend: [pause.bin] });
+      expect(run.failed).toBe('snapshot');
+      const errors = errorLines(run.results.snapshot);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatch(new RegExp(`refusing to snapshot: .* has \\d+ bytes free, but the database is ${dbSize} bytes .* needs 2 x that \\(${dbSize * 2} bytes\\); nothing written`));
-      expect(run.results.snapshot).toBeUndefined();
+      // snapshot save never started
+      expect(fs.existsSync(pause.paused)).toBe(false);
       expect(filesOf(mnt)).toEqual([]);
     } finally {
       await runOk('umount', [mnt], { env: { PATH: process.env.PATH } });
     }
   });
 
-  test('a snapshot that hangs is killed by the deadline and leaves nothing under a final name', async () => {
+  test('etcd gone between the precheck and the save: snapshot save hangs (it has no timeout) until TERM, the Job\'s deadline, stops it: exit 1 with one line, not even etcdctl\'s .part left', async () => {
+    const gone = await startEtcd();
     const dest = tempDir('dest');
-    const cj = backupCronJob();
-    const volumeDirs: Record<string, string> = {};
-    const first = await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['tools', 'precheck'] });
-    expect(first.failed).toBeUndefined();
-    process.kill(etcd.pid, 'SIGSTOP');
-    let r;
-    try {
-      r = await runContainer(cj, 'snapshot', { volumes: volumes(dest), volumeDirs, pod: { nodeName: 'cp-1' }, timeoutMs: 3000 });
-    } finally {
-      process.kill(etcd.pid, 'SIGCONT');
-    }
-    expect(r.timedOut).toBe(true);
-    expect(finalNames(dest)).toEqual([]);
-    // the Job deadline is what ends it in a cluster
+    const cj = backupCronJob({}, {}, gone.endpoint);
+    // the Job deadline is what sends the TERM in a cluster
     expect((cj.spec as { jobTemplate: { spec: { activeDeadlineSeconds: number } } }).jobTemplate.spec.activeDeadlineSeconds).toBe(900);
-    // the next run clears the leftovers first
-    const next = await runPod(cj, { volumes: volumes(dest) });
-    expect(next.failed).toBeUndefined();
-    expect(filesOf(dest).filter((f) => f.startsWith('.'))).toEqual([]);
+    const pause = pausingEtcdctl(ETCDCTL(), 'before-save');
+    const run = runPod(cj, { volumes: { backup: dest }, pathPrepend: [pause.bin] });
+    await pausedIn(run, pause.paused);
+    await gone.stop();
+    pause.resume();
+    const step = await waitFor('the snapshot step', () => containerProcess('etcd-snapshot'));
+    await waitFor('etcdctl snapshot save, waiting for the gone etcd', () =>
+      descendants(step.pid).some((p) => p.argv[0] === ETCDCTL() && p.argv.includes('save')) && fs.existsSync(path.join(dest, `${PARTIAL}.part`)));
+    process.kill(step.pid, 'SIGTERM');
+    const r = await run;
+    expect(r.failed).toBe('snapshot');
+    expect(r.results.snapshot.code).toBe(1);
+    expect(r.results.snapshot.timedOut).toBe(false);
+    const errors = errorLines(r.results.snapshot);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while saving the snapshot to .*\.etcd-snapshot_etcd_cp-1\.partial$/);
+    expect(filesOf(dest)).toEqual([]);
+  });
+
+  test('TERM (the Job\'s deadline) in the middle of the hostPath store: both final names removed, a failure pushed, exit 1 with one line', async () => {
+    const gateway = await startPushgateway();
+    const dest = tempDir('dest');
+    // curl for the metrics push comes with images.shell (the default busybox has none)
+    const cj = backupCronJob({ images: { shell: 'curlimages/curl:8.10.1' } }, { metrics: { pushgatewayUrl: gateway.url } });
+    const volumeDirs: Record<string, string> = {};
+    expect((await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['tools', 'snapshot'] })).failed).toBeUndefined();
+
+    // A stand-in mv: the real mv renames (and prints what it prints); once the snapshot has its final name it
+    // waits, so that the TERM lands between that rename and the end of the store.
+    const bin = tempDir('mv-bin');
+    const renamed = path.join(bin, 'renamed');
+    const resumed = path.join(bin, 'resumed');
+    fs.writeFileSync(path.join(bin, 'mv'), [
+      '#!/bin/sh',
+      `'${requireCommands('mv').mv}' "$@" || exit`,
+      'for a in "$@"; do last=$a; done',
+      `case $last in '${dest}'/etcd-snapshot_etcd_*_cp-1.db) : >'${renamed}'; while [ ! -e '${resumed}' ]; do sleep 0.02; done ;; esac`,
+      '',
+    ].join('\n'), { mode: 0o755 });
+
+    const finalize = runContainer(cj, 'finalize', { volumes: volumes(dest), volumeDirs, pod: { nodeName: 'cp-1' }, pathPrepend: [bin], timeoutMs: 60000 });
+    await waitFor('the snapshot renamed to its final name', () => fs.existsSync(renamed));
     expect(finalNames(dest)).toHaveLength(1);
+    expect(filesOf(dest).filter((f) => f.endsWith('.db.json'))).toHaveLength(1);
+    const step = await waitFor('the finalize step', () => containerProcess('etcd-finalize'));
+    process.kill(step.pid, 'SIGTERM');
+    fs.writeFileSync(resumed, '');
+    const r = await finalize;
+
+    expect(r.code).toBe(1);
+    expect(r.timedOut).toBe(false);
+    const errors = errorLines(r);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while storing .*\/etcd-snapshot_etcd_\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ_cp-1\.db$/);
+    expect(filesOf(dest)).toEqual([]);
+    expect(await metricValue(gateway, 'etcd_backup_last_run_success', cj.metadata.name)).toBe(0);
+    expect(await metricValue(gateway, 'etcd_backup_failure_total', cj.metadata.name)).toBe(1);
+    expect(await metricValue(gateway, 'etcd_backup_success_total', cj.metadata.name)).toBe(0);
   });
 
   test('an existing final name is never overwritten: the run fails and removes its own files', async () => {
     const dest = tempDir('dest');
     const cj = backupCronJob();
     const volumeDirs: Record<string, string> = {};
-    const first = await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['tools', 'precheck', 'snapshot', 'verify'] });
+    const first = await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['tools', 'snapshot'] });
     expect(first.failed).toBeUndefined();
     const started = Number(fs.readFileSync(path.join(volumeDirs.scratch, 'started'), 'utf8'));
     const taken = `etcd-snapshot_etcd_${stamp(started)}_cp-1.db`;
@@ -361,7 +469,7 @@ describe('faults', () => {
 });
 
 test('etcd over plain http: no certificates are mounted or passed', async () => {
-  const plain = await (await import('../../../../support/services')).startEtcd();
+  const plain = await startEtcd();
   try {
     const dest = tempDir('dest');
     const cj = backupCronJob({}, {}, plain.endpoint);

@@ -1,15 +1,18 @@
 // The rendered etcd backup pod with an S3 destination, for real: a real etcd
 // with mTLS, s3rver on loopback, the aws CLI, and a Pushgateway. Then the
-// restore Job fetches a snapshot back from S3 and restores it.
+// restore Job fetches a snapshot back from S3 and restores it. A deadline is
+// TERM sent to the finalize step's first process, as the kubelet does.
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
-import type { S3Destination } from '../../../../../lib';
+import type { Manifest, S3Destination } from '../../../../../lib';
+import { runContainer } from '../../../../support/run-container';
 import {
   EtcdTlsHandle,
   PushgatewayHandle,
   S3Handle,
+  awsCliPath,
   startEtcdFromDataDir,
   startEtcdFromSnapshot,
   startEtcdTls,
@@ -17,7 +20,7 @@ import {
   startS3,
   stopAll,
 } from '../../../../support/services';
-import { cronJobOf, errorLines, etcdPolicy, filesOf, removeTempDirs, restoreJobOf, runPod, stamp, tempDir } from '../fixtures';
+import { containerProcess, cronJobOf, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, restoreJobOf, runPod, stamp, tempDir, waitFor } from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -58,10 +61,7 @@ function s3Policy(over: Partial<S3Destination> = {}, spec: Record<string, unknow
 const keys = async () => (await s3.listObjects(BUCKET, PREFIX)).map((o) => o.key).sort();
 const objectName = (t: number, node: string) => `${PREFIX}etcd-snapshot_etcd_${stamp(t)}_${node}.db`;
 
-async function metric(name: string, target: string): Promise<number | undefined> {
-  const line = (await gateway.metrics()).split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`target="${target}"`));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+const metric = (name: string, target: string) => metricValue(gateway, name, target);
 
 async function clearBucket(): Promise<void> {
   for (const k of await keys()) await s3.deleteObject(BUCKET, k);
@@ -129,6 +129,52 @@ test('a stored size that differs from the snapshot: both objects are removed, th
   const errors = errorLines(run.results.finalize);
   expect(errors).toHaveLength(1);
   expect(errors[0]).toMatch(/holds \d+ bytes, the snapshot has \d+: upload removed/);
+  expect(await keys()).toEqual([]);
+  expect(await metric('etcd_backup_last_run_success', cj.metadata.name)).toBe(0);
+  expect(await metric('etcd_backup_failure_total', cj.metadata.name)).toBe(before + 1);
+});
+
+test('TERM (the Job\'s deadline) during the snapshot\'s upload: the upload stopped, both objects removed, a failure pushed, exit 1 with one line', async () => {
+  await clearBucket();
+  const cj = cronJobOf(s3Policy({}, { retention: { keepLast: 1 } }, { restoreCheck: false }));
+  const before = (await metric('etcd_backup_failure_total', cj.metadata.name)) ?? 0;
+  const volumeDirs: Record<string, string> = {};
+  expect((await runPod(cj, { secrets, volumes: certs(), volumeDirs, only: ['tools', 'snapshot'] })).failed).toBeUndefined();
+
+  // A stand-in aws CLI: every call runs the real one (so it prints exactly what the aws CLI prints). The
+  // snapshot's upload really stores the object, then blocks like an upload still in flight, until stopped.
+  const bin = tempDir('aws-bin');
+  const uploaded = path.join(bin, 'uploaded');
+  const stopped = path.join(bin, 'stopped');
+  fs.writeFileSync(path.join(bin, 'aws'), [
+    '#!/bin/sh',
+    'for a in "$@"; do',
+    '  if [ "$a" = "$ETCD_BACKUP_PARTIAL" ]; then',
+    `    '${awsCliPath()}' "$@" || exit`,
+    `    trap ': >'"'${stopped}'"'; exit 143' TERM`,
+    `    : >'${uploaded}'`,
+    '    while :; do sleep 0.02; done',
+    '  fi',
+    'done',
+    `exec '${awsCliPath()}' "$@"`,
+    '',
+  ].join('\n'), { mode: 0o755 });
+
+  const finalize = runContainer(cj, 'finalize', { secrets, volumeDirs, pod: { nodeName: 'cp-1' }, pathPrepend: [bin], timeoutMs: 60000 });
+  await waitFor('the snapshot uploaded, its aws CLI still running', () => fs.existsSync(uploaded));
+  const [key] = (await keys()).filter((k) => NAME.test(k));
+  expect(await keys()).toEqual([key, `${key}.json`]);
+  const step = await waitFor('the finalize step', () => containerProcess('etcd-finalize'));
+  process.kill(step.pid, 'SIGTERM');
+  const r = await finalize;
+
+  expect(r.code).toBe(1);
+  expect(r.timedOut).toBe(false);
+  const errors = errorLines(r);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(new RegExp(`stopped by SIGTERM \\(the Job's deadline, or the pod was deleted\\) while uploading s3://${BUCKET}/${key}$`));
+  // the script stopped its child (a container's teardown would have killed it without a TERM)
+  expect(fs.existsSync(stopped)).toBe(true);
   expect(await keys()).toEqual([]);
   expect(await metric('etcd_backup_last_run_success', cj.metadata.name)).toBe(0);
   expect(await metric('etcd_backup_failure_total', cj.metadata.name)).toBe(before + 1);

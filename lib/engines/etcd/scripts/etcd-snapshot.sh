@@ -1,0 +1,106 @@
+# shellcheck shell=sh
+# needs: etcd-lib.sh
+# Entry of the `snapshot` init container (etcd image, busybox sh from the
+# tools step): every step that needs etcdctl/etcdutl, in one container (each
+# container of a pod costs a start, and between init containers the kubelet
+# takes up to a second to notice that the previous one ended).
+#  1. precheck, before any snapshot is taken:
+#     - clears this series' leftovers of an interrupted run (the hidden
+#       temporary snapshot, etcdctl's <it>.part, the restore-check directory);
+#     - asks the member (ETCDCTL_* env, one endpoint) for its status within
+#       ETCD_BACKUP_STATUS_TIMEOUT: it must answer and be a voting member; its
+#       database size is what the snapshot will weigh;
+#     - refuses unless ETCD_BACKUP_WORK_DIR has ETCD_BACKUP_FREE_SPACE_FACTOR
+#       (2) x that size free: the snapshot plus the copy its restore check makes;
+#     - records the run's start (the snapshot's time) for the finalize step.
+#  2. save: `etcdctl snapshot save` to ETCD_BACKUP_PARTIAL (etcdctl writes
+#     <it>.part and renames it once complete). It has no timeout of its own
+#     (ETCDCTL_COMMAND_TIMEOUT must not be set here): the Job's deadline is it.
+#  3. verify (etcd_check_snapshot), before anything gives it a final name:
+#     the size and trailing sha256 `snapshot save` appended, `snapshot status`
+#     (every page checked, every key read; the size must match), then with
+#     ETCD_BACKUP_RESTORE_CHECK=true `snapshot restore` into
+#     ETCD_BACKUP_RESTORE_CHECK_DIR (it checks the sha256, then rebuilds a
+#     data directory; removed afterwards), else the sha256 with sha256sum.
+# Writes the facts for the finalize step into ETCD_BACKUP_SCRATCH. Any failure,
+# or TERM/INT (the Job's deadline), removes the temporary snapshot, <it>.part
+# and the restore-check directory and exits non-zero with one error line, so
+# the pod fails without naming, uploading or pruning anything.
+# Env: ETCD_BACKUP_WORK_DIR, ETCD_BACKUP_PARTIAL, ETCD_BACKUP_RESTORE_CHECK_DIR,
+# ETCD_BACKUP_SCRATCH, ETCD_BACKUP_FREE_SPACE_FACTOR, ETCD_BACKUP_STATUS_TIMEOUT,
+# ETCD_BACKUP_RESTORE_CHECK, ETCDCTL_*.
+
+undo_snapshot() {
+  rm -rf "$ETCD_BACKUP_RESTORE_CHECK_DIR"
+  if [ "$1" -ne 0 ]; then rm -f "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_PARTIAL.part"; fi
+}
+
+precheck() {
+  etcd_phase "checking the etcd member and the free space"
+  factor=${ETCD_BACKUP_FREE_SPACE_FACTOR:-2}
+  etcd_require_int ETCD_BACKUP_FREE_SPACE_FACTOR "$factor"
+  work=$ETCD_BACKUP_WORK_DIR
+  { [ -d "$work" ] && [ -w "$work" ]; } || die "$work is not a writable directory; no snapshot taken"
+
+  rm -rf "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_PARTIAL.part" "$ETCD_BACKUP_RESTORE_CHECK_DIR" ||
+    die "cannot remove the leftovers of an earlier run ($ETCD_BACKUP_PARTIAL, $ETCD_BACKUP_RESTORE_CHECK_DIR)"
+
+  out=$TMPDIR/endpoint-status
+  if ! etcd_run env ETCDCTL_COMMAND_TIMEOUT="${ETCD_BACKUP_STATUS_TIMEOUT:-15s}" etcdctl endpoint status -w json >"$out" 2>"$out.err"; then
+    die "cannot get the status of the etcd member at $ETCDCTL_ENDPOINTS: $(etcd_last_line "$out.err"); no snapshot taken"
+  fi
+  status=$(cat "$out")
+  case $status in
+    *'"isLearner":true'*) die "the etcd member at $ETCDCTL_ENDPOINTS is a learner, not a voting member: no snapshot taken from it" ;;
+  esac
+  db=$(printf '%s\n' "$status" | etcd_json_num dbSize)
+  [ -n "$db" ] || die "etcdctl endpoint status reported no dbSize: $(printf '%s' "$status" | head -c 300); no snapshot taken"
+  revision=$(printf '%s\n' "$status" | etcd_json_num revision)
+  version=$(printf '%s\n' "$status" | sed -n 's/.*"version":"\([^"]*\)".*/\1/p')
+
+  free=$(etcd_free_bytes "$work") || die "cannot read the free space of $work with df"
+  need=$((db * factor))
+  if [ "$free" -lt "$need" ]; then
+    die "refusing to snapshot: $work has $free bytes free, but the database is $db bytes and a snapshot with its check needs $factor x that ($need bytes); nothing written"
+  fi
+  date -u +%s >"$ETCD_BACKUP_SCRATCH/started" || die "cannot write $ETCD_BACKUP_SCRATCH/started"
+  info "etcd ${version:-?} at $ETCDCTL_ENDPOINTS: revision ${revision:-?}, database $db bytes; $work has $free bytes free (needs $need): ready"
+}
+
+save() {
+  etcd_phase "saving the snapshot to $ETCD_BACKUP_PARTIAL"
+  log=$TMPDIR/snapshot-save.log
+  etcd_run etcdctl snapshot save "$ETCD_BACKUP_PARTIAL" >"$log" 2>&1 ||
+    die "etcdctl snapshot save from $ETCDCTL_ENDPOINTS failed: $(etcd_last_line "$log")"
+}
+
+verify() {
+  etcd_phase "verifying $ETCD_BACKUP_PARTIAL"
+  s=$ETCD_BACKUP_SCRATCH
+  restored=false
+  if [ "${ETCD_BACKUP_RESTORE_CHECK:-true}" = true ]; then
+    etcd_check_snapshot "$ETCD_BACKUP_PARTIAL" "$s/status.json"
+    etcd_phase "restoring $ETCD_BACKUP_PARTIAL into $ETCD_BACKUP_RESTORE_CHECK_DIR (restore check)"
+    etcd_restore_into "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_RESTORE_CHECK_DIR"
+    rm -rf "$ETCD_BACKUP_RESTORE_CHECK_DIR"
+    restored=true
+  else
+    etcd_check_snapshot "$ETCD_BACKUP_PARTIAL" "$s/status.json" sha256
+  fi
+  printf '%s\n' "$ETCD_SNAP_SIZE" >"$s/verified-size"
+  printf '%s\n' "$ETCD_SNAP_SHA256" >"$s/verified-sha256"
+  printf '%s\n' "$ETCD_TOOL" >"$s/verified-tool"
+  printf '%s\n' "$restored" >"$s/verified-restore"
+  info "snapshot verified with $ETCD_TOOL: revision $ETCD_SNAP_REVISION, $ETCD_SNAP_TOTAL_KEY keys, hash $ETCD_SNAP_HASH, $ETCD_SNAP_SIZE bytes, sha256 ok$([ "$restored" = true ] && printf ', restorable')"
+}
+
+main() {
+  require_env ETCD_BACKUP_WORK_DIR ETCD_BACKUP_PARTIAL ETCD_BACKUP_RESTORE_CHECK_DIR ETCD_BACKUP_SCRATCH ETCDCTL_ENDPOINTS
+  require_cmd etcdctl env df awk sed date rm head tail od tr stat mktemp cat dd sha256sum
+  etcd_step_start undo_snapshot
+  precheck
+  save
+  verify
+}
+
+main "$@"
