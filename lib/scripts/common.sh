@@ -35,4 +35,5 @@ now_epoch() { date -u +%s; }
 # retention.sh (retention_configured, retention_apply). Without them a run
 # pushes nothing and prunes nothing.
 push_metrics() { :; }
+push_gauges() { :; }
 retention_configured() { return 1; }

@@ -22,21 +22,9 @@
 # gateway without --persistence.file restarts them at 0, a counter reset that
 # rate() and increase() handle.
 push_metrics() {
-  [ -n "${BACKUP_PUSHGATEWAY_URL:-}" ] || return 0
+  _pm_group || return 0
   _pm_result=$1 _pm_duration=$2 _pm_size=${3:-}
-  _pm_p=${BACKUP_METRICS_PREFIX:-backup_cronjobs}
-  _pm_base=${BACKUP_PUSHGATEWAY_URL%/}
-  command -v curl >/dev/null 2>&1 || { log warn "metrics not pushed: no curl in this image"; return 0; }
   _pm_nl=$(printf '\nx') && _pm_nl=${_pm_nl%x}
-  _pm_job=${BACKUP_METRICS_JOB:-backup-cronjobs}
-  _pm_path="job/$_pm_job" _pm_labels="job=$_pm_job"
-  for _pm_pair in ${BACKUP_NAMESPACE:+"namespace=$BACKUP_NAMESPACE"} ${BACKUP_POLICY:+"policy=$BACKUP_POLICY"} \
-    ${BACKUP_TARGET:+"target=$BACKUP_TARGET"} ${BACKUP_METRICS_LABELS:-}; do
-    _pm_name=${_pm_pair%%=*} _pm_value=${_pm_pair#*=}
-    case $_pm_name in '' | [0-9]* | *[!A-Za-z0-9_]*) log warn "metrics not pushed: bad grouping label name in '$_pm_pair'"; return 0 ;; esac
-    case $_pm_value in '' | *[!A-Za-z0-9._-]*) log warn "metrics not pushed: bad grouping label value in '$_pm_pair'"; return 0 ;; esac
-    _pm_path="$_pm_path/$_pm_name/$_pm_value" _pm_labels="$_pm_labels $_pm_name=$_pm_value"
-  done
   _pm_current=$(curl -sS --fail --max-time 10 "$_pm_base/metrics" 2>&1) || {
     log warn "metrics not pushed: cannot read the current counters from $_pm_base/metrics: $(printf '%s' "$_pm_current" | tail -n 1)"
     return 0
@@ -88,4 +76,53 @@ push_metrics() {
     return 0
   }
   info "metrics pushed to $_pm_base/metrics/$_pm_path ($_pm_result: ${_pm_counts% *} success(es), ${_pm_counts#* } failure(s))"
+}
+
+# Sets _pm_p (the metric prefix), _pm_base, _pm_path and _pm_labels (the
+# run's grouping key); non-zero, after a warning where one is due, when
+# nothing can be pushed.
+_pm_group() {
+  [ -n "${BACKUP_PUSHGATEWAY_URL:-}" ] || return 1
+  _pm_p=${BACKUP_METRICS_PREFIX:-backup_cronjobs}
+  _pm_base=${BACKUP_PUSHGATEWAY_URL%/}
+  command -v curl >/dev/null 2>&1 || { log warn "metrics not pushed: no curl in this image"; return 1; }
+  _pm_job=${BACKUP_METRICS_JOB:-backup-cronjobs}
+  _pm_path="job/$_pm_job" _pm_labels="job=$_pm_job"
+  for _pm_pair in ${BACKUP_NAMESPACE:+"namespace=$BACKUP_NAMESPACE"} ${BACKUP_POLICY:+"policy=$BACKUP_POLICY"} \
+    ${BACKUP_TARGET:+"target=$BACKUP_TARGET"} ${BACKUP_METRICS_LABELS:-}; do
+    _pm_name=${_pm_pair%%=*} _pm_value=${_pm_pair#*=}
+    case $_pm_name in '' | [0-9]* | *[!A-Za-z0-9_]*) log warn "metrics not pushed: bad grouping label name in '$_pm_pair'"; return 1 ;; esac
+    case $_pm_value in '' | *[!A-Za-z0-9._-]*) log warn "metrics not pushed: bad grouping label value in '$_pm_pair'"; return 1 ;; esac
+    _pm_path="$_pm_path/$_pm_name/$_pm_value" _pm_labels="$_pm_labels $_pm_name=$_pm_value"
+  done
+}
+
+# Pushes gauges <prefix>_<NAME> to the run's group (the grouping key of
+# push_metrics), replacing only those; never fails the run.
+#   push_gauges NAME VALUE HELP [NAME VALUE HELP ...]
+push_gauges() {
+  _pm_group || return 0
+  _pg_check "$@" || return 0
+  _pm_post=$(_pg_body "$@" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
+    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(printf '%s' "$_pm_post" | tail -n 1)"
+    return 0
+  }
+  info "metrics pushed to $_pm_base/metrics/$_pm_path ($(_pg_body "$@" | awk '!/^#/ { printf "%s%s", sep, $0; sep = ", " }'))"
+}
+
+# Non-zero, with a warning, unless every NAME is a metric name part and every VALUE a number.
+_pg_check() {
+  while [ "$#" -ge 3 ]; do
+    case $1 in '' | [0-9]* | *[!a-z0-9_]*) log warn "metrics not pushed: bad gauge name '$1'"; return 1 ;; esac
+    case $2 in '' | *[!0-9.e+-]*) log warn "metrics not pushed: gauge $1 is not a number: '$2'"; return 1 ;; esac
+    shift 3
+  done
+}
+
+# The Prometheus text of push_gauges' arguments.
+_pg_body() {
+  while [ "$#" -ge 3 ]; do
+    printf '# HELP %s_%s %s\n# TYPE %s_%s gauge\n%s_%s %s\n' "$_pm_p" "$1" "$3" "$_pm_p" "$1" "$_pm_p" "$1" "$2"
+    shift 3
+  done
 }

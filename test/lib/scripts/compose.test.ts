@@ -93,8 +93,8 @@ describe('the backup destination is chosen at render time (retention.sh takes on
   });
 
   test('an entry that never reaches them needs no choice (the etcd precheck joins etcd-lib.sh, which needs retention.sh)', () => {
-    const text = scriptText('etcd-precheck.sh');
-    expect(scriptModules('etcd-precheck.sh').map((m) => m.file)).toContain('retention.sh');
+    const text = scriptText('etcd-snapshot.sh');
+    expect(scriptModules('etcd-snapshot.sh').map((m) => m.file)).toContain('retention.sh');
     expect(text).not.toMatch(/retention_list|retention_plan/);
   });
 
@@ -129,7 +129,7 @@ describe('renderings', () => {
   test('inline: sh -c with the whole composition, $0 the entry name, the engine\'s shell if it names one', () => {
     const features = { 'retention-dir': true };
     expect(inlineCommand(shellCommand('prune.sh', features))).toEqual(['/bin/sh', '-c', scriptText('prune.sh', features), 'prune']);
-    expect(inlineCommand({ ...shellCommand('etcd-verify.sh'), shell: '$(TOOLS)/sh' })[0]).toBe('$(TOOLS)/sh');
+    expect(inlineCommand({ ...shellCommand('etcd-snapshot.sh'), shell: '$(TOOLS)/sh' })[0]).toBe('$(TOOLS)/sh');
   });
 
   test('sourced: the entry keeps main and its top-level lines; its other functions and every module are files, each whole', () => {
@@ -137,7 +137,7 @@ describe('renderings', () => {
     const files = sourcedFiles('etcd-finalize.sh', features);
     expect(files.map((f) => f.file)).toEqual(['common.sh', 's3.sh', 'retention-s3.sh', 'retention.sh', 'etcd-lib.sh', 'metrics.sh', 'etcd-finalize.sh']);
     const finalize = files.find((f) => f.file === 'etcd-finalize.sh')!.text;
-    expect(defs(finalize)).toEqual(['on_exit', 'metadata', 'store_dir', 'store_s3']);
+    expect(defs(finalize)).toEqual(['undo_finalize', 'remove_uploads', 'metadata', 'store_dir', 'store_s3']);
     // whole modules, so that one file serves every container: etcd-lib.sh with the functions finalize never calls
     expect(defs(files.find((f) => f.file === 'etcd-lib.sh')!.text)).toContain('etcd_restore_into');
     const text = sourcingText('etcd-finalize.sh', features, '/scripts');

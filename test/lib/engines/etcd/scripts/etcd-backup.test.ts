@@ -154,7 +154,7 @@ test('configMap mode: the same run with the script modules sourced from the poli
   expect(run.log).not.toMatch(/ error /);
   expect(run.failed).toBeUndefined();
   expect(finalNames(dest)).toHaveLength(1);
-  for (const step of ['tools', 'precheck', 'verify', 'finalize']) {
+  for (const step of ['tools', 'snapshot', 'finalize']) {
     const source = run.results[step].argv[2].split('\n')[1];
     expect(source).toMatch(new RegExp(`^\\. ${run.results[step].mounts['/scripts']}/common\\.sh`));
   }

@@ -1,0 +1,45 @@
+// metrics.sh against a real Pushgateway: push_gauges shares push_metrics' grouping key and never fails a run.
+import { execFileSync } from 'child_process';
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { PushgatewayHandle, startPushgateway, stopAll } from '../../support/services';
+
+let gateway: PushgatewayHandle;
+beforeAll(async () => {
+  gateway = await startPushgateway();
+}, 60_000);
+afterAll(() => stopAll());
+
+const SCRIPTS = join(__dirname, '..', '..', '..', 'lib', 'scripts');
+
+/** Runs `body` after common.sh and metrics.sh, whole, with the run's identity in the env. */
+function run(body: string, env: Record<string, string>): { code: number; stderr: string } {
+  const script = [readFileSync(join(SCRIPTS, 'common.sh'), 'utf8'), readFileSync(join(SCRIPTS, 'metrics.sh'), 'utf8'), body].join('\n');
+  try {
+    execFileSync('/bin/sh', ['-c', script, 'test'], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, stderr: '' };
+  } catch (e) {
+    const err = e as { status: number; stderr: string };
+    return { code: err.status, stderr: err.stderr };
+  }
+}
+
+const identity = (url: string) => ({ BACKUP_PUSHGATEWAY_URL: url, BACKUP_METRICS_PREFIX: 'example_backup', BACKUP_NAMESPACE: 'db', BACKUP_POLICY: 'shop', BACKUP_TARGET: 'shop-orders' });
+
+test('push_gauges pushes into the group of push_metrics, keeping the metrics it does not name', async () => {
+  expect(run('push_metrics success 12 3456; push_gauges uncovered_shards 2 "Shards no CronJob covers." restore_drill_success 1 "1 after a good drill."', identity(gateway.url)).code).toBe(0);
+  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  const group = 'instance="",job="backup-cronjobs",namespace="db",policy="shop",target="shop-orders"';
+  expect(text).toContain(`example_backup_uncovered_shards{${group}} 2`);
+  expect(text).toContain(`example_backup_restore_drill_success{${group}} 1`);
+  expect(text).toContain(`example_backup_size_bytes{${group}} 3456`);
+  expect(text).toContain('# HELP example_backup_uncovered_shards Shards no CronJob covers.');
+});
+
+test('a bad gauge or an unreachable gateway is a warning, never a failed run', () => {
+  for (const body of ['push_gauges "bad name" 1 "x"', 'push_gauges ok NaNish "x"']) {
+    const r = run(`${body}; exit 0`, identity(gateway.url));
+    expect(r.code).toBe(0);
+  }
+  expect(run('push_gauges ok 1 "x"', identity('http://127.0.0.1:9')).code).toBe(0);
+});
