@@ -33,7 +33,7 @@ export interface ClaimObject {
 }
 
 /** Keys of the policy's durations (the grammar of `lib/units`). */
-export const DURATION_KEYS = ['window', 'startingDeadline', 'timeout', 'ttlAfterFinished', 'maxAge', 'minBackupInterval', 'minRetentionTime', 'frequency'] as const;
+export const DURATION_KEYS = ['window', 'startingDeadline', 'timeout', 'ttlAfterFinished', 'maxAge', 'minBackupInterval', 'minRetentionTime', 'frequency', 'maxBackupAge'] as const;
 /** Keys of the policy's cron schedules. */
 export const SCHEDULE_KEYS = ['schedule'] as const;
 /** Keys of Secret names. */

@@ -7,7 +7,7 @@ import type { EngineContainer, EnvVar, Volume } from '../kubernetes/objects';
 import type { IssueList } from '../policy/errors';
 import type { Schema } from '../policy/schema-builders';
 import type { EngineSettingsDefaults, ResolvedJobSettings } from '../policy/settings';
-import type { JobSettings, MetricsOptions, Placement, PolicyMetadata } from '../policy/types';
+import type { DrillOptions, EncryptionOptions, JobSettings, MetricsOptions, Placement, PolicyMetadata } from '../policy/types';
 import type { RetentionOptions } from '../policy/retention-options';
 import type { RetentionDestinationKind } from '../retention';
 
@@ -19,6 +19,10 @@ export interface PolicyContext {
   readonly defaults?: JobSettings;
   readonly retention?: RetentionOptions;
   readonly metrics?: MetricsOptions;
+  /** `spec.encryption`, only ever set for an engine that supports it. @default - stored as written */
+  readonly encryption?: EncryptionOptions;
+  /** `spec.drill`, only ever set for an engine that supports it. @default - no drills */
+  readonly drill?: DrillOptions;
   /** Path of the engine's spec (`spec.<key>`), for messages. */
   readonly path: string;
 }
@@ -50,6 +54,15 @@ export interface PodContext {
   readonly metrics: boolean;
 }
 
+/** What a CronJob does: back up, prune, or test-restore the newest backup. */
+export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill';
+
+/**
+ * Whether an engine implements a policy-wide feature (`spec.encryption`,
+ * `spec.drill`): `true`, or why not, which the validation error quotes.
+ */
+export type FeatureSupport = true | { readonly refused: string };
+
 /** One CronJob, as an engine describes it. */
 export interface EngineTarget {
   /** Stable identity; hashed schedule fields and stagger order derive from it. */
@@ -64,7 +77,7 @@ export interface EngineTarget {
    */
   readonly key?: string;
   /** Component label value. */
-  readonly component: 'backup' | 'retention-prune';
+  readonly component: TargetComponent;
   /** Target labels (besides the common ones). */
   readonly labels: Readonly<Record<string, string>>;
   /** The target's own settings levels, merged over `spec.defaults`. @default - none */
@@ -77,6 +90,13 @@ export interface EngineTarget {
   readonly defaults: EngineSettingsDefaults;
   /** The pinned node, when the target runs on one node only (for overlap checks). @default - any node */
   readonly node?: string;
+  /**
+   * Every run of this backup target restores the newest backup first and
+   * pushes the restore-drill metrics (Vitess' vtbackup), so it is watched
+   * like a drill.
+   * @default false
+   */
+  readonly drills?: boolean;
   readonly pod: (ctx: PodContext) => EnginePod;
 }
 
@@ -135,4 +155,8 @@ export interface EngineDefinition<Spec> {
   restoreJob?(spec: Spec, policy: PolicyContext, request: RestoreRequest): EngineRestore;
   /** Without `restoreJob`: how this engine's backups are restored instead. @default - none */
   readonly restoreHelp?: string;
+  /** `spec.encryption`: encrypts its artifacts. @default - refused */
+  readonly encryption?: FeatureSupport;
+  /** `spec.drill`: renders restore-drill targets. @default - refused */
+  readonly drill?: FeatureSupport;
 }

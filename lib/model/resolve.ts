@@ -94,7 +94,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     names.set(name, t);
     const schedule = schedules[i];
     if (schedule === undefined) return;
-    const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics), settings: settings[i], metrics: metrics !== undefined };
+    const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics, t.component), settings: settings[i], metrics: metrics !== undefined };
     const pod = t.pod(ctx);
     checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, scripts, issues);
     // the CronJob carries the policy's annotations and the provenance ones
@@ -163,8 +163,9 @@ export function commonLabels(policy: BackupPolicy, engine: EngineKey, component:
   };
 }
 
-/** Env every container script of a CronJob receives: its identity, and where to push metrics. */
-function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metrics: ResolvedPolicy['metrics']): EnvVar[] {
+/** Env every container script of a CronJob receives: its identity, where to push metrics, a drill's limit. */
+function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metrics: ResolvedPolicy['metrics'], component: EngineTarget['component']): EnvVar[] {
+  const maxBackupAge = component === 'restore-drill' ? policy.spec.drill?.maxBackupAge : undefined;
   return [
     { name: 'BACKUP_JOB', value: name },
     { name: 'BACKUP_POLICY', value: policy.metadata.name },
@@ -177,6 +178,7 @@ function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metric
         { name: 'BACKUP_METRICS_PREFIX', value: metrics.prefix },
       ]
       : []),
+    ...(maxBackupAge !== undefined ? [{ name: 'BACKUP_DRILL_MAX_AGE_SECONDS', value: String(parseDuration(maxBackupAge)) }] : []),
   ];
 }
 
@@ -233,11 +235,13 @@ export interface ObjectKeys {
   readonly backups: ReadonlyMap<string, string>;
   /** Retention-prune CronJob names by target key. */
   readonly prunes: ReadonlyMap<string, string>;
+  /** Restore-drill CronJob names by target key. */
+  readonly drills: ReadonlyMap<string, string>;
 }
 
 export function objectKeys(r: ResolvedPolicy): ObjectKeys {
   const names = (component: ResolvedTarget['component']) => new Map(r.targets.filter((t) => t.component === component).map((t) => [t.key, t.name]));
-  return { backups: names('backup'), prunes: names('retention-prune') };
+  return { backups: names('backup'), prunes: names('retention-prune'), drills: names('restore-drill') };
 }
 
 /**

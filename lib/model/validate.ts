@@ -3,7 +3,8 @@
  * beyond it, all problems in one pass. A validated policy is a frozen copy,
  * remembered so that no later step validates it again.
  */
-import { IssueList, PolicyError, PolicyIssue, childPath } from '../policy/errors';
+import { IssueList, PolicyError, PolicyIssue, childPath, show } from '../policy/errors';
+import { formatDuration, parseDuration } from '../units';
 import { validateAgainstSchema } from '../policy/schema-validate';
 import type { SchemaProblem } from '../policy/schema-validate';
 import { validateRetentionOptions } from '../policy/retention-options';
@@ -11,7 +12,7 @@ import { validateSettings } from '../policy/settings';
 import { checkAnnotations, checkLabels } from '../policy/kubernetes-checks';
 import { JOB_DEFAULTS } from '../policy/defaults';
 import type { PolicyContext } from '../engines/engine';
-import { BackupPolicy, ENGINE_KEYS, engineDefinition, enginesOf, policySchema } from '../registry';
+import { BackupPolicy, ENGINE_KEYS, EngineKey, engineDefinition, enginesOf, policySchema } from '../registry';
 
 const validated = new WeakSet<object>();
 
@@ -71,10 +72,43 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
       validateRetentionOptions(spec.retention!, 'spec.retention', issues, engine?.retentionDestination?.(spec[only!]));
     });
   }
+  guarded(() => validateFeatures(spec, only, issues));
   for (const key of engines) {
     guarded(() => engineDefinition(key).validate(spec[key], policyContext(policy, key), issues));
   }
   return [...issues.issues];
+}
+
+/** `spec.encryption` and `spec.drill`: only for engines that implement them, each complete. */
+function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefined, issues: IssueList): void {
+  const features = { encryption: spec.encryption, drill: spec.drill } as const;
+  for (const [feature, value] of Object.entries(features)) {
+    if (value === undefined || engine === undefined) continue;
+    const support = engineDefinition(engine)[feature as keyof typeof features];
+    if (support === true) continue;
+    const supported = ENGINE_KEYS.filter((k) => engineDefinition(k)[feature as keyof typeof features] === true);
+    issues.add(`spec.${feature}`, `the ${engine} engine does not support ${feature === 'drill' ? 'restore drills' : 'client-side encryption'}${
+      support ? `: ${support.refused}` : ''}; ${supported.length > 0 ? `supported by: ${supported.join(', ')}` : 'no engine supports it yet'}`);
+  }
+  const age = spec.encryption?.age;
+  if (age) {
+    const sources = (['recipients', 'recipientsSecret', 'recipientsConfigMap'] as const).filter((k) => age[k] !== undefined);
+    if (sources.length !== 1) {
+      issues.add('spec.encryption.age', `received ${sources.length === 0 ? 'no recipients' : sources.join(' and ')}; set exactly one of: recipients, recipientsSecret, recipientsConfigMap`);
+    }
+    if (spec.drill && !age.identitySecret) {
+      issues.add('spec.encryption.age.identitySecret', 'required with spec.drill: the drills decrypt the newest backup with this identity');
+    }
+  }
+  if (spec.drill) {
+    validateSettings(spec.drill, 'spec.drill', issues);
+    if (spec.drill.maxBackupAge !== undefined) checkMinimum(spec.drill.maxBackupAge, 60, 'spec.drill.maxBackupAge', issues);
+  }
+}
+
+function checkMinimum(value: string, minimumSeconds: number, path: string, issues: IssueList): void {
+  const seconds = parseDuration(value);
+  if (seconds < minimumSeconds) issues.add(path, `received ${show(value)}; allowed: at least ${formatDuration(minimumSeconds)}`);
 }
 
 /** What an engine may read of the policy around its spec. */
@@ -85,6 +119,8 @@ export function policyContext(policy: BackupPolicy, key: string): PolicyContext 
     defaults: policy.spec.defaults,
     retention: policy.spec.retention,
     metrics: policy.spec.metrics,
+    encryption: policy.spec.encryption,
+    drill: policy.spec.drill,
     path: childPath('spec', key),
   };
 }

@@ -1,8 +1,8 @@
 /** The JSON Schema of a BackupPolicy document, built around the engines' own schemas (`lib/registry.ts` passes them). */
 import { JOB_DEFAULTS } from './defaults';
 import { API_VERSION, KIND } from './types';
-import { PATTERNS, Schema, dnsLabel, int, obj, str, strEnum, stringMap } from './schema-builders';
-import { jobSettingsSchema, labelValues } from './schema-settings';
+import { PATTERNS, Schema, arr, configMapKeyRef, dnsLabel, duration, image, int, nonEmptyStr, obj, secretKeyRef, str, strEnum, stringMap } from './schema-builders';
+import { jobSettingsProperties, jobSettingsSchema, labelValues } from './schema-settings';
 import { retentionSchema } from './retention-schema';
 
 /** The document schema with one `spec.<key>` per engine (exactly one of them is set in a valid policy). */
@@ -38,6 +38,20 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
             { default: 'inline' },
           ),
         }),
+        encryption: obj('Client-side encryption of every artifact while it is written (etcd, redis); stored as <name>.age.', {
+          age: obj('age (https://age-encryption.org): exactly one of recipients, recipientsSecret, recipientsConfigMap.', {
+            recipients: arr('age recipients: X25519 public keys (age1…) or SSH public keys.', str('A recipient.', { pattern: PATTERNS.ageRecipient }), { minItems: 1, uniqueItems: true }),
+            recipientsSecret: secretKeyRef('A Secret key holding a recipients file (one per line, # comments).'),
+            recipientsConfigMap: configMapKeyRef('A ConfigMap key holding a recipients file (one per line, # comments).'),
+            identitySecret: secretKeyRef('A Secret key holding the age identity file that restore drills decrypt with.'),
+            image: image('An image with sh, POSIX tools and age on its PATH (e.g. FROM alpine:3.20, RUN apk add --no-cache age).', { minLength: 1 }),
+          }, ['image']),
+        }, ['age']),
+        drill: obj('Restore drills: CronJobs that restore the newest backup of each target into a throw-away instance and compare it with what the backup recorded (etcd, redis).', {
+          ...jobSettingsProperties,
+          schedule: nonEmptyStr('When the drills run (5 fields or a macro; H fields are hashed per target).'),
+          maxBackupAge: duration('A drill fails when the newest backup is older than this.'),
+        }, ['schedule']),
         ...engineSchemas,
       }, []),
     }, ['apiVersion', 'kind', 'metadata', 'spec']),

@@ -16,6 +16,8 @@ export const PATTERNS = {
   image: '^\\S([\\s\\S]*\\S)?$',
   /** A key of a Secret or ConfigMap (IsConfigMapKey: not ".", not starting with ".."). */
   secretKey: '^(?!\\.$)(?!\\.\\.)[-._a-zA-Z0-9]+$',
+  /** An age recipient: an X25519 public key (bech32 `age1…`, lowercase) or an SSH public key. */
+  ageRecipient: '^(age1[02-9ac-hj-np-z]{58}|ssh-(ed25519|rsa) [A-Za-z0-9+/]+={0,3}( [^\\n]*)?)$',
 } as const;
 
 /** How each pattern is explained in error messages. */
@@ -30,6 +32,7 @@ export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   [PATTERNS.absolutePath]: 'an absolute path',
   [PATTERNS.image]: 'an image reference without leading or trailing whitespace',
   [PATTERNS.secretKey]: 'a Secret key: letters, digits, "-", "_" and ".", not "." and not starting with ".."',
+  [PATTERNS.ageRecipient]: 'an age recipient: an X25519 public key ("age1" and 58 bech32 characters, as age-keygen prints it) or an SSH public key ("ssh-ed25519 AAAA…" or "ssh-rsa AAAA…")',
 };
 
 /** Patterns whose grammar explains a mismatch better than the pattern can (hints such as "a unit is required"). */
@@ -99,6 +102,9 @@ export function image(description: string, extra: Schema = {}): Schema {
 export function dnsLabel(description: string, extra: Schema = {}): Schema {
   return str(description, { pattern: PATTERNS.dnsLabel, maxLength: 63, ...extra });
 }
+
+export const configMapKeyRef = (description: string): Schema =>
+  obj(description, { name: str('ConfigMap name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the ConfigMap.', { pattern: PATTERNS.secretKey, maxLength: 253 }) }, ['name', 'key']);
 
 export const secretKeyRef = (description: string): Schema =>
   obj(description, { name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the Secret.', { pattern: PATTERNS.secretKey, maxLength: 253 }) }, ['name', 'key']);

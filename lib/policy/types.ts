@@ -221,6 +221,62 @@ export interface PolicyMetadata {
   readonly annotations?: Readonly<Record<string, string>>;
 }
 
+/** A key of a ConfigMap in the policy's namespace. */
+export interface ConfigMapKeyRef {
+  readonly name: string;
+  readonly key: string;
+}
+
+/**
+ * Client-side encryption with age (https://age-encryption.org): the artifact
+ * is encrypted while it is written and stored as `<name>.age`.
+ */
+export interface AgeEncryption {
+  /**
+   * age recipients (`age1…` public keys or `ssh-ed25519`/`ssh-rsa` public keys).
+   * Exactly one of `recipients`, `recipientsSecret` and `recipientsConfigMap`.
+   * @default - none
+   */
+  readonly recipients?: readonly string[];
+  /** A Secret key holding a recipients file (one recipient per line, `#` comments). @default - none */
+  readonly recipientsSecret?: SecretKeyRef;
+  /** A ConfigMap key holding a recipients file. @default - none */
+  readonly recipientsConfigMap?: ConfigMapKeyRef;
+  /**
+   * A Secret key holding an age identity file (`AGE-SECRET-KEY-1…`), which the
+   * restore drills decrypt with. Never needed to write backups.
+   * @default - none: restore drills are refused
+   */
+  readonly identitySecret?: SecretKeyRef;
+  /**
+   * An image with `sh`, POSIX tools and `age` on its PATH, e.g. built
+   * `FROM alpine:3.20` with `RUN apk add --no-cache age`. The containers that
+   * encrypt or decrypt run it.
+   */
+  readonly image: string;
+}
+
+export interface EncryptionOptions {
+  readonly age: AgeEncryption;
+}
+
+/**
+ * Restore drills: CronJobs that take the newest backup of each target, decrypt
+ * and verify it, restore it into a throw-away instance inside the pod and
+ * compare it with what the backup recorded. Job settings as at `spec.defaults`
+ * (merged over them), with their own schedule.
+ */
+export interface DrillOptions extends JobSettings {
+  /** When the drills run (`H` fields hashed per target). */
+  readonly schedule: string;
+  /**
+   * A drill fails when the newest backup is older than this (a recovery point
+   * objective).
+   * @default - any age: the age is pushed and alerted on, not checked
+   */
+  readonly maxBackupAge?: string;
+}
+
 /** The spec fields every policy has, whatever its engine. */
 export interface PolicyCommonSpec {
   /** Settings for every target; schedules and targets override them field by field. @default - see JobSettings */
@@ -231,6 +287,10 @@ export interface PolicyCommonSpec {
   readonly metrics?: MetricsOptions;
   /** @default - inline */
   readonly scripts?: ScriptsOptions;
+  /** Client-side encryption of every artifact (engines that support it). @default - stored as written */
+  readonly encryption?: EncryptionOptions;
+  /** Restore drills (engines that support them). @default - no drills */
+  readonly drill?: DrillOptions;
 }
 
 /** A policy document with the given spec type. */

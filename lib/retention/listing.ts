@@ -68,14 +68,20 @@ function civilToEpoch(y: number, mo: number, d: number, h: number, mi: number, s
   return daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
 }
 
+/** What client-side encryption appends to an artifact's name (`spec.encryption`). */
+export const ENCRYPTED_SUFFIX = '.age';
+
 /**
  * The time of a backup named `<prefix><YYYY-MM-DDTHH:MM:SSZ><suffix>`, or
- * undefined when the name is not exactly that (other prefixes, `.partial`
- * files, sidecars, invalid dates, years before 1970 are not backups).
+ * `…<suffix>.age` (encrypted: one retention covers a policy's backups from
+ * before and after encryption was turned on or off), or undefined when the
+ * name is not exactly that (other prefixes, `.partial` files, sidecars,
+ * invalid dates, years before 1970 are not backups).
  */
 export function parseBackupName(name: string, prefix: string, suffix = ''): number | undefined {
-  if (name.length !== prefix.length + 20 + suffix.length) return undefined;
-  if (!name.startsWith(prefix) || !name.endsWith(suffix)) return undefined;
+  const clear = name.endsWith(suffix + ENCRYPTED_SUFFIX) ? name.slice(0, -ENCRYPTED_SUFFIX.length) : name;
+  if (clear.length !== prefix.length + 20 + suffix.length) return undefined;
+  if (!clear.startsWith(prefix) || !clear.endsWith(suffix)) return undefined;
   const ts = name.slice(prefix.length, prefix.length + 20);
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/.exec(ts);
   if (!m) return undefined;

@@ -1,13 +1,14 @@
 # shellcheck shell=sh disable=SC2154 # _rt_tab, _rt_nl: set by _rt_init (retention.sh)
 # Retention destination "dir" (BACKUP_DEST_KIND=dir), joined with retention.sh:
 # the backups are the regular files BACKUP_DIR/<BACKUP_NAME_PREFIX><time><BACKUP_NAME_SUFFIX>
-# (sizes from wc -c), deleted with their sidecars (BACKUP_SIDECAR_SUFFIXES).
+# or ...<BACKUP_NAME_SUFFIX>.age (encrypted), sizes from stat, deleted with
+# their sidecars (BACKUP_SIDECAR_SUFFIXES).
 
 _rt_check_dest() {
   _rt_kind dir
   _rt_check_names
   require_env BACKUP_DIR
-  require_cmd wc
+  require_cmd stat
 }
 
 # One line naming the destination, for logs.
@@ -22,12 +23,14 @@ retention_list() {
   [ -d "$BACKUP_DIR" ] || { _rt_err="directory $BACKUP_DIR does not exist"; return 1; }
   { [ -r "$BACKUP_DIR" ] && [ -x "$BACKUP_DIR" ]; } || { _rt_err="directory $BACKUP_DIR is not readable"; return 1; }
   _rt_raw=$(
-    for _rt_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"${BACKUP_NAME_SUFFIX:-}"; do
+    # with no suffix, the first pattern matches the encrypted names too
+    for _rt_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"${BACKUP_NAME_SUFFIX:-}" \
+      ${BACKUP_NAME_SUFFIX:+"$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"$BACKUP_NAME_SUFFIX.age"}; do
       { [ -f "$_rt_f" ] && [ ! -L "$_rt_f" ]; } || continue
       _rt_b=${_rt_f##*/}
       case $_rt_b in *"$_rt_tab"* | *"$_rt_nl"*) continue ;; esac
-      _rt_sz=$(wc -c <"$_rt_f") || exit 1
-      printf '%s\t%s\n' "${_rt_sz##* }" "$_rt_b"
+      _rt_sz=$(stat -c %s -- "$_rt_f") || exit 1
+      printf '%s\t%s\n' "$_rt_sz" "$_rt_b"
     done
   ) || { _rt_err="cannot read the size of a file in $BACKUP_DIR"; return 1; }
   _rt_err="unexpected listing of $BACKUP_DIR"

@@ -118,7 +118,8 @@ _rt_check_names() {
 # _rt_parse_names ORDER FORMAT PREFIX SUFFIX: reads "<size>\t<name>"
 # (ORDER=size_name) or "<name>\t<size>" (ORDER=name_size) lines and prints
 # the listing lines of the names that are backups: FORMAT rfc3339 =
-# PREFIX + YYYY-MM-DDTHH:MM:SSZ + SUFFIX exactly; FORMAT vitess =
+# PREFIX + YYYY-MM-DDTHH:MM:SSZ + SUFFIX exactly, or with ".age" after it
+# (encrypted, spec.encryption); FORMAT vitess =
 # YYYY-MM-DD.HHMMSS.<alias>. Other lines are skipped; a backup whose size is
 # not a whole number fails the listing (exit 1).
 _rt_parse_names() {
@@ -144,7 +145,9 @@ _rt_parse_names() {
     {
       if (order == "name_size") { name = $1; size = $2 } else { size = $1; name = $2 }
       if (fmt == "rfc3339") {
-        if (length(name) != lp + 20 + ls || substr(name, 1, lp) != pre || substr(name, lp + 21) != suf) next
+        # the name of an encrypted backup ends with ".age" after the suffix
+        if (substr(name, lp + 21) != suf && substr(name, lp + 21) != suf ".age") next
+        if (length(name) < lp + 20 + ls || substr(name, 1, lp) != pre) next
         ts = substr(name, lp + 1, 20)
         if (ts !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/) next
         e = epoch(substr(ts, 1, 4) + 0, substr(ts, 6, 2) + 0, substr(ts, 9, 2) + 0, substr(ts, 12, 2) + 0, substr(ts, 15, 2) + 0, substr(ts, 18, 2) + 0)

@@ -415,6 +415,9 @@ describe('names and listings', () => {
     const name = backupName('redis-backup_rs0_', t, '.rdb.gz');
     expect(name).toBe('redis-backup_rs0_2025-02-25T22:06:02Z.rdb.gz');
     expect(parseBackupName(name, 'redis-backup_rs0_', '.rdb.gz')).toBe(t);
+    // encrypted (spec.encryption): the same backup with ".age" appended
+    expect(parseBackupName(`${name}.age`, 'redis-backup_rs0_', '.rdb.gz')).toBe(t);
+    expect(parseBackupName('etcd_2025-02-25T22:06:02Z.age', 'etcd_', '')).toBe(t);
   });
 
   test.each([
@@ -427,6 +430,9 @@ describe('names and listings', () => {
     'redis-backup_rs0_2025-02-25T24:00:00Z.rdb.gz',
     'redis-backup_rs0_2025-02-25 22:06:02Z.rdb.gz',
     'redis-backup_rs0_x_2025-02-25T22:06:02Z.rdb.gz',
+    'redis-backup_rs0_2025-02-25T22:06:02Z.age', // the suffix missing
+    'redis-backup_rs0_2025-02-25T22:06:02Z.rdb.gz.age.json',
+    'redis-backup_rs0_2025-02-25T22:06:02Z.rdb.gz.agex',
   ])('%s is not a backup of prefix redis-backup_rs0_ / suffix .rdb.gz', (name) => {
     expect(parseBackupName(name, 'redis-backup_rs0_', '.rdb.gz')).toBeUndefined();
   });

@@ -35,13 +35,18 @@ const BACKUPS: [string, number, boolean][] = [
   ['2024-01-01T06:00:00Z', 60, true],
   ['2023-12-01T06:00:00Z', 50, false],
 ];
-const name = (ts: string): string => `${PREFIX}${ts}${SUFFIX}`;
+/** Backups stored encrypted (spec.encryption): `<name>.age`, listed and pruned with the others. */
+const ENCRYPTED = new Set(['2024-01-10T00:00:00Z', '2024-01-01T06:00:00Z']);
+const name = (ts: string): string => `${PREFIX}${ts}${SUFFIX}${ENCRYPTED.has(ts) ? '.age' : ''}`;
 
 /** Files that are not backups of this policy/target: never listed, never deleted. */
 const FOREIGN = [
   `${PREFIX}2024-01-10T07:00:00Z${SUFFIX}.partial`, // in progress
   `${PREFIX}2024-01-10T07:00:00Z${SUFFIX}.tmp`,
   `${PREFIX}2023-01-01T00:00:00Z${SUFFIX}.gz`,
+  `${PREFIX}2023-01-01T00:00:00Z${SUFFIX}.age.partial`,
+  `${PREFIX}2023-01-01T00:00:00Z.age`, // the suffix missing
+  `${PREFIX}2023-01-01T00:00:00Z${SUFFIX}.agex`,
   'etcd-node2-2023-01-01T00:00:00Z.db', // another node
   'etcd-node10-2023-01-01T00:00:00Z.db', // a node whose name extends ours
   `${PREFIX}2024-02-30T00:00:00Z${SUFFIX}`, // no such day
@@ -124,7 +129,7 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
     for (const ts of KEPT) expect(fs.existsSync(path.join(f.dir, name(ts)))).toBe(true);
     for (const x of FOREIGN) expect(fs.existsSync(path.join(f.dir, x))).toBe(true);
 
-    // The script's listing (sizes from wc -c, times from names) and plan match the TS reference.
+    // The script's listing (sizes from stat, times from names) and plan match the TS reference.
     const entries: BackupEntry[] = BACKUPS.map(([ts, size]) => ({ name: name(ts), time: parseBackupName(name(ts), PREFIX, SUFFIX)!, size }));
     const expected = formatPlan(planRetention(entries, { keepLast: 2, daily: 3 }, { now: NOW, timeZone: 'UTC' }));
     expect(r.stdout).toBe(expected);
@@ -157,10 +162,10 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
     expect(r.stdout).toContain('# rules: none (every backup is kept)\n');
   });
 
-  test('a failing listing (wc cannot size a file) exits non-zero with one error line and deletes nothing', () => {
+  test('a failing listing (stat cannot size a file) exits non-zero with one error line and deletes nothing', () => {
     const f = make();
     const before = ALL_FILES(f);
-    const bin = standIns(f.root, { wc: '#!/bin/sh\necho "wc: read error" >&2\nexit 1\n' });
+    const bin = standIns(f.root, { stat: '#!/bin/sh\necho "stat: read error" >&2\nexit 1\n' });
     const r = runSh(f.script, { env: env(f, { PATH: `${bin}:${process.env.PATH}` }) });
     expect(r.status).not.toBe(0);
     expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/error listing the backups at .* failed \(cannot read the size of a file in .*\); nothing deleted$/)]);
@@ -184,7 +189,7 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
       rm: `#!/bin/sh
 for a in "$@"; do
   case $a in
-    "${f.dir}"/*.db)
+    "${f.dir}"/*.db | "${f.dir}"/*.db.age)
       n=$(cat "${counter}" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "${counter}"
       if [ "$n" -eq 2 ]; then echo "rm: cannot remove '$a': Input/output error" >&2; exit 1; fi ;;
   esac
@@ -196,7 +201,7 @@ exec /bin/rm "$@"
     const r = runSh(f.script, { env: env(f, { PATH: `${bin}:${process.env.PATH}`, BACKUP_SIDECAR_SUFFIXES: '' }) });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
-      expect.stringMatching(/deleting etcd-node1-2024-01-01T06:00:00Z\.db at .* failed; stopped after 1 of 3 deletion\(s\)$/),
+      expect.stringMatching(/deleting etcd-node1-2024-01-01T06:00:00Z\.db\.age at .* failed; stopped after 1 of 3 deletion\(s\)$/),
     ]);
     // Deletion order is newest first: 2024-01-09T06 deleted, 2024-01-01T06 failed, 2023-12-01T06 never tried.
     expect(before.filter((x) => !ls(f.dir).includes(x))).toEqual([name('2024-01-09T06:00:00Z')]);
@@ -277,7 +282,7 @@ describe('retention_apply right after a verified backup (as the engines call it)
   });
 });
 
-describe('prune.sh under busybox (sh, awk, sort, date, wc, rm, mktemp)', () => {
+describe('prune.sh under busybox (sh, awk, sort, date, stat, rm, mktemp)', () => {
   test('deletes exactly the same files as under dash (fails without Debian package busybox)', () => {
     const bb = busyboxBinary();
     const f = make();

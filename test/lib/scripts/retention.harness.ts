@@ -168,7 +168,7 @@ export function busyboxBinary(): string {
 export function busyboxPath(): string {
   const bb = busyboxBinary();
   const dir = tempDir('busybox');
-  for (const applet of ['sh', 'awk', 'sort', 'date', 'mktemp', 'rm', 'wc', 'cat', 'printf', 'echo', 'test', '[']) {
+  for (const applet of ['sh', 'awk', 'sort', 'date', 'mktemp', 'rm', 'wc', 'stat', 'cat', 'printf', 'echo', 'test', '[']) {
     fs.symlinkSync(bb, path.join(dir, applet));
   }
   return dir;

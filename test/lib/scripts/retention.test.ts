@@ -97,7 +97,7 @@ describe('name parsing: retention.sh and the TypeScript reference agree', () => 
     const prefix = 'redis-backup_rs0_';
     const suffix = '.rdb.gz';
     const names = fc.sample(
-      fc.record({ p: often(prefix, 'redis-backup_rs01_', 'redis-backup_rs0', ''), t: tsParts, sep: often('T', ' ', 't'), z: often('Z', 'z', ''), sfx: often(suffix, '.rdb', suffix + '.json'), j1: junk, j2: junk }).map(
+      fc.record({ p: often(prefix, 'redis-backup_rs01_', 'redis-backup_rs0', ''), t: tsParts, sep: often('T', ' ', 't'), z: often('Z', 'z', ''), sfx: often(suffix, '.rdb', suffix + '.json', suffix + '.age', '.age', suffix + '.age.json'), j1: junk, j2: junk }).map(
         ({ p, t, sep, z, sfx, j1, j2 }) => `${p}${j1}${t.y}-${t.mo}-${t.d}${sep}${t.h}:${t.mi}:${t.s}${z}${j2}${sfx}`,
       ),
       { numRuns: 1500, seed: 42 },

@@ -1,16 +1,18 @@
 // The generators of this folder reach every field of the policy schema, for every engine.
 import fc from 'fast-check';
 import { policySchema } from '../../../../lib';
+import { engineDefinition } from '../../../../lib/registry';
 import { EngineKey, MIXED, policyOf } from './arbitraries';
 
 type Node = Record<string, any>;
 
-/** Field paths of a schema (array items `[]`, map values `{}`), the engine sections other than `engine` left out. */
+/** Field paths of a schema (array items `[]`, map values `{}`), the engine sections other than `engine` and the features `engine` refuses left out. */
 function schemaPaths(node: Node, at: string, engine: EngineKey, out: Set<string>): Set<string> {
   if (at) out.add(at);
   for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Node>)) {
     const path = at ? `${at}.${key}` : key;
     if (['spec.vitess', 'spec.redis', 'spec.etcd'].includes(path) && path !== `spec.${engine}`) continue;
+    if ((path === 'spec.encryption' || path === 'spec.drill') && engineDefinition(engine)[key as 'encryption' | 'drill'] !== true) continue;
     schemaPaths(child, path, engine, out);
   }
   if (node.items) schemaPaths(node.items, `${at}[]`, engine, out);
