@@ -43,3 +43,34 @@ test('a bad gauge or an unreachable gateway is a warning, never a failed run', (
   }
   expect(run('push_gauges ok 1 "x"', identity('http://127.0.0.1:9')).code).toBe(0);
 });
+
+describe('drill.sh', () => {
+  const withDrill = (body: string) => `${readFileSync(join(SCRIPTS, 'drill.sh'), 'utf8')}\n${body}`;
+  const group = 'instance="",job="backup-cronjobs",namespace="db",policy="shop",target="shop-orders-drill"';
+  const env = (extra: Record<string, string> = {}) => ({ ...identity(gateway.url), BACKUP_TARGET: 'shop-orders-drill', ...extra });
+  const gauge = async (name: string) => {
+    const line = (await (await fetch(`${gateway.url}/metrics`)).text()).split('\n').find((l) => l.startsWith(`example_backup_${name}{${group}} `));
+    return line === undefined ? undefined : Number(line.split(' ').pop());
+  };
+
+  test('a good drill pushes success, duration, the backup age and the time of the success; a failed one keeps that time', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(run(withDrill(`drill_result success $(($(now_epoch) - 42)) $(($(now_epoch) - 3600))`), env()).code).toBe(0);
+    expect(await gauge('restore_drill_success')).toBe(1);
+    expect(await gauge('restore_drill_duration_seconds')).toBeGreaterThanOrEqual(42);
+    expect(await gauge('restore_drill_backup_age_seconds')).toBeGreaterThanOrEqual(3600);
+    const succeededAt = (await gauge('restore_drill_last_success_timestamp_seconds'))!;
+    expect(succeededAt).toBeGreaterThanOrEqual(now);
+    expect(run(withDrill('drill_result failure $(($(now_epoch) - 5))'), env()).code).toBe(0);
+    expect(await gauge('restore_drill_success')).toBe(0);
+    expect(await gauge('restore_drill_last_success_timestamp_seconds')).toBe(succeededAt);
+  });
+
+  test('drill_check_age fails the drill only beyond BACKUP_DRILL_MAX_AGE_SECONDS', () => {
+    expect(run(withDrill('drill_check_age $(($(now_epoch) - 100)) b1'), env({ BACKUP_DRILL_MAX_AGE_SECONDS: '3600' })).code).toBe(0);
+    expect(run(withDrill('drill_check_age $(($(now_epoch) - 100)) b1'), env()).code).toBe(0);
+    const old = run(withDrill('drill_check_age $(($(now_epoch) - 7200)) b1'), env({ BACKUP_DRILL_MAX_AGE_SECONDS: '3600' }));
+    expect(old.code).toBe(1);
+    expect(old.stderr).toMatch(/error the newest backup b1 is 720\ds old; spec\.drill\.maxBackupAge allows 3600s\n$/);
+  });
+});
