@@ -37,11 +37,13 @@ retention_list() {
   [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name rfc3339 "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
-# Deletes one backup, sidecars first (a failure leaves the backup listed, so
+# Deletes one backup, sidecars first (of its name without ".age", either
+# encrypted or not) (a failure leaves the backup listed, so
 # the next run retries it). Non-zero on failure.
 retention_delete() {
+  _rt_c=${1%.age}
   for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
-    rm -f "$BACKUP_DIR/$1$_rt_s" || return 1
+    rm -f "$BACKUP_DIR/$_rt_c$_rt_s" "$BACKUP_DIR/$_rt_c$_rt_s.age" || return 1
   done
   rm -f "$BACKUP_DIR/$1" && [ ! -e "$BACKUP_DIR/$1" ]
 }

@@ -35,11 +35,15 @@ retention_list() {
     _rt_parse_names name_size rfc3339 "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
-# Deletes one backup, sidecars first (a failure leaves the backup listed, so
+# Deletes one backup, sidecars first (of its name without ".age", either
+# encrypted or not) (a failure leaves the backup listed, so
 # the next run retries it). Non-zero on failure.
 retention_delete() {
+  _rt_c=${1%.age}
   for _rt_s in ${BACKUP_SIDECAR_SUFFIXES:-}; do
-    s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1$_rt_s" </dev/null >/dev/null || return 1
+    for _rt_k in "$_rt_c$_rt_s" "$_rt_c$_rt_s.age"; do
+      s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$_rt_k" </dev/null >/dev/null || return 1
+    done
   done
   s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1" </dev/null >/dev/null
 }

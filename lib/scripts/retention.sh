@@ -32,7 +32,9 @@
 #           BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX, S3_ENDPOINT (optional),
 #           S3_FORCE_PATH_STYLE (true|false), AWS_* as the aws CLI reads them
 #   dir/s3: BACKUP_SIDECAR_SUFFIXES  space-separated suffixes (e.g. ".json")
-#           of sidecar files/objects deleted together with their backup
+#           of sidecar files/objects deleted together with their backup: the
+#           backup's name without its ".age" and the suffix, encrypted
+#           (".age" after it) or not
 #   vitess: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD
 #
 # What counts as a backup: dir/s3 names exactly

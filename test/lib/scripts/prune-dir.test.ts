@@ -38,6 +38,8 @@ const BACKUPS: [string, number, boolean][] = [
 /** Backups stored encrypted (spec.encryption): `<name>.age`, listed and pruned with the others. */
 const ENCRYPTED = new Set(['2024-01-10T00:00:00Z', '2024-01-01T06:00:00Z']);
 const name = (ts: string): string => `${PREFIX}${ts}${SUFFIX}${ENCRYPTED.has(ts) ? '.age' : ''}`;
+/** A backup's sidecar: its name without ".age", then the suffix, then ".age" when it is encrypted too. */
+const sidecarOf = (ts: string, suffix = '.json'): string => `${PREFIX}${ts}${SUFFIX}${suffix}`;
 
 /** Files that are not backups of this policy/target: never listed, never deleted. */
 const FOREIGN = [
@@ -69,7 +71,8 @@ function fixture(): Fixture {
   fs.mkdirSync(path.join(root, 'tmp'));
   for (const [ts, size, sidecar] of BACKUPS) {
     fs.writeFileSync(path.join(dir, name(ts)), Buffer.alloc(size, 1));
-    if (sidecar) fs.writeFileSync(path.join(dir, `${name(ts)}.json`), '{}');
+    if (sidecar) fs.writeFileSync(path.join(dir, sidecarOf(ts)), '{}');
+    if (ENCRYPTED.has(ts)) fs.writeFileSync(path.join(dir, sidecarOf(ts, '.json.age')), 'x');
   }
   for (const f of FOREIGN) fs.writeFileSync(path.join(dir, f), 'x');
   fs.mkdirSync(path.join(dir, `${PREFIX}2022-01-01T00:00:00Z${SUFFIX}`)); // a directory, not a backup file
@@ -122,8 +125,9 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
     expect(r.status).toBe(0);
     const expectedRemoved = [
       ...DELETED.map(name),
-      `${name('2024-01-09T06:00:00Z')}.json`,
-      `${name('2024-01-01T06:00:00Z')}.json`,
+      sidecarOf('2024-01-09T06:00:00Z'),
+      sidecarOf('2024-01-01T06:00:00Z'),
+      sidecarOf('2024-01-01T06:00:00Z', '.json.age'),
     ].sort();
     expect(before.filter((x) => !ls(f.dir).includes(x)).sort()).toEqual(expectedRemoved);
     for (const ts of KEPT) expect(fs.existsSync(path.join(f.dir, name(ts)))).toBe(true);
