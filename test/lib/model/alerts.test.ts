@@ -1,16 +1,8 @@
 // The PrometheusRule: strict schema, promtool's own rule check, and promtool unit tests that fire the alerts.
-import { execFileSync } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import { stringify } from 'yaml';
 import { PolicyError, renderPolicy } from '../../../lib';
 import { expectValidManifests } from '../../support/k8s-validate';
-import { requireCommands } from '../../support/services';
 import { vitessPolicy } from '../engines/vitess/fixtures';
-
-const work = mkdtempSync(join(tmpdir(), 'bcj-alerts-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+import { jobSeries, ksm, promtoolTest, pushed } from './promtool.harness';
 
 const policy = vitessPolicy({
   schedules: [
@@ -51,11 +43,6 @@ test('one PrometheusRule after the CronJobs; every alert sized from its targets\
   expectValidManifests(objects);
 });
 
-const labels = (metric: string, extra: Record<string, string>) =>
-  `${metric}{${Object.entries({ namespace: 'example', ...extra }).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
-const pushed = (metric: string, target: string, values: string) => ({ series: labels(`backup_cronjobs_${metric}`, { policy: 'example', target, job: 'backup-cronjobs' }), values });
-const ksm = (metric: string, cronjob: string, values: string) => ({ series: labels(metric, { cronjob, job: 'kube-state-metrics' }), values });
-const jobSeries = (metric: string, jobName: string, values: string) => ({ series: labels(metric, { job_name: jobName, job: 'kube-state-metrics' }), values });
 /** An expected alert: its labels, and its annotations as the rule's templates render them for `ago` (the alert's $value). */
 function alert(name: string, cronjob: string, ago = ''): Record<string, unknown> {
   const annotations: Record<string, { summary: string; description: string }> = {
@@ -66,17 +53,6 @@ function alert(name: string, cronjob: string, ago = ''): Record<string, unknown>
     BackupMetricsMissing: { summary: 'The Pushgateway has no metrics of a backup that ran', description: `Backup ${cronjob} of policy example succeeded per kube-state-metrics, but the Pushgateway has none of its metrics: it is down, lost its state (run it with --persistence.file), or the pushes fail (see the Job's log).` },
   };
   return { exp_labels: { severity: 'warning', policy: 'example', namespace: 'example', cronjob }, exp_annotations: annotations[name] };
-}
-
-/** Runs `promtool test rules` with the rule file of `r` and the given tests; returns its output. */
-function promtoolTest(r: any, tests: unknown[]): string {
-  requireCommands('promtool');
-  const rules = join(work, `rules-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(rules, stringify(r.spec));
-  execFileSync('promtool', ['check', 'rules', rules], { stdio: 'pipe' });
-  const file = `${rules}.test.yaml`;
-  writeFileSync(file, stringify({ rule_files: [rules], evaluation_interval: '1m', tests }));
-  return execFileSync('promtool', ['test', 'rules', file], { encoding: 'utf8', stdio: 'pipe' });
 }
 
 test('promtool: stale from the pushed metrics, and the annotations explain the threshold', () => {

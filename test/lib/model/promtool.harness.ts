@@ -1,0 +1,30 @@
+// promtool for the PrometheusRule tests: the rule file checked by promtool, unit tests run by `promtool test rules`, and series builders.
+import { execFileSync } from 'child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { stringify } from 'yaml';
+import { requireCommands } from '../../support/services';
+
+const work = mkdtempSync(join(tmpdir(), 'bcj-alerts-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const labels = (metric: string, extra: Record<string, string>) =>
+  `${metric}{${Object.entries({ namespace: 'example', ...extra }).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+/** A metric pushed by a run of `target` of policy `example` (prefix backup_cronjobs). */
+export const pushed = (metric: string, target: string, values: string) => ({ series: labels(`backup_cronjobs_${metric}`, { policy: 'example', target, job: 'backup-cronjobs' }), values });
+/** A kube-state-metrics CronJob series. */
+export const ksm = (metric: string, cronjob: string, values: string) => ({ series: labels(metric, { cronjob, job: 'kube-state-metrics' }), values });
+/** A kube-state-metrics Job series. */
+export const jobSeries = (metric: string, jobName: string, values: string) => ({ series: labels(metric, { job_name: jobName, job: 'kube-state-metrics' }), values });
+
+/** Runs `promtool test rules` with the rule file of `r` and the given tests; returns its output. */
+export function promtoolTest(r: any, tests: unknown[]): string {
+  requireCommands('promtool');
+  const rules = join(work, `rules-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(rules, stringify(r.spec));
+  execFileSync('promtool', ['check', 'rules', rules], { stdio: 'pipe' });
+  const file = `${rules}.test.yaml`;
+  writeFileSync(file, stringify({ rule_files: [rules], evaluation_interval: '1m', tests }));
+  return execFileSync('promtool', ['test', 'rules', file], { encoding: 'utf8', stdio: 'pipe' });
+}
