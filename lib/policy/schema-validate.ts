@@ -8,7 +8,7 @@ const compiled = new WeakMap<Schema, ValidateFunction>();
 function validator(schema: Schema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
     validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
