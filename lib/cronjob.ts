@@ -75,6 +75,7 @@ function podSpec(engine: EnginePod, pod: PodOptions, placement: ReturnType<typeo
     automountServiceAccountToken: false,
     hostNetwork: engine.hostNetwork,
     priorityClassName: pod.priorityClassName ?? engine.priorityClassName,
+    terminationGracePeriodSeconds: engine.terminationGracePeriodSeconds,
     imagePullSecrets: pod.imagePullSecrets?.map((name) => ({ name })),
     nodeSelector: placement.nodeSelector,
     affinity: placement.affinity,

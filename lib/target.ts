@@ -14,6 +14,8 @@ export interface EnginePod {
   readonly placement?: Placement;
   /** Engine default priority class (the policy's wins). */
   readonly priorityClassName?: string;
+  /** Time the containers' TERM handlers need to clean up (the kubelet's default is 30 s). */
+  readonly terminationGracePeriodSeconds?: number;
 }
 
 /** What every pod builder receives from the renderer. */
