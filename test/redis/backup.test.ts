@@ -341,6 +341,26 @@ test('a stream larger than one multipart chunk: the stored object is exactly the
   }
 });
 
+test('the RDB sent with its length (repl-diskless-sync no on the replica), and verifyRdb: false: each object is exactly the RDB', async () => {
+  // With diskless sync (the default since 7.0) `redis-cli --rdb -` passes on a 40-byte end mark that
+  // the dump side strips; a server saving to disk first sends the length instead, and no mark.
+  const replicas = shard01.replicas;
+  await Promise.all(replicas.map((r) => r.cli(['CONFIG', 'SET', 'repl-diskless-sync', 'no'])));
+  try {
+    const run = await runBackupPod(render({ s3: { bucket: BUCKET, path: 'disksync', region: 'us-east-1' } }).shard01);
+    expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
+    const [key] = await keysUnder('disksync/');
+    expect(await keysOfObject(key)).toBe(KEYS.shard01);
+  } finally {
+    await Promise.all(replicas.map((r) => r.cli(['CONFIG', 'SET', 'repl-diskless-sync', 'yes'])));
+  }
+  const unchecked = await runBackupPod(render({ verifyRdb: false, s3: { bucket: BUCKET, path: 'unchecked', region: 'us-east-1' } }).shard02);
+  expect([unchecked.dump.code, unchecked.upload.code]).toEqual([0, 0]);
+  expect(unchecked.dump.stderr).not.toContain('redis-check-rdb');
+  const [key] = await keysUnder('unchecked/');
+  expect(await keysOfObject(key)).toBe(KEYS.shard02);
+});
+
 describe('failures: non-zero exit, one error line, no object, a failure counted', () => {
   const failures: Record<string, number> = {};
 
