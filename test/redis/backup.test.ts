@@ -158,7 +158,7 @@ function expectNoDumpAtRest(scratch: string, cleanedUp = true): void {
   };
   walk(scratch, '');
   if (!cleanedUp) return;
-  const allowed = ['stream (pipe)', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys'];
+  const allowed = ['stream (pipe)', 'dump.exit', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys'];
   expect(left.filter((f) => !allowed.includes(f))).toEqual([]);
 }
 
@@ -405,6 +405,21 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     const why = /no Sentinel answered for shard shard02 \(127\.0\.0\.1:\d+: .*Connection refused\); no backup taken/;
     expectDumpFailure(failed, why);
     await expectFailure(failed, why, 'nosentinel/', 'shard02');
+  });
+
+  test('a container that fails as it starts (a setting missing) ends the other at once, whichever comes first', async () => {
+    const jobs = render({ s3: { bucket: BUCKET, path: 'startfail', region: 'us-east-1' } }, {}, 'redis-start');
+    const [noBucket, noSentinels] = await Promise.all([
+      runBackupPod(jobs.shard01, { upload: { env: { S3_BUCKET: '' } } }),
+      runBackupPod(jobs.shard02, { dump: { env: { REDIS_SENTINEL_ADDRESSES: '' } } }),
+    ]);
+    expect(noBucket.upload.code).toBe(1);
+    expect(errorLines(noBucket.upload)).toEqual([expect.stringMatching(/ error environment variable S3_BUCKET is required but empty$/)]);
+    expectDumpFailure(noBucket, /the upload container \(s3-upload\) ended before the dump started \(see its log\); no backup taken$/);
+    expect(noBucket.dump.stderr).not.toContain('Sentinel'); // it did not dump for nothing
+    const why = /environment variable REDIS_SENTINEL_ADDRESSES is required but empty$/;
+    expectDumpFailure(noSentinels, why);
+    await expectFailure(noSentinels, why, 'startfail/', 'shard02', 'redis-start');
   });
 
   test('a wrong Redis or Sentinel password says so (WRONGPASS), a dump redis-check-rdb cannot read fails clearly; no password on a command line', async () => {

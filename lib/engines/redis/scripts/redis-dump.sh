@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: redis-stream.sh
 # Dump side of a Redis shard backup: container `redis-dump` (redis image). It
 # runs at the same time as container `s3-upload` (redis-upload.sh) of the same
 # pod and hands it the backup through the named pipe $BACKUP_SCRATCH_DIR/stream
@@ -33,7 +34,8 @@
 #
 # TERM/INT (the Job's deadline, pod deletion): stops every stage, records the
 # failure, exits 1. s3-upload ending first (its marker upload.exit, or a
-# broken stream) fails this side too, with a line saying so.
+# broken stream) fails this side too, with a line saying so; this side's end
+# leaves the marker dump.exit (see redis-stream.sh).
 #
 # Env: REDIS_SHARD, REDIS_SENTINEL_ADDRESSES (space-separated host:port or
 # [ipv6]:port), REDIS_SENTINEL_USERNAME, REDIS_SENTINEL_PASSWORD,
@@ -364,17 +366,16 @@ dump() {
 
 on_signal() {
   trap '' TERM INT
+  stream_unwatch
   stop_children
   die "stopped by SIG$1 (the Job's deadline, or the pod was deleted); no backup taken"
 }
 
 on_exit() {
+  stream_unwatch
   stop_children
   rm -rf "$work"
-  # s3-upload may still wait to open the stream: an open for reading and
-  # writing never blocks on Linux and lets that open return (then the end of
-  # the stream at once, as nothing writes any more).
-  if [ -p "$stream" ]; then command : <>"$stream" 2>/dev/null || :; fi
+  stream_leave "$stream" "$BACKUP_SCRATCH_DIR/dump.exit"
 }
 
 main() {
@@ -388,7 +389,7 @@ main() {
   mkdir -p "$result" "$work" || { log error "cannot create $result and $work: the scratch volume is not writable"; exit 1; }
   # shellcheck disable=SC2034 # read by die (common.sh)
   die_record=$result/error
-  mkfifo "$stream" 2>/dev/null || [ -p "$stream" ] || die "cannot create the named pipe $stream; no backup taken"
+  stream_init "$stream" || die "cannot create the named pipe $stream; no backup taken"
   trap on_exit EXIT
   trap 'on_signal TERM' TERM
   trap 'on_signal INT' INT
@@ -403,7 +404,9 @@ main() {
   have_timeout=
   if command -v timeout >/dev/null 2>&1; then have_timeout=1; fi
 
+  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
   command exec 3>"$stream" || die "cannot open the stream $stream; no backup taken"
+  stream_unwatch
   if [ -e "$BACKUP_SCRATCH_DIR/upload.exit" ]; then
     die "the upload container (s3-upload) ended before the dump started (see its log); no backup taken"
   fi

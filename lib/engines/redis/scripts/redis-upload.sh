@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: s3.sh
+# needs: s3.sh redis-stream.sh
 # optional: retention.sh metrics.sh
 # Upload side of a Redis shard backup: container `s3-upload` (aws CLI image).
 # It runs at the same time as container `redis-dump` (redis-dump.sh) of the
@@ -32,7 +32,8 @@
 # TERM/INT (the Job's deadline, pod deletion): stops the upload and its
 # helpers, deletes the object if it may have been completed but is not
 # verified yet, aborts an unfinished multipart upload, pushes the failure
-# metrics and exits 1. Each S3 call of that path has one attempt, a 5 s
+# metrics and exits 1. This side's end leaves the marker upload.exit (see
+# redis-stream.sh). Each S3 call of that path has one attempt, a 5 s
 # connect and a 10 s read timeout; the pod's terminationGracePeriodSeconds
 # (lib/engines/redis/index.ts) covers them.
 #
@@ -209,6 +210,7 @@ prune_after_backup() {
 
 on_signal() {
   trap '' TERM INT
+  stream_unwatch
   AWS_MAX_ATTEMPTS=1
   export AWS_MAX_ATTEMPTS
   _was=$phase
@@ -225,12 +227,9 @@ on_signal() {
 }
 
 on_exit() {
+  stream_unwatch
   stop_children
-  # redis-dump may still wait to open the stream: the marker tells it that
-  # this side is gone, and an open for reading and writing (never blocking on
-  # Linux) lets its open return.
-  : >"$BACKUP_SCRATCH_DIR/upload.exit" 2>/dev/null || :
-  if [ -p "$stream" ]; then command : <>"$stream" 2>/dev/null || :; fi
+  stream_leave "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
   rm -rf "$work"
   if [ -n "${s3_pinned_config:-}" ]; then rm -f "$s3_pinned_config"; fi
 }
@@ -246,7 +245,7 @@ main() {
   phase=start
   aws_pid='' tee_pid='' wc_pid='' job_pid=''
   mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
-  mkfifo "$stream" 2>/dev/null || [ -p "$stream" ] || die "cannot create the named pipe $stream"
+  stream_init "$stream" || die "cannot create the named pipe $stream"
   trap on_exit EXIT
   trap 'on_signal TERM' TERM
   trap 'on_signal INT' INT
@@ -256,7 +255,9 @@ main() {
   where="s3://$S3_BUCKET/$key"
   s3_pin_config || die "cannot write the aws config file into ${TMPDIR:-/tmp}"
 
-  command exec 5<"$BACKUP_SCRATCH_DIR/stream" || fail "cannot open the stream $stream"
+  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/dump.exit"
+  command exec 5<"$stream" || fail "cannot open the stream $stream"
+  stream_unwatch
   read_header
   start_upload
   _st=0
