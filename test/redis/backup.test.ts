@@ -407,10 +407,17 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     await expectFailure(failed, why, 'nosentinel/', 'shard02');
   });
 
-  test('a container that fails as it starts (a setting missing) ends the other at once, whichever comes first', async () => {
+  test('a container that fails as it starts (a setting missing) ends the other at once, even one that starts later', async () => {
     const jobs = render({ s3: { bucket: BUCKET, path: 'startfail', region: 'us-east-1' } }, {}, 'redis-start');
+    // redis-dump starting only once s3-upload has ended: a stand-in for mkfifo (the dump side's first
+    // step) that waits for s3-upload's marker beside the pipe, then is the real mkfifo.
+    const late = standIn('mkfifo', [
+      'for a; do :; done',
+      'while [ ! -e "$(dirname "$a")/upload.exit" ]; do sleep 0.05; done',
+      `exec ${findCommand('mkfifo')} "$@"`,
+    ]);
     const [noBucket, noSentinels] = await Promise.all([
-      runBackupPod(jobs.shard01, { upload: { env: { S3_BUCKET: '' } } }),
+      runBackupPod(jobs.shard01, { upload: { env: { S3_BUCKET: '' } }, dump: { pathPrepend: [late] } }),
       runBackupPod(jobs.shard02, { dump: { env: { REDIS_SENTINEL_ADDRESSES: '' } } }),
     ]);
     expect(noBucket.upload.code).toBe(1);

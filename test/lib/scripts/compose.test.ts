@@ -90,9 +90,9 @@ describe('the shipped scripts', () => {
 
   test('optional modules join only when enabled; needs always', () => {
     const plain = scriptModules('redis-upload.sh').map((m) => m.file);
-    expect(plain).toEqual(['common.sh', 's3.sh', 'redis-upload.sh']);
+    expect(plain).toEqual(['common.sh', 's3.sh', 'redis-stream.sh', 'redis-upload.sh']);
     const full = scriptModules('redis-upload.sh', { metrics: true, retention: true }).map((m) => m.file);
-    expect(full).toEqual(['common.sh', 's3.sh', 'retention.sh', 'metrics.sh', 'redis-upload.sh']);
+    expect(full).toEqual(['common.sh', 's3.sh', 'redis-stream.sh', 'retention.sh', 'metrics.sh', 'redis-upload.sh']);
   });
 
   test('a Redis upload step carries no etcd code, and the metrics hook once', () => {

@@ -12,11 +12,14 @@ stream_init() { mkfifo "$1" 2>/dev/null || [ -p "$1" ]; }
 
 # stream_watch PIPE MARKER: until stream_unwatch, releases this side's pending
 # open of PIPE once the other side's MARKER appears (it ended without opening
-# the pipe). Sets stream_watch_pid.
+# the pipe): every second, as the open may not be pending yet.
+# Sets stream_watch_pid.
 stream_watch() {
   (
-    while [ ! -e "$2" ]; do sleep 1; done
-    command : <>"$1"
+    while :; do
+      if [ -e "$2" ]; then command : <>"$1" 2>/dev/null || :; fi
+      sleep 1
+    done
   ) &
   stream_watch_pid=$!
 }
