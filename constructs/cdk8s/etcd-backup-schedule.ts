@@ -1,5 +1,4 @@
 import type { Construct } from 'constructs';
-import { objectByKey } from '../../lib';
 import { ETCD_PROPS_LAYOUT, etcdSchedulePolicy } from '../../lib/engines/etcd/props';
 import type { EtcdScheduleProps } from '../../lib/engines/etcd/props';
 import { PolicyConstruct } from './backup-policy';

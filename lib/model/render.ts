@@ -1,7 +1,7 @@
 /** The resolved model → the ordered list of plain Kubernetes objects. */
 import type { EngineContainer, Manifest } from '../kubernetes/objects';
 import { validateObject } from '../kubernetes/validation';
-import { buildCronJob, buildJob } from '../workload/jobs';
+import { buildCronJob } from '../workload/jobs';
 import { INLINE_SCRIPTS, ScriptsRendering, scriptsConfigMap } from '../workload/scripts';
 import { prometheusRule } from './alerts';
 import { provenance } from './provenance';

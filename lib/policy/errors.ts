@@ -1,5 +1,3 @@
-import { show } from '../messages';
-
 export { closest, show } from '../messages';
 
 /** One problem in a policy: where, what was received, what is allowed. */

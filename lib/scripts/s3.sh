@@ -12,9 +12,39 @@ s3_aws() {
   if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
   if [ "${S3_FORCE_PATH_STYLE:-false}" != true ] || [ -n "${AWS_CONFIG_FILE:-}" ]; then aws "$@"; return; fi
   _s3_config=$(mktemp "${TMPDIR:-/tmp}/aws-config.XXXXXX") || return 1
-  if [ "${AWS_PROFILE:-default}" = default ]; then _s3_section='[default]'; else _s3_section="[profile $AWS_PROFILE]"; fi
   _s3_status=1
-  if printf '%s\ns3 =\n    addressing_style = path\n' "$_s3_section" >"$_s3_config"; then _s3_status=0; AWS_CONFIG_FILE=$_s3_config aws "$@" || _s3_status=$?; fi
+  if _s3_path_style_config "$_s3_config"; then _s3_status=0; AWS_CONFIG_FILE=$_s3_config aws "$@" || _s3_status=$?; fi
   rm -f "$_s3_config"
   return "$_s3_status"
+}
+
+# Writes the aws config file FILE that turns on path-style addressing for AWS_PROFILE.
+_s3_path_style_config() {
+  if [ "${AWS_PROFILE:-default}" = default ]; then _s3_section='[default]'; else _s3_section="[profile $AWS_PROFILE]"; fi
+  printf '%s\ns3 =\n    addressing_style = path\n' "$_s3_section" >"$1"
+}
+
+# For a script that runs aws itself (s3_exec): with S3_FORCE_PATH_STYLE=true
+# and no AWS_CONFIG_FILE, writes the path-style config once into TMPDIR and
+# exports AWS_CONFIG_FILE, so that every later aws call of the script (s3_aws
+# included) reads it. Sets s3_pinned_config to that file (empty when none was
+# written); the caller removes it when done.
+s3_pin_config() {
+  s3_pinned_config=
+  if [ "${S3_FORCE_PATH_STYLE:-false}" != true ] || [ -n "${AWS_CONFIG_FILE:-}" ]; then return 0; fi
+  s3_pinned_config=$(mktemp "${TMPDIR:-/tmp}/aws-config.XXXXXX") || return 1
+  _s3_path_style_config "$s3_pinned_config" || return 1
+  AWS_CONFIG_FILE=$s3_pinned_config
+  export AWS_CONFIG_FILE
+}
+
+# s3_exec ARGS...: s3_aws in place of the calling subshell, so that
+# `( s3_exec ... ) &` leaves aws's own PID in $! (a script can then stop that
+# very process). Path-style addressing needs s3_pin_config first.
+s3_exec() {
+  if [ "${S3_FORCE_PATH_STYLE:-false}" = true ] && [ -z "${AWS_CONFIG_FILE:-}" ]; then
+    die "s3_exec needs s3_pin_config first (path-style addressing)"
+  fi
+  if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
+  exec aws "$@"
 }

@@ -32,6 +32,10 @@
  *    enforced. The process runs as the test user (often root here).
  *  - When argv[0]'s process exits, every process left in its process group is killed (like container
  *    teardown). A timeout kills the whole process group (TERM, KILL after 3 s) and sets timedOut.
+ *    opts.onSpawn gets argv[0]'s PID (= its process group id): a test can signal the container's PID 1,
+ *    as the kubelet does, or kill its whole group, as when the container is killed.
+ *  - runPod() runs a whole pod: init containers one after the other, then all containers at once, sharing
+ *    the pod's volumes (what two containers of one pod need to talk through an emptyDir, e.g. a named pipe).
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -76,6 +80,8 @@ export interface RunContainerOptions {
   pod?: FakePodInfo;
   /** Data written to the container's stdin (default: no stdin, like a container without `stdin: true`). */
   stdin?: string | Buffer;
+  /** Called with the PID of argv[0] (the container's PID 1; its process group has the same id) once it runs. */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface RunContainerResult {
@@ -542,6 +548,7 @@ export async function runContainer(
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     child.stdout!.on('data', (b: Buffer) => out.push(b));
     child.stderr!.on('data', (b: Buffer) => err.push(b));
     if (opts.stdin !== undefined) {
@@ -601,4 +608,42 @@ export async function runContainer(
     });
     child.on('close', finish);
   });
+}
+
+export interface RunPodOptions extends RunContainerOptions {
+  /** Per-container options, laid over the pod-wide ones (`env` merged, other fields replaced). */
+  containers?: Record<string, RunContainerOptions>;
+}
+
+export interface RunPodResult {
+  /** Results by container name, of the containers that ran. */
+  results: Record<string, RunContainerResult>;
+  /** The failed init container that stopped the pod before its containers started, if any. */
+  failedInit?: string;
+  volumeDirs: Record<string, string>;
+}
+
+/**
+ * Runs a pod as the kubelet does with restartPolicy Never: the init containers one after the other
+ * (a failed one fails the pod: nothing after it runs), then all containers at the same time. All
+ * share the pod's volumes.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function runPod(podSpecOrObject: any, opts: RunPodOptions = {}): Promise<RunPodResult> {
+  const spec = resolvePodSpec(podSpecOrObject);
+  const { containers: perContainer = {}, ...common } = opts;
+  const volumeDirs = opts.volumeDirs ?? {};
+  const optionsOf = (name: string): RunContainerOptions => {
+    const own = perContainer[name] ?? {};
+    return { ...common, ...own, env: { ...common.env, ...own.env }, volumeDirs };
+  };
+  const results: Record<string, RunContainerResult> = {};
+  for (const c of (spec.initContainers ?? []) as { name: string }[]) {
+    results[c.name] = await runContainer(spec, c.name, optionsOf(c.name));
+    if (results[c.name].code !== 0) return { results, failedInit: c.name, volumeDirs };
+  }
+  const names = ((spec.containers ?? []) as { name: string }[]).map((c) => c.name);
+  const ran = await Promise.all(names.map((name) => runContainer(spec, name, optionsOf(name))));
+  names.forEach((name, i) => (results[name] = ran[i]));
+  return { results, volumeDirs };
 }

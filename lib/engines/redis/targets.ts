@@ -1,13 +1,17 @@
 /**
  * Redis behind Sentinel: one CronJob per shard (Sentinel master name). Each
- * run's pod has two steps:
- *  1. init container `redis-dump` (redis image): asks Sentinel for the shard's
- *     replicas, picks a healthy read-only one (the master only when allowed),
- *     `redis-cli --rdb`, `redis-check-rdb`, gzip, into the scratch volume. It
- *     records success or the failure reason there and exits 0, so that
- *  2. container `s3-upload` (aws CLI image) always runs: it uploads and
- *     verifies the object, prunes this shard's old objects, pushes the
- *     metrics of either outcome, and exits non-zero on any failure.
+ * run's pod has two containers that run at the same time and share the
+ * scratch volume, through which the backup streams in a named pipe (no copy
+ * of the dump is stored in the pod):
+ *  - `redis-dump` (redis image): asks Sentinel for the shard's replicas, picks
+ *    a healthy read-only one (the master only when allowed), and streams
+ *    `redis-cli --rdb` through `redis-check-rdb` and gzip into the pipe; its
+ *    verdict is written before the stream ends.
+ *  - `s3-upload` (aws CLI image): uploads the stream as it comes, lets the
+ *    upload complete only after a good verdict, verifies the stored size,
+ *    pushes the metrics of either outcome, prunes this shard's old objects.
+ * Either side ending early ends the other (the stream breaks, or a marker
+ * file); each exits non-zero on failure (restartPolicy Never: the pod fails).
  * With `spec.retention.schedule`, one retention-prune CronJob per shard.
  */
 import type { EngineContainer, EnvVar, Volume } from '../../kubernetes/objects';
@@ -86,6 +90,18 @@ function metricsEnv(ctx: PodContext, shard: string): EnvVar[] {
   return ctx.metrics ? [{ name: 'BACKUP_METRICS_LABELS', value: `shard=${shard}` }] : [];
 }
 
+/**
+ * Grace period for the TERM the kubelet sends at the Job's deadline. s3-upload
+ * then stops the upload and may need, one after the other: deleting the
+ * object (one S3 call), aborting the multipart upload (list + abort: two), each
+ * call one attempt of at most 5 s connect + 10 s read plus about 1 s of CLI
+ * start-up; then the failure push (two curl calls of at most 10 s each);
+ * plus 10 s for stopping the children. redis-dump needs at most one bounded
+ * redis-cli call (REDIS_TIMEOUT_SECONDS, 10 s).
+ */
+const STOP_S3_CALL_SECONDS = 16;
+const STOP_GRACE_SECONDS = 3 * STOP_S3_CALL_SECONDS + 2 * 10 + 10;
+
 const tmpVolume: Volume = emptyDirVolume('tmp', REDIS_DEFAULTS.tmpSizeLimit);
 const tmpEnv: EnvVar[] = [{ name: 'HOME', value: TMP }, { name: 'TMPDIR', value: TMP }];
 
@@ -138,11 +154,11 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
     securityContext: restrictedContainerSecurity(),
   };
   return {
-    initContainers: [dump],
-    containers: [upload],
+    containers: [dump, upload],
     mainContainers: ['redis-dump', 's3-upload'],
     volumes: [scratchVolume(spec), tmpVolume],
     securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
+    terminationGracePeriodSeconds: STOP_GRACE_SECONDS,
     placement: shardSerialization(policy, shard),
   };
 }

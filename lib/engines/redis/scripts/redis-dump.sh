@@ -1,26 +1,41 @@
 # shellcheck shell=sh
-# Dump step of a Redis shard backup: the init container, in a redis image.
+# needs: redis-stream.sh
+# Dump side of a Redis shard backup: container `redis-dump` (redis image). It
+# runs at the same time as container `s3-upload` (redis-upload.sh) of the same
+# pod and hands it the backup through the named pipe $BACKUP_SCRATCH_DIR/stream
+# as it is produced: no copy of the dump is ever stored in the pod.
 #
-#  1. Ask the Sentinels (REDIS_SENTINEL_ADDRESSES, in order, until one
+#  1. Opens the stream for writing (that waits until s3-upload opens it).
+#  2. Asks the Sentinels (REDIS_SENTINEL_ADDRESSES, in order, until one
 #     answers) for the replicas of the shard (Sentinel master REDIS_SHARD).
-#  2. Candidates: flags without s_down, o_down or disconnected, Sentinel's
+#     Candidates: flags without s_down, o_down or disconnected, Sentinel's
 #     master-link-status ok. Order: replica-priority 0 first (never promoted:
 #     the usual way to dedicate a backup replica), then by address. The first
 #     candidate whose own INFO replication says role:slave,
 #     master_link_status:up, slave_read_only:1, master_sync_in_progress:0 is
-#     dumped. None: the master, only with REDIS_ALLOW_MASTER_FALLBACK=true.
-#  3. redis-cli --rdb (a full sync served by the chosen server), the RDB
-#     magic, redis-check-rdb (REDIS_VERIFY_RDB), gzip -REDIS_GZIP_LEVEL, gzip -t.
+#     dumped. None: the master, only with REDIS_ALLOW_MASTER_FALLBACK=true. A
+#     server or Sentinel that refuses the credentials ends the run with that
+#     error (WRONGPASS/NOAUTH), not with "no healthy replica".
+#  3. Writes one header line "<host:port> <replica|master>" to the stream,
+#     then the dump:
+#       redis-cli --rdb -  >  strip the end mark  >  tee  >  gzip -N  >  stream
+#                                                       >  redis-check-rdb
+#     Each stage is its own process, joined by named pipes in
+#     $BACKUP_SCRATCH_DIR/dump/, so that each exit status is known and a TERM
+#     stops each of them. (A client-side encryption stage would go between
+#     gzip and the stream.)
+#  4. Records the verdict in $BACKUP_SCRATCH_DIR/result/ and only then closes
+#     the stream: s3-upload reads the verdict when the stream ends and lets
+#     the upload complete only after a good one.
+#       result/ok       every stage succeeded; with result/rdb_bytes, result/keys
+#       result/error    the reason of a failure (one line); this container
+#                       then exits 1 as well
+#     No verdict at the end of the stream means this container was killed.
 #
-# This step never fails the pod for a backup failure: it records the outcome
-# in $BACKUP_SCRATCH_DIR/result/ and exits 0, so that the upload container
-# always runs, pushes the failure metrics and fails the Job with the reason.
-#   result/started    epoch seconds of the start
-#   result/timestamp  the start as UTC RFC3339 (the object name's time)
-#   result/error      on failure: the reason (one line)
-#   result/ok         on success, with result/server (host:port), result/role
-#                     (replica|master), result/rdb_bytes, result/gz_bytes,
-#                     result/keys; the dump is $BACKUP_SCRATCH_DIR/redis-dump.rdb.gz
+# TERM/INT (the Job's deadline, pod deletion): stops every stage, records the
+# failure, exits 1. s3-upload ending first (its marker upload.exit, or a
+# broken stream) fails this side too, with a line saying so; this side's end
+# leaves the marker dump.exit (see redis-stream.sh).
 #
 # Env: REDIS_SHARD, REDIS_SENTINEL_ADDRESSES (space-separated host:port or
 # [ipv6]:port), REDIS_SENTINEL_USERNAME, REDIS_SENTINEL_PASSWORD,
@@ -29,11 +44,12 @@
 # REDIS_GZIP_LEVEL (1-9), REDIS_VERIFY_RDB, BACKUP_SCRATCH_DIR,
 # REDIS_TIMEOUT_SECONDS (each Sentinel and INFO call; default 10).
 
-# redis-cli against a Sentinel (_rc sentinel HOST PORT ARGS...) or a Redis
-# server (_rc redis HOST PORT ARGS...), with that side's credentials in the
-# environment only. `-e`: error replies exit non-zero. Bounded by `timeout`
-# unless the first argument after the port is --rdb.
-_rc() {
+# In a subshell only: replaces it with redis-cli against a Sentinel
+# (_rc_exec sentinel HOST PORT ARGS...) or a Redis server (_rc_exec redis
+# ...), with that side's credentials in the environment only. `-e`: error
+# replies exit non-zero. Bounded by `timeout` unless the first argument after
+# the port is --rdb.
+_rc_exec() {
   if [ "$1" = sentinel ]; then
     _rc_user=${REDIS_SENTINEL_USERNAME:-} _rc_pass=${REDIS_SENTINEL_PASSWORD:-}
   else
@@ -47,23 +63,28 @@ _rc() {
     *' --rdb '*) ;;
     *) if [ -n "$have_timeout" ]; then set -- timeout "$timeout_s" "$@"; fi ;;
   esac
-  (
-    if [ -n "$_rc_pass" ]; then
-      REDISCLI_AUTH=$_rc_pass
-      export REDISCLI_AUTH
-    else
-      unset REDISCLI_AUTH
-    fi
-    exec "$@" </dev/null
-  )
+  if [ -n "$_rc_pass" ]; then
+    REDISCLI_AUTH=$_rc_pass
+    export REDISCLI_AUTH
+  else
+    unset REDISCLI_AUTH
+  fi
+  exec "$@" </dev/null 3>&-
 }
 
-# The reason of the last failed call: the last non-empty line of its stderr.
+_rc() { (_rc_exec "$@"); }
+
+# The reason of the last failed call: the line that says the credentials were
+# refused if there is one, else the last non-empty line of its stderr.
 _reason() {
-  _r=$(awk 'NF { line = $0 } END { print line }' "$errf" 2>/dev/null) || _r=
+  _r=$(awk '/WRONGPASS|NOAUTH|AUTH failed|invalid password/ { print; found = 1; exit }
+    NF { line = $0 } END { if (!found) print line }' "$errf" 2>/dev/null) || _r=
   if [ "$1" = 124 ]; then _r="no answer within ${timeout_s}s"; fi
   printf '%s' "${_r:-exit code $1}"
 }
+
+# True when the last failed call was refused for its credentials.
+_auth_refused() { grep -Eq 'WRONGPASS|NOAUTH|AUTH failed|invalid password' "$errf" 2>/dev/null; }
 
 # host and port of "host:port" / "[v6]:port" into _host, _port.
 _split() {
@@ -85,6 +106,7 @@ _addr() {
 # sentinel_host/sentinel_port (the Sentinel that answered).
 ask_sentinels() {
   _errors=
+  _refused=
   for _a in $REDIS_SENTINEL_ADDRESSES; do
     _split "$_a"
     _rc_status=0
@@ -100,9 +122,13 @@ ask_sentinels() {
       return 0
     fi
     _why=$(_reason "$_rc_status")
+    if _auth_refused; then _refused="${_refused:+$_refused; }$_a: $_why"; fi
     log warn "Sentinel $_a: SENTINEL replicas $REDIS_SHARD failed: $_why"
     _errors="${_errors:+$_errors; }$_a: $_why"
   done
+  if [ -n "$_refused" ]; then
+    die "the Sentinels refused the credentials for shard $REDIS_SHARD ($_errors): check the Sentinel password and user (REDIS_SENTINEL_PASSWORD, REDIS_SENTINEL_USERNAME); no backup taken"
+  fi
   die "no Sentinel answered for shard $REDIS_SHARD ($_errors); no backup taken"
 }
 
@@ -139,10 +165,16 @@ info_replication() {
   printf '%s\n' "$_ir" | tr -d '\r'
 }
 
+# Ends the run when a server refused the credentials of the last call.
+refused_credentials() {
+  _auth_refused || return 0
+  die "Redis $1 ($2 of shard $REDIS_SHARD) refused the credentials: $(_reason 1); check the Redis password and user (REDIS_PASSWORD, REDIS_USERNAME); no backup taken"
+}
+
 # The first candidate that is a healthy read-only replica by its own account.
 # Sets server_host, server_port, role.
 choose_server() {
-  sentinel_candidates >"$result/candidates" || die "cannot parse the Sentinel answer for shard $REDIS_SHARD"
+  sentinel_candidates >"$work/candidates" || die "cannot parse the Sentinel answer for shard $REDIS_SHARD"
   _skipped=
   while IFS="$tab" read -r _kind _f1 _f2 _f3; do
     if [ "$_kind" = skip ]; then
@@ -154,6 +186,7 @@ choose_server() {
     _st=0
     _info=$(info_replication "$_f2" "$_f3") || _st=$?
     if [ "$_st" -ne 0 ] || [ -z "$_info" ]; then
+      refused_credentials "$_name" replica
       _why=$(_reason "$_st")
       log warn "replica $_name of shard $REDIS_SHARD skipped: INFO replication failed: $_why"
       _skipped="${_skipped:+$_skipped; }$_name: INFO replication failed: $_why"
@@ -177,7 +210,7 @@ choose_server() {
     server_host=$_f2 server_port=$_f3 role=replica
     info "shard $REDIS_SHARD: dumping read-only replica $_name"
     return 0
-  done <"$result/candidates"
+  done <"$work/candidates"
 
   _known=${_skipped:-no replicas known to Sentinel}
   if [ "${REDIS_ALLOW_MASTER_FALLBACK:-false}" != true ]; then
@@ -195,94 +228,196 @@ choose_server() {
   _name=$(_addr "$server_host" "$server_port")
   _st=0
   _info=$(info_replication "$server_host" "$server_port") || _st=$?
-  [ "$_st" -eq 0 ] || die "master $_name of shard $REDIS_SHARD: INFO replication failed: $(_reason "$_st"); no backup taken"
+  if [ "$_st" -ne 0 ]; then
+    refused_credentials "$_name" master
+    die "master $_name of shard $REDIS_SHARD: INFO replication failed: $(_reason "$_st"); no backup taken"
+  fi
   printf '%s\n' "$_info" | grep -qx 'role:master' || die "master $_name of shard $REDIS_SHARD does not report role:master (failover in progress?); no backup taken"
   role=master
   info "shard $REDIS_SHARD: dumping the master $_name"
 }
 
-dump() {
-  _name=$(_addr "$server_host" "$server_port")
-  rdb=$BACKUP_SCRATCH_DIR/redis-dump.rdb
-  _st=0
-  _rc redis "$server_host" "$server_port" --rdb "$rdb" >/dev/null 2>"$errf" || _st=$?
-  [ "$_st" -eq 0 ] || die "redis-cli --rdb from $_name (shard $REDIS_SHARD) failed: $(_reason "$_st"); no backup taken"
-  [ -s "$rdb" ] || die "redis-cli --rdb from $_name wrote an empty file; no backup taken"
-  [ "$(head -c 5 "$rdb")" = REDIS ] || die "the dump from $_name is not an RDB file (no REDIS magic); no backup taken"
-  rdb_bytes=$(($(wc -c <"$rdb")))
-  keys=
-  if [ "${REDIS_VERIFY_RDB:-true}" = true ]; then
-    require_cmd redis-check-rdb
-    if ! redis-check-rdb "$rdb" >"$errf" 2>&1; then
-      _why=$(awk '/RDB ERROR DETECTED/ { if ((getline line) > 0) print line; exit }' "$errf")
-      [ -n "$_why" ] || _why=$(_reason 1)
-      case $_why in
-        *"Can't handle RDB format version"*)
-          _why="$_why (the image's redis-check-rdb is older than the server: use an images.redis at least as new as the servers, or verifyRdb: false)" ;;
-      esac
-      die "redis-check-rdb rejected the dump from $_name ($rdb_bytes bytes): $_why; no backup taken"
-    fi
-    keys=$(awk '/keys read/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$errf")
-    info "redis-check-rdb: the dump from $_name is valid (${keys:-?} keys, $rdb_bytes bytes)"
-  fi
-  gz=$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz
-  gzip -"$REDIS_GZIP_LEVEL" -c "$rdb" >"$gz.partial" 2>"$errf" || die "gzip of the dump failed: $(_reason 1); no backup taken"
-  gzip -t "$gz.partial" 2>"$errf" || die "the compressed dump does not pass gzip -t: $(_reason 1); no backup taken"
-  mv "$gz.partial" "$gz" || die "cannot rename $gz.partial; no backup taken"
-  rm -f "$rdb"
-  gz_bytes=$(($(wc -c <"$gz")))
+# Stage between redis-cli and the rest: copies its stdin (redis-cli's stdout)
+# to stdout without the end mark. With diskless replication on the server
+# (repl-diskless-sync yes, the default since Redis 7.0) the transfer ends with
+# a 40-byte mark, which `redis-cli --rdb -` passes on: it strips the mark only
+# from a regular file, by ftruncate (redis-cli.c, getRDB). redis-cli announces
+# the mode on stderr ("... writing bytes of bulk transfer until EOF marker
+# ...") before it writes its first byte, so the mode is known once that byte
+# has arrived.
+strip_eof_mark() {
+  dd bs=1 count=1 2>/dev/null || exit 1
+  if grep -q 'until EOF marker' "$cli_err"; then exec head -c -40; fi
+  exec cat
 }
 
-run() {
-  require_env REDIS_SHARD REDIS_SENTINEL_ADDRESSES
-  require_cmd redis-cli gzip awk sort head wc tr sed grep
-  case ${REDIS_GZIP_LEVEL:=1} in
-    [1-9]) ;;
-    *) die "REDIS_GZIP_LEVEL must be 1-9, got '$REDIS_GZIP_LEVEL'" ;;
-  esac
-  timeout_s=${REDIS_TIMEOUT_SECONDS:-10}
-  have_timeout=
-  if command -v timeout >/dev/null 2>&1; then have_timeout=1; fi
-  ask_sentinels
-  choose_server
-  dump
-  printf '%s\n' "$(_addr "$server_host" "$server_port")" >"$result/server"
-  printf '%s\n' "$role" >"$result/role"
-  printf '%s\n' "$rdb_bytes" >"$result/rdb_bytes"
-  printf '%s\n' "$gz_bytes" >"$result/gz_bytes"
-  printf '%s\n' "$keys" >"$result/keys"
-  : >"$result/ok"
-  info "shard $REDIS_SHARD: dump of $(_addr "$server_host" "$server_port") ($role) ready: $rdb_bytes bytes, $gz_bytes compressed (gzip -$REDIS_GZIP_LEVEL)"
+# The RDB size from redis-cli's report: "Transfer finished with success after
+# N bytes" (diskless) or "SYNC sent to master, writing N bytes to '-'".
+rdb_size() {
+  awk '/^Transfer finished with success after [0-9]+ bytes/ { n = $(NF - 1) }
+    /^SYNC sent to master, writing [0-9]+ bytes/ { n = $6 }
+    END { print n + 0 }' "$cli_err"
+}
+
+# The last non-empty line of FILE, or "exit code STATUS".
+last_line() {
+  _l=$(awk 'NF { line = $0 } END { print line }' "$1" 2>/dev/null) || _l=
+  printf '%s' "${_l:-exit code $2}"
+}
+
+# Kills the running stages (each by its PID) and waits for them.
+stop_children() {
+  for _p in $children; do kill "$_p" 2>/dev/null || :; done
+  for _p in $children; do wait "$_p" 2>/dev/null || :; done
+  children=
+}
+
+# Waits for a stage; sets _st to its exit status (128 + signal when killed).
+# A TERM interrupts the wait at once and runs on_signal.
+wait_stage() {
+  _st=0
+  wait "$1" || _st=$?
+}
+
+send_header() {
+  # Write errors (the upload side gone) as a status, not a SIGPIPE.
+  trap '' PIPE
+  _st=0
+  printf '%s %s\n' "$(_addr "$server_host" "$server_port")" "$role" >&3 || _st=$?
+  trap - PIPE
+  [ "$_st" -eq 0 ] || die "the upload container (s3-upload) stopped reading the stream before the dump started (see its log); no backup taken"
+}
+
+dump() {
+  _name=$(_addr "$server_host" "$server_port")
+  cli_err=$work/redis-cli.err
+  check_out=$work/redis-check-rdb.out
+  gzip_err=$work/gzip.err
+  verify=${REDIS_VERIFY_RDB:-true}
+  mkfifo "$work/raw" "$work/rdb" || die "cannot create named pipes in $work; no backup taken"
+  (_rc_exec redis "$server_host" "$server_port" --rdb -) >"$work/raw" 2>"$cli_err" &
+  cli_pid=$!
+  children=$cli_pid
+  (strip_eof_mark) <"$work/raw" >"$work/rdb" 3>&- &
+  strip_pid=$!
+  children="$children $strip_pid"
+  _gzip_in=$work/rdb
+  if [ "$verify" = true ]; then
+    mkfifo "$work/check" "$work/gz" || die "cannot create named pipes in $work; no backup taken"
+    tee "$work/check" <"$work/rdb" >"$work/gz" 3>&- &
+    tee_pid=$!
+    redis-check-rdb "$work/check" >"$check_out" 2>&1 3>&- &
+    check_pid=$!
+    children="$children $tee_pid $check_pid"
+    _gzip_in=$work/gz
+  fi
+  gzip -"$REDIS_GZIP_LEVEL" <"$_gzip_in" >&3 2>"$gzip_err" &
+  gzip_pid=$!
+  children="$children $gzip_pid"
+
+  wait_stage "$cli_pid"
+  cli_st=$_st
+  wait_stage "$strip_pid"
+  strip_st=$_st
+  tee_st=0 check_st=0
+  if [ "$verify" = true ]; then
+    wait_stage "$tee_pid"
+    tee_st=$_st
+    wait_stage "$check_pid"
+    check_st=$_st
+  fi
+  wait_stage "$gzip_pid"
+  gzip_st=$_st
+  children=
+
+  rdb_bytes=$(rdb_size)
+  # The first cause wins: a reader that stops early breaks every stage before it.
+  if [ "$cli_st" -ne 0 ] && [ "$cli_st" -ne 141 ]; then
+    errf=$cli_err
+    if _auth_refused; then
+      die "Redis $_name ($role of shard $REDIS_SHARD) refused the credentials for the dump: $(_reason "$cli_st"); check the Redis password and user (REDIS_PASSWORD, REDIS_USERNAME); no backup taken"
+    fi
+    die "redis-cli --rdb from $_name (shard $REDIS_SHARD) failed: $(_reason "$cli_st"); no backup taken"
+  fi
+  if [ "$gzip_st" -eq 141 ]; then
+    die "the upload container (s3-upload) stopped reading the stream (see its log); no backup taken"
+  fi
+  [ "$gzip_st" -eq 0 ] || die "gzip of the dump failed: $(last_line "$gzip_err" "$gzip_st"); no backup taken"
+  if [ "$check_st" -ne 0 ]; then
+    _why=$(awk '/RDB ERROR DETECTED/ { if ((getline line) > 0) print line; exit }' "$check_out")
+    [ -n "$_why" ] || _why=$(last_line "$check_out" "$check_st")
+    case $_why in
+      *"Can't handle RDB format version"*)
+        _why="$_why (the image's redis-check-rdb is older than the server: use an images.redis at least as new as the servers, or verifyRdb: false)" ;;
+    esac
+    die "redis-check-rdb rejected the dump from $_name: $_why; no backup taken"
+  fi
+  [ "$strip_st" -eq 0 ] || die "copying the dump from redis-cli failed (exit $strip_st); no backup taken"
+  [ "$tee_st" -eq 0 ] || die "copying the dump to redis-check-rdb failed (exit $tee_st); no backup taken"
+  [ "$cli_st" -eq 0 ] || die "redis-cli --rdb from $_name stopped: its output was closed early (exit $cli_st); no backup taken"
+  grep -q '^Transfer finished with success' "$cli_err" || die "redis-cli --rdb from $_name did not report a finished transfer: $(last_line "$cli_err" 0); no backup taken"
+  [ "$rdb_bytes" -gt 0 ] || die "redis-cli --rdb from $_name sent an empty dump; no backup taken"
+  keys=
+  if [ "$verify" = true ]; then
+    keys=$(awk '/keys read/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$check_out")
+    info "redis-check-rdb: the dump from $_name is valid (${keys:-?} keys, $rdb_bytes bytes)"
+  fi
+}
+
+on_signal() {
+  trap '' TERM INT
+  stream_unwatch
+  stop_children
+  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted); no backup taken"
+}
+
+on_exit() {
+  stream_unwatch
+  stop_children
+  rm -rf "$work"
+  stream_leave "$stream" "$BACKUP_SCRATCH_DIR/dump.exit"
 }
 
 main() {
   [ -n "${BACKUP_SCRATCH_DIR:-}" ] || { log error "environment variable BACKUP_SCRATCH_DIR is required but empty"; exit 1; }
+  stream=$BACKUP_SCRATCH_DIR/stream
   result=$BACKUP_SCRATCH_DIR/result
+  work=$BACKUP_SCRATCH_DIR/dump
+  errf=$work/redis-cli.err
+  tab=$(printf '\t')
+  children=
+  mkdir -p "$result" "$work" || { log error "cannot create $result and $work: the scratch volume is not writable"; exit 1; }
   # shellcheck disable=SC2034 # read by die (common.sh)
   die_record=$result/error
-  errf=$BACKUP_SCRATCH_DIR/redis-dump.err
-  tab=$(printf '\t')
-  # A fresh start: nothing from an earlier attempt of this pod counts.
-  rm -rf "$result" "$BACKUP_SCRATCH_DIR/redis-dump.rdb" "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz" "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz.partial"
-  mkdir -p "$result" || { log error "cannot create $result: the scratch volume is not writable"; exit 1; }
-  _now=$(date -u '+%s %Y-%m-%dT%H:%M:%SZ')
-  printf '%s\n' "${_now% *}" >"$result/started"
-  printf '%s\n' "${_now#* }" >"$result/timestamp"
-  _status=0
-  set +e
-  (
-    set -e
-    run
-  )
-  _status=$?
-  set -e
-  rm -f "$errf" "$result/candidates"
-  if [ "$_status" -ne 0 ]; then
-    rm -f "$BACKUP_SCRATCH_DIR/redis-dump.rdb" "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz" "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz.partial" "$result/ok"
-    [ -s "$result/error" ] || printf 'the dump step stopped unexpectedly (exit %s)\n' "$_status" >"$result/error"
-    info "dump step recorded the failure for the upload step"
+  stream_init "$stream" || die "cannot create the named pipe $stream; no backup taken"
+  trap on_exit EXIT
+  trap 'on_signal TERM' TERM
+  trap 'on_signal INT' INT
+  require_env REDIS_SHARD REDIS_SENTINEL_ADDRESSES
+  require_cmd redis-cli gzip awk sort head cat tr sed grep dd mkfifo
+  case ${REDIS_GZIP_LEVEL:=1} in
+    [1-9]) ;;
+    *) die "REDIS_GZIP_LEVEL must be 1-9, got '$REDIS_GZIP_LEVEL'" ;;
+  esac
+  if [ "${REDIS_VERIFY_RDB:-true}" = true ]; then require_cmd redis-check-rdb tee; fi
+  timeout_s=${REDIS_TIMEOUT_SECONDS:-10}
+  have_timeout=
+  if command -v timeout >/dev/null 2>&1; then have_timeout=1; fi
+
+  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
+  command exec 3>"$stream" || die "cannot open the stream $stream; no backup taken"
+  stream_unwatch
+  if [ -e "$BACKUP_SCRATCH_DIR/upload.exit" ]; then
+    die "the upload container (s3-upload) ended before the dump started (see its log); no backup taken"
   fi
-  exit 0
+  ask_sentinels
+  choose_server
+  send_header
+  dump
+  printf '%s\n' "$rdb_bytes" >"$result/rdb_bytes"
+  printf '%s\n' "$keys" >"$result/keys"
+  : >"$result/ok"
+  info "shard $REDIS_SHARD: dump of $(_addr "$server_host" "$server_port") ($role) streamed: $rdb_bytes bytes (gzip -$REDIS_GZIP_LEVEL)"
 }
 
 main "$@"

@@ -1,31 +1,47 @@
 # shellcheck shell=sh
-# needs: s3.sh
+# needs: s3.sh redis-stream.sh
 # optional: retention.sh metrics.sh
-# Upload step of a Redis shard backup: the main container, in an aws CLI
-# image, after the redis-dump init container (redis-dump.sh).
+# Upload side of a Redis shard backup: container `s3-upload` (aws CLI image).
+# It runs at the same time as container `redis-dump` (redis-dump.sh) of the
+# same pod and uploads the backup while it is produced, reading it from the
+# named pipe $BACKUP_SCRATCH_DIR/stream.
 #
-#  1. Reads the dump step's result from $BACKUP_SCRATCH_DIR/result/. A
-#     recorded failure: push the failure metrics, exit 1 with the reason.
-#  2. Uploads $BACKUP_SCRATCH_DIR/redis-dump.rdb.gz to
-#     s3://$S3_BUCKET/$S3_PREFIX$BACKUP_NAME_PREFIX<UTC RFC3339 start>$BACKUP_NAME_SUFFIX
-#     (redis-backup_<shard>_<time>.rdb.gz) with one `aws s3 cp`. S3 makes an
-#     object visible only once all of it is stored (PutObject, or
-#     CompleteMultipartUpload, which the CLI never sends after a failed part),
-#     so a failed upload leaves nothing under the final name.
-#  3. Verifies the stored size (head-object ContentLength) against the local
-#     file. After any failure from the upload on, the object under the final
-#     name is deleted (an upload that failed client-side may still have
-#     completed server-side), so nothing unverified stays there.
-#  4. Pushes the success metrics, then applies the retention rules to this
+#  1. Opens the stream and reads its header line "<server> <role>" (sent once
+#     redis-dump has chosen the server), then starts
+#       aws s3 cp - s3://$S3_BUCKET/$S3_PREFIX$BACKUP_NAME_PREFIX<UTC start>$BACKUP_NAME_SUFFIX
+#     (redis-backup_<shard>_<time>.rdb.gz) on a pipe that this script holds
+#     open: the CLI cannot see the end of its input before this script lets it.
+#  2. Copies the stream into that pipe, counting the bytes (tee, wc -c).
+#  3. At the end of the stream, reads redis-dump's verdict (result/ok or
+#     result/error, written before the stream ends). Only a good verdict ends
+#     the upload's input, and only then does the CLI complete the object
+#     (PutObject, or CompleteMultipartUpload): an object appears under its
+#     final name once the whole dump has passed redis-check-rdb, never before.
+#     Otherwise the CLI is stopped while its input is still open, so it
+#     completes nothing, and the unfinished multipart upload is aborted (best
+#     effort; a bucket lifecycle rule AbortIncompleteMultipartUpload is the
+#     safety net).
+#  4. Verifies the stored size (head-object ContentLength) against the bytes
+#     counted. After any failure from the completion on, the object under the
+#     final name is deleted (a completion that failed client-side may still
+#     have happened server-side).
+#  5. Pushes the success metrics, then applies the retention rules to this
 #     shard's objects only (prefix $S3_PREFIX$BACKUP_NAME_PREFIX, exact name
 #     pattern; the object just verified must be the newest) via retention.sh.
-#  5. Removes the scratch files, whatever happened.
+#
+# TERM/INT (the Job's deadline, pod deletion): stops the upload and its
+# helpers, deletes the object if it may have been completed but is not
+# verified yet, aborts an unfinished multipart upload, pushes the failure
+# metrics and exits 1. This side's end leaves the marker upload.exit (see
+# redis-stream.sh). Each S3 call of that path has one attempt, a 5 s
+# connect and a 10 s read timeout; the pod's terminationGracePeriodSeconds
+# (lib/engines/redis/index.ts) covers them.
 #
 # Env: BACKUP_SCRATCH_DIR, REDIS_SHARD, S3_BUCKET, S3_PREFIX, BACKUP_NAME_PREFIX,
 # BACKUP_NAME_SUFFIX, S3_ENDPOINT, S3_FORCE_PATH_STYLE, S3_STORAGE_CLASS,
 # S3_SSE, S3_SSE_KMS_KEY_ID, AWS_* (credentials from a Secret, region);
 # RETENTION_* (optional, see retention.sh); BACKUP_PUSHGATEWAY_URL and
-# BACKUP_METRICS_* (optional, see push_metrics in common.sh).
+# BACKUP_METRICS_* (optional, see push_metrics in metrics.sh).
 
 elapsed() {
   case ${started:-} in
@@ -34,8 +50,10 @@ elapsed() {
   esac
 }
 
-# One failed run: failure metrics, one error line, exit 1.
+# One failed run: failure metrics, one error line, exit 1. A TERM from here
+# on changes nothing (the push is bounded: see metrics.sh).
 fail() {
+  trap '' TERM INT
   push_metrics failure "$(elapsed)"
   die "backup of shard $REDIS_SHARD failed: $*"
 }
@@ -48,74 +66,248 @@ reason() {
   printf '%s' "${_r:-exit code $1}"
 }
 
+# Options of the S3 calls that clean up after a failure: bounded, so that a
+# stop within the grace period gets through them.
+cleanup_opts='--cli-connect-timeout 5 --cli-read-timeout 10'
+
 # No object may stay under the final name after a failure: deletes it
 # (deleting a missing key succeeds) and prints a note for the error line.
 remove_final_object() {
-  if s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" >/dev/null 2>"$errf"; then
+  # shellcheck disable=SC2086 # cleanup_opts: several options
+  if (s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" $cleanup_opts) >/dev/null 2>"$errf"; then
     printf 'no object left under that name'
   else
     printf 'deleting that key to be sure failed too (%s): check that no object is left under it' "$(reason 1)"
   fi
 }
 
-cleanup() {
-  rm -rf "$result" "$BACKUP_SCRATCH_DIR/redis-dump.rdb" "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz" \
-    "$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz.partial" "$errf"
+# Aborts the unfinished multipart uploads of the final key (a stopped CLI
+# leaves its parts stored, invisible, until aborted). One warning when that
+# is not possible.
+abort_multipart() {
+  _am_out=$work/multipart
+  # shellcheck disable=SC2086 # cleanup_opts: several options
+  if ! (s3_aws s3api list-multipart-uploads --bucket "$S3_BUCKET" --prefix "$key" $cleanup_opts \
+    --query 'Uploads[].[Key, UploadId]' --output text) >"$_am_out" 2>"$errf"; then
+    log warn "could not list the unfinished multipart uploads of $where ($(reason 1)): parts of this upload may stay stored until a lifecycle rule (AbortIncompleteMultipartUpload) removes them"
+    return 0
+  fi
+  _am_ids=$(_AM_KEY=$key awk -F '\t' '$1 == ENVIRON["_AM_KEY"] { print $2 }' "$_am_out")
+  for _am_id in $_am_ids; do
+    # shellcheck disable=SC2086 # cleanup_opts: several options
+    if (s3_aws s3api abort-multipart-upload --bucket "$S3_BUCKET" --key "$key" --upload-id "$_am_id" $cleanup_opts) >/dev/null 2>"$errf"; then
+      info "aborted the unfinished multipart upload $_am_id of $where"
+    else
+      log warn "could not abort the multipart upload $_am_id of $where ($(reason 1))"
+    fi
+  done
+}
+
+# Stops the CLI first (while this script still holds its input open, so that
+# it cannot complete), then the helpers, and waits for them.
+stop_children() {
+  if [ -n "$aws_pid" ]; then
+    kill "$aws_pid" 2>/dev/null || :
+    wait "$aws_pid" 2>/dev/null || :
+    aws_pid=
+  fi
+  for _p in $tee_pid $wc_pid $job_pid; do kill "$_p" 2>/dev/null || :; done
+  for _p in $tee_pid $wc_pid $job_pid; do wait "$_p" 2>/dev/null || :; done
+  tee_pid='' wc_pid='' job_pid=''
+}
+
+# run_job OUT ERR CMD...: runs CMD in a background subshell, its stdout and
+# stderr into the files OUT and ERR ("-": this script's), and waits for it, so
+# that a TERM is handled at once; sets _st to its exit status. With s3_exec
+# the subshell is the aws process itself. (A function called with its own
+# redirections would send the TERM handler's log lines there too.)
+run_job() {
+  _rj_out=$1 _rj_err=$2
+  shift 2
+  (
+    if [ "$_rj_out" != - ]; then exec >"$_rj_out"; fi
+    if [ "$_rj_err" != - ]; then exec 2>"$_rj_err"; fi
+    "$@"
+  ) &
+  job_pid=$!
+  _st=0
+  wait "$job_pid" || _st=$?
+  job_pid=
+}
+
+# redis-dump's reason when it recorded one; else it ended without a verdict.
+dump_failure() {
+  if [ -s "$result/error" ]; then
+    cat "$result/error"
+  else
+    printf 'the dump container (redis-dump) ended without a result (killed? see its log); no backup taken'
+  fi
+}
+
+# Reads the header line; sets server and role.
+read_header() {
+  if ! IFS=' ' read -r server role <&5; then
+    fail "$(dump_failure)"
+  fi
+  printf '%s\n' "$server" | grep -Eqx '[][A-Za-z0-9.:_-]+' || fail "the dump container sent a bad header line (server '$server')"
+  case $role in
+    replica | master) ;;
+    *) fail "the dump container sent a bad header line (role '$role')" ;;
+  esac
+}
+
+# Starts the CLI on the pipe $work/upload, opens that pipe as fd 4 (held until
+# the verdict) and copies the stream (fd 5) into it, counting the bytes.
+start_upload() {
+  mkfifo "$work/upload" "$work/count" || fail "cannot create named pipes in $work"
+  set -- --only-show-errors --no-progress --metadata \
+    "{\"redis-shard\":\"$REDIS_SHARD\",\"redis-server\":\"$server\",\"redis-role\":\"$role\"}"
+  if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
+  if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
+  if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
+  info "uploading the dump of $server ($role) to $where"
+  (s3_exec s3 cp "$@" - "$where") <"$work/upload" >/dev/null 2>"$errf" 5<&- &
+  aws_pid=$!
+  command exec 4>"$work/upload" || fail "cannot open the upload pipe $work/upload"
+  phase=streaming
+  tee "$work/count" <&5 >&4 &
+  tee_pid=$!
+  exec 5<&-
+  wc -c <"$work/count" >"$work/bytes" 4>&- &
+  wc_pid=$!
+}
+
+# Ends the upload's input after a good verdict and waits for the CLI.
+complete_upload() {
+  phase=completing
+  exec 4>&-
+  _st=0
+  wait "$aws_pid" || _st=$?
+  aws_pid=
+  if [ "$_st" -ne 0 ]; then
+    fail "upload to $where failed: $(reason "$_st"); $(remove_final_object)"
+  fi
+  phase=stored
+}
+
+# Stops the upload after a bad verdict: nothing completes. A stream shorter
+# than the CLI's multipart threshold (8 MiB unless its config says otherwise)
+# is sent with one PutObject at its end, which never came; a longer one has
+# parts stored: they are aborted.
+cancel_upload() {
+  stop_children
+  exec 4>&-
+  if [ "$bytes" -ge 8388608 ]; then abort_multipart; fi
+  phase=start
+}
+
+# retention_apply for the object just verified, in the environment the pod
+# gave: without the config file pinned for this script's own aws calls.
+prune_after_backup() {
+  if [ -n "${s3_pinned_config:-}" ]; then unset AWS_CONFIG_FILE; fi
+  retention_apply "$1"
+}
+
+on_signal() {
+  trap '' TERM INT
+  stream_unwatch
+  AWS_MAX_ATTEMPTS=1
+  export AWS_MAX_ATTEMPTS
+  _was=$phase
+  stop_children
+  exec 4>&- 5<&-
+  case $_was in
+    verified) die "stopped by SIG$1 after $where was verified, during retention: the backup is complete, retention did not finish" ;;
+    streaming) abort_multipart ;;
+    completing | stored)
+      if [ "$_was" = completing ]; then abort_multipart; fi
+      fail "stopped by SIG$1 (the Job's deadline, or the pod was deleted) before $where was verified; $(remove_final_object)" ;;
+  esac
+  fail "stopped by SIG$1 (the Job's deadline, or the pod was deleted); no object stored under $where"
+}
+
+on_exit() {
+  stream_unwatch
+  stop_children
+  stream_leave "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
+  rm -rf "$work"
+  if [ -n "${s3_pinned_config:-}" ]; then rm -f "$s3_pinned_config"; fi
 }
 
 main() {
   require_env BACKUP_SCRATCH_DIR REDIS_SHARD
+  started=$(now_epoch)
+  timestamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  stream=$BACKUP_SCRATCH_DIR/stream
   result=$BACKUP_SCRATCH_DIR/result
-  errf=$BACKUP_SCRATCH_DIR/redis-upload.err
-  started=$(cat "$result/started" 2>/dev/null) || started=
-  trap cleanup EXIT
-  if [ -s "$result/error" ]; then
-    fail "$(cat "$result/error")"
-  fi
-  [ -f "$result/ok" ] || fail "the dump step left no result in $BACKUP_SCRATCH_DIR (did the redis-dump init container run with the same scratch volume?)"
+  work=$BACKUP_SCRATCH_DIR/upload
+  errf=$work/aws.err
+  phase=start
+  aws_pid='' tee_pid='' wc_pid='' job_pid=''
+  mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
+  stream_init "$stream" || die "cannot create the named pipe $stream"
+  trap on_exit EXIT
+  trap 'on_signal TERM' TERM
+  trap 'on_signal INT' INT
   require_env S3_BUCKET BACKUP_NAME_PREFIX
-  require_cmd aws awk wc cat
-
-  timestamp=$(cat "$result/timestamp")
-  case $timestamp in
-    [0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z) ;;
-    *) fail "the dump step recorded a bad start time '$timestamp'" ;;
-  esac
-  server=$(cat "$result/server")
-  role=$(cat "$result/role")
-  rdb_bytes=$(cat "$result/rdb_bytes")
-  file=$BACKUP_SCRATCH_DIR/redis-dump.rdb.gz
-  [ -s "$file" ] || fail "the compressed dump $file is missing or empty"
-  size=$(($(wc -c <"$file")))
-  [ "$size" = "$(cat "$result/gz_bytes")" ] || fail "the compressed dump changed size since the dump step ($size bytes now, $(cat "$result/gz_bytes") then)"
+  require_cmd aws awk wc tee cat mkfifo sed grep date mktemp
   key=${S3_PREFIX:-}$BACKUP_NAME_PREFIX$timestamp${BACKUP_NAME_SUFFIX:-}
   where="s3://$S3_BUCKET/$key"
+  s3_pin_config || die "cannot write the aws config file into ${TMPDIR:-/tmp}"
 
-  set -- --only-show-errors --no-progress --metadata \
-    "{\"redis-shard\":\"$REDIS_SHARD\",\"redis-server\":\"$server\",\"redis-role\":\"$role\",\"rdb-bytes\":\"$rdb_bytes\"}"
-  if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
-  if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
-  if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
-  info "uploading $size bytes (dump of $server, $role) to $where"
+  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/dump.exit"
+  command exec 5<"$stream" || fail "cannot open the stream $stream"
+  stream_unwatch
+  read_header
+  start_upload
   _st=0
-  s3_aws s3 cp "$@" "$file" "$where" >/dev/null 2>"$errf" || _st=$?
+  wait "$tee_pid" || _st=$?
+  tee_pid=
   if [ "$_st" -ne 0 ]; then
-    _why=$(reason "$_st")
-    fail "upload to $where failed: $_why; $(remove_final_object)"
+    # Usually the CLI failed (and stopped reading) before the end of its
+    # input: it completed nothing and aborted its own multipart upload.
+    # Otherwise the copy failed: stop the CLI before its input ends.
+    tee_st=$_st
+    kill "$aws_pid" 2>/dev/null || :
+    _st=0
+    wait "$aws_pid" || _st=$?
+    aws_pid=
+    exec 4>&-
+    if [ ! -s "$errf" ]; then
+      abort_multipart
+      fail "copying the stream into the upload to $where failed (tee exit $tee_st); nothing was stored under that name"
+    fi
+    fail "upload to $where failed: $(reason "$_st"); nothing was stored under that name"
   fi
-  _st=0
-  stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text 2>"$errf") || _st=$?
-  if [ "$_st" -ne 0 ]; then
-    _why=$(reason "$_st")
-    fail "cannot read back the size of $where: $_why; $(remove_final_object)"
+  wait "$wc_pid" || :
+  wc_pid=
+  bytes=$(cat "$work/bytes" 2>/dev/null) || bytes=
+  bytes=$((${bytes:-0}))
+  if [ ! -f "$result/ok" ]; then
+    cancel_upload
+    fail "$(dump_failure)"
   fi
-  if [ "$stored" != "$size" ]; then
-    fail "$where holds $stored bytes, the local dump $size; $(remove_final_object)"
+  rdb_bytes=$(cat "$result/rdb_bytes")
+  keys=$(cat "$result/keys")
+  if [ "$bytes" -le 0 ]; then
+    cancel_upload
+    fail "the stream from the dump container was empty"
   fi
-  info "verified $where: $size bytes stored (rdb $rdb_bytes bytes, from $server, $role)"
-  push_metrics success "$(elapsed)" "$size"
+  complete_upload
+
+  run_job "$work/stored" "$errf" s3_exec s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text
+  [ "$_st" -eq 0 ] || fail "cannot read back the size of $where: $(reason "$_st"); $(remove_final_object)"
+  stored=$(cat "$work/stored")
+  if [ "$stored" != "$bytes" ]; then
+    fail "$where holds $stored bytes, the upload sent $bytes; $(remove_final_object)"
+  fi
+  phase=verified
+  info "verified $where: $bytes bytes stored (rdb $rdb_bytes bytes${keys:+, $keys keys}, from $server, $role)"
+  push_metrics success "$(elapsed)" "$bytes"
   if retention_configured; then
-    retention_apply "$key"
+    # A failure has logged its own error line.
+    run_job - - prune_after_backup "$key"
+    [ "$_st" -eq 0 ] || exit "$_st"
   fi
   info "backup of shard $REDIS_SHARD complete: $where"
 }

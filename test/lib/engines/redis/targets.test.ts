@@ -34,11 +34,15 @@ test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, val
     expect(spec.jobTemplate.spec.activeDeadlineSeconds).toBe(600);
     expect(o.metadata.labels).toMatchObject({ 'backup-cronjobs.io/engine': 'redis', 'backup-cronjobs.io/shard': `shard0${i + 1}` });
     const pod = podOf(o);
-    expect(pod.initContainers.map((c: any) => [c.name, c.image])).toEqual([['redis-dump', 'redis:7.2.8-alpine']]);
-    expect(pod.containers.map((c: any) => [c.name, c.image])).toEqual([['s3-upload', 'amazon/aws-cli:2.17.64']]);
+    // Two containers at once, the dump streaming to the upload through the shared scratch volume.
+    expect(pod.initContainers).toBeUndefined();
+    expect(pod.containers.map((c: any) => [c.name, c.image])).toEqual([['redis-dump', 'redis:7.2.8-alpine'], ['s3-upload', 'amazon/aws-cli:2.17.64']]);
+    expect(pod.restartPolicy).toBe('Never');
+    // s3-upload's TERM handler: 3 S3 calls of at most 16 s, 2 metrics calls of at most 10 s, 10 s to stop its children.
+    expect(pod.terminationGracePeriodSeconds).toBe(3 * 16 + 2 * 10 + 10);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 999, seccompProfile: { type: 'RuntimeDefault' } });
     expect(pod.automountServiceAccountToken).toBe(false);
-    for (const c of [...pod.initContainers, ...pod.containers]) {
+    for (const c of pod.containers) {
       expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
       expect(c.command.slice(0, 2)).toEqual(['/bin/sh', '-c']);
       expect(c.args).toBeUndefined();
@@ -228,6 +232,6 @@ test('the cdk8s RedisBackupSchedule emits the same objects as the equivalent pol
 
 test('the Redis scripts are shellcheck-clean POSIX sh', () => {
   const lib = join(__dirname, '..', '..', '..', '..', 'lib');
-  const files = [join(lib, 'scripts', 'common.sh'), ...['redis-dump.sh', 'redis-upload.sh'].map((f) => join(lib, 'engines', 'redis', 'scripts', f))];
+  const files = [join(lib, 'scripts', 'common.sh'), join(lib, 'scripts', 's3.sh'), ...['redis-dump.sh', 'redis-upload.sh', 'redis-stream.sh'].map((f) => join(lib, 'engines', 'redis', 'scripts', f))];
   expect(execFileSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', ...files], { encoding: 'utf8' })).toBe('');
 });

@@ -1,19 +1,22 @@
-// The rendered Redis backup pods run for real: redis-dump (init) then s3-upload, with the
-// manifest's command, args and env, against real redis-server/redis-sentinel, s3rver and
-// prometheus-pushgateway on loopback.
+// The rendered Redis backup pods run for real: redis-dump and s3-upload at the same time (as the
+// kubelet starts them), with the manifest's command, args and env, sharing the scratch volume,
+// against real redis-server/redis-sentinel, s3rver and prometheus-pushgateway on loopback.
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { gunzipSync } from 'zlib';
 import { renderPolicy } from '../../../../../lib';
 import type { Manifest, RedisSpec } from '../../../../../lib';
-import { RunContainerOptions, RunContainerResult, configMapsOf, resolvePodSpec, runContainer } from '../../../../support/run-container';
+import { RunContainerOptions, RunContainerResult, configMapsOf, resolvePodSpec, runPod } from '../../../../support/run-container';
 import {
   PushgatewayHandle,
   RedisHandle,
   RedisShard,
   S3Handle,
   SentinelHandle,
+  awsCliPath,
+  findCommand,
   freePort,
   requireCommands,
   runCommand,
@@ -31,10 +34,13 @@ const REDIS_PASSWORD = 'redis-pw-Zq7';
 const SENTINEL_PASSWORD = 'sentinel-pw-K2x';
 const BUCKET = 'backups';
 const KEYS = { shard01: 150, shard02: 80 } as const;
+/** shard03: random 1 KiB values, 16 MiB in all: its gzip stream is larger than the aws CLI's 8 MiB multipart chunk. */
+const BIG_KEYS = 16384;
 const NAME = /^redis-backup_(shard0[12])_(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\.rdb\.gz$/;
 
 let shard01: RedisShard;
 let shard02: RedisShard;
+let shard03: RedisShard;
 let sentinel: SentinelHandle;
 let s3: S3Handle;
 let gateway: PushgatewayHandle;
@@ -51,6 +57,7 @@ const secrets = (over: Record<string, Record<string, string>> = {}) => ({
 function renderAll(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, policy = 'redis'): Manifest[] {
   return renderPolicy(redisPolicy({
     sentinel: { addresses: [`127.0.0.1:${sentinel.port}`], passwordSecret: { name: 'sentinel-auth', key: 'password' } },
+    shards: ['shard01', 'shard02', 'shard03'],
     ...redis,
     s3: { bucket: BUCKET, path: 'prod/redis', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 'aws-credentials' }, ...redis.s3 },
   }, { metrics: { pushgatewayUrl: gateway.url }, ...spec }, policy));
@@ -73,57 +80,105 @@ interface PodRun {
   scratch: string;
 }
 
-const BUSYBOX_APPLETS = ['sh', 'awk', 'sort', 'head', 'tail', 'wc', 'tr', 'sed', 'grep', 'timeout', 'date', 'mkdir', 'rm', 'mv', 'cat', 'gzip', 'printf', 'echo', 'test', '['];
+const BUSYBOX_APPLETS = ['sh', 'awk', 'sort', 'head', 'tail', 'wc', 'tr', 'sed', 'grep', 'timeout', 'date', 'mkdir', 'rm', 'mv', 'cat', 'gzip',
+  'printf', 'echo', 'test', '[', 'dd', 'mkfifo', 'tee'];
+
+function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
 
 /** A dir of busybox applet links, first on PATH: the toolset of the alpine redis image. */
 function busyboxBin(): string {
-  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'bcj-busybox-'));
-  scratchDirs.push(bin);
+  const bin = tempDir('bcj-busybox-');
   const busybox = requireCommands('busybox').busybox;
   for (const a of BUSYBOX_APPLETS) fs.symlinkSync(busybox, path.join(bin, a));
   return bin;
 }
 
-/**
- * The pod's containers in order, sharing its volumes, as the kubelet runs them. `busybox`: the
- * dump step's `/bin/sh` and tools are busybox's (same script, env and args).
- */
-async function runPod(
-  cronJob: Manifest,
-  opts: { secrets?: ReturnType<typeof secrets>; pathPrepend?: string[]; dumpPathPrepend?: string[]; busybox?: boolean; configMaps?: RunContainerOptions['configMaps'] } = {},
-): Promise<PodRun> {
-  const job = JSON.parse(JSON.stringify(cronJob));
-  const spec = resolvePodSpec(job);
-  const bin = opts.busybox ? busyboxBin() : undefined;
-  if (bin) {
-    expect(spec.initContainers[0].command[0]).toBe('/bin/sh');
-    spec.initContainers[0].command[0] = path.join(bin, 'sh');
-  }
-  const volumeDirs: Record<string, string> = {};
-  const common = { secrets: opts.secrets ?? secrets(), configMaps: opts.configMaps, volumeDirs };
-  const dump = await runContainer(spec, 'redis-dump', { ...common, timeoutMs: 30000, pathPrepend: bin ? [bin] : opts.dumpPathPrepend });
-  // restartPolicy Never: a failed init container fails the pod before the main container.
-  if (dump.code !== 0) throw new Error(`redis-dump exited ${dump.code}\n${dump.stderr}`);
-  const upload = await runContainer(spec, 's3-upload', { ...common, timeoutMs: 60000, pathPrepend: opts.pathPrepend });
-  const scratch = upload.mounts['/scratch'];
-  scratchDirs.push(scratch);
-  // REDIS_TEST_LOG=<file>: append every run's log there, to read what the containers say.
-  if (process.env.REDIS_TEST_LOG) fs.appendFileSync(process.env.REDIS_TEST_LOG, `=== ${cronJob.metadata.name}\n${dump.stderr}${upload.stdout}${upload.stderr}`);
-  return { dump, upload, scratch };
+/** An executable stand-in in a fresh dir, for pathPrepend. */
+function standIn(name: string, lines: string[]): string {
+  const bin = tempDir('bcj-standin-');
+  fs.writeFileSync(path.join(bin, name), ['#!/bin/sh', ...lines, ''].join('\n'), { mode: 0o755 });
+  return bin;
 }
 
-const errorLines = (r: RunContainerResult) => r.stderr.split('\n').filter((l) => / error /.test(l));
+/**
+ * The backup pod as the kubelet runs it (both containers at once, one scratch volume). `busybox`:
+ * redis-dump's `/bin/sh` and tools are busybox's (same script, env and args).
+ */
+async function runBackupPod(
+  cronJob: Manifest,
+  opts: { secrets?: ReturnType<typeof secrets>; dump?: RunContainerOptions; upload?: RunContainerOptions; busybox?: boolean; configMaps?: RunContainerOptions['configMaps'] } = {},
+): Promise<PodRun> {
+  const spec = resolvePodSpec(JSON.parse(JSON.stringify(cronJob)));
+  expect(spec.initContainers).toBeUndefined();
+  const dump = { ...opts.dump };
+  if (opts.busybox) {
+    const bin = busyboxBin();
+    const container = spec.containers.find((c: { name: string }) => c.name === 'redis-dump');
+    expect(container.command[0]).toBe('/bin/sh');
+    container.command[0] = path.join(bin, 'sh');
+    dump.pathPrepend = [bin, ...(dump.pathPrepend ?? [])];
+  }
+  const { results } = await runPod(spec, {
+    secrets: opts.secrets ?? secrets(),
+    configMaps: opts.configMaps,
+    timeoutMs: 90000,
+    containers: { 'redis-dump': dump, 's3-upload': { ...opts.upload } },
+  });
+  const run = { dump: results['redis-dump'], upload: results['s3-upload'], scratch: results['s3-upload'].mounts['/scratch'] };
+  scratchDirs.push(run.scratch);
+  // REDIS_TEST_LOG=<file>: append every run's log there, to read what the containers say.
+  if (process.env.REDIS_TEST_LOG) {
+    fs.appendFileSync(process.env.REDIS_TEST_LOG, `=== ${cronJob.metadata.name}\n${run.dump.stderr}${run.upload.stdout}${run.upload.stderr}`);
+  }
+  expect(run.dump.timedOut).toBe(false);
+  expect(run.upload.timedOut).toBe(false);
+  return run;
+}
+
+/** Log lines of level error ("<time> <job> error <message>"). */
+const errorLines = (r: RunContainerResult) => r.stderr.split('\n').filter((l) => /^\S+ \S+ error /.test(l));
+
+/**
+ * No dump at rest: every file left in the scratch volume is short. `cleanedUp`: both containers
+ * ended by themselves and removed their own files: what is left is the stream pipe and the status files.
+ */
+function expectNoDumpAtRest(scratch: string, cleanedUp = true): void {
+  const left: string[] = [];
+  const walk = (dir: string, rel: string) => {
+    for (const name of fs.readdirSync(dir)) {
+      const full = path.join(dir, name);
+      const st = fs.lstatSync(full);
+      const at = rel ? `${rel}/${name}` : name;
+      if (st.isDirectory()) {
+        walk(full, at);
+        continue;
+      }
+      left.push(`${at}${st.isFIFO() ? ' (pipe)' : ''}`);
+      if (st.isFile()) expect(st.size).toBeLessThan(1024);
+    }
+  };
+  walk(scratch, '');
+  if (!cleanedUp) return;
+  const allowed = ['stream (pipe)', 'dump.exit', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys'];
+  expect(left.filter((f) => !allowed.includes(f))).toEqual([]);
+}
 
 async function keysOfObject(key: string): Promise<number> {
   const rdb = gunzipSync(await s3.getObject(BUCKET, key));
   expect(rdb.subarray(0, 5).toString()).toBe('REDIS');
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bcj-rdb-')), 'dump.rdb');
+  const file = path.join(tempDir('bcj-rdb-'), 'dump.rdb');
   fs.writeFileSync(file, rdb);
   const r = await runCommand('redis-check-rdb', [file]);
-  fs.rmSync(path.dirname(file), { recursive: true, force: true });
   const out = r.stdout.toString() + r.stderr;
   expect(r.code).toBe(0);
   expect(out).toContain('RDB looks OK');
+  // The object is exactly the RDB: redis-check-rdb stops at the checksum, so compare the size too.
+  const checked = /\[offset (\d+)\] \\o\/ RDB looks OK/.exec(out);
+  expect(Number(checked?.[1])).toBe(rdb.length);
   return Number(/(\d+) keys read/.exec(out)?.[1]);
 }
 
@@ -151,18 +206,37 @@ async function fill(shard: RedisShard, n: number): Promise<void> {
   expect(await shard.master.cli(['WAIT', String(shard.replicas.length), '5000'])).toBe(String(shard.replicas.length));
 }
 
+async function fillRandom(shard: RedisShard, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 512) {
+    const args: string[] = [];
+    for (let j = i; j < Math.min(n, i + 512); j++) args.push(`${shard.name}:key:${j}`, randomBytes(768).toString('base64'));
+    await shard.master.cli(['MSET', ...args]);
+  }
+  expect(await shard.master.cli(['WAIT', String(shard.replicas.length), '20000'])).toBe(String(shard.replicas.length));
+}
+
+/** Resolves once `file` exists; rejects after `ms` (a stand-in that never got there). */
+async function waitForFile(file: string, ms = 60000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > end) throw new Error(`${file} did not appear within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 beforeAll(async () => {
-  requireCommands('redis-server', 'redis-sentinel', 'redis-cli', 'redis-check-rdb', 'prometheus-pushgateway', 'curl', 'gzip', 'sh', 'busybox');
-  [shard01, shard02, s3, gateway] = await Promise.all([
+  requireCommands('redis-server', 'redis-sentinel', 'redis-cli', 'redis-check-rdb', 'prometheus-pushgateway', 'curl', 'gzip', 'sh', 'head', 'dd', 'busybox');
+  [shard01, shard02, shard03, s3, gateway] = await Promise.all([
     startRedisShard('shard01', { replicas: 2, password: REDIS_PASSWORD }),
     startRedisShard('shard02', { replicas: 1, password: REDIS_PASSWORD }),
+    startRedisShard('shard03', { replicas: 1, password: REDIS_PASSWORD }),
     startS3({ buckets: [BUCKET] }),
     startPushgateway(),
   ]);
-  await Promise.all([fill(shard01, KEYS.shard01), fill(shard02, KEYS.shard02)]);
+  await Promise.all([fill(shard01, KEYS.shard01), fill(shard02, KEYS.shard02), fillRandom(shard03, BIG_KEYS)]);
   sentinel = await startSentinel({
     password: SENTINEL_PASSWORD,
-    masters: [shard01, shard02].map((s) => ({ name: s.name, host: s.master.host, port: s.master.port, password: REDIS_PASSWORD })),
+    masters: [shard01, shard02, shard03].map((s) => ({ name: s.name, host: s.master.host, port: s.master.port, password: REDIS_PASSWORD })),
   });
 });
 
@@ -171,18 +245,19 @@ afterAll(async () => {
   await stopAll();
 });
 
-test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz, a valid RDB with all keys, dumped from a replica', async () => {
+test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz, exactly the RDB with all keys, dumped from a replica', async () => {
   const jobs = render();
-  expect(Object.keys(jobs).sort()).toEqual(['shard01', 'shard02']);
+  expect(Object.keys(jobs).sort()).toEqual(['shard01', 'shard02', 'shard03']);
   const servers = [shard01.master, ...shard01.replicas, shard02.master, ...shard02.replicas];
   const before = await Promise.all(servers.map(syncFull));
   const t0 = Math.floor(Date.now() / 1000);
-  const runs = await Promise.all([runPod(jobs.shard01), runPod(jobs.shard02)]);
+  const runs = await Promise.all([runBackupPod(jobs.shard01), runBackupPod(jobs.shard02)]);
   const t1 = Math.ceil(Date.now() / 1000);
   for (const run of runs) {
+    expect(run.dump.stderr).not.toMatch(/ (warn|error) /);
     expect(run.upload.stderr).not.toMatch(/ error /);
-    expect(run.upload.code).toBe(0);
-    expect(fs.readdirSync(run.scratch)).toEqual([]); // scratch files removed
+    expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
+    expectNoDumpAtRest(run.scratch);
   }
 
   const keys = await keysUnder('prod/redis/');
@@ -197,7 +272,7 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
     expect(await keysOfObject(key)).toBe(KEYS[shard]);
     const head = JSON.parse(await s3.aws(['s3api', 'head-object', '--bucket', BUCKET, '--key', key]));
     const replica = (shard === 'shard01' ? shard01 : shard02).replicas.reduce((a, b) => (a.port < b.port ? a : b));
-    expect(head.Metadata).toMatchObject({ 'redis-shard': shard, 'redis-role': 'replica', 'redis-server': `127.0.0.1:${replica.port}` });
+    expect(head.Metadata).toEqual({ 'redis-shard': shard, 'redis-role': 'replica', 'redis-server': `127.0.0.1:${replica.port}` });
   }
   expect(keys.map((k) => NAME.exec(k.slice('prod/redis/'.length))![1]).sort()).toEqual(['shard01', 'shard02']);
 
@@ -225,7 +300,7 @@ test('each run pushes duration, size, success/failure counts and the last-succes
   expect(text).toMatch(/redis_backup_success_total\{instance="",job="backup-cronjobs",namespace="default",policy="redis",shard="shard01",target="redis-shard01"\} 1/);
 });
 
-test('retention keeps the newest N objects of this shard and touches nothing else (dump step on busybox tools)', async () => {
+test('retention keeps the newest N objects of this shard and touches nothing else (dump side on busybox tools)', async () => {
   const old = (shard: string, ts: string) => `retention/redis-backup_${shard}_${ts}.rdb.gz`;
   const seeded = [
     old('shard01', '2023-09-20T08:30:01Z'),
@@ -243,9 +318,9 @@ test('retention keeps the newest N objects of this shard and touches nothing els
     return made[0];
   };
   const jobs = render({ s3: { bucket: BUCKET, path: 'retention', region: 'us-east-1' } }, { retention: { keepLast: 2 } });
-  const run = await runPod(jobs.shard01, { busybox: true });
+  const run = await runBackupPod(jobs.shard01, { busybox: true });
   expect(run.dump.stderr).not.toMatch(/ (warn|error) /);
-  expect(run.upload.code).toBe(0);
+  expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
   expect(await keysOfObject(fresh(await keysUnder('retention/')))).toBe(KEYS.shard01);
   expect(run.upload.stdout).toMatch(/keep\t.*shard01_2023-09-20T08:32:01Z/);
   const keys = await keysUnder('retention/');
@@ -253,6 +328,41 @@ test('retention keeps the newest N objects of this shard and touches nothing els
     [fresh(keys), old('shard01', '2023-09-20T08:32:01Z'), ...seeded.filter((k) => !k.includes('shard01_2023-09-20T08:3'))].sort(),
   );
   expect(await metric('redis_backup_success_total', 'shard01')).toBe(2); // counted on from the gateway's value
+});
+
+test('a stream larger than one multipart chunk: the stored object is exactly the RDB (busybox and this machine\'s tools)', async () => {
+  const jobs = render({ s3: { bucket: BUCKET, path: 'big', region: 'us-east-1' } }, {}, 'redis-big');
+  for (const busybox of [true, false]) {
+    const run = await runBackupPod(jobs.shard03, { busybox });
+    expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
+    expect(run.upload.stderr).not.toMatch(/ (warn|error) /);
+    const [key] = await keysUnder('big/');
+    expect(await keysOfObject(key)).toBe(BIG_KEYS);
+    const size = (await s3.listObjects(BUCKET, key))[0].size;
+    expect(size).toBeGreaterThan(8 * 1024 * 1024);
+    expect(run.upload.stderr).toContain(`verified s3://${BUCKET}/${key}: ${size} bytes stored`);
+    await s3.deleteObject(BUCKET, key);
+  }
+});
+
+test('the RDB sent with its length (repl-diskless-sync no on the replica), and verifyRdb: false: each object is exactly the RDB', async () => {
+  // With diskless sync (the default since 7.0) `redis-cli --rdb -` passes on a 40-byte end mark that
+  // the dump side strips; a server saving to disk first sends the length instead, and no mark.
+  const replicas = shard01.replicas;
+  await Promise.all(replicas.map((r) => r.cli(['CONFIG', 'SET', 'repl-diskless-sync', 'no'])));
+  try {
+    const run = await runBackupPod(render({ s3: { bucket: BUCKET, path: 'disksync', region: 'us-east-1' } }).shard01);
+    expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
+    const [key] = await keysUnder('disksync/');
+    expect(await keysOfObject(key)).toBe(KEYS.shard01);
+  } finally {
+    await Promise.all(replicas.map((r) => r.cli(['CONFIG', 'SET', 'repl-diskless-sync', 'yes'])));
+  }
+  const unchecked = await runBackupPod(render({ verifyRdb: false, s3: { bucket: BUCKET, path: 'unchecked', region: 'us-east-1' } }).shard02);
+  expect([unchecked.dump.code, unchecked.upload.code]).toEqual([0, 0]);
+  expect(unchecked.dump.stderr).not.toContain('redis-check-rdb');
+  const [key] = await keysUnder('unchecked/');
+  expect(await keysOfObject(key)).toBe(KEYS.shard02);
 });
 
 test('configMap mode: both steps source their modules from the policy\'s ConfigMap; backup, retention and metrics as inline', async () => {
@@ -263,7 +373,7 @@ test('configMap mode: both steps source their modules from the policy\'s ConfigM
   expect(Object.keys(configMaps)).toEqual([expect.stringMatching(/^sourced-scripts-[0-9a-f]{10}$/)]);
   const older = 'sourced/redis-backup_shard01_2023-09-20T08:30:01Z.rdb.gz';
   await s3.putObject(BUCKET, older, 'old');
-  const run = await runPod(cronJob, { configMaps });
+  const run = await runBackupPod(cronJob, { configMaps });
   expect(run.dump.stderr).not.toMatch(/ error /);
   expect(run.upload.stderr).not.toMatch(/ error /);
   expect(run.upload.code).toBe(0);
@@ -280,18 +390,26 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
 
   // Runs of one shard never overlap (concurrencyPolicy Forbid), so neither do these: the
   // failure counter is read back from the gateway and pushed + 1.
-  async function expectFailure(run: PodRun, message: RegExp, prefix: string, shard: 'shard01' | 'shard02', policy = 'redis'): Promise<void> {
+  async function expectFailure(run: PodRun, message: RegExp, prefix: string, shard: string, policy = 'redis', cleanedUp = true): Promise<void> {
     expect(run.upload.code).toBe(1);
     const errors = errorLines(run.upload);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(new RegExp(`backup of shard ${shard} failed: `));
     expect(errors[0]).toMatch(message);
     expect(await keysUnder(prefix)).toEqual([]);
-    expect(fs.readdirSync(run.scratch)).toEqual([]);
+    expectNoDumpAtRest(run.scratch, cleanedUp);
     const group = `${policy}/${shard}`;
     failures[group] = (failures[group] ?? 0) + 1;
     expect(await metric('redis_backup_failure_total', shard, policy)).toBe(failures[group]);
     expect(await metric('redis_backup_last_run_success', shard, policy)).toBe(0);
+  }
+
+  /** The dump side failed on its own: exit 1 and one error line, the same reason the upload side reports. */
+  function expectDumpFailure(run: PodRun, message: RegExp): void {
+    expect(run.dump.code).toBe(1);
+    const errors = errorLines(run.dump);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(message);
   }
 
   test('Sentinels are tried in turn; none answering fails clearly; a Pushgateway down is only a warning', async () => {
@@ -303,81 +421,221 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
       { metrics: { pushgatewayUrl: `http://127.0.0.1:${closed}` } },
     );
     const bad = render({ s3: { ...s3Dest, path: 'nosentinel' }, sentinel: { addresses: [`127.0.0.1:${closed}`] } });
-    const [ok, failed] = await Promise.all([runPod(okJobs.shard01), runPod(bad.shard02)]);
-    expect(ok.upload.code).toBe(0);
+    const [ok, failed] = await Promise.all([runBackupPod(okJobs.shard01), runBackupPod(bad.shard02)]);
+    expect([ok.dump.code, ok.upload.code]).toEqual([0, 0]);
     expect(ok.dump.stderr).toMatch(new RegExp(`warn Sentinel 127.0.0.1:${closed}: .*Connection refused`));
     expect(ok.upload.stderr).toMatch(/ warn metrics not pushed: cannot read the current counters from http:\/\/127\.0\.0\.1:\d+\/metrics: .*/);
     expect(await keysUnder('sentinels/')).toHaveLength(1);
-    await expectFailure(failed, /no Sentinel answered for shard shard02 \(127\.0\.0\.1:\d+: .*Connection refused\); no backup taken/, 'nosentinel/', 'shard02');
+    const why = /no Sentinel answered for shard shard02 \(127\.0\.0\.1:\d+: .*Connection refused\); no backup taken/;
+    expectDumpFailure(failed, why);
+    await expectFailure(failed, why, 'nosentinel/', 'shard02');
   });
 
-  test('a wrong Redis or Sentinel password, or a dump redis-check-rdb rejects, fails clearly; no password on a command line', async () => {
+  test('a container that fails as it starts (a setting missing) ends the other at once, even one that starts later', async () => {
+    const jobs = render({ s3: { bucket: BUCKET, path: 'startfail', region: 'us-east-1' } }, {}, 'redis-start');
+    // redis-dump starting only once s3-upload has ended: a stand-in for mkfifo (the dump side's first
+    // step) that waits for s3-upload's marker beside the pipe, then is the real mkfifo.
+    const late = standIn('mkfifo', [
+      'for a; do :; done',
+      'while [ ! -e "$(dirname "$a")/upload.exit" ]; do sleep 0.05; done',
+      `exec ${findCommand('mkfifo')} "$@"`,
+    ]);
+    const [noBucket, noSentinels] = await Promise.all([
+      runBackupPod(jobs.shard01, { upload: { env: { S3_BUCKET: '' } }, dump: { pathPrepend: [late] } }),
+      runBackupPod(jobs.shard02, { dump: { env: { REDIS_SENTINEL_ADDRESSES: '' } } }),
+    ]);
+    expect(noBucket.upload.code).toBe(1);
+    expect(errorLines(noBucket.upload)).toEqual([expect.stringMatching(/ error environment variable S3_BUCKET is required but empty$/)]);
+    expectDumpFailure(noBucket, /the upload container \(s3-upload\) ended before the dump started \(see its log\); no backup taken$/);
+    expect(noBucket.dump.stderr).not.toContain('Sentinel'); // it did not dump for nothing
+    const why = /environment variable REDIS_SENTINEL_ADDRESSES is required but empty$/;
+    expectDumpFailure(noSentinels, why);
+    await expectFailure(noSentinels, why, 'startfail/', 'shard02', 'redis-start');
+  });
+
+  test('a wrong Redis or Sentinel password says so (WRONGPASS), a dump redis-check-rdb cannot read fails clearly; no password on a command line', async () => {
     const jobs = render({ s3: { bucket: BUCKET, path: 'badpass', region: 'us-east-1' } });
-    // A redis-check-rdb older than the server's RDB format (e.g. a 7.2 image against Redis 7.4).
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'bcj-fakecheck-'));
-    scratchDirs.push(bin);
-    fs.writeFileSync(path.join(bin, 'redis-check-rdb'), [
-      '#!/bin/sh',
+    // A redis-check-rdb older than the server's RDB format (e.g. a 7.2 image against Redis 7.4). Its
+    // lines are those of redis-check-rdb.c (rdbCheckInfo, rdbCheckError, rdbShowGenericInfo) for
+    // "Can't handle RDB format version"; it reads its input first, like the real one.
+    const bin = standIn('redis-check-rdb', [
+      'head -c 9 "$1" >/dev/null',
       'printf "[offset 0] Checking RDB file %s\\n--- RDB ERROR DETECTED ---\\n" "$1"',
       'printf "[offset 9] Can\'t handle RDB format version 12\\n[additional info] While doing: start\\n[info] 0 keys read\\n"',
       'exit 1',
-    ].join('\n'), { mode: 0o755 });
+    ]);
     const rdbJobs = render({ s3: { bucket: BUCKET, path: 'badrdb', region: 'us-east-1' } }, {}, 'redis-rdb');
     const [wrongRedis, wrongSentinel, badRdb] = await Promise.all([
-      runPod(jobs.shard01, { secrets: secrets({ 'redis-auth': { password: 'wrong' } }) }),
-      runPod(jobs.shard02, { secrets: secrets({ 'sentinel-auth': { password: 'wrong' } }) }),
-      runPod(rdbJobs.shard01, { dumpPathPrepend: [bin] }),
+      runBackupPod(jobs.shard01, { secrets: secrets({ 'redis-auth': { password: 'wrong' } }) }),
+      runBackupPod(jobs.shard02, { secrets: secrets({ 'sentinel-auth': { password: 'wrong' } }) }),
+      runBackupPod(rdbJobs.shard01, { dump: { pathPrepend: [bin] } }),
     ]);
-    await expectFailure(badRdb, /redis-check-rdb rejected the dump from 127\.0\.0\.1:\d+ \(\d+ bytes\): \[offset 9\] Can't handle RDB format version 12 \(the image's redis-check-rdb is older than the server: .*verifyRdb: false\); no backup taken$/, 'badrdb/', 'shard01', 'redis-rdb');
-    await expectFailure(wrongRedis, /no healthy read-only replica \(.*INFO replication failed: .*(WRONGPASS|NOAUTH).*allowMasterFallback is false/, 'badpass/', 'shard01');
-    await expectFailure(wrongSentinel, /no Sentinel answered for shard shard02 \(.*(WRONGPASS|NOAUTH)/, 'badpass/', 'shard02');
+    const rdbWhy = /redis-check-rdb rejected the dump from 127\.0\.0\.1:\d+: \[offset 9\] Can't handle RDB format version 12 \(the image's redis-check-rdb is older than the server: .*verifyRdb: false\); no backup taken$/;
+    expectDumpFailure(badRdb, rdbWhy);
+    await expectFailure(badRdb, rdbWhy, 'badrdb/', 'shard01', 'redis-rdb');
+    const redisWhy = /Redis 127\.0\.0\.1:\d+ \(replica of shard shard01\) refused the credentials: AUTH failed: WRONGPASS invalid username-password pair or user is disabled\.; check the Redis password and user/;
+    expectDumpFailure(wrongRedis, redisWhy);
+    await expectFailure(wrongRedis, redisWhy, 'badpass/', 'shard01');
+    expect(errorLines(wrongRedis.upload)[0]).not.toMatch(/no healthy read-only replica/);
+    const sentinelWhy = /the Sentinels refused the credentials for shard shard02 \(127\.0\.0\.1:\d+: AUTH failed: WRONGPASS invalid username-password pair or user is disabled\.\): check the Sentinel password/;
+    expectDumpFailure(wrongSentinel, sentinelWhy);
+    await expectFailure(wrongSentinel, sentinelWhy, 'badpass/', 'shard02');
     for (const r of [wrongRedis.dump, wrongSentinel.dump]) {
       expect(r.argv.join(' ')).not.toContain('wrong');
       expect(r.argv.join(' ')).not.toContain(REDIS_PASSWORD);
     }
   });
 
+  test('a corrupted dump that the real redis-check-rdb rejects at its checksum: the upload never completes, nothing under the final name', async () => {
+    // The real redis-cli, its stdout with one byte changed on the way: the first character of the
+    // redis-ver aux value (offset 21: "REDIS00xx", 0xFA, length 9, "redis-ver", length), so the
+    // file parses to the end and only its CRC64 gives it away -- after the whole stream was uploaded.
+    const real = findCommand('redis-cli')!;
+    const bin = standIn('redis-cli', [
+      'case " $* " in',
+      `  *" --rdb - "*) ;;`,
+      `  *) exec ${real} "$@" ;;`,
+      'esac',
+      `{ ${real} "$@"; echo $? >"$0.status"; } | { head -c 21; dd bs=1 count=1 of=/dev/null 2>/dev/null; printf 8; cat; }`,
+      'exit "$(cat "$0.status")"',
+    ]);
+    const jobs = render({ s3: { bucket: BUCKET, path: 'corrupt', region: 'us-east-1' } }, {}, 'redis-corrupt');
+    const run = await runBackupPod(jobs.shard03, { dump: { pathPrepend: [bin] } });
+    const why = /redis-check-rdb rejected the dump from 127\.0\.0\.1:\d+: \[offset \d+\] RDB CRC error; no backup taken$/;
+    expectDumpFailure(run, why);
+    await expectFailure(run, why, 'corrupt/', 'shard03', 'redis-corrupt');
+    // The upload was stopped before its end; its parts (the stream is longer than one multipart
+    // chunk) are to be aborted, which s3rver does not implement.
+    expect(run.upload.stderr).toMatch(/ warn could not list the unfinished multipart uploads of s3:\/\/backups\/corrupt\/.*NotImplemented/);
+  });
+
   test('S3 down, a missing bucket, or a stored size that does not match: no object under the final name', async () => {
     const closed = await freePort();
     const down = render({ s3: { bucket: BUCKET, path: 's3down', region: 'us-east-1', endpoint: `http://127.0.0.1:${closed}` } });
     const noBucket = render({ s3: { bucket: 'no-such-bucket', path: 'nobucket', region: 'us-east-1' } });
-    // An S3 that reports another size than was sent: the object is deleted again.
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'bcj-fakeaws-'));
-    scratchDirs.push(bin);
-    fs.writeFileSync(path.join(bin, 'aws'), [
-      '#!/bin/sh',
+    // An S3 that reports another size than was sent (`--query ContentLength --output text` prints
+    // the number alone): the object is deleted again.
+    const bin = standIn('aws', [
       'for a in "$@"; do [ "$a" = head-object ] && { echo 7; exit 0; }; done',
-      'exec /usr/bin/aws "$@"',
-    ].join('\n'), { mode: 0o755 });
+      `exec ${awsCliPath()} "$@"`,
+    ]);
     // Another policy, so another metrics group: runs of one group never overlap.
     const badSize = render({ s3: { bucket: BUCKET, path: 'badsize', region: 'us-east-1' } }, {}, 'redis-size');
     const [downRun, noBucketRun, badSizeRun] = await Promise.all([
-      runPod(down.shard01),
-      runPod(noBucket.shard02),
-      runPod(badSize.shard01, { pathPrepend: [bin] }),
+      runBackupPod(down.shard01),
+      runBackupPod(noBucket.shard02),
+      runBackupPod(badSize.shard01, { upload: { pathPrepend: [bin] } }),
     ]);
     await expectFailure(downRun, /upload to s3:\/\/backups\/s3down\/redis-backup_shard01_\S+ failed: Could not connect to the endpoint URL: .*; deleting that key to be sure failed too \(Could not connect/, 's3down/', 'shard01');
     await expectFailure(noBucketRun, /upload to s3:\/\/no-such-bucket\/nobucket\/redis-backup_shard02_\S+ failed: An error occurred \(NoSuchBucket\) when calling the PutObject operation/, 'nobucket/', 'shard02');
-    await expectFailure(badSizeRun, /s3:\/\/backups\/badsize\/redis-backup_shard01_\S+ holds 7 bytes, the local dump \d+; no object left under that name$/, 'badsize/', 'shard01', 'redis-size');
+    await expectFailure(badSizeRun, /s3:\/\/backups\/badsize\/redis-backup_shard01_\S+ holds 7 bytes, the upload sent \d+; no object left under that name$/, 'badsize/', 'shard01', 'redis-size');
+    for (const run of [downRun, noBucketRun, badSizeRun]) expect(run.dump.code).toBe(0); // the dump itself was good
+  });
+
+  /**
+   * A stand-in for aws: the real CLI, held at one point until `release` appears in STANDIN_DIR.
+   * STANDIN_HOLD=upload: an `s3 cp -` upload gets the first MiB of its input, then `upload-started`
+   * appears and the rest waits. STANDIN_HOLD=verify: `s3api head-object` writes `verifying` and
+   * waits. It prints nothing of its own. A TERM is noted in `aws-got-term`, then ends the real CLI
+   * and the stand-in.
+   */
+  function heldAws(): { bin: string; dir: string } {
+    const dir = tempDir('bcj-held-');
+    const bin = standIn('aws', [
+      'hold() { while [ ! -e "$STANDIN_DIR/release" ]; do sleep 0.05; done; }',
+      'case "$STANDIN_HOLD: $* " in',
+      '  *"verify: "*" s3api head-object "*) : >"$STANDIN_DIR/verifying"; hold; exec ' + awsCliPath() + ' "$@" ;;',
+      '  *"upload: "*" s3 cp "*" - s3://"*) ;;',
+      '  *) exec ' + awsCliPath() + ' "$@" ;;',
+      'esac',
+      'trap \'echo TERM >"$STANDIN_DIR/aws-got-term"; kill "$real" 2>/dev/null; exit 143\' TERM',
+      '{ head -c 1048576; : >"$STANDIN_DIR/upload-started"; hold; cat; } | ' + awsCliPath() + ' "$@" &',
+      'real=$!',
+      'wait "$real"',
+    ]);
+    return { bin, dir };
+  }
+
+  /** Runs shard03's pod with the held aws; `during` acts once the condition file appears, then releases the hold. */
+  async function heldRun(
+    policy: string,
+    prefix: string,
+    condition: 'upload-started' | 'verifying',
+    during: (pids: { dump: number; upload: number }) => void,
+  ): Promise<{ run: PodRun; held: { dir: string } }> {
+    const held = heldAws();
+    const pids = { dump: 0, upload: 0 };
+    const jobs = render({ s3: { bucket: BUCKET, path: prefix, region: 'us-east-1' } }, {}, policy);
+    const running = runBackupPod(jobs.shard03, {
+      dump: { onSpawn: (pid) => (pids.dump = pid) },
+      upload: {
+        pathPrepend: [held.bin],
+        env: { STANDIN_DIR: held.dir, STANDIN_HOLD: condition === 'verifying' ? 'verify' : 'upload' },
+        onSpawn: (pid) => (pids.upload = pid),
+      },
+    });
+    await waitForFile(path.join(held.dir, condition));
+    during(pids);
+    fs.writeFileSync(path.join(held.dir, 'release'), '');
+    return { run: await running, held };
+  }
+
+  test('the deadline (TERM to both containers) in the middle of the upload: both stop at once, exit 1, nothing stored, the failure pushed', async () => {
+    const { run, held } = await heldRun('redis-term', 'term', 'upload-started', (pids) => {
+      process.kill(pids.upload, 'SIGTERM');
+      process.kill(pids.dump, 'SIGTERM');
+    });
+    expect(fs.existsSync(path.join(held.dir, 'aws-got-term'))).toBe(true); // the upload was stopped, not let finish
+    expectDumpFailure(run, /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\); no backup taken$/);
+    await expectFailure(run, /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\); no object stored under s3:\/\/backups\/term\/redis-backup_shard03_/, 'term/', 'shard03', 'redis-term');
+  });
+
+  test('TERM while the stored size is being checked: the object already under the final name is deleted', async () => {
+    const { run } = await heldRun('redis-term-verify', 'termverify', 'verifying', (pids) => {
+      process.kill(pids.upload, 'SIGTERM');
+    });
+    expect(run.dump.code).toBe(0);
+    await expectFailure(run, /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) before s3:\/\/backups\/termverify\/\S+ was verified; no object left under that name$/, 'termverify/', 'shard03', 'redis-term-verify');
+  });
+
+  test('the upload container dies in the middle of the stream: the dump side fails at once, nothing stored', async () => {
+    const { run } = await heldRun('redis-upload-killed', 'uploadkilled', 'upload-started', (pids) => {
+      process.kill(-pids.upload, 'SIGKILL'); // the container's processes, as when it is OOM-killed
+    });
+    expect(run.upload.signal).toBe('SIGKILL');
+    expectDumpFailure(run, /the upload container \(s3-upload\) stopped reading the stream \(see its log\); no backup taken$/);
+    expect(await keysUnder('uploadkilled/')).toEqual([]);
+  });
+
+  test('the dump container dies in the middle of the stream: the upload never completes, the failure is pushed', async () => {
+    const { run, held } = await heldRun('redis-dump-killed', 'dumpkilled', 'upload-started', (pids) => {
+      process.kill(-pids.dump, 'SIGKILL');
+    });
+    expect(run.dump.signal).toBe('SIGKILL');
+    expect(fs.existsSync(path.join(held.dir, 'aws-got-term'))).toBe(true);
+    // The killed side could not remove its own files: only their size is checked.
+    await expectFailure(run, /the dump container \(redis-dump\) ended without a result \(killed\? see its log\); no backup taken$/, 'dumpkilled/', 'shard03', 'redis-dump-killed', false);
   });
 
   test('a replica that is down is skipped for the next one; with none left, no master unless allowed', async () => {
     const [low, high] = [...shard01.replicas].sort((a, b) => a.port - b.port);
     await low.stop();
     const jobs = render({ s3: { bucket: BUCKET, path: 'failover', region: 'us-east-1' } });
-    const next = await runPod(jobs.shard01);
-    expect(next.upload.code).toBe(0);
+    const next = await runBackupPod(jobs.shard01);
+    expect([next.dump.code, next.upload.code]).toEqual([0, 0]);
     expect(next.dump.stderr).toContain(`dumping read-only replica 127.0.0.1:${high.port}`);
     const [key] = await keysUnder('failover/');
     expect(await keysOfObject(key)).toBe(KEYS.shard01);
 
     await shard02.replicas[0].stop();
-    const none = await runPod(render({ s3: { bucket: BUCKET, path: 'nomaster', region: 'us-east-1' } }).shard02);
-    await expectFailure(none, /shard shard02 has no healthy read-only replica \(.*\) and allowMasterFallback is false; no backup taken/, 'nomaster/', 'shard02');
+    const none = await runBackupPod(render({ s3: { bucket: BUCKET, path: 'nomaster', region: 'us-east-1' } }).shard02);
+    const why = /shard shard02 has no healthy read-only replica \(.*\) and allowMasterFallback is false; no backup taken/;
+    expectDumpFailure(none, why);
+    await expectFailure(none, why, 'nomaster/', 'shard02');
 
     const masterSync = await syncFull(shard02.master);
-    const fallback = await runPod(render({ allowMasterFallback: true, s3: { bucket: BUCKET, path: 'master', region: 'us-east-1' } }).shard02);
-    expect(fallback.upload.code).toBe(0);
+    const fallback = await runBackupPod(render({ allowMasterFallback: true, s3: { bucket: BUCKET, path: 'master', region: 'us-east-1' } }).shard02);
+    expect([fallback.dump.code, fallback.upload.code]).toEqual([0, 0]);
     expect(fallback.dump.stderr).toContain(`dumping the master 127.0.0.1:${shard02.master.port}`);
     expect(await syncFull(shard02.master)).toBe(masterSync + 1);
     const [masterKey] = await keysUnder('master/');
