@@ -154,15 +154,15 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     ...ctx.env,
     ...destinationEnv(spec, keyspace, shard),
     { name: 'VITESS_ALLOW_FIRST_BACKUP', value: String(spec.allowFirstBackup) },
-    { name: 'VITESS_FLAG_STYLE', value: spec.flagStyle },
     ...(prunes ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
   ];
 
   const init: EngineContainer = {
     name: 'init-vt-root',
     image: spec.images.vtbackup,
-    command: shellCommand('vitess-init-vt-root.sh', { metrics: ctx.metrics }),
-    env: [...ctx.env, { name: 'VT_ROOT_MOUNT', value: '/mnt/vt' }],
+    command: shellCommand('vitess-init-vt-root.sh'),
+    // It pushes no metrics; the job's name prefixes its log lines.
+    env: ctx.env.filter((e) => e.name === 'BACKUP_JOB'),
     volumeMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
     securityContext: restrictedContainerSecurity(),
   };

@@ -15,17 +15,10 @@
 # BACKUP_PUSHGATEWAY_URL is set) and applies the retention rules (when the
 # RETENTION_* env is set). TERM/INT stop vtbackup and fail the run (vitess-lib.sh).
 # Env: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD, VITESS_ALLOW_FIRST_BACKUP,
-#      VITESS_FLAG_STYLE (underscore|dashed), VTCTLD_TIMEOUT (default 30s),
-#      VITESS_STOP_WAIT_SECONDS (default 120).
-
-# Prints "--<name>=<value>" in the configured spelling.
-flag() {
-  if [ "${VITESS_FLAG_STYLE:-underscore}" = dashed ]; then
-    printf -- '--%s=%s' "$(printf '%s' "$1" | tr _ -)" "$2"
-  else
-    printf -- '--%s=%s' "$1" "$2"
-  fi
-}
+#      VTCTLD_TIMEOUT (default 30s), VITESS_STOP_WAIT_SECONDS (default 120).
+# The type flags take the spelling of the manifest's flags (Vitess >= 22
+# registers dashed names, older releases underscores; --init_keyspace or
+# --init-keyspace is always among them).
 
 vtctld() {
   vtctldclient --server "$VTCTLD_SERVER" --action_timeout "${VTCTLD_TIMEOUT:-30s}" "$@"
@@ -41,38 +34,36 @@ main() {
   require_env VTCTLD_SERVER VITESS_KEYSPACE VITESS_SHARD
   require_cmd vtctldclient vtbackup awk
   shard="$VITESS_KEYSPACE/$VITESS_SHARD"
+  case " $* " in *" --init-keyspace="*) sep=- ;; *) sep=_ ;; esac
   scratch=$(mktemp)
   trap 'rm -f "$scratch"' EXIT
 
   now_doing "the backup-type decision for $shard"
   # One name per line, oldest first; a shard without backups prints one empty line.
-  if ! names=$(vtctld GetBackups "$shard" 2>"$scratch"); then
+  names=$(vtctld GetBackups "$shard" 2>"$scratch") ||
     fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
-  fi
   count=$(printf '%s\n' "$names" | awk 'NF { n++ } END { print n + 0 }')
 
   if [ "$count" -gt 0 ]; then
     info "$shard has $count backup(s), the latest $(printf '%s\n' "$names" | last_line): taking a normal backup (vtbackup restores the latest complete one)"
-    set -- "$@" "$(flag initial_backup false)"
+    set -- "$@" "--initial${sep}backup=false"
   else
-    if ! shard_info=$(vtctld GetShard "$shard" 2>"$scratch"); then
+    shard_info=$(vtctld GetShard "$shard" 2>"$scratch") ||
       fail "cannot read shard $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
-    fi
     # "primary_alias": {...} or null (one or two spaces after the colon).
     primary=$(printf '%s\n' "$shard_info" | awk '
       /^ *"primary_alias": *\{/ { print "yes"; exit }
       /^ *"primary_alias": *null/ { print "no"; exit }')
     case $primary in
       yes)
-        if [ "${VITESS_ALLOW_FIRST_BACKUP:-false}" != true ]; then
+        [ "${VITESS_ALLOW_FIRST_BACKUP:-false}" = true ] ||
           fail "$shard has a primary but no backup: refusing an automated first backup (vtbackup would start from an empty database and replay the primary's whole binlog history); take one manually (vtctldclient BackupShard $shard) or set allowFirstBackup: true in the policy"
-        fi
         info "$shard has a primary and no backup: taking a first backup (allowFirstBackup)"
-        set -- "$@" "$(flag initial_backup false)" "$(flag allow_first_backup true)"
+        set -- "$@" "--initial${sep}backup=false" "--allow${sep}first${sep}backup=true"
         ;;
       no)
         info "$shard has no primary and no backup: taking an initial backup of the empty shard"
-        set -- "$@" "$(flag initial_backup true)"
+        set -- "$@" "--initial${sep}backup=true"
         ;;
       *) fail "vtctldclient GetShard $shard printed no primary_alias field; no backup started" ;;
     esac

@@ -167,6 +167,22 @@ test('configMap mode: init and backup source their modules from the policy\'s Co
   expect(sourced.calls).toEqual(inline.calls);
 });
 
+test('init container: an image without vtctldclient fails with one error line; it pushes nothing, even with metrics', async () => {
+  const gateway = await startPushgateway();
+  try {
+    const objects = renderPolicy(vitessPolicy({}, { metrics: { pushgatewayUrl: gateway.url } }));
+    const pod = (objects.find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec.template.spec;
+    const imageBin = mkdtempSync(join(scratch, 'image-'));
+    copyFileSync(join(FIXTURES, 'vtbackup-stub.sh'), join(imageBin, 'vtbackup'));
+    const init = await runContainer(pod, 'init-vt-root', { env: { VT_BIN_SOURCE: imageBin } });
+    expect(init.code).toBe(1);
+    expect(errorLines(init.stderr)).toEqual([expect.stringMatching(new RegExp(` example-daily-commerce-x-x error ${imageBin}/vtctldclient not found in the vtbackup image$`))]);
+    expect(await gateway.metrics()).not.toMatch(/^backup_cronjobs_/m);
+  } finally {
+    await gateway.stop();
+  }
+});
+
 describe('after vtbackup', () => {
   test('a failing vtbackup fails the run with its exit status', async () => {
     const r = await runBackup({ backups: BACKUPS }, { env: { STUB_VTBACKUP_EXIT: '3' } });
