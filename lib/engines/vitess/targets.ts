@@ -68,6 +68,7 @@ function shardTarget(spec: ResolvedVitess, policy: PolicyContext, sched: VitessS
     settingsPath: sPath,
     schedule: sched.frequency !== undefined ? cronFromFrequency(sched.frequency, `${spec.cluster}|${keyspace}|${shard}|${sched.name}-${keyspace}-${safe}`) : undefined,
     defaults: { timeout: VITESS_DEFAULTS.timeout },
+    drills: true,
     pod: (ctx) => vitessPod(spec, policy, keyspace, shard, ctx),
   };
 }

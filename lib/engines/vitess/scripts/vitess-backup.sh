@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: vitess-lib.sh
+# needs: vitess-lib.sh drill.sh
 # optional: retention.sh metrics.sh
 # Entry of a Vitess backup container. Decides the backup type at run time by
 # asking vtctld about the shard, then runs vtbackup with the manifest's flags
@@ -14,6 +14,12 @@
 # After a successful vtbackup it pushes the run's metrics (when
 # BACKUP_PUSHGATEWAY_URL is set) and applies the retention rules (when the
 # RETENTION_* env is set). TERM/INT stop vtbackup and fail the run (vitess-lib.sh).
+# Restore drill: a normal vtbackup run restores the newest complete backup
+# before it takes the new one, so a successful normal run is a successful
+# restore drill (drill.sh: restore_drill_* gauges), of the newest listed
+# backup; an incomplete newer one (a run that died) would make vtbackup restore
+# an older one, whose age this then understates. Initial and first backups
+# restore nothing and push no drill result.
 # Env: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD, VITESS_ALLOW_FIRST_BACKUP,
 #      VTCTLD_TIMEOUT (default 30s), VITESS_STOP_WAIT_SECONDS (default 120).
 # The type flags take the spelling of the manifest's flags (Vitess >= 22
@@ -27,6 +33,14 @@ vtctld() {
 # The last non-empty line of stdin (a name, or vtctldclient's error).
 last_line() {
   awk 'NF { line = $0 } END { print line }'
+}
+
+# The time of a backup named <YYYY-MM-DD>.<HHMMSS>.<tablet alias> (UTC, as
+# vtbackup names them) in epoch seconds; nothing for another name. `date -d`
+# as GNU and busybox date read it.
+backup_epoch() {
+  _be_time=$(printf '%s\n' "$1" | sed -n 's/^\([0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\)\.\([0-9][0-9]\)\([0-9][0-9]\)\([0-9][0-9]\)\..*/\1 \2:\3:\4/p')
+  [ -z "$_be_time" ] || date -u -d "$_be_time" +%s 2>/dev/null || :
 }
 
 main() {
@@ -43,9 +57,10 @@ main() {
   names=$(vtctld GetBackups "$shard" 2>"$scratch") ||
     fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
   count=$(printf '%s\n' "$names" | awk 'NF { n++ } END { print n + 0 }')
+  latest=$(printf '%s\n' "$names" | last_line)
 
   if [ "$count" -gt 0 ]; then
-    info "$shard has $count backup(s), the latest $(printf '%s\n' "$names" | last_line): taking a normal backup (vtbackup restores the latest complete one)"
+    info "$shard has $count backup(s), the latest $latest: taking a normal backup (vtbackup restores the latest complete one)"
     set -- "$@" "--initial${sep}backup=false"
   else
     shard_info=$(vtctld GetShard "$shard" 2>"$scratch") ||
@@ -75,6 +90,11 @@ main() {
   [ "$status" -eq 0 ] || fail "vtbackup of $shard failed with exit status $status"
   info "vtbackup of $shard finished"
   succeed
+  if [ "$count" -gt 0 ]; then
+    info "restore drill passed: vtbackup restored $latest before taking this backup"
+    # shellcheck disable=SC2154 # started: the run's start, set by start_run (vitess-lib.sh)
+    drill_result success "$started" "$(backup_epoch "$latest")"
+  fi
   # A failed prune fails the run (the backup itself is kept and counted).
   if retention_configured; then
     now_doing "the retention of $shard"

@@ -222,6 +222,68 @@ test('metrics: success and failure counters, duration and last success reach the
   }
 });
 
+describe('restore drill: a normal run restored the newest backup first', () => {
+  /** The value of `<prefix>_<name>` in the run's group, undefined when the gateway has no such series. */
+  const gauge = (text: string, name: string): number | undefined => {
+    const line = text.split('\n').find((l) => l.startsWith(`backup_cronjobs_${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  const DRILL = ['restore_drill_success', 'restore_drill_duration_seconds', 'restore_drill_backup_age_seconds', 'restore_drill_last_success_timestamp_seconds'];
+
+  async function withGateway(check: (url: string, metrics: () => Promise<string>) => Promise<void>) {
+    const gateway = await startPushgateway();
+    try {
+      await check(gateway.url, () => gateway.metrics());
+    } finally {
+      await gateway.stop();
+    }
+  }
+
+  test('success pushes the drill gauges; the backup age is the age of the newest listed backup, whose name is logged', async () => {
+    await withGateway(async (url, metrics) => {
+      const before = Math.floor(Date.now() / 1000);
+      const r = await runBackup({ backups: BACKUPS }, { spec: { metrics: { pushgatewayUrl: url } } });
+      const after = Math.ceil(Date.now() / 1000);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/ info restore drill passed: vtbackup restored 2025-02-26\.020000\.vtbackup-3141592653 before taking this backup$/m);
+      const text = await metrics();
+      // BACKUPS[1] was taken at 2025-02-26 02:00:00 UTC (its name)
+      const taken = Date.UTC(2025, 1, 26, 2, 0, 0) / 1000;
+      expect(gauge(text, 'restore_drill_success')).toBe(1);
+      expect(gauge(text, 'restore_drill_backup_age_seconds')).toBeGreaterThanOrEqual(before - taken);
+      expect(gauge(text, 'restore_drill_backup_age_seconds')).toBeLessThanOrEqual(after - taken);
+      expect(gauge(text, 'restore_drill_last_success_timestamp_seconds')).toBeGreaterThanOrEqual(before);
+      expect(gauge(text, 'restore_drill_duration_seconds')).toBeGreaterThanOrEqual(0);
+      // the drill's gauges sit beside the run's own metrics, in its group
+      expect(gauge(text, 'last_run_success')).toBe(1);
+    });
+  });
+
+  test('a newest backup whose name carries no time: the drill result without a backup age', async () => {
+    await withGateway(async (url, metrics) => {
+      const r = await runBackup({ backups: [BACKUPS[0], 'manual-before-upgrade'] }, { spec: { metrics: { pushgatewayUrl: url } } });
+      expect(r.code).toBe(0);
+      const text = await metrics();
+      expect(gauge(text, 'restore_drill_success')).toBe(1);
+      expect(gauge(text, 'restore_drill_backup_age_seconds')).toBeUndefined();
+    });
+  });
+
+  test.each([
+    ['an initial backup (no backup, no primary)', { backups: [] }, {}],
+    ['a first backup (no backup, a primary, allowFirstBackup)', { backups: [], primary: true }, { allowFirstBackup: true }],
+    ['a failed normal run', { backups: BACKUPS }, { env: { STUB_VTBACKUP_EXIT: '1' } }],
+  ] as const)('%s restores nothing: no drill gauge, no drill log line', async (_what, shard, opts) => {
+    await withGateway(async (url, metrics) => {
+      const r = await runBackup(shard, { ...opts, spec: { metrics: { pushgatewayUrl: url } } });
+      expect(r.stderr).not.toContain('restore drill');
+      const text = await metrics();
+      expect(gauge(text, 'last_run_success')).toBeDefined();
+      for (const name of DRILL) expect(gauge(text, name)).toBeUndefined();
+    });
+  });
+});
+
 /** Polls until `check` returns a value (not undefined); fails naming `what` if it never does. */
 async function waitFor<T>(what: string, check: () => T | undefined): Promise<T> {
   for (let i = 0; i < 1000; i++) {
