@@ -20,7 +20,10 @@
 # backup; an incomplete newer one (a run that died) would make vtbackup restore
 # an older one, whose age this then understates. Initial and first backups
 # restore nothing and push no drill result.
+# Coverage drift: each run also compares the keyspace's serving shards with
+# the policy's (report_coverage).
 # Env: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD, VITESS_ALLOW_FIRST_BACKUP,
+#      BACKUP_POLICY_SHARDS (the keyspace's shards the policy's CronJobs back up),
 #      VTCTLD_TIMEOUT (default 30s), VITESS_STOP_WAIT_SECONDS (default 120).
 # The type flags take the spelling of the manifest's flags (Vitess >= 22
 # registers dashed names, older releases underscores; --init_keyspace or
@@ -43,6 +46,35 @@ backup_epoch() {
   [ -z "$_be_time" ] || date -u -d "$_be_time" +%s 2>/dev/null || :
 }
 
+# Logs the keyspace's serving shards that no CronJob of the policy backs up
+# (not in BACKUP_POLICY_SHARDS) in one line and pushes their number (gauge
+# uncovered_shards). A failed or empty listing is a warning, never a failure.
+report_coverage() {
+  _cv=$(vtctld FindAllShardsInKeyspace "$VITESS_KEYSPACE" 2>"$scratch") || {
+    log warn "shard coverage not checked: cannot list the shards of keyspace $VITESS_KEYSPACE from vtctld $VTCTLD_SERVER: $(last_line <"$scratch")"
+    return 0
+  }
+  # cli.MarshalJSON (protojson, two-space indent) of {"shards": {"<name>":
+  # {"keyspace", "name", "shard": {..., "is_primary_serving"}}}}: an entry's
+  # "name" at 6 spaces, its shard record's fields at 8. Prints
+  # "<shards> <uncovered> <uncovered names>".
+  _cv=$(printf '%s\n' "$_cv" | _CV_COVERED=" ${BACKUP_POLICY_SHARDS:-} " awk '
+    /^      "name": / { name = $2; gsub(/[",]/, "", name); shards++ }
+    /^        "is_primary_serving": +true/ && !index(ENVIRON["_CV_COVERED"], " " name " ") { n++; list = list " " name }
+    END { printf "%d %d%s\n", shards, n, list }')
+  _cv_shards=${_cv%% *} _cv=${_cv#* }
+  _cv_count=${_cv%% *} _cv_names=${_cv#"$_cv_count"}
+  if [ "$_cv_shards" -eq 0 ]; then
+    log warn "shard coverage not checked: vtctld $VTCTLD_SERVER lists no shard of keyspace $VITESS_KEYSPACE"
+    return 0
+  elif [ "$_cv_count" -gt 0 ]; then
+    log warn "keyspace $VITESS_KEYSPACE has $_cv_count serving shard(s) that no CronJob of policy ${BACKUP_POLICY:-} backs up:$_cv_names"
+  else
+    info "every serving shard of keyspace $VITESS_KEYSPACE is backed up by a CronJob of policy ${BACKUP_POLICY:-}"
+  fi
+  push_gauges uncovered_shards "$_cv_count" "Serving shards of the keyspace that no CronJob of the policy backs up."
+}
+
 main() {
   start_run
   require_env VTCTLD_SERVER VITESS_KEYSPACE VITESS_SHARD
@@ -56,6 +88,7 @@ main() {
   # One name per line, oldest first; a shard without backups prints one empty line.
   names=$(vtctld GetBackups "$shard" 2>"$scratch") ||
     fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
+  report_coverage
   count=$(printf '%s\n' "$names" | awk 'NF { n++ } END { print n + 0 }')
   latest=$(printf '%s\n' "$names" | last_line)
 
