@@ -9,6 +9,7 @@ import { compact, nonEmpty } from '../kubernetes/objects';
 import { shortestIntervalMinutes } from '../schedule';
 import { formatDuration } from '../units';
 import { ResolvedPolicy, ResolvedTarget, commonLabels } from './resolve';
+import { driftRules } from './alerts-drift';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
@@ -86,6 +87,6 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
       labels: { ...commonLabels(r.policy, r.engine, 'alerts'), ...options.labels },
       annotations: nonEmpty({ ...r.annotations }),
     },
-    spec: { groups: [{ name: `backup-cronjobs.${r.name}`, rules: [...stale, ...failed, ...notScheduled, ...metricsMissing] }] },
+    spec: { groups: [{ name: `backup-cronjobs.${r.name}`, rules: [...stale, ...failed, ...notScheduled, ...metricsMissing, ...driftRules(r, watched)] }] },
   }) as Manifest;
 }

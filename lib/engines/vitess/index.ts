@@ -17,6 +17,7 @@ export const vitessEngine: EngineDefinition<VitessSpec> = {
   schema: vitessSchema,
   metricsPrefix: JOB_DEFAULTS.metricsPrefix,
   retentionDestination: () => 'vitess',
+  reportsCoverage: true,
   validate: (spec, policy, issues) => validateVitess(spec, policy.path, issues),
   targets: (spec, policy) => vitessTargets(resolveVitess(spec), policy),
   restoreHelp: 'Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup '
