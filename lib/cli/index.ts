@@ -4,6 +4,7 @@ import { dirname, join } from 'path';
 import { closest } from '../messages';
 import { CliIO, Command, EXIT, UsageError, processIO } from './command';
 import { convertCommand } from './convert';
+import { discoverCommand } from './discover';
 import { planCommand } from './plan';
 import { restoreCommand } from './restore';
 import { retentionCommand } from './retention';
@@ -13,7 +14,7 @@ import { validateCommand } from './validate';
 
 export type { CliIO } from './command';
 
-const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, restoreCommand, convertCommand, schemaCommand, retentionCommand];
+const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, restoreCommand, convertCommand, discoverCommand, schemaCommand, retentionCommand];
 
 export const USAGE = `Usage: backup-cronjobs <command> [options]
 

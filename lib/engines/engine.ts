@@ -159,4 +159,10 @@ export interface EngineDefinition<Spec> {
   readonly encryption?: FeatureSupport;
   /** `spec.drill`: renders restore-drill targets. @default - refused */
   readonly drill?: FeatureSupport;
+  /**
+   * Its backup runs push `<prefix>_uncovered_shards`: the cluster's shards that
+   * no CronJob of the policy backs up (the PrometheusRule's BackupPolicyDrift).
+   * @default false
+   */
+  readonly reportsCoverage?: boolean;
 }

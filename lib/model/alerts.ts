@@ -9,6 +9,7 @@ import { compact, nonEmpty } from '../kubernetes/objects';
 import { shortestIntervalMinutes } from '../schedule';
 import { formatDuration } from '../units';
 import { ResolvedPolicy, ResolvedTarget, commonLabels } from './resolve';
+import { driftRules } from './alerts-drift';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
@@ -125,7 +126,7 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
       labels: { ...commonLabels(r.policy, r.engine, 'alerts'), ...options.labels },
       annotations: nonEmpty({ ...r.annotations }),
     },
-    spec: { groups: [{ name: `backup-cronjobs.${r.name}`, rules: [...backupRules, ...notScheduled, ...metricsMissing, ...drillRules] }] },
+    spec: { groups: [{ name: `backup-cronjobs.${r.name}`, rules: [...backupRules, ...notScheduled, ...metricsMissing, ...drillRules, ...driftRules(r, backups)] }] },
   }) as Manifest;
 }
 

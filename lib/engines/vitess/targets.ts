@@ -30,11 +30,12 @@ const VITESS_PATH = '/vt/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): EngineTarget[] {
   const targets: EngineTarget[] = [];
   const shards = new Map<string, { keyspace: string; shard: string }>();
+  const covered = coveredShards(spec);
   spec.schedules.forEach((sched, i) => {
     const sPath = `${policy.path}.schedules[${i}]`;
     for (const strategy of sched.strategies) {
       for (const shard of strategy.shards) {
-        targets.push(shardTarget(spec, policy, sched, sPath, strategy.keyspace, shard));
+        targets.push(shardTarget(spec, policy, sched, sPath, strategy.keyspace, shard, covered.get(strategy.keyspace)!));
         shards.set(`${strategy.keyspace}/${shard}`, { keyspace: strategy.keyspace, shard });
       }
     }
@@ -44,6 +45,21 @@ export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): Engi
     for (const { keyspace, shard } of shards.values()) targets.push(pruneTarget(spec, policy, keyspace, shard, pruneSchedule));
   }
   return targets;
+}
+
+/**
+ * Per keyspace, the shards some CronJob of the policy backs up (under any
+ * schedule, suspended or not), sorted and space-separated: what each run
+ * compares with the keyspace's serving shards (coverage drift).
+ */
+function coveredShards(spec: ResolvedVitess): Map<string, string> {
+  const byKeyspace = new Map<string, Set<string>>();
+  for (const strategy of spec.schedules.flatMap((s) => s.strategies)) {
+    const set = byKeyspace.get(strategy.keyspace) ?? new Set<string>();
+    for (const shard of strategy.shards) set.add(shard);
+    byKeyspace.set(strategy.keyspace, set);
+  }
+  return new Map([...byKeyspace].map(([keyspace, set]) => [keyspace, [...set].sort().join(' ')]));
 }
 
 function shardLabels(spec: ResolvedVitess, keyspace: string, safe: string): Record<string, string> {
@@ -56,7 +72,9 @@ function shardLabels(spec: ResolvedVitess, keyspace: string, safe: string): Reco
   };
 }
 
-function shardTarget(spec: ResolvedVitess, policy: PolicyContext, sched: VitessSchedule, sPath: string, keyspace: string, shard: string): EngineTarget {
+function shardTarget(
+  spec: ResolvedVitess, policy: PolicyContext, sched: VitessSchedule, sPath: string, keyspace: string, shard: string, covered: string,
+): EngineTarget {
   const safe = safeShard(shard);
   return {
     id: `vitess|${spec.cluster}|${sched.name}|${keyspace}|${shard}`,
@@ -68,7 +86,8 @@ function shardTarget(spec: ResolvedVitess, policy: PolicyContext, sched: VitessS
     settingsPath: sPath,
     schedule: sched.frequency !== undefined ? cronFromFrequency(sched.frequency, `${spec.cluster}|${keyspace}|${shard}|${sched.name}-${keyspace}-${safe}`) : undefined,
     defaults: { timeout: VITESS_DEFAULTS.timeout },
-    pod: (ctx) => vitessPod(spec, policy, keyspace, shard, ctx),
+    drills: true,
+    pod: (ctx) => vitessPod(spec, policy, keyspace, shard, covered, ctx),
   };
 }
 
@@ -113,7 +132,7 @@ function prunePod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string,
   };
 }
 
-function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, ctx: PodContext): EnginePod {
+function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, covered: string, ctx: PodContext): EnginePod {
   const cpu = ctx.settings.pod.resources?.requests?.cpu;
   const prunes = prunesAfterBackup(policy.retention);
   const flags: Record<string, string> = { ...OVERRIDABLE_DEFAULTS, ...spec.extraFlags, ...requiredFlags(spec, keyspace, shard, cpu) };
@@ -154,15 +173,16 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     ...ctx.env,
     ...destinationEnv(spec, keyspace, shard),
     { name: 'VITESS_ALLOW_FIRST_BACKUP', value: String(spec.allowFirstBackup) },
-    { name: 'VITESS_FLAG_STYLE', value: spec.flagStyle },
+    { name: 'BACKUP_POLICY_SHARDS', value: covered },
     ...(prunes ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
   ];
 
   const init: EngineContainer = {
     name: 'init-vt-root',
     image: spec.images.vtbackup,
-    command: shellCommand('vitess-init-vt-root.sh', { metrics: ctx.metrics }),
-    env: [...ctx.env, { name: 'VT_ROOT_MOUNT', value: '/mnt/vt' }],
+    command: shellCommand('vitess-init-vt-root.sh'),
+    // It pushes no metrics; the job's name prefixes its log lines.
+    env: ctx.env.filter((e) => e.name === 'BACKUP_JOB'),
     volumeMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
     securityContext: restrictedContainerSecurity(),
   };

@@ -31,7 +31,10 @@ test('one PrometheusRule after the CronJobs; every alert sized from its targets\
   expect(rule.kind).toBe('PrometheusRule');
   expect(rule.metadata).toMatchObject({ name: 'example-backup-alerts', namespace: 'example', labels: { release: 'prometheus', 'app.kubernetes.io/component': 'alerts' } });
   const rules = rulesOf(rule);
-  expect(rules.map((r) => r.alert)).toEqual(['BackupStale', 'BackupNeverSucceeded', 'BackupStale', 'BackupNeverSucceeded', 'BackupFailed', 'BackupNotScheduled', 'BackupMetricsMissing']);
+  expect(rules.map((r) => r.alert)).toEqual(['BackupStale', 'BackupNeverSucceeded', 'BackupStale', 'BackupNeverSucceeded', 'BackupFailed', 'BackupNotScheduled', 'BackupMetricsMissing',
+    // Vitess backups drill themselves: per schedule group, stale and never succeeded, then failed
+    'BackupRestoreDrillStale', 'BackupRestoreDrillNeverSucceeded', 'BackupRestoreDrillStale', 'BackupRestoreDrillNeverSucceeded', 'BackupRestoreDrillFailed',
+    'BackupPolicyDrift']);
   // @hourly: 2 × 60 min + 30 min timeout; daily: 2 × 24 h + 2 h default timeout
   expect(rules[0].expr).toMatch(new RegExp(`cronjob=~"${HOURLY}".* > 9000$`));
   expect(rules[2].expr).toMatch(new RegExp(`cronjob=~"${COMMERCE}\\|${CUSTOMER}".* > 180000$`));

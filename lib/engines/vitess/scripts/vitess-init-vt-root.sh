@@ -1,12 +1,12 @@
 # shellcheck shell=sh
-# needs: vitess-lib.sh
-# optional: metrics.sh
 # Init container of a Vitess backup pod (vtbackup image): copies the Vitess
-# binaries and mysqld config into the shared vt-root volume. POSIX port of
-# vitess-operator's init-vt-root script, plus vtctldclient for the entry script.
-# Env: VT_ROOT_MOUNT (the vt-root mount), VT_BIN_SOURCE (default /vt/bin),
-# VT_CONFIG_SOURCE (default /vt/config), CA_BUNDLE (default /etc/ssl/certs/ca-certificates.crt).
-# TERM/INT fail the run (vitess-lib.sh).
+# binaries and mysqld config into the shared vt-root volume, mounted at
+# /mnt/vt. POSIX port of vitess-operator's init-vt-root script, plus
+# vtctldclient for the entry script. It pushes no metrics: it only copies
+# files, and when it fails the pod fails before the backup container starts,
+# which kube-state-metrics reports as the Job's failure (BackupFailed).
+# Env (tests): VT_BIN_SOURCE (default /vt/bin), VT_CONFIG_SOURCE (default
+# /vt/config), CA_BUNDLE (default /etc/ssl/certs/ca-certificates.crt).
 
 copy_missing() {
   # cp --no-clobber is not POSIX: copy only when the target does not exist.
@@ -14,15 +14,10 @@ copy_missing() {
 }
 
 main() {
-  start_run
-  now_doing "the preparation of vt-root"
-  require_env VT_ROOT_MOUNT
-  root=$VT_ROOT_MOUNT
-  bin=${VT_BIN_SOURCE:-/vt/bin}
-  config=${VT_CONFIG_SOURCE:-/vt/config}
+  root=/mnt/vt bin=${VT_BIN_SOURCE:-/vt/bin} config=${VT_CONFIG_SOURCE:-/vt/config}
   mkdir -p "$root/bin" "$root/config" "$root/certs" "$root/socket" "$root/vtdataroot"
   for tool in vtbackup vtctldclient; do
-    [ -x "$bin/$tool" ] || fail "$bin/$tool not found in the vtbackup image"
+    [ -x "$bin/$tool" ] || die "$bin/$tool not found in the vtbackup image"
     copy_missing "$bin/$tool" "$root/bin"
   done
   if [ -d "$config/mycnf" ]; then

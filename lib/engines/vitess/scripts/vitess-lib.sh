@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Helpers of the Vitess entry scripts (joined after common.sh, and after
-# metrics.sh when the policy pushes metrics). An entry calls start_run first.
+# The run of vitess-backup.sh: its clock, its result (pushed once), and
+# TERM/INT handling. The entry calls start_run first.
 
 # Logs one error line, pushes a failure, exits 1 (a signal meanwhile changes nothing).
 fail() {

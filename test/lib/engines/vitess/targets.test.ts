@@ -307,3 +307,19 @@ describe('retention', () => {
     expect(() => renderPolicy(vitessPolicy({}, { retention: { maxTotalSize: '10Gi' } }))).toThrow(/spec\.retention\.maxTotalSize/);
   });
 });
+
+test('BACKUP_POLICY_SHARDS: per keyspace, every shard any schedule of the policy backs up (suspended ones too), sorted, once', () => {
+  const objects = renderPolicy(vitessPolicy({
+    schedules: [
+      { name: 'nightly', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80'] }, { keyspace: 'commerce', shards: ['-'] }] },
+      { name: 'frequent', schedule: '0 */6 * * *', suspend: true, strategies: [{ keyspace: 'customer', shards: ['80-', '-80'] }] },
+    ],
+  }));
+  const covered = Object.fromEntries(objects.filter((o) => o.kind === 'CronJob').map((o) => [o.metadata.name, vtbackup(o).env.find((e: any) => e.name === 'BACKUP_POLICY_SHARDS').value]));
+  expect(covered).toEqual({
+    'example-nightly-customer-x-80': '-80 80-',
+    'example-nightly-commerce-x-x': '-',
+    'example-frequent-customer-80-x': '-80 80-',
+    'example-frequent-customer-x-80': '-80 80-',
+  });
+});

@@ -12,3 +12,25 @@ describe('integer flags', () => {
     expect(() => validatePolicy(vitessPolicy({ vtbackupRetention: { minRetentionCount: Number.MAX_SAFE_INTEGER } }))).not.toThrow();
   });
 });
+
+describe('policy-wide features the engine refuses, saying what Vitess does instead', () => {
+  const problems = (spec: Record<string, unknown>): string => {
+    try {
+      validatePolicy(vitessPolicy({}, spec));
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('the policy was accepted');
+  };
+
+  test('spec.drill: every normal vtbackup run is the drill', () => {
+    expect(problems({ drill: { schedule: '0 5 * * 0' } }))
+      .toMatch(/spec\.drill: the vitess engine does not support restore drills: every normal vtbackup run restores the newest backup first and pushes the restore-drill metrics/);
+  });
+
+  test('spec.encryption: the storage\'s own encryption and vtbackup\'s compressor or xtrabackup flags, through extraFlags', () => {
+    const message = problems({ encryption: { age: { recipients: ['age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p'] } } });
+    expect(message).toMatch(/spec\.encryption: the vitess engine does not support client-side encryption: vtbackup writes its backups itself/);
+    for (const flag of ['s3_backup_server_side_encryption', 'external-compressor', 'external-decompressor', 'xtrabackup_backup_flags', 'xbstream_restore_flags']) expect(message).toContain(flag);
+  });
+});

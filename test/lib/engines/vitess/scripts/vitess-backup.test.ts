@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { renderPolicy } from '../../../../../lib';
+import type { VitessSpec } from '../../../../../lib';
 import { RunContainerResult, configMapsOf, runContainer } from '../../../../support/run-container';
 import { startPushgateway } from '../../../../support/services';
 import { vitessPolicy } from '../fixtures';
@@ -17,6 +18,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const BACKUPS = ['2025-02-25.220602.zone1-0000000101', '2025-02-26.020000.vtbackup-3141592653'];
 const GET_BACKUPS = '--server example-vtctld:15999 --action_timeout 30s GetBackups commerce/-';
 const GET_SHARD = '--server example-vtctld:15999 --action_timeout 30s GetShard commerce/-';
+const FIND_SHARDS = '--server example-vtctld:15999 --action_timeout 30s FindAllShardsInKeyspace commerce';
 
 interface Shard {
   /** The shard's backups, oldest first (the stand-in's one list). */
@@ -36,10 +38,17 @@ interface Run {
 /** Renders the policy, runs the init container, then starts the main container. */
 async function startBackup(
   shard: Shard,
-  opts: { allowFirstBackup?: boolean; flagStyle?: 'dashed'; spec?: Record<string, unknown>; env?: Record<string, string> } = {},
+  opts: {
+    allowFirstBackup?: boolean; flagStyle?: 'dashed'; spec?: Record<string, unknown>; env?: Record<string, string>;
+    /** spec.vitess.schedules, and the name of the CronJob to run. @default - the fixture's, its one CronJob */
+    schedules?: VitessSpec['schedules']; cronJob?: string;
+  } = {},
 ): Promise<Run> {
-  const objects = renderPolicy(vitessPolicy({ allowFirstBackup: opts.allowFirstBackup ?? false, ...(opts.flagStyle ? { flagStyle: opts.flagStyle } : {}) }, opts.spec ?? {}));
-  const pod = (objects.find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec.template.spec;
+  const vitess = { allowFirstBackup: opts.allowFirstBackup ?? false, ...(opts.flagStyle ? { flagStyle: opts.flagStyle } : {}), ...(opts.schedules ? { schedules: opts.schedules } : {}) };
+  const objects = renderPolicy(vitessPolicy(vitess, opts.spec ?? {}));
+  const cronJob = objects.find((o) => o.kind === 'CronJob' && (opts.cronJob === undefined || o.metadata.name === opts.cronJob));
+  if (!cronJob) throw new Error(`no CronJob ${opts.cronJob}`);
+  const pod = (cronJob as any).spec.jobTemplate.spec.template.spec;
   const configMaps = configMapsOf(objects);
   const work = mkdtempSync(join(scratch, 'run-'));
   const imageBin = mkdtempSync(join(scratch, 'image-'));
@@ -103,7 +112,7 @@ describe('Vitess backup type decided at run time', () => {
     expect(r.runArgs).toHaveLength(r.manifestArgs.length);
     expect(r.manifestArgs).toContain('--mysql_socket=/vt/socket/mysql.sock');
     expect(r.vtbackupArgs).toEqual([...r.runArgs, '--initial_backup=false']);
-    expect(r.calls).toEqual([GET_BACKUPS]);
+    expect(r.calls).toEqual([GET_BACKUPS, FIND_SHARDS]);
     expect(r.stderr).toMatch(/commerce\/- has 2 backup\(s\), the latest 2025-02-26\.020000\.vtbackup-3141592653: taking a normal backup/);
     expect(r.stderr).not.toMatch(/complete backup\(s\)|has \d+ complete/);
   });
@@ -113,14 +122,14 @@ describe('Vitess backup type decided at run time', () => {
     expect(r.code).toBe(0);
     expect(r.vtbackupArgs).toEqual([...r.runArgs, '--initial_backup=false']);
     expect(r.vtbackupArgs!.some((a) => a.includes('allow_first_backup'))).toBe(false);
-    expect(r.calls).toEqual([GET_BACKUPS]);
+    expect(r.calls).toEqual([GET_BACKUPS, FIND_SHARDS]);
   });
 
   test('no backup (GetBackups prints one empty line) and no primary → --initial_backup=true', async () => {
     const r = await runBackup({ backups: [] });
     expect(r.code).toBe(0);
     expect(r.vtbackupArgs).toEqual([...r.runArgs, '--initial_backup=true']);
-    expect(r.calls).toEqual([GET_BACKUPS, GET_SHARD]);
+    expect(r.calls).toEqual([GET_BACKUPS, FIND_SHARDS, GET_SHARD]);
     expect(r.stderr).toMatch(/commerce\/- has no primary and no backup: taking an initial backup of the empty shard/);
   });
 
@@ -167,6 +176,22 @@ test('configMap mode: init and backup source their modules from the policy\'s Co
   expect(sourced.calls).toEqual(inline.calls);
 });
 
+test('init container: an image without vtctldclient fails with one error line; it pushes nothing, even with metrics', async () => {
+  const gateway = await startPushgateway();
+  try {
+    const objects = renderPolicy(vitessPolicy({}, { metrics: { pushgatewayUrl: gateway.url } }));
+    const pod = (objects.find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec.template.spec;
+    const imageBin = mkdtempSync(join(scratch, 'image-'));
+    copyFileSync(join(FIXTURES, 'vtbackup-stub.sh'), join(imageBin, 'vtbackup'));
+    const init = await runContainer(pod, 'init-vt-root', { env: { VT_BIN_SOURCE: imageBin } });
+    expect(init.code).toBe(1);
+    expect(errorLines(init.stderr)).toEqual([expect.stringMatching(new RegExp(` example-daily-commerce-x-x error ${imageBin}/vtctldclient not found in the vtbackup image$`))]);
+    expect(await gateway.metrics()).not.toMatch(/^backup_cronjobs_/m);
+  } finally {
+    await gateway.stop();
+  }
+});
+
 describe('after vtbackup', () => {
   test('a failing vtbackup fails the run with its exit status', async () => {
     const r = await runBackup({ backups: BACKUPS }, { env: { STUB_VTBACKUP_EXIT: '3' } });
@@ -204,6 +229,130 @@ test('metrics: success and failure counters, duration and last success reach the
   } finally {
     await gateway.stop();
   }
+});
+
+describe('restore drill: a normal run restored the newest backup first', () => {
+  /** The value of `<prefix>_<name>` in the run's group, undefined when the gateway has no such series. */
+  const gauge = (text: string, name: string): number | undefined => {
+    const line = text.split('\n').find((l) => l.startsWith(`backup_cronjobs_${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  const DRILL = ['restore_drill_success', 'restore_drill_duration_seconds', 'restore_drill_backup_age_seconds', 'restore_drill_last_success_timestamp_seconds'];
+
+  async function withGateway(check: (url: string, metrics: () => Promise<string>) => Promise<void>) {
+    const gateway = await startPushgateway();
+    try {
+      await check(gateway.url, () => gateway.metrics());
+    } finally {
+      await gateway.stop();
+    }
+  }
+
+  test('success pushes the drill gauges; the backup age is the age of the newest listed backup, whose name is logged', async () => {
+    await withGateway(async (url, metrics) => {
+      const before = Math.floor(Date.now() / 1000);
+      const r = await runBackup({ backups: BACKUPS }, { spec: { metrics: { pushgatewayUrl: url } } });
+      const after = Math.ceil(Date.now() / 1000);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/ info restore drill passed: vtbackup restored 2025-02-26\.020000\.vtbackup-3141592653 before taking this backup$/m);
+      const text = await metrics();
+      // BACKUPS[1] was taken at 2025-02-26 02:00:00 UTC (its name)
+      const taken = Date.UTC(2025, 1, 26, 2, 0, 0) / 1000;
+      expect(gauge(text, 'restore_drill_success')).toBe(1);
+      expect(gauge(text, 'restore_drill_backup_age_seconds')).toBeGreaterThanOrEqual(before - taken);
+      expect(gauge(text, 'restore_drill_backup_age_seconds')).toBeLessThanOrEqual(after - taken);
+      expect(gauge(text, 'restore_drill_last_success_timestamp_seconds')).toBeGreaterThanOrEqual(before);
+      expect(gauge(text, 'restore_drill_duration_seconds')).toBeGreaterThanOrEqual(0);
+      // the drill's gauges sit beside the run's own metrics, in its group
+      expect(gauge(text, 'last_run_success')).toBe(1);
+    });
+  });
+
+  test('a newest backup whose name carries no time: the drill result without a backup age', async () => {
+    await withGateway(async (url, metrics) => {
+      const r = await runBackup({ backups: [BACKUPS[0], 'manual-before-upgrade'] }, { spec: { metrics: { pushgatewayUrl: url } } });
+      expect(r.code).toBe(0);
+      const text = await metrics();
+      expect(gauge(text, 'restore_drill_success')).toBe(1);
+      expect(gauge(text, 'restore_drill_backup_age_seconds')).toBeUndefined();
+    });
+  });
+
+  test.each<[string, Shard, { allowFirstBackup?: boolean; env?: Record<string, string> }]>([
+    ['an initial backup (no backup, no primary)', { backups: [] }, {}],
+    ['a first backup (no backup, a primary, allowFirstBackup)', { backups: [], primary: true }, { allowFirstBackup: true }],
+    ['a failed normal run', { backups: BACKUPS }, { env: { STUB_VTBACKUP_EXIT: '1' } }],
+  ])('%s restores nothing: no drill gauge, no drill log line', async (_what, shard, opts) => {
+    await withGateway(async (url, metrics) => {
+      const r = await runBackup(shard, { ...opts, spec: { metrics: { pushgatewayUrl: url } } });
+      expect(r.stderr).not.toContain('restore drill');
+      const text = await metrics();
+      expect(gauge(text, 'last_run_success')).toBeDefined();
+      for (const name of DRILL) expect(gauge(text, name)).toBeUndefined();
+    });
+  });
+});
+
+describe('coverage drift: the serving shards of the keyspace that no CronJob of the policy backs up', () => {
+  // customer/-80 nightly, customer/80- every 6 hours: together they cover the keyspace as it was
+  const SCHEDULES: VitessSpec['schedules'] = [
+    { name: 'nightly', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
+    { name: 'frequent', schedule: '0 */6 * * *', strategies: [{ keyspace: 'customer', shards: ['80-'] }] },
+  ];
+  const CRONJOB = 'example-nightly-customer-x-80';
+  const FIND_CUSTOMER = '--server example-vtctld:15999 --action_timeout 30s FindAllShardsInKeyspace customer';
+  const uncovered = (text: string): number | undefined => {
+    const line = text.split('\n').find((l) => l.startsWith('backup_cronjobs_uncovered_shards{') && l.includes(`target="${CRONJOB}"`));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  const warnings = (stderr: string) => stderr.split('\n').filter((l) => / warn /.test(l));
+
+  async function drift(shards: string, env: Record<string, string> = {}) {
+    const gateway = await startPushgateway();
+    try {
+      const r = await runBackup({ backups: BACKUPS }, {
+        schedules: SCHEDULES, cronJob: CRONJOB, spec: { metrics: { pushgatewayUrl: gateway.url } }, env: { STUB_SHARDS: shards, ...env },
+      });
+      return { ...r, uncovered: uncovered(await gateway.metrics()) };
+    } finally {
+      await gateway.stop();
+    }
+  }
+
+  test('after a reshard of 80- into 80-c0 and c0-: both new serving shards are named in one line and counted; 80-, no longer serving, is not', async () => {
+    const r = await drift('-80 80-:not-serving 80-c0 c0-');
+    expect(r.code).toBe(0);
+    expect(r.calls).toContain(FIND_CUSTOMER);
+    expect(warnings(r.stderr)).toEqual([
+      expect.stringMatching(/ warn keyspace customer has 2 serving shard\(s\) that no CronJob of policy example backs up: 80-c0 c0-$/),
+    ]);
+    expect(r.uncovered).toBe(2);
+  });
+
+  test('covered means covered by any CronJob of the policy: -80 here, 80- under another schedule → 0', async () => {
+    const r = await drift('-80 80-');
+    expect(r.code).toBe(0);
+    expect(warnings(r.stderr)).toEqual([]);
+    expect(r.stderr).toMatch(/ info every serving shard of keyspace customer is backed up by a CronJob of policy example$/m);
+    expect(r.uncovered).toBe(0);
+  });
+
+  test('a failed listing is one warning with vtctldclient\'s error, never a failed backup; nothing is pushed for coverage', async () => {
+    const r = await drift('-80 80-', { STUB_FIND_SHARDS_FAILS: 'yes' });
+    expect(r.code).toBe(0);
+    expect(r.vtbackupArgs).toBeDefined();
+    expect(warnings(r.stderr)).toEqual([
+      expect.stringMatching(/ warn shard coverage not checked: cannot list the shards of keyspace customer from vtctld example-vtctld:15999: E\d{4} .* main\.go:56\] rpc error: code = DeadlineExceeded desc = context deadline exceeded$/),
+    ]);
+    expect(r.uncovered).toBeUndefined();
+  });
+
+  test('a listing without shards is a warning, not "0 uncovered"', async () => {
+    const r = await drift('');
+    expect(r.code).toBe(0);
+    expect(warnings(r.stderr)).toEqual([expect.stringMatching(/ warn shard coverage not checked: vtctld example-vtctld:15999 lists no shard of keyspace customer$/)]);
+    expect(r.uncovered).toBeUndefined();
+  });
 });
 
 /** Polls until `check` returns a value (not undefined); fails naming `what` if it never does. */
