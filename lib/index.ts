@@ -23,6 +23,6 @@ export * as vitess from './engines/vitess';
 export * as redis from './engines/redis';
 export * as etcd from './engines/etcd';
 export type { S3Destination, S3Credentials } from './engines/s3';
-export type { EtcdSpec, EtcdNodeSpec, EtcdNodeRole, EtcdCertificates, EtcdDestination, EtcdHostPathDestination, EtcdPvcDestination, EtcdImages, EtcdRestoreSpec } from './engines/etcd/types';
+export type { EtcdSpec, EtcdNodeSpec, EtcdNodeRole, EtcdDistribution, EtcdCertificates, EtcdDestination, EtcdHostPathDestination, EtcdPvcDestination, EtcdImages, EtcdRestoreSpec } from './engines/etcd/types';
 export type { RedisSpec, RedisShardSpec, RedisSentinel, RedisScratch } from './engines/redis/types';
 export type { VitessSpec, VitessSchedule, VitessStrategy, VitessStorage, VitessScratch } from './engines/vitess/types';

@@ -3,7 +3,7 @@
  * `lib/registry.ts` lists the engines; the core validates, resolves and
  * renders every policy through these definitions and knows no engine itself.
  */
-import type { EngineContainer, EnvVar, Volume } from '../kubernetes/objects';
+import type { EngineContainer, EnvVar, Manifest, PodSpec, Volume } from '../kubernetes/objects';
 import type { IssueList } from '../policy/errors';
 import type { Schema } from '../policy/schema-builders';
 import type { EngineSettingsDefaults, ResolvedJobSettings } from '../policy/settings';
@@ -42,6 +42,24 @@ export interface EnginePod {
   readonly priorityClassName?: string;
   /** Seconds between the kubelet's TERM and KILL, enough for the scripts' cleanup. @default - Kubernetes' 30s */
   readonly terminationGracePeriodSeconds?: number;
+  /**
+   * The ServiceAccount the engine runs the pod under (one it renders with the
+   * permissions the pod needs); the policy's `pod.serviceAccountName` is then refused.
+   * @default - the policy's, else the namespace's default
+   */
+  readonly serviceAccountName?: string;
+}
+
+/**
+ * An object the engine's pods need besides their workloads (a ServiceAccount,
+ * its permissions). The core adds the common labels (with `component`), the
+ * policy's annotations and the provenance, and validates it like every object.
+ */
+export interface EngineObject {
+  /** Component label value. */
+  readonly component: string;
+  /** The object without labels and annotations; no namespace when cluster-scoped. */
+  readonly manifest: Manifest;
 }
 
 /** What every pod builder receives from the core. */
@@ -155,6 +173,12 @@ export interface EngineDefinition<Spec> {
   restoreJob?(spec: Spec, policy: PolicyContext, request: RestoreRequest): EngineRestore;
   /** Without `restoreJob`: how this engine's backups are restored instead. @default - none */
   readonly restoreHelp?: string;
+  /**
+   * The objects the policy's pods need besides their CronJobs, given the pod
+   * spec of every CronJob as rendered (validated specs only).
+   * @default - none
+   */
+  objects?(spec: Spec, policy: PolicyContext, pods: readonly PodSpec[]): EngineObject[];
   /** `spec.encryption`: encrypts its artifacts. @default - refused */
   readonly encryption?: FeatureSupport;
   /** `spec.drill`: renders restore-drill targets. @default - refused */

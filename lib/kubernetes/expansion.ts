@@ -27,3 +27,8 @@ export function literal(text: string): string {
 export function kubeletText(value: string | Expansion): string {
   return typeof value === 'string' ? literal(value) : value.expand;
 }
+
+/** `text` for the kubelet with only its `$(NAME)` references to `names` expanded: every other `$` reaches the container as written. */
+export function expandOnly(text: string, names: readonly string[]): Expansion {
+  return expand(names.reduce((t, name) => t.split(`$$(${name})`).join(`$(${name})`), literal(text)));
+}

@@ -1,11 +1,13 @@
 /** The resolved model → the ordered list of plain Kubernetes objects. */
-import type { EngineContainer, Manifest } from '../kubernetes/objects';
+import type { EngineContainer, Manifest, PodSpec } from '../kubernetes/objects';
 import { validateObject } from '../kubernetes/validation';
 import { buildCronJob } from '../workload/jobs';
 import { INLINE_SCRIPTS, ScriptsRendering, scriptsConfigMap } from '../workload/scripts';
 import { prometheusRule } from './alerts';
 import { provenance } from './provenance';
+import { engineDefinition } from '../registry';
 import { ResolvedPolicy, commonLabels, resolvePolicy } from './resolve';
+import { policyContext } from './validate';
 
 /**
  * Renders a policy document (validated first, unless it already is) into
@@ -17,22 +19,39 @@ export function renderPolicy(doc: unknown, source?: string): Manifest[] {
 }
 
 /**
- * The policy's script ConfigMap (configMap mode), then each CronJob, then the
+ * The policy's script ConfigMap (configMap mode), then the objects the
+ * engine's pods need (e.g. their ServiceAccount), then each CronJob, then the
  * PrometheusRule. Every object carries the provenance annotations.
  */
 export function renderResolved(r: ResolvedPolicy): Manifest[] {
   const configMap = r.scripts === 'configMap' ? scriptsConfigMap(r.name, r.namespace, commonLabels(r.policy, r.engine, 'scripts'), podContainers(r)) : undefined;
   const scripts: ScriptsRendering = configMap ? { mode: 'configMap', configMap: configMap.metadata.name } : INLINE_SCRIPTS;
   const annotations = (schedule?: { readonly written: string; readonly resolved: string }) => ({ ...r.annotations, ...provenance(r.name, schedule) });
-  const out: Manifest[] = configMap ? [{ ...configMap, metadata: { ...configMap.metadata, annotations: annotations() } }] : [];
-  for (const t of r.targets) {
+  const cronJobs = r.targets.map((t) => {
     const id = { name: t.name, namespace: r.namespace, labels: t.labels, annotations: r.annotations };
-    out.push(withAnnotations(buildCronJob(id, t.schedule, t.settings, t.pod, scripts), annotations(t.schedule)));
-  }
+    return withAnnotations(buildCronJob(id, t.schedule, t.settings, t.pod, scripts), annotations(t.schedule));
+  });
   const rule = prometheusRule(r);
-  const objects = rule ? [...out, withAnnotations(rule, annotations())] : out;
+  const objects = [
+    ...(configMap ? [withAnnotations(configMap, annotations())] : []),
+    ...engineObjects(r, cronJobs.map(podSpecOf)).map((o) => withAnnotations(o, annotations())),
+    ...cronJobs,
+    ...(rule ? [withAnnotations(rule, annotations())] : []),
+  ];
   for (const o of objects) assertAccepted(o);
   return objects;
+}
+
+/** The engine's objects for these pods, with the labels every object of the policy carries. */
+function engineObjects(r: ResolvedPolicy, pods: readonly PodSpec[]): Manifest[] {
+  const objects = engineDefinition(r.engine).objects?.(r.policy.spec[r.engine], policyContext(r.policy, r.engine), pods) ?? [];
+  return objects.map(({ component, manifest }) => ({ ...manifest, metadata: { ...manifest.metadata, labels: commonLabels(r.policy, r.engine, component) } }));
+}
+
+/** The pod template of a rendered CronJob. */
+function podSpecOf(cronJob: Manifest): PodSpec {
+  const jobTemplate = (cronJob.spec as { jobTemplate: { spec: { template: { spec: PodSpec } } } }).jobTemplate;
+  return jobTemplate.spec.template.spec;
 }
 
 /** Every container of the policy's pods, for the script ConfigMap. */

@@ -125,8 +125,9 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
  * The policy's extra volumes, mounts and env must not clash with the engine's
  * (the API server refuses duplicate volume names and mount paths; a duplicate
  * env name silently replaces the engine's; in configMap mode the scripts
- * volume and its mount are the engine's too), and the pod's annotations with
- * the policy's must fit one object.
+ * volume and its mount are the engine's too), nor its ServiceAccount with the
+ * one the engine runs the pod under, and the pod's annotations with the
+ * policy's must fit one object.
  */
 export function checkPodAgainstEngine(
   pod: EnginePod,
@@ -150,6 +151,9 @@ export function checkPodAgainstEngine(
   options.env?.forEach((e, i) => {
     if (envNames.has(e.name)) issues.add(at('env', i, 'name'), `received ${show(e.name)}; the engine sets this variable itself: choose another name`);
   });
+  if (pod.serviceAccountName !== undefined && options.serviceAccountName !== undefined && options.serviceAccountName !== pod.serviceAccountName) {
+    issues.add(childPath(childPath(levelPath, 'pod'), 'serviceAccountName'), `received ${show(options.serviceAccountName)}; the engine runs these pods under its own ServiceAccount ${show(pod.serviceAccountName)}, which it renders with the permissions they need: remove serviceAccountName`);
+  }
   if (options.annotations) issues.addProblem(childPath(childPath(levelPath, 'pod'), 'annotations'), annotationsSizeProblem({ ...policyAnnotations, ...options.annotations }));
 }
 

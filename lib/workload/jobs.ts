@@ -97,7 +97,8 @@ function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacemen
   };
   return {
     restartPolicy: 'Never',
-    serviceAccountName: pod.serviceAccountName,
+    // the engine's own ServiceAccount, when it names one, is never in conflict with the policy's (the model refuses that)
+    serviceAccountName: engine.serviceAccountName ?? pod.serviceAccountName,
     automountServiceAccountToken: false,
     hostNetwork: engine.hostNetwork,
     priorityClassName: pod.priorityClassName ?? engine.priorityClassName,

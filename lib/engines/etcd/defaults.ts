@@ -1,15 +1,11 @@
 /** etcd defaults, defined once. The schema, the renderer and the README read these. */
 export const ETCD_DEFAULTS = {
   mode: 'cluster',
-  nodeRole: 'control-plane',
+  /** Certificates and node role come from the distribution (DISTRIBUTIONS). */
+  distribution: 'kubeadm',
   tolerateAllTaints: false,
   endpoint: 'https://127.0.0.1:2379',
   hostNetwork: true,
-  /** kubeadm: `<certificatesDir>/etcd` with the healthcheck client (CN kube-etcd-healthcheck-client). */
-  certHostPath: '/etc/kubernetes/pki/etcd',
-  caFile: 'ca.crt',
-  certFile: 'healthcheck-client.crt',
-  keyFile: 'healthcheck-client.key',
   hostPath: '/var/lib/etcd-backup',
   retentionScope: 'node',
   restoreCheck: true,
@@ -43,6 +39,55 @@ export const ETCD_DEFAULTS = {
   /** The etcd client flags' timeouts for `endpoint status` (the snapshot itself has only the Job deadline). */
   dialTimeout: '10s',
   commandTimeout: '15s',
+} as const;
+
+/**
+ * The variable that names the node in certificate paths: the pods' own
+ * `ETCD_BACKUP_NODE` (the downward API's `spec.nodeName`), expanded by the kubelet.
+ */
+export const NODE_VARIABLE = 'ETCD_BACKUP_NODE';
+
+/** What each distribution sets when the spec does not (explicit fields win, field by field). */
+export const DISTRIBUTIONS = {
+  /** kubeadm: `<certificatesDir>/etcd` with the healthcheck client (CN kube-etcd-healthcheck-client). */
+  kubeadm: {
+    nodeRole: 'control-plane',
+    certificates: { hostPath: '/etc/kubernetes/pki/etcd', caFile: 'ca.crt', certFile: 'healthcheck-client.crt', keyFile: 'healthcheck-client.key' },
+    openshiftSecurity: false,
+  },
+  /**
+   * OpenShift: what its `cluster-backup.sh` hands etcdctl on a master
+   * (openshift/cluster-etcd-operator bindata/etcd/cluster-backup.sh sources
+   * etcd.env, whose ETCDCTL_CACERT/CERT/KEY come from pkg/etcdenvvar/etcd_env.go
+   * getEtcdctlEnvVars, with static-pod-certs replaced by
+   * static-pod-resources/etcd-certs, the host directory of the etcd static pod's
+   * cert-dir volume in bindata/etcd/pod.gotpl.yaml). The installer writes
+   * NODE_NAME as the node's name (library-go staticpod/installerpod
+   * substituteSecret), so the client is the node's own peer certificate. Masters
+   * carry `node-role.kubernetes.io/master`; the pods need a SecurityContextConstraints.
+   */
+  openshift: {
+    nodeRole: 'master',
+    certificates: {
+      hostPath: '/etc/kubernetes/static-pod-resources/etcd-certs',
+      caFile: 'configmaps/etcd-all-bundles/server-ca-bundle.crt',
+      certFile: `secrets/etcd-all-certs/etcd-peer-$(${NODE_VARIABLE}).crt`,
+      keyFile: `secrets/etcd-all-certs/etcd-peer-$(${NODE_VARIABLE}).key`,
+    },
+    openshiftSecurity: true,
+  },
+  /** k3s: `<data-dir>/server/tls/etcd`, the ClientAuth-only `client.crt` (k3s pkg/daemons/control/deps/deps.go). */
+  k3s: {
+    nodeRole: 'etcd',
+    certificates: { hostPath: '/var/lib/rancher/k3s/server/tls/etcd', caFile: 'server-ca.crt', certFile: 'client.crt', keyFile: 'client.key' },
+    openshiftSecurity: false,
+  },
+  /** RKE2: k3s's layout under its own data-dir, /var/lib/rancher/rke2. */
+  rke2: {
+    nodeRole: 'etcd',
+    certificates: { hostPath: '/var/lib/rancher/rke2/server/tls/etcd', caFile: 'server-ca.crt', certFile: 'client.crt', keyFile: 'client.key' },
+    openshiftSecurity: false,
+  },
 } as const;
 
 /** Paths inside the pods. Scripts receive every one of them through env vars. */

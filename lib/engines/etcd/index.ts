@@ -1,6 +1,7 @@
 /** The etcd engine: control-plane snapshots from plain CronJobs (cluster or per node), verified, with retention. */
 import type { EngineDefinition } from '../engine';
 import { ETCD_DEFAULTS } from './defaults';
+import { openshiftObjects, restoreWithServiceAccount, withServiceAccount } from './openshift';
 import { resolveEtcd } from './resolve';
 import { etcdRestoreJob } from './restore';
 import { etcdSchema } from './schema';
@@ -9,7 +10,7 @@ import type { EtcdSpec } from './types';
 import { validateEtcd } from './validate';
 
 export * from './types';
-export { ETCD_DEFAULTS, ETCD_PATHS, NODE_ROLES } from './defaults';
+export { DISTRIBUTIONS, ETCD_DEFAULTS, ETCD_PATHS, NODE_ROLES } from './defaults';
 export { etcdNamePrefix } from './resolve';
 export { etcdSchedulePolicy } from './props';
 export type { EtcdScheduleProps } from './props';
@@ -18,6 +19,16 @@ export const etcdEngine: EngineDefinition<EtcdSpec> = {
   schema: etcdSchema,
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
   validate: (spec, policy, issues) => validateEtcd(spec, policy, issues),
-  targets: (spec, policy) => etcdTargets(resolveEtcd(spec, policy.metadata.name, policy.path), policy),
-  restoreJob: (spec, policy, request) => etcdRestoreJob(resolveEtcd(spec, policy.metadata.name, policy.path), spec.restore, policy, request),
+  targets: (spec, policy) => {
+    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
+    return withServiceAccount(resolved, etcdTargets(resolved, policy));
+  },
+  restoreJob: (spec, policy, request) => {
+    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
+    return restoreWithServiceAccount(resolved, etcdRestoreJob(resolved, spec.restore, policy, request));
+  },
+  objects: (spec, policy, pods) => {
+    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
+    return openshiftObjects(resolved, policy, pods, (request) => etcdRestoreJob(resolved, spec.restore, policy, request));
+  },
 };

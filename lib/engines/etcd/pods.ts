@@ -18,7 +18,7 @@
  * Any failing step fails the pod; nothing gets a final name before step 3.
  */
 import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
-import { expand, literal } from '../../kubernetes/expansion';
+import { expand, expandOnly, literal } from '../../kubernetes/expansion';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import type { Placement } from '../../policy/types';
 import { retentionDestinationEnv } from '../../retention';
@@ -27,7 +27,7 @@ import { ScriptCommand, ScriptFeatures, shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { awsEnv, s3RetentionDestination, s3UploadEnv } from '../s3';
-import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
+import { ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import type { ResolvedEtcd } from './resolve';
 
 export const fieldEnv = (name: string, fieldPath: string): EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
@@ -97,7 +97,7 @@ export function s3Env(spec: ResolvedEtcd): EnvVar[] {
 }
 
 /** The etcd client's env (etcdctl reads ETCDCTL_<FLAG>): one endpoint, the client certificate. */
-function etcdctlEnv(spec: ResolvedEtcd): EnvVar[] {
+function etcdctlEnv(spec: ResolvedEtcd): EngineEnvVar[] {
   const c = spec.certificates;
   return [
     { name: 'ETCDCTL_API', value: '3' },
@@ -105,9 +105,10 @@ function etcdctlEnv(spec: ResolvedEtcd): EnvVar[] {
     { name: 'ETCDCTL_DIAL_TIMEOUT', value: ETCD_DEFAULTS.dialTimeout },
     ...(spec.tls
       ? [
-        { name: 'ETCDCTL_CACERT', value: `${P.certs}/${c.caFile}` },
-        { name: 'ETCDCTL_CERT', value: `${P.certs}/${c.certFile}` },
-        { name: 'ETCDCTL_KEY', value: `${P.certs}/${c.keyFile}` },
+        // the node variable (the node's name, set before) is expanded: OpenShift's certificates are per node
+        { name: 'ETCDCTL_CACERT', value: expandOnly(`${P.certs}/${c.caFile}`, [NODE_VARIABLE]) },
+        { name: 'ETCDCTL_CERT', value: expandOnly(`${P.certs}/${c.certFile}`, [NODE_VARIABLE]) },
+        { name: 'ETCDCTL_KEY', value: expandOnly(`${P.certs}/${c.keyFile}`, [NODE_VARIABLE]) },
       ]
       : []),
   ];

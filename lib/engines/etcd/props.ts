@@ -15,7 +15,7 @@ export interface EtcdScheduleProps extends EtcdSpec, JobSettings, Omit<ScheduleP
 
 /** Keys of `EtcdScheduleProps` that belong to `spec.etcd`. */
 export const ETCD_SPEC_KEYS = [
-  'mode', 'nodes', 'nodeRole', 'tolerateAllTaints', 'endpoint', 'hostNetwork', 'certificates', 'destination',
+  'mode', 'nodes', 'distribution', 'nodeRole', 'tolerateAllTaints', 'endpoint', 'hostNetwork', 'certificates', 'destination',
   'namePrefix', 'retentionScope', 'restoreCheck', 'images', 'restore',
 ] as const;
 

@@ -3,8 +3,9 @@ import { childPath } from '../../policy/errors';
 import type { JobSettings } from '../../policy/types';
 import { namedEntry } from '../../policy/named-entries';
 import { ResolvedS3, resolveS3 } from '../s3';
-import { ETCD_DEFAULTS, NODE_ROLES } from './defaults';
-import type { EtcdSpec } from './types';
+import { DNS_LABEL_MAX, joinName } from '../../kubernetes/names';
+import { DISTRIBUTIONS, ETCD_DEFAULTS, NODE_ROLES } from './defaults';
+import type { EtcdDistribution, EtcdSpec } from './types';
 
 export type ResolvedDestination =
   | { readonly kind: 'hostPath'; readonly path: string }
@@ -20,6 +21,9 @@ export interface ResolvedNode {
 
 export interface ResolvedEtcd {
   readonly mode: 'cluster' | 'perNode';
+  readonly distribution: EtcdDistribution;
+  /** The ServiceAccount every pod runs under (OpenShift: bound to the policy's SecurityContextConstraints). @default - the namespace's default */
+  readonly serviceAccountName?: string;
   readonly nodes: readonly ResolvedNode[];
   readonly role: (typeof NODE_ROLES)[keyof typeof NODE_ROLES];
   readonly tolerateAllTaints: boolean;
@@ -27,6 +31,7 @@ export interface ResolvedEtcd {
   /** The endpoint is https: client certificates are mounted. */
   readonly tls: boolean;
   readonly hostNetwork: boolean;
+  /** The files are relative to hostPath and may name the node variable (NODE_VARIABLE). */
   readonly certificates: { readonly hostPath: string; readonly caFile: string; readonly certFile: string; readonly keyFile: string };
   readonly destination: ResolvedDestination;
   readonly namePrefix: string;
@@ -52,8 +57,15 @@ export function isTls(spec: EtcdSpec): boolean {
   return (spec.endpoint ?? ETCD_DEFAULTS.endpoint).startsWith('https://');
 }
 
+/** The ServiceAccount of an OpenShift policy's pods: `<policy>-sa` (never a namespace's `default`). */
+export function etcdServiceAccountName(policyName: string): string {
+  return joinName([policyName, 'sa'], DNS_LABEL_MAX);
+}
+
 export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): ResolvedEtcd {
   const mode = spec.mode ?? ETCD_DEFAULTS.mode;
+  const distribution = spec.distribution ?? ETCD_DEFAULTS.distribution;
+  const profile = DISTRIBUTIONS[distribution];
   const nodes = (spec.nodes ?? []).map((entry, i) => ({ ...namedEntry(entry), path: childPath(childPath(path, 'nodes'), i) }));
   const c = spec.certificates ?? {};
   const d = spec.destination;
@@ -65,17 +77,19 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
   const busybox = spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage;
   return {
     mode,
+    distribution,
+    serviceAccountName: profile.openshiftSecurity ? etcdServiceAccountName(policyName) : undefined,
     nodes,
-    role: NODE_ROLES[spec.nodeRole ?? ETCD_DEFAULTS.nodeRole],
+    role: NODE_ROLES[spec.nodeRole ?? profile.nodeRole],
     tolerateAllTaints: spec.tolerateAllTaints ?? ETCD_DEFAULTS.tolerateAllTaints,
     endpoint: spec.endpoint ?? ETCD_DEFAULTS.endpoint,
     tls: isTls(spec),
     hostNetwork: spec.hostNetwork ?? ETCD_DEFAULTS.hostNetwork,
     certificates: {
-      hostPath: c.hostPath ?? ETCD_DEFAULTS.certHostPath,
-      caFile: c.caFile ?? ETCD_DEFAULTS.caFile,
-      certFile: c.certFile ?? ETCD_DEFAULTS.certFile,
-      keyFile: c.keyFile ?? ETCD_DEFAULTS.keyFile,
+      hostPath: c.hostPath ?? profile.certificates.hostPath,
+      caFile: c.caFile ?? profile.certificates.caFile,
+      certFile: c.certFile ?? profile.certificates.certFile,
+      keyFile: c.keyFile ?? profile.certificates.keyFile,
     },
     destination,
     namePrefix: etcdNamePrefix(spec, policyName),

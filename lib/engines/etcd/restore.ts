@@ -6,7 +6,8 @@
  * settings apply to it too.
  */
 import type { EngineContainer, EngineEnvVar, VolumeMount } from '../../kubernetes/objects';
-import { expand, literal } from '../../kubernetes/expansion';
+import { expand, expandOnly } from '../../kubernetes/expansion';
+import type { Expansion } from '../../kubernetes/expansion';
 import { labelValue } from '../../kubernetes/names';
 import { dns1123SubdomainProblem, nodePinProblem } from '../../kubernetes/validation';
 import { show } from '../../policy/errors';
@@ -147,6 +148,4 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
 /** The node variables a peer URL or initial cluster may name (documented); any other `$` reaches etcd as written. */
 const RESTORE_VARIABLES = ['ETCD_RESTORE_HOST_IP', 'ETCD_RESTORE_NODE'];
 
-function withNodeVariables(text: string): ReturnType<typeof expand> {
-  return expand(RESTORE_VARIABLES.reduce((t, name) => t.split(`$$(${name})`).join(`$(${name})`), literal(text)));
-}
+const withNodeVariables = (text: string): Expansion => expandOnly(text, RESTORE_VARIABLES);

@@ -1,13 +1,15 @@
-import { ETCD_DEFAULTS } from './defaults';
+import { DISTRIBUTIONS, ETCD_DEFAULTS, NODE_VARIABLE } from './defaults';
 import { PATTERNS, Schema, arr, bool, image, int, nonEmptyStr, obj, str, strEnum } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
 
+const DISTRIBUTION_NAMES = Object.keys(DISTRIBUTIONS);
+
 /** A node name as Kubernetes allows it (a DNS-1123 subdomain). */
 const nodeName = (description: string): Schema => str(description, { pattern: PATTERNS.dnsSubdomain, maxLength: 253 });
 
-/** A file name: no "/", no whitespace. */
-const fileName = (description: string, extra: Schema = {}): Schema => nonEmptyStr(description, { pattern: '^[^/\\s]+$', maxLength: 255, ...extra });
+/** A file under the certificates' host directory: a relative path without whitespace ("." and ".." segments are refused by validate). */
+const certFile = (description: string): Schema => nonEmptyStr(description, { pattern: '^[^/\\s]+(/[^/\\s]+)*$', maxLength: 1024 });
 
 /**
  * A node: its name, or an object with the name and per-node job settings.
@@ -27,15 +29,16 @@ const node: Schema = {
 export const etcdSchema = obj('etcd control-plane snapshots.', {
   mode: strEnum('cluster: one CronJob on any control-plane node; perNode: one CronJob per node in nodes.', ['cluster', 'perNode'], { default: ETCD_DEFAULTS.mode }),
   nodes: arr('perNode: the control-plane nodes, by name or with their own job settings.', node, { minItems: 1 }),
-  nodeRole: strEnum('Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2).', ['control-plane', 'master', 'etcd'], { default: ETCD_DEFAULTS.nodeRole }),
+  distribution: strEnum('The cluster\'s distribution: certificate paths and node role (explicit fields win); openshift also renders the pods\' ServiceAccount, SecurityContextConstraints, Role and RoleBinding.', DISTRIBUTION_NAMES, { default: ETCD_DEFAULTS.distribution }),
+  nodeRole: strEnum('Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2). Default: the distribution\'s.', ['control-plane', 'master', 'etcd']),
   tolerateAllTaints: bool('Tolerate every taint instead of the role taints.', { default: ETCD_DEFAULTS.tolerateAllTaints }),
   endpoint: str('The local member\'s client URL.', { pattern: '^https?://[^\\s/",]+$', default: ETCD_DEFAULTS.endpoint }),
   hostNetwork: bool('Use the node network (etcd listens on 127.0.0.1).', { default: ETCD_DEFAULTS.hostNetwork }),
-  certificates: obj('Client certificates in a host directory (mounted read-only).', {
-    hostPath: str('Host directory.', { pattern: PATTERNS.absolutePath, default: ETCD_DEFAULTS.certHostPath }),
-    caFile: fileName('CA file name.', { default: ETCD_DEFAULTS.caFile }),
-    certFile: fileName('Client certificate file name.', { default: ETCD_DEFAULTS.certFile }),
-    keyFile: fileName('Client key file name.', { default: ETCD_DEFAULTS.keyFile }),
+  certificates: obj('Client certificates in a host directory (mounted read-only). Default: the distribution\'s, field by field.', {
+    hostPath: str(`Host directory (kubeadm: ${DISTRIBUTIONS.kubeadm.certificates.hostPath}).`, { pattern: PATTERNS.absolutePath }),
+    caFile: certFile(`CA bundle, relative to hostPath (kubeadm: ${DISTRIBUTIONS.kubeadm.certificates.caFile}).`),
+    certFile: certFile(`Client certificate, relative to hostPath; $(${NODE_VARIABLE}) is the node's name (kubeadm: ${DISTRIBUTIONS.kubeadm.certificates.certFile}).`),
+    keyFile: certFile(`Client key, relative to hostPath; $(${NODE_VARIABLE}) is the node's name (kubeadm: ${DISTRIBUTIONS.kubeadm.certificates.keyFile}).`),
   }),
   destination: obj('Where snapshots go: exactly one (default hostPath /var/lib/etcd-backup).', {
     hostPath: obj('A directory on each node.', { path: str('Host directory.', { pattern: '^/.*[^/]$', default: ETCD_DEFAULTS.hostPath }) }),

@@ -10,21 +10,43 @@ import type { S3Destination } from '../s3';
  */
 export type EtcdNodeRole = 'control-plane' | 'master' | 'etcd';
 
+/**
+ * The cluster's distribution: where its etcd client certificates are, which
+ * nodes run etcd, and (OpenShift) the objects its pods need. Fields set in the
+ * spec win over the distribution's values, field by field.
+ * - `kubeadm`: `/etc/kubernetes/pki/etcd` (`ca.crt`, `healthcheck-client.crt`,
+ *   `healthcheck-client.key`), `nodeRole: control-plane`;
+ * - `openshift`: the files OpenShift's own `cluster-backup.sh` uses, under
+ *   `/etc/kubernetes/static-pod-resources/etcd-certs` (the CA bundle
+ *   `configmaps/etcd-all-bundles/server-ca-bundle.crt`, the node's own
+ *   `secrets/etcd-all-certs/etcd-peer-<node>.crt|.key`), `nodeRole: master`;
+ *   and the pods run under a ServiceAccount `<policy>-sa` that may use a
+ *   SecurityContextConstraints admitting exactly them (rendered with the
+ *   CronJobs: ServiceAccount, SecurityContextConstraints, Role, RoleBinding);
+ * - `k3s`, `rke2`: `/var/lib/rancher/<k3s|rke2>/server/tls/etcd` (`server-ca.crt`,
+ *   `client.crt`, `client.key`), `nodeRole: etcd`.
+ */
+export type EtcdDistribution = 'kubeadm' | 'openshift' | 'k3s' | 'rke2';
+
 /** One control-plane node of `perNode` mode, with its own job settings (overriding `spec.defaults` field by field). */
 export interface EtcdNodeSpec extends JobSettings {
   /** The node's `kubernetes.io/hostname` label (usually the node name). */
   readonly name: string;
 }
 
-/** Client certificates on every control-plane node, mounted read-only from the host. */
+/**
+ * Client certificates on every control-plane node, mounted read-only from the
+ * host. The files are paths relative to `hostPath`; `$(ETCD_BACKUP_NODE)` in
+ * them is the node's name (OpenShift's per-node certificates).
+ */
 export interface EtcdCertificates {
-  /** Host directory holding the three files. @default '/etc/kubernetes/pki/etcd' */
+  /** Host directory holding the three files. @default - the distribution's (kubeadm: '/etc/kubernetes/pki/etcd') */
   readonly hostPath?: string;
-  /** CA bundle that signed etcd's serving certificate. @default 'ca.crt' */
+  /** CA bundle that signed etcd's serving certificate. @default - the distribution's (kubeadm: 'ca.crt') */
   readonly caFile?: string;
-  /** Client certificate. @default 'healthcheck-client.crt' */
+  /** Client certificate. @default - the distribution's (kubeadm: 'healthcheck-client.crt') */
   readonly certFile?: string;
-  /** Client key. @default 'healthcheck-client.key' */
+  /** Client key. @default - the distribution's (kubeadm: 'healthcheck-client.key') */
   readonly keyFile?: string;
 }
 
@@ -111,7 +133,13 @@ export interface EtcdSpec {
   readonly mode?: 'cluster' | 'perNode';
   /** `perNode` only: the control-plane nodes, by name or with their own job settings. */
   readonly nodes?: readonly (string | EtcdNodeSpec)[];
-  /** @default 'control-plane' */
+  /**
+   * The cluster's distribution: certificate paths, node role and, for
+   * OpenShift, the ServiceAccount and SecurityContextConstraints of the pods.
+   * @default 'kubeadm'
+   */
+  readonly distribution?: EtcdDistribution;
+  /** @default - the distribution's (kubeadm: 'control-plane'; openshift: 'master'; k3s, rke2: 'etcd') */
   readonly nodeRole?: EtcdNodeRole;
   /** Tolerate every taint (`operator: Exists`) instead of the role's taints. @default false */
   readonly tolerateAllTaints?: boolean;
@@ -119,7 +147,7 @@ export interface EtcdSpec {
   readonly endpoint?: string;
   /** Use the node's network namespace (kubeadm's etcd listens on 127.0.0.1). @default true */
   readonly hostNetwork?: boolean;
-  /** @default - kubeadm's healthcheck client under /etc/kubernetes/pki/etcd */
+  /** @default - the distribution's (kubeadm: the healthcheck client under /etc/kubernetes/pki/etcd) */
   readonly certificates?: EtcdCertificates;
   /** @default - hostPath /var/lib/etcd-backup */
   readonly destination?: EtcdDestination;

@@ -34,6 +34,12 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     [childPath(childPath(path, 'restore'), 'hostPath'), spec.restore?.hostPath],
   ];
   for (const [at, value] of hostPaths) if (value !== undefined) issues.addProblem(at, hostPathProblem(value));
+  for (const field of ['caFile', 'certFile', 'keyFile'] as const) {
+    const value = spec.certificates?.[field];
+    if (value !== undefined && value.split('/').some((segment) => segment === '.' || segment === '..')) {
+      issues.add(childPath(childPath(path, 'certificates'), field), `received ${show(value)}; a file inside certificates.hostPath, without "." or ".." segments`);
+    }
+  }
   const subPath = spec.destination?.persistentVolumeClaim?.subPath;
   if (subPath !== undefined) issues.addProblem(childPath(childPath(childPath(path, 'destination'), 'persistentVolumeClaim'), 'subPath'), subPathProblem(subPath));
 

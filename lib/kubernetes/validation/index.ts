@@ -34,4 +34,5 @@ export { cronJobSpecProblems, jobSpecProblems, scheduleTimeZoneProblem, timeZone
 export { CONFIGMAP_MAX_SIZE_BYTES, configMapProblems } from './configmap';
 export { roleBindingProblems, roleProblems } from './rbac';
 export { prometheusLabelNameProblem, prometheusLabelValueProblem, prometheusRuleSpecProblems } from './prometheus';
+export { securityContextConstraintsProblems } from './openshift';
 export { objectMetaProblems, validateObject } from './object';

@@ -3,7 +3,7 @@
  *
  * Sources: k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMetaAccessor (name
  * required and valid for the kind, namespace a DNS-1123 label, labels, annotations) and the
- * per-kind validators cited in batch.ts, configmap.ts, rbac.ts, prometheus.ts. ServiceAccounts
+ * per-kind validators cited in batch.ts, configmap.ts, rbac.ts, prometheus.ts, openshift.ts. ServiceAccounts
  * and kinds this module does not know are checked by metadata only.
  */
 import { show } from '../../messages';
@@ -12,6 +12,7 @@ import { configMapProblems } from './configmap';
 import { annotationsProblems, labelsProblems } from './labels';
 import { apiGroup, namespaceNameProblem, objectNameProblem } from './names';
 import { type Problem, asRecord, problemAt, under } from './problems';
+import { securityContextConstraintsProblems } from './openshift';
 import { prometheusRuleSpecProblems } from './prometheus';
 import { roleBindingProblems, roleProblems } from './rbac';
 
@@ -42,6 +43,8 @@ function bodyProblems(group: string, kind: string, object: Record<string, unknow
       return roleBindingProblems(object);
     case 'monitoring.coreos.com/PrometheusRule':
       return under('spec', prometheusRuleSpecProblems(object.spec));
+    case 'security.openshift.io/SecurityContextConstraints':
+      return securityContextConstraintsProblems(object);
     default:
       return [];
   }

@@ -336,3 +336,35 @@ export type RuleCase = [rule: string, bad: () => Json, path: string, ...fragment
 
 /** A valid edge case: the rule must not reject it. */
 export type AcceptedCase = [what: string, good: () => Json];
+
+/**
+ * OpenShift's default SCC restricted-v2 as `oc get scc restricted-v2 -o yaml` prints it (4.11+; quoted in
+ * the install docs of the Kernel Module Management operator): a valid SCC written by OpenShift itself.
+ */
+export function validSecurityContextConstraints(): Json {
+  return {
+    allowHostDirVolumePlugin: false,
+    allowHostIPC: false,
+    allowHostNetwork: false,
+    allowHostPID: false,
+    allowHostPorts: false,
+    allowPrivilegeEscalation: false,
+    allowPrivilegedContainer: false,
+    allowedCapabilities: ['NET_BIND_SERVICE'],
+    apiVersion: 'security.openshift.io/v1',
+    defaultAddCapabilities: null,
+    fsGroup: { type: 'MustRunAs' },
+    groups: [],
+    kind: 'SecurityContextConstraints',
+    metadata: { name: 'restricted-v2' },
+    priority: null,
+    readOnlyRootFilesystem: false,
+    requiredDropCapabilities: ['ALL'],
+    runAsUser: { type: 'MustRunAsRange' },
+    seLinuxContext: { type: 'MustRunAs' },
+    seccompProfiles: ['runtime/default'],
+    supplementalGroups: { type: 'RunAsAny' },
+    users: [],
+    volumes: ['configMap', 'downwardAPI', 'emptyDir', 'persistentVolumeClaim', 'projected', 'secret'],
+  };
+}

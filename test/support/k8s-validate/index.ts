@@ -13,6 +13,8 @@
  *    schema expresses (names, labels, uniqueness, references between fields, ...).
  *  - `prometheus-rule`: a hand-written strict check for
  *    monitoring.coreos.com/v1 PrometheusRule (no package ships its schema).
+ *  - `openshift-scc`: a hand-written strict check for security.openshift.io/v1
+ *    SecurityContextConstraints (its CRD and OpenShift's validation; no package ships them).
  *
  * Errors look like `spec.jobTemplate.spec.template.spec.containers[0].bogus: unknown field [client-node, k8s-1.28-schema]`.
  */
@@ -28,6 +30,7 @@ import { walkClientNode } from './client-node';
 import { SHARED_SCHEMA_PATH, runSharedSchema, sharedSchemaAvailable } from './k8s-schema';
 import { ModelCtor, runModel } from './kubernetes-models';
 import { checkPrometheusRule } from './prometheus-rule';
+import { checkSecurityContextConstraints } from './security-context-constraints';
 import { ErrorSource, Problems, dropUndefined, isObj, typeName } from './problems';
 import { NameRule, checkObjectMeta, cronJobName, jobName, pathSegmentName, subdomainName } from './api-rules/meta';
 import { checkConfigMap, checkPvc, checkRole, checkRoleBinding, checkSecret } from './api-rules/objects';
@@ -132,4 +135,5 @@ const KINDS = new Map<string, KindSpec>([
     { model: RoleBinding, clientNodeType: 'V1RoleBinding', definition: 'io.k8s.api.rbac.v1.RoleBinding', nameRule: pathSegmentName, rules: checkRoleBinding },
   ],
   ['monitoring.coreos.com/v1/PrometheusRule', { nameRule: subdomainName, rules: checkPrometheusRule }],
+  ['security.openshift.io/v1/SecurityContextConstraints', { nameRule: subdomainName, rules: checkSecurityContextConstraints }],
 ]);

@@ -4,12 +4,12 @@
  */
 import type { ErrorObject } from 'ajv';
 
-export type ErrorSource = 'kubernetes-models' | 'client-node' | 'k8s-1.28-schema' | 'api-rules' | 'prometheus-rule';
+export type ErrorSource = 'kubernetes-models' | 'client-node' | 'k8s-1.28-schema' | 'api-rules' | 'prometheus-rule' | 'openshift-scc';
 
 export type Seg = string | number;
 export type Path = readonly Seg[];
 
-const SOURCE_ORDER: ErrorSource[] = ['kubernetes-models', 'client-node', 'k8s-1.28-schema', 'api-rules', 'prometheus-rule'];
+const SOURCE_ORDER: ErrorSource[] = ['kubernetes-models', 'client-node', 'k8s-1.28-schema', 'api-rules', 'prometheus-rule', 'openshift-scc'];
 
 export class Problems {
   private readonly map = new Map<string, Set<ErrorSource>>();

@@ -416,7 +416,9 @@ const etcdNode = (pools: Pools) => fc.oneof(
   { weight: 2, arbitrary: nodeNames(pools) },
   { weight: 1, arbitrary: fc.tuple(nodeNames(pools), jobSettings(pools)).map(([name, settings]) => ({ ...settings, name })) },
 );
-const fileNames = (pools: Pools) => pick(pools, ['ca.crt', 'client.crt', 'client.key'], ['c$(AWS_SECRET_ACCESS_KEY)', '$$', '..', '.', 'ünï', 'a'.repeat(255)]);
+const fileNames = (pools: Pools) => pick(pools,
+  ['ca.crt', 'client.crt', 'client.key', 'secrets/etcd-all-certs/etcd-peer-$(ETCD_BACKUP_NODE).crt'],
+  ['c$(AWS_SECRET_ACCESS_KEY)', '$$', '..', '.', 'a/../b', './c.crt', 'a//b', '/abs.crt', 'ünï', 'a'.repeat(255), `${'d/'.repeat(511)}x`]);
 
 export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'perNode', 'perNode', undefined), some(pick(pools, ['etcd-snapshot_', 'snap-'], ['A._-', 'a'.repeat(100), 'X']), 1)).chain(([mode, namePrefix]) => rec({
   mode: fc.constant(mode),
@@ -424,6 +426,7 @@ export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'p
   nodes: mode === 'perNode'
     ? fc.array(etcdNode(pools), { minLength: 1, maxLength: 3 }).map((list) => uniqueBy(list, entryName))
     : pools.adversarial ? some(fc.array(etcdNode(pools), { minLength: 1, maxLength: 2 }), 0.5) : fc.constant(undefined),
+  distribution: some(fc.constantFrom('kubeadm', 'openshift', 'openshift', 'k3s', 'rke2'), 1),
   nodeRole: some(fc.constantFrom('control-plane', 'master', 'etcd'), 1),
   tolerateAllTaints: some(fc.boolean(), 1),
   endpoint: some(pick(pools, ['https://127.0.0.1:2379', 'https://10.0.0.1:2379', 'http://localhost:2379'], ['https://h$(AWS_SECRET_ACCESS_KEY):2379', 'http://a$$b:1'])),

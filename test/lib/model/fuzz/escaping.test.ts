@@ -19,10 +19,12 @@ import { Doc, EngineKey, dollarText, fuzzParameters } from './arbitraries';
 type Template = (t: (i: number) => string) => Doc;
 
 /**
- * The texts of an etcd restore's peerUrl and initialCluster may name the node variables, which the
- * kubelet fills in (documented); every other `$` reaches etcd as written.
+ * The texts of an etcd restore's peerUrl and initialCluster may name the node variables, and the
+ * certificate files the node's name, which the kubelet fills in (documented); every other `$`
+ * reaches etcd as written.
  */
 const RESTORE_NODE_VARIABLES = ['ETCD_RESTORE_HOST_IP', 'ETCD_RESTORE_NODE'];
+const CERTIFICATE_NODE_VARIABLES = ['ETCD_BACKUP_NODE'];
 
 
 const policy = (name: string, spec: Record<string, unknown>, t: (i: number) => string): Doc => ({
@@ -49,7 +51,10 @@ const etcdWithRestore: Template = (t) => policy('et', {
     restore: { snapshot: 'etcd-snapshot_et_2026-01-01T00:00:00Z_cp-0.db', initialCluster: `cp-0=https://${t(12)}:2380,cp-1=https://10.0.0.2:2380`, peerUrl: `https://${t(13)}:2380` },
   },
 }, t);
-const NODE_VARIABLE_TEXTS: ReadonlyMap<Template, ReadonlySet<number>> = new Map([[etcdWithRestore, new Set([12, 13])]]);
+/** Per template, the texts that may name node variables, and which. */
+const NODE_VARIABLE_TEXTS: ReadonlyMap<Template, ReadonlyMap<number, readonly string[]>> = new Map([[etcdWithRestore, new Map([
+  [4, CERTIFICATE_NODE_VARIABLES], [5, CERTIFICATE_NODE_VARIABLES], [6, CERTIFICATE_NODE_VARIABLES], [12, RESTORE_NODE_VARIABLES], [13, RESTORE_NODE_VARIABLES],
+])]]);
 
 const TEMPLATES: Record<EngineKey, Template[]> = {
   vitess: [
@@ -194,11 +199,11 @@ describe.each(Object.keys(TEMPLATES) as EngineKey[])('%s', (engine) => {
       const seen = containerViews(withText, dir);
       const expected = containerViews(twin!, dir);
       expect([...seen.keys()]).toEqual([...expected.keys()]);
-      const nodeVariableTexts = NODE_VARIABLE_TEXTS.get(template) ?? new Set<number>();
+      const nodeVariableTexts = NODE_VARIABLE_TEXTS.get(template) ?? new Map<number, readonly string[]>();
       for (const [key, view] of expected) {
         const { env, argv } = seen.get(key)!;
-        const filled = (text: string) => RESTORE_NODE_VARIABLES.reduce((t, name) => (env[name] === undefined ? t : t.split(`$(${name})`).join(env[name])), text);
-        const restore = (value: string) => written.reduce((v, text, i) => v.split(placeholder(i)).join(nodeVariableTexts.has(i) ? filled(text) : text), value);
+        const filled = (text: string, names: readonly string[]) => names.reduce((t, name) => (env[name] === undefined ? t : t.split(`$(${name})`).join(env[name])), text);
+        const restore = (value: string) => written.reduce((v, text, i) => v.split(placeholder(i)).join(filled(text, nodeVariableTexts.get(i) ?? [])), value);
         expect({ key, env }).toEqual({ key, env: Object.fromEntries(Object.entries(view.env).map(([k, v]) => [k, restore(v)])) });
         expect({ key, argv }).toEqual({ key, argv: view.argv.map(restore) });
       }
