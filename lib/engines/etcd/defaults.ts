@@ -34,6 +34,12 @@ export const ETCD_DEFAULTS = {
   namePrefixBase: 'etcd-snapshot_',
   extension: '.db',
   metadataSuffix: '.json',
+  /** kubeadm's control-plane files (`controlPlaneFiles.paths`): its certificates and keys, and the static pod manifests. */
+  controlPlaneFilesPaths: ['/etc/kubernetes/pki', '/etc/kubernetes/manifests'],
+  /** The control-plane files archive: `<snapshot name><this>` (`.age` after it when encrypted), a sidecar of the snapshot. */
+  controlPlaneFilesSuffix: '.control-plane-files.tar.gz',
+  /** The archive holds private keys: only encrypted, unless the policy allows it in the clear. */
+  controlPlaneFilesAllowUnencrypted: false,
   /** Snapshot save plus the restore check need this many times the database size free. */
   freeSpaceFactor: 2,
   restoreHostPath: '/var/lib/etcd-restore',
@@ -52,6 +58,8 @@ export const ETCD_PATHS = {
   certs: '/etc/etcd-backup/pki',
   backup: '/backup',
   restore: '/restore',
+  /** `controlPlaneFiles.paths` are mounted read-only at this prefix followed by their host path. */
+  hostFiles: '/host',
 } as const;
 
 /** Role label and the taints its nodes carry, per node role. */
