@@ -54,6 +54,11 @@ age_decrypt() {
   [ -r "$BACKUP_AGE_IDENTITY_FILE" ] || die "the age identity file $BACKUP_AGE_IDENTITY_FILE is not readable"
   _ag_err=$(age --decrypt --identity "$BACKUP_AGE_IDENTITY_FILE" --output "$2" "$1" 2>&1) || {
     rm -f "$2"
-    die "cannot decrypt $1: $(printf '%s\n' "$_ag_err" | sed '/^age: report /d' | tr '\n' ' ')"
+    die "cannot decrypt $1: $(printf '%s\n' "$_ag_err" | age_reason)"
   }
+}
+
+# age's error output on stdin as one line, without its "report" line.
+age_reason() {
+  sed '/^age: report /d' | tr '\n' ' '
 }

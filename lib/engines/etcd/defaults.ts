@@ -30,6 +30,10 @@ export const ETCD_DEFAULTS = {
   namePrefixBase: 'etcd-snapshot_',
   extension: '.db',
   metadataSuffix: '.json',
+  /** The control-plane files archive: `<snapshot name><this>` (`.age` after it when encrypted), a sidecar of the snapshot. */
+  controlPlaneFilesSuffix: '.control-plane-files.tar.gz',
+  /** The archive holds private keys: only encrypted, unless the policy allows it in the clear. */
+  controlPlaneFilesAllowUnencrypted: false,
   /** Snapshot save plus the restore check need this many times the database size free. */
   freeSpaceFactor: 2,
   restoreHostPath: '/var/lib/etcd-restore',
@@ -53,6 +57,8 @@ export const DISTRIBUTIONS = {
   kubeadm: {
     nodeRole: 'control-plane',
     certificates: { hostPath: '/etc/kubernetes/pki/etcd', caFile: 'ca.crt', certFile: 'healthcheck-client.crt', keyFile: 'healthcheck-client.key' },
+    /** `controlPlaneFiles.paths`: the certificates and keys, and the static pod manifests. */
+    controlPlaneFiles: ['/etc/kubernetes/pki', '/etc/kubernetes/manifests'],
     openshiftSecurity: false,
   },
   /**
@@ -74,18 +80,28 @@ export const DISTRIBUTIONS = {
       certFile: `secrets/etcd-all-certs/etcd-peer-$(${NODE_VARIABLE}).crt`,
       keyFile: `secrets/etcd-all-certs/etcd-peer-$(${NODE_VARIABLE}).key`,
     },
+    /**
+     * The static pod resources (every revision kept on the node; cluster-backup.sh
+     * archives the newest of kube-apiserver, kube-controller-manager, kube-scheduler
+     * and etcd into static_kuberesources_*.tar.gz), with the encryption config and keys.
+     */
+    controlPlaneFiles: ['/etc/kubernetes/static-pod-resources'],
     openshiftSecurity: true,
   },
   /** k3s: `<data-dir>/server/tls/etcd`, the ClientAuth-only `client.crt` (k3s pkg/daemons/control/deps/deps.go). */
   k3s: {
     nodeRole: 'etcd',
     certificates: { hostPath: '/var/lib/rancher/k3s/server/tls/etcd', caFile: 'server-ca.crt', certFile: 'client.crt', keyFile: 'client.key' },
+    /** The server's certificates and keys (the cluster token is a file: not archived). */
+    controlPlaneFiles: ['/var/lib/rancher/k3s/server/tls'],
     openshiftSecurity: false,
   },
   /** RKE2: k3s's layout under its own data-dir, /var/lib/rancher/rke2. */
   rke2: {
     nodeRole: 'etcd',
     certificates: { hostPath: '/var/lib/rancher/rke2/server/tls/etcd', caFile: 'server-ca.crt', certFile: 'client.crt', keyFile: 'client.key' },
+    /** The server's certificates and keys, and the static pod manifests. */
+    controlPlaneFiles: ['/var/lib/rancher/rke2/server/tls', '/var/lib/rancher/rke2/agent/pod-manifests'],
     openshiftSecurity: false,
   },
 } as const;
@@ -97,6 +113,8 @@ export const ETCD_PATHS = {
   certs: '/etc/etcd-backup/pki',
   backup: '/backup',
   restore: '/restore',
+  /** `controlPlaneFiles.paths` are mounted read-only at this prefix followed by their host path. */
+  hostFiles: '/host',
 } as const;
 
 /** Role label and the taints its nodes carry, per node role. */

@@ -31,4 +31,5 @@ export const etcdEngine: EngineDefinition<EtcdSpec> = {
     const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
     return openshiftObjects(resolved, policy, pods, (request) => etcdRestoreJob(resolved, spec.restore, policy, request));
   },
+  encryption: true,
 };

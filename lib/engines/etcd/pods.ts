@@ -1,6 +1,6 @@
 /**
  * The etcd pods. A backup run works with distroless etcd images (no shell)
- * and runs three steps in order, sharing an emptyDir (few containers: each
+ * and runs its steps in order, sharing an emptyDir (few containers: each
  * costs a start, and between init containers the kubelet takes up to a second
  * to notice that the previous one ended):
  *  1. init `tools` (busybox image): copies its static busybox into the scratch
@@ -8,14 +8,19 @@
  *  2. init `snapshot` (etcd image, that busybox's sh): asks the local member
  *     for its database size (`etcdctl endpoint status`), refuses when the work
  *     directory has less than 2 x that free, clears this series' leftovers;
- *     `etcdctl snapshot save` to a hidden temporary name; then its size and
- *     sha256 trailer, `etcdutl`/`etcdctl snapshot status -w json`, and a
+ *     archives the control-plane files (`controlPlaneFiles`) and lists them
+ *     back; `etcdctl snapshot save` to a hidden temporary name; then its size
+ *     and sha256 trailer, `etcdutl`/`etcdctl snapshot status -w json`, and a
  *     restore into a scratch directory, which checks that sha256 (without
  *     `restoreCheck`, sha256sum does);
- *  3. `finalize` (shell or aws CLI image): metadata file, then the atomic
- *     rename to the final name (or the upload and its size check), then
+ *  3. with `spec.encryption`, init `encrypt` (the age image): age streams the
+ *     verified snapshot (and archive) into hidden temporary names in the
+ *     destination (S3: in scratch), counting the ciphertext and its sha256;
+ *     the clear snapshot never leaves scratch (the work directory is scratch);
+ *  4. `finalize` (shell or aws CLI image): metadata file, then the atomic
+ *     renames to the final names (or the uploads and their size checks), then
  *     retention, then metrics.
- * Any failing step fails the pod; nothing gets a final name before step 3.
+ * Any failing step fails the pod; nothing gets a final name before the last step.
  */
 import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
 import { expand, expandOnly, literal } from '../../kubernetes/expansion';
@@ -26,6 +31,7 @@ import type { RetentionDestination } from '../../retention';
 import { ScriptCommand, ScriptFeatures, shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
+import { ENCRYPTED_SUFFIX, ageRecipientsParts } from '../../workload/encryption';
 import { awsEnv, s3RetentionDestination, s3UploadEnv } from '../s3';
 import { ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import type { ResolvedEtcd } from './resolve';
@@ -46,25 +52,31 @@ export function enginePlacement(spec: ResolvedEtcd, node: string | undefined, se
 
 /** Paths and volumes of the destination. */
 export interface Layout {
-  /** Where the snapshot is written and verified: the destination directory (same filesystem as the final name) or scratch. */
+  /**
+   * Where the clear snapshot (and files archive) is written and verified: the
+   * destination directory (same filesystem as the final name: an atomic
+   * rename), or scratch for S3 and for encrypted snapshots (the clear
+   * snapshot never rests outside the pod's scratch).
+   */
   readonly workDir: string;
   readonly volumes: Volume[];
   /** Mount of the destination (none for S3). */
   readonly mount?: VolumeMount;
 }
 
-export function layout(spec: ResolvedEtcd): Layout {
+export function layout(spec: ResolvedEtcd, encrypted = false): Layout {
   const d = spec.destination;
   if (d.kind === 's3') return { workDir: P.scratch, volumes: [] };
+  const workDir = encrypted ? P.scratch : P.backup;
   if (d.kind === 'persistentVolumeClaim') {
     return {
-      workDir: P.backup,
+      workDir,
       volumes: [{ name: 'backup', persistentVolumeClaim: { claimName: d.claimName } }],
       mount: { name: 'backup', mountPath: P.backup, subPath: d.subPath },
     };
   }
   return {
-    workDir: P.backup,
+    workDir,
     volumes: [{ name: 'backup', hostPath: { path: d.path, type: 'DirectoryOrCreate' } }],
     mount: { name: 'backup', mountPath: P.backup },
   };
@@ -75,14 +87,15 @@ export function layout(spec: ResolvedEtcd): Layout {
  * variables: those of the node in `ETCD_BACKUP_NODE` (an env var set before
  * these), or with `allNodes` no name suffix (etcd-prune.sh sets one per node).
  */
-export function destinationEnv(spec: ResolvedEtcd, l: Layout, allNodes = false): EngineEnvVar[] {
+export function destinationEnv(spec: ResolvedEtcd, allNodes = false): EngineEnvVar[] {
   const namePrefix = spec.namePrefix;
   const nameSuffix = allNodes ? '' : expand(`_$(ETCD_BACKUP_NODE)${literal(ETCD_DEFAULTS.extension)}`);
-  const sidecarSuffixes = [ETCD_DEFAULTS.metadataSuffix];
+  // the files archive always: its snapshots outlive a policy that stops archiving
+  const sidecarSuffixes = [ETCD_DEFAULTS.metadataSuffix, ETCD_DEFAULTS.controlPlaneFilesSuffix];
   const d = spec.destination;
   const dest: RetentionDestination = d.kind === 's3'
     ? s3RetentionDestination(d.s3, { namePrefix, nameSuffix, sidecarSuffixes })
-    : { kind: 'dir', dir: l.workDir, namePrefix, nameSuffix, sidecarSuffixes };
+    : { kind: 'dir', dir: P.backup, namePrefix, nameSuffix, sidecarSuffixes };
   return [
     ...retentionDestinationEnv(dest),
     { name: 'ETCD_BACKUP_EXTENSION', value: ETCD_DEFAULTS.extension },
@@ -152,23 +165,34 @@ export function etcdShellCommand(entry: string, features: ScriptFeatures = {}): 
 
 export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: string | undefined, ctx: PodContext): EnginePod {
   const commonEnv = ctx.env;
-  const l = layout(spec);
+  const age = policy.encryption?.age;
+  const l = layout(spec, age !== undefined);
   const certs = certVolumes(spec);
+  const files = controlPlaneFilesParts(spec);
   const prefix = literal(spec.namePrefix);
   const nodeEnv = fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName');
-  const workMounts = l.mount ? [l.mount, scratchMount] : [scratchMount];
-  const partialEnv: EngineEnvVar = { name: 'ETCD_BACKUP_PARTIAL', value: expand(`${l.workDir}/.${prefix}$(ETCD_BACKUP_NODE).partial`) };
+  const destMounts = l.mount ? [l.mount, scratchMount] : [scratchMount];
+  const temporary = (dir: string, suffix: string) => expand(`${dir}/.${prefix}$(ETCD_BACKUP_NODE)${suffix}`);
   const pathEnv: EngineEnvVar[] = [
     { name: 'ETCD_BACKUP_SCRATCH', value: P.scratch },
     { name: 'ETCD_BACKUP_WORK_DIR', value: l.workDir },
-    partialEnv,
-    { name: 'ETCD_BACKUP_RESTORE_CHECK_DIR', value: expand(`${l.workDir}/.${prefix}$(ETCD_BACKUP_NODE).restore-check`) },
+    { name: 'ETCD_BACKUP_PARTIAL', value: temporary(l.workDir, '.partial') },
+    { name: 'ETCD_BACKUP_RESTORE_CHECK_DIR', value: temporary(l.workDir, '.restore-check') },
+    ...(files ? [{ name: 'ETCD_BACKUP_FILES', value: files.list }, { name: 'ETCD_BACKUP_FILES_PARTIAL', value: temporary(l.workDir, '.files.partial') }] : []),
   ];
+  // the ciphertexts: in the destination directory (renamed by finalize), or in scratch for S3 (uploaded by finalize)
+  const encryptDir = l.mount ? P.backup : P.scratch;
+  const agePathEnv: EngineEnvVar[] = age
+    ? [
+      { name: 'ETCD_BACKUP_AGE_PARTIAL', value: temporary(encryptDir, `.partial${ENCRYPTED_SUFFIX}`) },
+      ...(files ? [{ name: 'ETCD_BACKUP_FILES_AGE_PARTIAL', value: temporary(encryptDir, `.files.partial${ENCRYPTED_SUFFIX}`) }] : []),
+    ]
+    : [];
 
   const snapshot: EngineContainer = {
     name: 'snapshot',
     image: spec.images.etcd,
-    command: etcdShellCommand('etcd-snapshot.sh'),
+    command: etcdShellCommand('etcd-snapshot.sh', { 'etcd-files': files !== undefined }),
     env: [
       ...commonEnv,
       nodeEnv,
@@ -180,9 +204,21 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
       { name: 'ETCD_BACKUP_FREE_SPACE_FACTOR', value: String(ETCD_DEFAULTS.freeSpaceFactor) },
       { name: 'ETCD_BACKUP_RESTORE_CHECK', value: String(spec.restoreCheck) },
     ],
-    volumeMounts: [...certs.mounts, ...workMounts],
+    // with encryption the clear snapshot stays in scratch: the destination is not mounted here
+    volumeMounts: [...certs.mounts, ...(files?.mounts ?? []), ...(age ? [scratchMount] : destMounts)],
     securityContext: restrictedContainerSecurity(),
   };
+  const recipients = age ? ageRecipientsParts(age) : undefined;
+  const encrypt: EngineContainer | undefined = age && recipients
+    ? {
+      name: 'encrypt',
+      image: age.image,
+      command: shellCommand('etcd-encrypt.sh'),
+      env: [...commonEnv, nodeEnv, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...pathEnv, ...agePathEnv, ...recipients.env],
+      volumeMounts: [...destMounts, ...recipients.mounts],
+      securityContext: restrictedContainerSecurity(),
+    }
+    : undefined;
   const finalize: EngineContainer = {
     name: 'finalize',
     image: spec.destination.kind === 's3' ? spec.images.awsCli : spec.images.shell,
@@ -193,24 +229,42 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
       { name: 'HOME', value: P.scratch },
       { name: 'TMPDIR', value: P.scratch },
       ...pathEnv,
+      ...agePathEnv,
+      ...(files ? [{ name: 'ETCD_BACKUP_FILES_SUFFIX', value: ETCD_DEFAULTS.controlPlaneFilesSuffix }] : []),
       { name: 'ETCD_BACKUP_ENDPOINT', value: spec.endpoint },
-      ...destinationEnv(spec, l),
+      ...destinationEnv(spec),
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(prunesAfterBackup(policy.retention) ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
       ...s3Env(spec),
     ],
-    volumeMounts: workMounts,
+    volumeMounts: destMounts,
     securityContext: restrictedContainerSecurity(),
   };
   return {
-    initContainers: [toolsContainer(spec, commonEnv), snapshot],
+    initContainers: [toolsContainer(spec, commonEnv), snapshot, ...(encrypt ? [encrypt] : [])],
     containers: [finalize],
-    mainContainers: ['snapshot', 'finalize'],
-    volumes: [...certs.volumes, ...l.volumes, scratchVolume],
+    mainContainers: ['snapshot', ...(encrypt ? ['encrypt'] : []), 'finalize'],
+    volumes: [...certs.volumes, ...(files?.volumes ?? []), ...l.volumes, ...(recipients?.volumes ?? []), scratchVolume],
     securityContext: rootPodSecurity(),
     hostNetwork: spec.hostNetwork || undefined,
     placement: enginePlacement(spec, pinned, true),
     priorityClassName: ETCD_DEFAULTS.priorityClassName,
+  };
+}
+
+/**
+ * The control-plane files (`controlPlaneFiles`): each host directory mounted
+ * read-only at `/host<path>`, and `ETCD_BACKUP_FILES`, one line per
+ * directory: `<host path> <mount path>` (neither has whitespace).
+ */
+function controlPlaneFilesParts(spec: ResolvedEtcd): { volumes: Volume[]; mounts: VolumeMount[]; list: string } | undefined {
+  const paths = spec.controlPlaneFiles;
+  if (!paths) return undefined;
+  const name = (i: number) => `control-plane-files-${i}`;
+  return {
+    volumes: paths.map((path, i) => ({ name: name(i), hostPath: { path, type: 'Directory' } })),
+    mounts: paths.map((path, i) => ({ name: name(i), mountPath: `${P.hostFiles}${path}`, readOnly: true })),
+    list: paths.map((path) => `${path} ${P.hostFiles}${path}`).join('\n'),
   };
 }
 
@@ -239,7 +293,7 @@ export function prunePod(spec: ResolvedEtcd, policy: PolicyContext, node: string
       ...(node ? [fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName')] : []),
       { name: 'HOME', value: P.scratch },
       { name: 'TMPDIR', value: P.scratch },
-      ...destinationEnv(spec, l, node === undefined),
+      ...destinationEnv(spec, node === undefined),
       ...pruneEnv(policy.retention, ctx.settings.timeZone),
       ...(d.kind === 's3' ? awsEnv(d.s3) : []),
     ],

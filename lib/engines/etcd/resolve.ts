@@ -37,6 +37,8 @@ export interface ResolvedEtcd {
   readonly namePrefix: string;
   readonly retentionScope: 'node' | 'cluster';
   readonly restoreCheck: boolean;
+  /** Host directories archived with each snapshot (`controlPlaneFiles`). @default - none */
+  readonly controlPlaneFiles?: readonly string[];
   /** shell: the image of the hostPath/PVC finalize and prune steps. */
   readonly images: { readonly etcd: string; readonly busybox: string; readonly shell: string; readonly awsCli: string };
 }
@@ -95,6 +97,7 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
     namePrefix: etcdNamePrefix(spec, policyName),
     retentionScope: spec.retentionScope ?? ETCD_DEFAULTS.retentionScope,
     restoreCheck: spec.restoreCheck ?? ETCD_DEFAULTS.restoreCheck,
+    controlPlaneFiles: spec.controlPlaneFiles ? spec.controlPlaneFiles.paths ?? profile.controlPlaneFiles : undefined,
     images: {
       etcd: spec.images?.etcd ?? ETCD_DEFAULTS.etcdImage,
       busybox,

@@ -12,6 +12,8 @@ import { labelValue } from '../../kubernetes/names';
 import { dns1123SubdomainProblem, nodePinProblem } from '../../kubernetes/validation';
 import { show } from '../../policy/errors';
 import { shellCommand } from '../../scripts';
+import { ENCRYPTED_SUFFIX, ageIdentityParts } from '../../workload/encryption';
+import type { AgeEncryption } from '../../policy/types';
 import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineRestore, PodContext, PolicyContext, RestoreRequest } from '../engine';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
@@ -50,12 +52,20 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
   }
   const snapshotProblem = snapshotNameProblem(spec, request.snapshot);
   if (snapshotProblem) problems.push(`--snapshot: received ${show(request.snapshot)}; ${snapshotProblem}`);
+  const encrypted = request.snapshot.endsWith(ENCRYPTED_SUFFIX);
+  const age = policy.encryption?.age;
+  if (encrypted && !age?.identitySecret) {
+    problems.push(`--snapshot: received ${show(request.snapshot)}, an encrypted snapshot; the restore Job decrypts it with the age identity in spec.encryption.age.identitySecret, which this policy does not set: add it (a Secret key holding the identity file, AGE-SECRET-KEY-1...)`);
+  }
   if (node === undefined || problems.length > 0) return { problems };
   const restore = resolveRestore(restoreSpec);
   const own = spec.nodes.find((n) => n.name === node);
   const notes = spec.mode === 'perNode' && nodeNames.length > 1 && restore.initialCluster === undefined
     ? [`${policy.path}.restore.initialCluster is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (README: Restore).`]
     : [];
+  if (age && !encrypted) {
+    notes.push(`the policy encrypts its snapshots (spec.encryption): ${request.snapshot} is restored as a clear snapshot; those stored encrypted are named ${request.snapshot}${ENCRYPTED_SUFFIX}.`);
+  }
   return {
     notes,
     job: {
@@ -68,7 +78,7 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
       settingsPath: own?.settings ? own.path : 'spec.defaults',
       defaults: { timeout: ETCD_DEFAULTS.timeout },
       backoffLimit: 0,
-      pod: (ctx) => restorePod(spec, restore, node, request.snapshot, ctx),
+      pod: (ctx) => restorePod(spec, restore, node, request.snapshot, ctx, encrypted ? age : undefined),
     },
   };
 }
@@ -77,31 +87,43 @@ function resolveRestore(restore: EtcdRestoreSpec = {}): ResolvedRestore {
   return { initialCluster: restore.initialCluster, peerUrl: restore.peerUrl, hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath, bumpRevision: restore.bumpRevision };
 }
 
-/** A snapshot file name of this policy: `<namePrefix><time>_<node>.db`, no directory. */
+/** A snapshot file name of this policy: `<namePrefix><time>_<node>.db`, `.age` after it when encrypted, no directory. */
 function snapshotNameProblem(spec: ResolvedEtcd, snapshot: string): string | undefined {
-  const shape = `a snapshot of this policy is named ${spec.namePrefix}<time>_<node>${ETCD_DEFAULTS.extension}`;
+  const shape = `a snapshot of this policy is named ${spec.namePrefix}<time>_<node>${ETCD_DEFAULTS.extension}, or ${ENCRYPTED_SUFFIX} after that when encrypted`;
   if (snapshot.includes('/') || /\s/.test(snapshot) || snapshot.length > 255) return `must be a file name (no "/", no whitespace, at most 255 characters): ${shape}`;
-  if (!snapshot.startsWith(spec.namePrefix) || !snapshot.endsWith(ETCD_DEFAULTS.extension) || snapshot.length === spec.namePrefix.length + ETCD_DEFAULTS.extension.length) return shape;
+  const clear = clearName(snapshot);
+  if (!clear.startsWith(spec.namePrefix) || !clear.endsWith(ETCD_DEFAULTS.extension) || clear.length === spec.namePrefix.length + ETCD_DEFAULTS.extension.length) return shape;
   return undefined;
 }
 
+/** A snapshot's name without `.age`. */
+const clearName = (snapshot: string) => (snapshot.endsWith(ENCRYPTED_SUFFIX) ? snapshot.slice(0, -ENCRYPTED_SUFFIX.length) : snapshot);
+
 /** The part of a snapshot name that tells snapshots of one policy apart: `<time>_<node>`. */
 function snapshotStamp(spec: ResolvedEtcd, snapshot: string): string {
-  return snapshot.slice(spec.namePrefix.length, snapshot.length - ETCD_DEFAULTS.extension.length);
+  const clear = clearName(snapshot);
+  return clear.slice(spec.namePrefix.length, clear.length - ETCD_DEFAULTS.extension.length);
 }
 
-function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, snapshot: string, ctx: PodContext): EnginePod {
+/**
+ * The restore pod: `tools`, `fetch` (S3: the snapshot into scratch), with
+ * `age` (an encrypted snapshot) `decrypt` in the age image (the clear
+ * snapshot into scratch, never elsewhere), then `restore` in the etcd image.
+ */
+function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, snapshot: string, ctx: PodContext, age: AgeEncryption | undefined): EnginePod {
   const l = layout(spec);
   const s3 = spec.destination.kind === 's3';
   const sourceMounts: VolumeMount[] = l.mount ? [{ ...l.mount, readOnly: true }] : [];
+  const storedDir = s3 ? P.scratch : P.backup;
   const restoreEnv: EngineEnvVar[] = [
     fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName'),
     fieldEnv('ETCD_RESTORE_NODE', 'spec.nodeName'),
     fieldEnv('ETCD_RESTORE_HOST_IP', 'status.hostIP'),
     { name: 'ETCD_RESTORE_SNAPSHOT', value: snapshot },
-    { name: 'ETCD_RESTORE_SOURCE_DIR', value: s3 ? P.scratch : P.backup },
+    // where the restore step reads the clear snapshot: decrypted or fetched into scratch, or in the destination
+    { name: 'ETCD_RESTORE_SOURCE_DIR', value: age ? P.scratch : storedDir },
     { name: 'ETCD_BACKUP_SCRATCH', value: P.scratch },
-    ...destinationEnv(spec, l),
+    ...destinationEnv(spec),
   ];
   const fetch: EngineContainer | undefined = s3
     ? {
@@ -110,6 +132,17 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
       command: shellCommand('etcd-fetch.sh'),
       env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, ...s3Env(spec)],
       volumeMounts: [scratchMount],
+      securityContext: restrictedContainerSecurity(),
+    }
+    : undefined;
+  const identity = age ? ageIdentityParts(age) : undefined;
+  const decrypt: EngineContainer | undefined = age && identity
+    ? {
+      name: 'decrypt',
+      image: age.image,
+      command: shellCommand('etcd-decrypt.sh'),
+      env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, { name: 'ETCD_RESTORE_ENCRYPTED_DIR', value: storedDir }, ...identity.env],
+      volumeMounts: [...sourceMounts, scratchMount, ...identity.mounts],
       securityContext: restrictedContainerSecurity(),
     }
     : undefined;
@@ -131,14 +164,14 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
       { name: 'ETCD_RESTORE_HOST_DIR', value: restore.hostPath },
       ...(restore.bumpRevision !== undefined ? [{ name: 'ETCD_RESTORE_BUMP_REVISION', value: String(restore.bumpRevision) }] : []),
     ],
-    volumeMounts: [...sourceMounts, scratchMount, { name: 'restore', mountPath: P.restore }],
+    volumeMounts: [...(age ? [] : sourceMounts), scratchMount, { name: 'restore', mountPath: P.restore }],
     securityContext: restrictedContainerSecurity(),
   };
   return {
-    initContainers: fetch ? [toolsContainer(spec, ctx.env), fetch] : [toolsContainer(spec, ctx.env)],
+    initContainers: [toolsContainer(spec, ctx.env), ...(fetch ? [fetch] : []), ...(decrypt ? [decrypt] : [])],
     containers: [main],
     mainContainers: ['restore'],
-    volumes: [...l.volumes, scratchVolume, { name: 'restore', hostPath: { path: restore.hostPath, type: 'DirectoryOrCreate' } }],
+    volumes: [...l.volumes, ...(identity?.volumes ?? []), scratchVolume, { name: 'restore', hostPath: { path: restore.hostPath, type: 'DirectoryOrCreate' } }],
     securityContext: rootPodSecurity(),
     placement: enginePlacement(spec, node, false),
     priorityClassName: ETCD_DEFAULTS.priorityClassName,

@@ -51,6 +51,12 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
   namePrefix: nonEmptyStr('File name prefix (default etcd-snapshot_<policy>_).', { pattern: '^[A-Za-z0-9][-A-Za-z0-9._]*$', maxLength: 100 }),
   retentionScope: strEnum('node: each node\'s snapshots count on their own; cluster: all snapshots of the policy (PVC, S3).', ['node', 'cluster'], { default: ETCD_DEFAULTS.retentionScope }),
   restoreCheck: bool('Restore each snapshot into a scratch directory as part of the check.', { default: ETCD_DEFAULTS.restoreCheck }),
+  controlPlaneFiles: obj(`Archive control-plane host files with each snapshot (<snapshot name>${ETCD_DEFAULTS.controlPlaneFilesSuffix}, .age after it when encrypted); it holds private keys: needs spec.encryption unless allowUnencrypted.`, {
+    paths: arr('Host directories (read-only; regular files and symlinks, recursively). Default per distribution: kubeadm /etc/kubernetes/pki and /etc/kubernetes/manifests; openshift /etc/kubernetes/static-pod-resources; k3s /var/lib/rancher/k3s/server/tls; rke2 /var/lib/rancher/rke2/server/tls and /var/lib/rancher/rke2/agent/pod-manifests.', str('A host directory.', { pattern: '^/[^\\s]*[^/\\s]$' }), {
+      minItems: 1, uniqueItems: true,
+    }),
+    allowUnencrypted: bool('Store the archive in the clear without spec.encryption.', { default: ETCD_DEFAULTS.controlPlaneFilesAllowUnencrypted }),
+  }),
   images: obj('Images.', {
     etcd: image('etcd image (etcdctl; etcdutl for 3.5+).', { default: ETCD_DEFAULTS.etcdImage }),
     busybox: image('Image with a statically linked busybox.', { default: ETCD_DEFAULTS.busyboxImage }),

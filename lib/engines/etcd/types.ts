@@ -123,6 +123,27 @@ export interface EtcdRestoreSpec {
   readonly bumpRevision?: number;
 }
 
+/**
+ * Control-plane host files archived with each snapshot: a second artifact,
+ * `<snapshot name>.control-plane-files.tar.gz` (`.age` after it when
+ * encrypted), deleted by retention with its snapshot. The directories are
+ * mounted read-only; their regular files and symlinks are archived under
+ * their host paths (extract with `tar -xzf <archive> -C /`), listed back and
+ * compared, and the archive's sha256 goes into the snapshot's metadata.
+ * It holds the cluster's private keys: refused without `spec.encryption`
+ * unless `allowUnencrypted` is true.
+ */
+export interface EtcdControlPlaneFiles {
+  /**
+   * Host directories to archive (absolute, no whitespace, none inside another).
+   * OpenShift: `/etc/kubernetes/static-pod-resources` and `/etc/kubernetes/manifests`.
+   * @default ['/etc/kubernetes/pki', '/etc/kubernetes/manifests'] (kubeadm)
+   */
+  readonly paths?: readonly string[];
+  /** Store the archive in the clear when the policy has no `spec.encryption`. @default false */
+  readonly allowUnencrypted?: boolean;
+}
+
 export interface EtcdSpec {
   /**
    * `cluster`: one CronJob on any control-plane node, snapshotting its local
@@ -170,6 +191,8 @@ export interface EtcdSpec {
    * @default true
    */
   readonly restoreCheck?: boolean;
+  /** Archive control-plane host files with each snapshot. @default - none */
+  readonly controlPlaneFiles?: EtcdControlPlaneFiles;
   readonly images?: EtcdImages;
   /** Defaults of the restore Jobs that `backup-cronjobs restore` prints. @default - every field's default */
   readonly restore?: EtcdRestoreSpec;

@@ -5,7 +5,7 @@ import { retentionRules } from '../../policy/retention-options';
 import { BUCKET_RULES } from '../../retention';
 import type { PolicyContext } from '../engine';
 import { validateS3 } from '../s3';
-import { ETCD_DEFAULTS } from './defaults';
+import { DISTRIBUTIONS, ETCD_DEFAULTS } from './defaults';
 import { destinationKind, isTls } from './resolve';
 import type { EtcdSpec } from './types';
 import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
@@ -43,6 +43,8 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
   const subPath = spec.destination?.persistentVolumeClaim?.subPath;
   if (subPath !== undefined) issues.addProblem(childPath(childPath(childPath(path, 'destination'), 'persistentVolumeClaim'), 'subPath'), subPathProblem(subPath));
 
+  validateControlPlaneFiles(spec, policy, issues);
+
   const kind = destinationKind(spec);
   if ((spec.retentionScope ?? ETCD_DEFAULTS.retentionScope) === 'cluster' && kind === 'hostPath') {
     issues.add(at('retentionScope'), 'received "cluster"; a hostPath destination holds only its own node\'s snapshots, so retention can only count per node: use "node", or a PVC or S3 destination');
@@ -68,5 +70,26 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
 
   if (policy.metrics?.pushgatewayUrl !== undefined && kind !== 's3' && spec.images?.shell === undefined) {
     issues.add(at('images'), 'metrics are pushed with curl, which the default busybox image lacks: set images.shell to an image with sh, curl and awk (e.g. curlimages/curl)');
+  }
+}
+
+/**
+ * `controlPlaneFiles`: host directories that exist as such on a node (none
+ * inside another: its files would be archived twice), and never in the clear
+ * unless the policy says so: the archive holds the cluster's private keys.
+ */
+function validateControlPlaneFiles(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
+  const files = spec.controlPlaneFiles;
+  if (!files) return;
+  const at = childPath(policy.path, 'controlPlaneFiles');
+  const paths = files.paths ?? DISTRIBUTIONS[spec.distribution ?? ETCD_DEFAULTS.distribution].controlPlaneFiles;
+  paths.forEach((p, i) => {
+    const here = childPath(childPath(at, 'paths'), i);
+    issues.addProblem(here, hostPathProblem(p));
+    const outer = paths.find((other) => other !== p && p.startsWith(`${other}/`));
+    if (outer !== undefined) issues.add(here, `received ${show(p)}, which is inside ${show(outer)} (also listed): its files would be archived twice; list only ${show(outer)}`);
+  });
+  if (!policy.encryption && files.allowUnencrypted !== true) {
+    issues.add(at, `received paths ${paths.map((p) => show(p)).join(', ')} to archive without spec.encryption; the archive holds the cluster's private keys: allowed with spec.encryption.age, or stored in the clear with controlPlaneFiles.allowUnencrypted: true`);
   }
 }

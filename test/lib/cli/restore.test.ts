@@ -63,7 +63,7 @@ test('flags that do not fit the policy: exit 2, every problem, nothing on stdout
     stdout: '',
     stderr: [
       '--target: received "cp-9"; must be a node of spec.etcd.nodes: cp-1, cp-2',
-      '--snapshot: received "etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db',
+      '--snapshot: received "etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db, or .age after that when encrypted',
       'Run "backup-cronjobs restore --help" for usage.',
       '',
     ].join('\n'),

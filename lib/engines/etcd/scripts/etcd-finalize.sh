@@ -4,36 +4,49 @@
 # Entry of the `finalize` container: gives the verified temporary snapshot its
 # final name, then applies retention, then pushes metrics.
 #   name: <BACKUP_NAME_PREFIX><UTC YYYY-MM-DDTHH:MM:SSZ of the run's start><BACKUP_NAME_SUFFIX>
-#         (the suffix is _<node>.db), plus <name>.json with the metadata
+#         (the suffix is _<node>.db), plus <name>.json with the metadata, and
+#         with ETCD_BACKUP_FILES the control-plane files archive
+#         <name><ETCD_BACKUP_FILES_SUFFIX>. Encrypted (ETCD_BACKUP_AGE_PARTIAL set,
+#         the encrypt step's ciphertexts): the snapshot and the archive are
+#         stored as <name>.age and <name><ETCD_BACKUP_FILES_SUFFIX>.age; the
+#         metadata stays <name>.json (clear: it holds no data of etcd's keys).
 #   dir:  metadata written under a temporary name, renamed to <name>.json,
-#         then the snapshot renamed (same directory: atomic) to <name>; both 0600
-#   s3:   <name>.json uploaded, then the snapshot, then its stored size checked
+#         then the archive, then the snapshot renamed (same directory: atomic)
+#         to its final name, all 0600; each stored file is then checked: its
+#         size, and when encrypted, age's header line
+#   s3:   <name>.json uploaded, then the archive, then the snapshot, each
+#         stored size checked against the bytes verified (or counted by the
+#         encrypt step)
 # Retention (retention.sh, scope node or cluster; only with rules) runs only
-# after that, and only ever on names of this policy. Before the commit point
-# any failure -- or TERM/INT, the Job's deadline -- stops what runs, removes
+# after that, and only ever on names of this policy; it deletes the sidecars
+# (.json, the archive) with their snapshot. Before the commit point any
+# failure -- or TERM/INT, the Job's deadline -- stops what runs, removes
 # what this run wrote (final names included) and pushes a failure; nothing is
 # left under a final name. Once the snapshot is stored the run counts as a
 # success in the metrics; a retention failure (or TERM) after that still
 # fails the Job. After a TERM the cleanup takes at most ~21 s (the S3
 # deletions, <= 17 s, and the failure push, <= 20 s, side by side), within
 # the pod's default 30 s grace period.
-# Env: ETCD_BACKUP_SCRATCH, ETCD_BACKUP_PARTIAL, ETCD_BACKUP_NODE,
-# ETCD_BACKUP_ENDPOINT, ETCD_BACKUP_EXTENSION, ETCD_BACKUP_RETENTION_SCOPE,
-# BACKUP_DEST_KIND, BACKUP_DIR | S3_*, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX,
-# RETENTION_*, S3_SSE, S3_SSE_KMS_KEY_ID, S3_STORAGE_CLASS,
-# BACKUP_PUSHGATEWAY_URL.
+# Env: ETCD_BACKUP_SCRATCH, ETCD_BACKUP_PARTIAL, ETCD_BACKUP_AGE_PARTIAL,
+# ETCD_BACKUP_FILES, ETCD_BACKUP_FILES_SUFFIX, ETCD_BACKUP_FILES_PARTIAL,
+# ETCD_BACKUP_FILES_AGE_PARTIAL, ETCD_BACKUP_NODE, ETCD_BACKUP_ENDPOINT,
+# ETCD_BACKUP_EXTENSION, ETCD_BACKUP_RETENTION_SCOPE, BACKUP_DEST_KIND,
+# BACKUP_DIR | S3_*, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX, RETENTION_*,
+# S3_SSE, S3_SSE_KMS_KEY_ID, S3_STORAGE_CLASS, BACKUP_PUSHGATEWAY_URL.
 
 state=start
+AGE_HEADER=age-encryption.org/v1
 
 undo_finalize() {
   case $state in finished | stored) return 0 ;; esac
   push_metrics failure "$(($(now_epoch) - ${started:-$(now_epoch)}))" &
   case $state in
     dir-meta) rm -f "$BACKUP_DIR/.$name.json.partial" "$BACKUP_DIR/$name.json" ;;
-    dir-snapshot) rm -f "$BACKUP_DIR/$name.json" "$BACKUP_DIR/$name" ;;
-    s3-meta | s3-snapshot) remove_uploads "$key.json" "$key" ;;
+    dir-files) rm -f "$BACKUP_DIR/$name.json" "$BACKUP_DIR/$files_name" ;;
+    dir-snapshot) rm -f "$BACKUP_DIR/$name.json" ${files_name:+"$BACKUP_DIR/$files_name"} "$BACKUP_DIR/$stored_name" ;;
+    s3-*) remove_uploads "$key.json" ${files_name:+"${S3_PREFIX:-}$files_name"} "${S3_PREFIX:-}$stored_name" ;;
   esac
-  rm -f "$ETCD_BACKUP_PARTIAL"
+  rm -f "${src:-$ETCD_BACKUP_PARTIAL}" ${files_src:+"$files_src"}
   wait
 }
 
@@ -61,6 +74,19 @@ metadata() {
   printf '  "totalSize": %s,\n' "$total_size"
   printf '  "size": %s,\n' "$size"
   printf '  "sha256": %s,\n' "$(etcd_json_str "$sha256")"
+  if [ "$encrypted" = true ]; then
+    printf '  "encryption": {"tool": "age", "recipients": %s},\n' "$fingerprints"
+    printf '  "encryptedSize": %s,\n' "$src_size"
+    printf '  "encryptedSha256": %s,\n' "$(etcd_json_str "$src_sha256")"
+  fi
+  if [ -n "$files_src" ]; then
+    printf '  "controlPlaneFiles": {"name": %s, "paths": %s, "entries": %s, "size": %s, "sha256": %s' \
+      "$(etcd_json_str "$files_name")" "$(files_paths_json)" "$files_entries" "$files_size" "$(etcd_json_str "$files_sha256")"
+    if [ "$encrypted" = true ]; then
+      printf ', "encryptedSize": %s, "encryptedSha256": %s' "$files_src_size" "$(etcd_json_str "$files_src_sha256")"
+    fi
+    printf '},\n'
+  fi
   printf '  "verifiedWith": %s,\n' "$(etcd_json_str "$tool")"
   printf '  "restoreChecked": %s,\n' "$restored"
   printf '  "endpoint": %s,\n' "$(etcd_json_str "${ETCD_BACKUP_ENDPOINT:-}")"
@@ -68,22 +94,64 @@ metadata() {
   printf '}\n'
 }
 
-store_dir() {
-  final=$BACKUP_DIR/$name
-  if [ -e "$final" ] || [ -e "$final.json" ]; then
-    die "$final already exists: refusing to overwrite a snapshot"
+# The host paths of ETCD_BACKUP_FILES ("<host path> <mount path>" lines) as a JSON array.
+files_paths_json() {
+  _fp_sep='' _fp_out=''
+  for _fp_host in $(printf '%s\n' "$ETCD_BACKUP_FILES" | awk 'NF { print $1 }'); do
+    _fp_out="$_fp_out$_fp_sep$(etcd_json_str "$_fp_host")" _fp_sep=', '
+  done
+  printf '[%s]' "$_fp_out"
+}
+
+# stored_check FILE SIZE: FILE holds SIZE bytes (and, encrypted, starts with age's header line).
+stored_check() {
+  _sc_size=$(etcd_file_size "$1") || die "cannot read the size of $1"
+  [ "$_sc_size" = "$2" ] || die "$1 holds $_sc_size bytes, $2 were to be stored: removed"
+  if [ "$encrypted" = true ]; then
+    _sc_head=$(head -n 1 "$1") || die "cannot read $1"
+    [ "$_sc_head" = "$AGE_HEADER" ] || die "$1 does not start with age's header line ($AGE_HEADER): removed"
   fi
+}
+
+store_dir() {
+  final=$BACKUP_DIR/$stored_name
+  for _sd_f in "$final" "$BACKUP_DIR/$name.json" ${files_name:+"$BACKUP_DIR/$files_name"}; do
+    [ ! -e "$_sd_f" ] || die "$_sd_f already exists: refusing to overwrite a snapshot"
+  done
   etcd_phase "storing $final"
   state=dir-meta
   metadata >"$BACKUP_DIR/.$name.json.partial" || die "cannot write the metadata into $BACKUP_DIR"
   chmod 0600 "$BACKUP_DIR/.$name.json.partial" || die "cannot chmod the metadata in $BACKUP_DIR"
-  mv -f "$BACKUP_DIR/.$name.json.partial" "$final.json" || die "cannot rename the metadata to $final.json"
-  chmod 0600 "$ETCD_BACKUP_PARTIAL" || die "cannot chmod $ETCD_BACKUP_PARTIAL"
+  mv -f "$BACKUP_DIR/.$name.json.partial" "$BACKUP_DIR/$name.json" || die "cannot rename the metadata to $BACKUP_DIR/$name.json"
+  if [ -n "$files_src" ]; then
+    chmod 0600 "$files_src" || die "cannot chmod $files_src"
+    state=dir-files
+    mv "$files_src" "$BACKUP_DIR/$files_name" || die "cannot rename $files_src to $BACKUP_DIR/$files_name"
+    stored_check "$BACKUP_DIR/$files_name" "$files_src_size"
+  fi
+  chmod 0600 "$src" || die "cannot chmod $src"
   state=dir-snapshot
-  mv "$ETCD_BACKUP_PARTIAL" "$final" || die "cannot rename $ETCD_BACKUP_PARTIAL to $final"
+  mv "$src" "$final" || die "cannot rename $src to $final"
+  stored_check "$final" "$src_size"
   state=stored
-  listed=$name
+  listed=$stored_name
   where=$final
+}
+
+# upload FILE KEY SIZE WHAT [aws s3 cp options...]: the upload, then (unless
+# SIZE is empty) the stored object's size must be SIZE.
+upload() {
+  _up_file=$1 _up_key=$2 _up_size=$3 _up_what=$4
+  shift 4
+  etcd_phase "uploading s3://$S3_BUCKET/$_up_key"
+  etcd_run s3_aws s3 cp "$_up_file" "s3://$S3_BUCKET/$_up_key" --only-show-errors "$@" 2>"$err" >&2 ||
+    die "uploading s3://$S3_BUCKET/$_up_key failed: $(etcd_last_line "$err")"
+  [ -n "$_up_size" ] || return 0
+  etcd_phase "checking the size of s3://$S3_BUCKET/$_up_key"
+  etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$_up_key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
+    die "cannot read back the size of s3://$S3_BUCKET/$_up_key: $(etcd_last_line "$err")"
+  _up_stored=$(cat "$TMPDIR/stored")
+  [ "$_up_stored" = "$_up_size" ] || die "s3://$S3_BUCKET/$_up_key holds $_up_stored bytes, the $_up_what has $_up_size: upload removed"
 }
 
 store_s3() {
@@ -97,27 +165,60 @@ store_s3() {
   metadata >"$meta" || die "cannot write $meta"
   err=$TMPDIR/aws.err
   state=s3-meta
-  etcd_phase "uploading s3://$S3_BUCKET/$key.json"
-  etcd_run s3_aws s3 cp "$meta" "s3://$S3_BUCKET/$key.json" --only-show-errors --content-type application/json "$@" 2>"$err" >&2 ||
-    die "uploading s3://$S3_BUCKET/$key.json failed: $(etcd_last_line "$err")"
+  upload "$meta" "$key.json" '' metadata --content-type application/json "$@"
+  if [ -n "$files_src" ]; then
+    state=s3-files
+    upload "$files_src" "${S3_PREFIX:-}$files_name" "$files_src_size" "control-plane files archive" "$@"
+  fi
   state=s3-snapshot
-  etcd_phase "uploading s3://$S3_BUCKET/$key"
-  etcd_run s3_aws s3 cp "$ETCD_BACKUP_PARTIAL" "s3://$S3_BUCKET/$key" --only-show-errors "$@" 2>"$err" >&2 ||
-    die "uploading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
-  etcd_phase "checking the size of s3://$S3_BUCKET/$key"
-  etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
-    die "cannot read back the size of s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
-  stored=$(cat "$TMPDIR/stored")
-  [ "$stored" = "$size" ] || die "s3://$S3_BUCKET/$key holds $stored bytes, the snapshot has $size: upload removed"
+  upload "$src" "${S3_PREFIX:-}$stored_name" "$src_size" snapshot "$@"
   state=stored
-  rm -f "$ETCD_BACKUP_PARTIAL"
-  listed=$key
-  where=s3://$S3_BUCKET/$key
+  rm -f "$src" ${files_src:+"$files_src"}
+  listed=${S3_PREFIX:-}$stored_name
+  where=s3://$S3_BUCKET/$listed
+}
+
+# What this run stores, from the earlier steps: src (the snapshot's temporary
+# file) with src_size (and when encrypted src_sha256, fingerprints), and with
+# ETCD_BACKUP_FILES files_src (the archive's) with its facts. Each must still
+# hold the bytes verified (or counted by the encrypt step).
+artifacts() {
+  files_src=''
+  if [ -n "${ETCD_BACKUP_AGE_PARTIAL:-}" ]; then
+    encrypted=true src=$ETCD_BACKUP_AGE_PARTIAL
+    src_size=$(etcd_scratch_value encrypted-size)
+    src_sha256=$(etcd_scratch_value encrypted-sha256)
+    fingerprints=$(etcd_scratch_value age-recipients)
+  else
+    encrypted=false src=$ETCD_BACKUP_PARTIAL src_size=$size
+  fi
+  if [ -n "${ETCD_BACKUP_FILES:-}" ]; then
+    require_env ETCD_BACKUP_FILES_SUFFIX ETCD_BACKUP_FILES_PARTIAL
+    files_entries=$(etcd_scratch_value files-entries)
+    files_size=$(etcd_scratch_value files-size)
+    files_sha256=$(etcd_scratch_value files-sha256)
+    if [ "$encrypted" = true ]; then
+      require_env ETCD_BACKUP_FILES_AGE_PARTIAL
+      files_src=$ETCD_BACKUP_FILES_AGE_PARTIAL
+      files_src_size=$(etcd_scratch_value files-encrypted-size)
+      files_src_sha256=$(etcd_scratch_value files-encrypted-sha256)
+    else
+      files_src=$ETCD_BACKUP_FILES_PARTIAL files_src_size=$files_size
+    fi
+    for v in "$files_entries" "$files_size" "$files_src_size"; do etcd_require_int "a verified control-plane files fact" "$v"; done
+  fi
+  for _ar_f in "$src" ${files_src:+"$files_src"}; do
+    [ -f "$_ar_f" ] || die "the verified $_ar_f is gone"
+    _ar_want=$src_size
+    if [ "$_ar_f" != "$src" ]; then _ar_want=$files_src_size; fi
+    _ar_size=$(etcd_file_size "$_ar_f") || die "cannot read the size of $_ar_f"
+    [ "$_ar_size" = "$_ar_want" ] || die "$_ar_f has $_ar_size bytes, $_ar_want were verified: refusing to store it"
+  done
 }
 
 main() {
   require_env ETCD_BACKUP_SCRATCH ETCD_BACKUP_PARTIAL ETCD_BACKUP_NODE ETCD_BACKUP_EXTENSION BACKUP_DEST_KIND BACKUP_NAME_PREFIX BACKUP_NAME_SUFFIX
-  require_cmd date stat sed awk chmod mv rm cat mktemp
+  require_cmd date stat sed awk chmod mv rm cat mktemp head
   etcd_step_start undo_finalize
   umask 077
   started=$(etcd_scratch_value started)
@@ -134,20 +235,23 @@ main() {
   for v in "$size" "$revision" "$hash" "$total_key" "$total_size"; do etcd_require_int "a verified snapshot fact" "$v"; done
   case $restored in true | false) ;; *) die "unexpected verify result '$restored'" ;; esac
 
-  [ -f "$ETCD_BACKUP_PARTIAL" ] || die "the verified snapshot $ETCD_BACKUP_PARTIAL is gone"
-  now_size=$(etcd_file_size "$ETCD_BACKUP_PARTIAL") || die "cannot read the size of $ETCD_BACKUP_PARTIAL"
-  [ "$now_size" = "$size" ] || die "$ETCD_BACKUP_PARTIAL has $now_size bytes, $size were verified: refusing to store it"
+  artifacts
 
   stamp=$(date -u -d "@$started" +%Y-%m-%dT%H:%M:%SZ) || die "cannot format the time $started"
   name=$BACKUP_NAME_PREFIX$stamp$BACKUP_NAME_SUFFIX
+  suffix=''
+  if [ "$encrypted" = true ]; then suffix=.age; fi
+  stored_name=$name$suffix
+  files_name=''
+  if [ -n "$files_src" ]; then files_name=$name$ETCD_BACKUP_FILES_SUFFIX$suffix; fi
   case $BACKUP_DEST_KIND in
     dir) store_dir ;;
     s3) store_s3 ;;
     *) die "BACKUP_DEST_KIND must be dir or s3, got '$BACKUP_DEST_KIND'" ;;
   esac
-  info "stored snapshot $where: revision $revision, $total_key keys, $size bytes, node $ETCD_BACKUP_NODE"
+  info "stored snapshot $where: revision $revision, $total_key keys, $src_size bytes$([ -z "$files_name" ] || printf ', with %s' "$files_name"), node $ETCD_BACKUP_NODE"
   etcd_phase "pushing the metrics (the snapshot $where is stored)"
-  etcd_run push_metrics success "$(($(now_epoch) - started))" "$size"
+  etcd_run push_metrics success "$(($(now_epoch) - started))" "$src_size"
 
   if retention_configured; then
     etcd_phase "applying retention (the snapshot $where is stored)"

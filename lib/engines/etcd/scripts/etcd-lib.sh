@@ -4,7 +4,8 @@
 # where pruning or listing is used). Every path arrives through env vars.
 #
 # Snapshot files: <BACKUP_NAME_PREFIX><UTC YYYY-MM-DDTHH:MM:SSZ>_<node><ETCD_BACKUP_EXTENSION>
-# plus "<name>.json" (metadata). Retention's name suffix is "_<node><extension>":
+# (".age" after it when encrypted) plus "<name>.json" (metadata) and the
+# control-plane files archive. Retention's name suffix is "_<node><extension>":
 # scope "node" lists this node's snapshots, scope "cluster" every node's.
 
 # Last non-empty line of a file (for one-line error messages).
@@ -208,7 +209,7 @@ etcd_nodes_seen() {
   case $BACKUP_DEST_KIND in
     dir)
       _ns_names=$(
-        for _ns_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"$ETCD_BACKUP_EXTENSION"; do
+        for _ns_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"$ETCD_BACKUP_EXTENSION" "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"$ETCD_BACKUP_EXTENSION.age"; do
           if [ -f "$_ns_f" ]; then printf '%s\n' "${_ns_f##*/}"; fi
         done
       )
@@ -224,6 +225,8 @@ etcd_nodes_seen() {
   esac
   printf '%s\n' "$_ns_names" | _NS_PREFIX=$_ns_prefix _NS_EXT=$ETCD_BACKUP_EXTENSION awk '
     BEGIN { p = ENVIRON["_NS_PREFIX"]; x = ENVIRON["_NS_EXT"] }
+    # an encrypted snapshot: the same name and ".age"
+    { if (substr($0, length($0) - 3) == ".age") $0 = substr($0, 1, length($0) - 4) }
     substr($0, 1, length(p)) == p && length($0) > length(p) + 21 + length(x) {
       rest = substr($0, length(p) + 21)
       if (substr(rest, 1, 1) != "_" || substr(rest, length(rest) - length(x) + 1) != x) next

@@ -4,8 +4,10 @@
 # the tools step). Restores one snapshot of this policy into a NEW data
 # directory, ETCD_RESTORE_TARGET_ROOT/<snapshot name>.restored; the running
 # etcd and its data directory are not touched (see the README for the swap).
-#  snapshot: the fetched one (S3), else ETCD_RESTORE_SNAPSHOT (a file name in
-#            ETCD_RESTORE_SOURCE_DIR), as `backup-cronjobs restore --snapshot` names it
+#  snapshot: the one the fetch (S3) or decrypt (<name>.age) step left in
+#            scratch, named in ETCD_BACKUP_SCRATCH/restore-source, else
+#            ETCD_RESTORE_SNAPSHOT (a file name in ETCD_RESTORE_SOURCE_DIR), as
+#            `backup-cronjobs restore --snapshot` names it
 #  checks:   the same as every backup (size and trailer, snapshot status;
 #            snapshot restore itself checks the sha256)
 #  restore:  --name ETCD_RESTORE_NODE, --initial-cluster ETCD_RESTORE_INITIAL_CLUSTER,

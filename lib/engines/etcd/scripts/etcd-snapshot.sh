@@ -1,5 +1,6 @@
 # shellcheck shell=sh
 # needs: etcd-lib.sh
+# optional: etcd-files.sh
 # Entry of the `snapshot` init container (etcd image, busybox sh from the
 # tools step): every step that needs etcdctl/etcdutl, in one container (each
 # container of a pod costs a start, and between init containers the kubelet
@@ -13,6 +14,9 @@
 #     - refuses unless ETCD_BACKUP_WORK_DIR has ETCD_BACKUP_FREE_SPACE_FACTOR
 #       (2) x that size free: the snapshot plus the copy its restore check makes;
 #     - records the run's start (the snapshot's time) for the finalize step.
+#  1b. with ETCD_BACKUP_FILES (spec.etcd.controlPlaneFiles): the control-plane
+#     files archive into ETCD_BACKUP_FILES_PARTIAL, listed back and compared
+#     (etcd_archive_files), its facts for the finalize step.
 #  2. save: `etcdctl snapshot save` to ETCD_BACKUP_PARTIAL (etcdctl writes
 #     <it>.part and renames it once complete). It has no timeout of its own
 #     (ETCDCTL_COMMAND_TIMEOUT must not be set here): the Job's deadline is it.
@@ -28,11 +32,13 @@
 # the pod fails without naming, uploading or pruning anything.
 # Env: ETCD_BACKUP_WORK_DIR, ETCD_BACKUP_PARTIAL, ETCD_BACKUP_RESTORE_CHECK_DIR,
 # ETCD_BACKUP_SCRATCH, ETCD_BACKUP_FREE_SPACE_FACTOR, ETCD_BACKUP_STATUS_TIMEOUT,
-# ETCD_BACKUP_RESTORE_CHECK, ETCDCTL_*.
+# ETCD_BACKUP_RESTORE_CHECK, ETCDCTL_*, ETCD_BACKUP_FILES, ETCD_BACKUP_FILES_PARTIAL.
+# With spec.encryption the work directory is scratch: the clear snapshot and
+# archive never rest outside the pod's scratch volume.
 
 undo_snapshot() {
   rm -rf "$ETCD_BACKUP_RESTORE_CHECK_DIR"
-  if [ "$1" -ne 0 ]; then rm -f "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_PARTIAL.part"; fi
+  if [ "$1" -ne 0 ]; then rm -f "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_PARTIAL.part" ${ETCD_BACKUP_FILES_PARTIAL:+"$ETCD_BACKUP_FILES_PARTIAL"}; fi
 }
 
 precheck() {
@@ -42,7 +48,7 @@ precheck() {
   work=$ETCD_BACKUP_WORK_DIR
   { [ -d "$work" ] && [ -w "$work" ]; } || die "$work is not a writable directory; no snapshot taken"
 
-  rm -rf "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_PARTIAL.part" "$ETCD_BACKUP_RESTORE_CHECK_DIR" ||
+  rm -rf "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_PARTIAL.part" "$ETCD_BACKUP_RESTORE_CHECK_DIR" ${ETCD_BACKUP_FILES_PARTIAL:+"$ETCD_BACKUP_FILES_PARTIAL"} ||
     die "cannot remove the leftovers of an earlier run ($ETCD_BACKUP_PARTIAL, $ETCD_BACKUP_RESTORE_CHECK_DIR)"
 
   out=$TMPDIR/endpoint-status
@@ -65,6 +71,16 @@ precheck() {
   fi
   date -u +%s >"$ETCD_BACKUP_SCRATCH/started" || die "cannot write $ETCD_BACKUP_SCRATCH/started"
   info "etcd ${version:-?} at $ETCDCTL_ENDPOINTS: revision ${revision:-?}, database $db bytes; $work has $free bytes free (needs $need): ready"
+}
+
+archive_files() {
+  require_env ETCD_BACKUP_FILES_PARTIAL
+  etcd_phase "archiving the control-plane files into $ETCD_BACKUP_FILES_PARTIAL"
+  etcd_archive_files "$ETCD_BACKUP_FILES_PARTIAL"
+  printf '%s\n' "$ETCD_FILES_ENTRIES" >"$ETCD_BACKUP_SCRATCH/files-entries"
+  printf '%s\n' "$ETCD_FILES_SIZE" >"$ETCD_BACKUP_SCRATCH/files-size"
+  printf '%s\n' "$ETCD_FILES_SHA256" >"$ETCD_BACKUP_SCRATCH/files-sha256"
+  info "control-plane files archived and listed back: $ETCD_FILES_ENTRIES entries, $ETCD_FILES_SIZE bytes"
 }
 
 save() {
@@ -99,6 +115,10 @@ main() {
   require_cmd etcdctl env df awk sed date rm head tail od tr stat mktemp cat dd sha256sum
   etcd_step_start undo_snapshot
   precheck
+  if [ -n "${ETCD_BACKUP_FILES:-}" ]; then
+    require_cmd find xargs tar gzip ln mkdir wc
+    archive_files
+  fi
   save
   verify
 }

@@ -7,7 +7,7 @@
 
 # The applets the snapshot and restore steps (and retention.sh's listing)
 # call; each script checks its own with require_cmd.
-APPLETS='sh [ test true false awk sed grep cut tr sort uniq head tail od wc dd sha256sum cat cp mv rm ln mkdir mktemp chmod ls stat touch df date sleep env basename dirname expr id printf timeout'
+APPLETS='sh [ test true false awk sed grep cut tr sort uniq head tail od wc dd sha256sum cat cp mv rm ln mkdir mktemp chmod ls stat touch df date sleep env basename dirname expr id printf timeout find xargs tar gzip'
 
 main() {
   require_env ETCD_BACKUP_TOOLS

@@ -1,5 +1,6 @@
 // Helpers of the etcd tests: a small policy, and the rendered pods run for real
 // (every container in order, sharing the pod's volumes, as the kubelet runs them).
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -200,4 +201,27 @@ export function pausingEtcdctl(etcdctl: string, at: 'before-save' | 'after-save'
 export async function metricValue(gateway: PushgatewayHandle, name: string, target: string): Promise<number | undefined> {
   const line = (await gateway.metrics()).split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`target="${target}"`));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/** A fresh age identity (its file's text) and recipient, from the real age-keygen (Debian package age). */
+export function ageKeypair(): { identity: string; recipient: string } {
+  const dir = tempDir('age-key');
+  const file = path.join(dir, 'key.txt');
+  execFileSync('age-keygen', ['-o', file], { stdio: 'ignore' });
+  return { identity: fs.readFileSync(file, 'utf8'), recipient: execFileSync('age-keygen', ['-y', file], { encoding: 'utf8' }).trim() };
+}
+
+/** `age --decrypt -i <identity> -o OUT IN` with the real age, as the README's restore steps run it. */
+export function ageDecrypt(identity: string, input: string, output: string): void {
+  const key = path.join(tempDir('age-identity'), 'key.txt');
+  fs.writeFileSync(key, identity, { mode: 0o600 });
+  execFileSync('age', ['--decrypt', '-i', key, '-o', output, input], { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** Every file under `dir` (relative paths, sorted), directories walked. */
+export function walk(dir: string, at = ''): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(path.join(dir, at), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(dir, path.join(at, e.name)) : [path.join(at, e.name)]))
+    .sort();
 }

@@ -118,13 +118,13 @@ describe('requests that do not fit the policy are refused, each flag named', () 
     ['--target in cluster mode', etcdPolicy(), { target: 'cp-1', node: 'cp-1', snapshot: SNAPSHOT }, ['--target: received "cp-1"; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node']],
     ['a node name Kubernetes refuses', etcdPolicy(), { node: 'Node_1', snapshot: SNAPSHOT }, [expect.stringMatching(/^--node: .*Node_1/) as unknown as string]],
     ['a snapshot of another policy', perNode, { target: 'cp-1', snapshot: 'etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db' },
-      ['--snapshot: received "etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db']],
+      ['--snapshot: received "etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db, or .age after that when encrypted']],
     ['a path', perNode, { target: 'cp-1', snapshot: `../${SNAPSHOT}` }, [expect.stringMatching(/^--snapshot: received "\.\.\/etcd-snapshot_.*"; must be a file name \(no "\/"/) as unknown as string]],
-    ['the prefix alone', perNode, { target: 'cp-1', snapshot: 'etcd-snapshot_etcd_.db' }, ['--snapshot: received "etcd-snapshot_etcd_.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db']],
+    ['the prefix alone', perNode, { target: 'cp-1', snapshot: 'etcd-snapshot_etcd_.db' }, ['--snapshot: received "etcd-snapshot_etcd_.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db, or .age after that when encrypted']],
     ['every problem at once', etcdPolicy(), { target: 'x', snapshot: 'x.db' }, [
       '--target: received "x"; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node',
       '--node is required: cluster mode names no nodes; give the control-plane node to restore on',
-      '--snapshot: received "x.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db',
+      '--snapshot: received "x.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db, or .age after that when encrypted',
     ]],
   ])('%s', (_, policy, request, problems) => {
     expect(refused(policy, request)).toEqual({ kind: 'refused', problems });
@@ -140,6 +140,53 @@ describe('requests that do not fit the policy are refused, each flag named', () 
   test('pod settings that clash with the restore pod are the policy\'s error, at their path', () => {
     const clash = etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { defaults: { pod: { volumes: [{ name: 'restore', mountPath: '/extra', emptyDir: {} }] } } });
     expect(() => restoreJob(resolvePolicy(clash), { target: 'cp-1', snapshot: SNAPSHOT })).toThrow(/spec\.defaults\.pod\.volumes\[0\]\.name: received "restore"; the engine's pod already has a volume of that name/);
+  });
+});
+
+describe('an encrypted snapshot (<name>.age, spec.encryption)', () => {
+  const age = { image: 'example.com/age:1', recipients: ['age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p'] };
+  const identitySecret = { name: 'etcd-age-identity', key: 'key.txt' };
+  const encrypted = (withIdentity: boolean) => etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { encryption: { age: withIdentity ? { ...age, identitySecret } : age } });
+
+  test('a decrypt step in the age image, with the identity Secret read-only (0400), between the tools and the restore; the restore reads scratch only', () => {
+    const job = restoreJobOf(encrypted(true), ['--target', 'cp-1', '--snapshot', `${SNAPSHOT}.age`]);
+    expect(names(podOf(job).initContainers)).toEqual(['tools', 'decrypt']);
+    const decrypt = containerOf(job, 'decrypt');
+    expect(decrypt.image).toBe('example.com/age:1');
+    expect(envOf(job, 'decrypt')).toMatchObject({ ETCD_RESTORE_SNAPSHOT: `${SNAPSHOT}.age`, ETCD_RESTORE_ENCRYPTED_DIR: '/backup', BACKUP_AGE_IDENTITY_FILE: '/etc/backup-cronjobs/age-identity/identity.txt' });
+    expect(decrypt.volumeMounts).toEqual(expect.arrayContaining([{ name: 'backup', mountPath: '/backup', readOnly: true }, { name: 'age-identity', mountPath: '/etc/backup-cronjobs/age-identity', readOnly: true }]));
+    expect(podOf(job).volumes).toContainEqual({ name: 'age-identity', secret: { secretName: 'etcd-age-identity', items: [{ key: 'key.txt', path: 'identity.txt' }], defaultMode: 0o400 } });
+    // the clear snapshot is decrypted into scratch: the restore step does not even mount the backups
+    expect(envOf(job, 'restore').ETCD_RESTORE_SOURCE_DIR).toBe('/scratch');
+    expect(names(containerOf(job, 'restore').volumeMounts)).toEqual(['scratch', 'restore']);
+    // the same snapshot stamp names the Job as for the clear name
+    expect(job.metadata.name).toBe(restoreJobOf(encrypted(true), ['--target', 'cp-1', '--snapshot', SNAPSHOT]).metadata.name);
+    expectValidManifests([job]);
+  });
+
+  test('S3: fetch, then decrypt in scratch', () => {
+    const policy = etcdPolicy({ destination: { s3: { bucket: 'bucket', region: 'us-east-1' } } }, { encryption: { age: { ...age, identitySecret } } });
+    const job = restoreJobOf(policy, ['--node', 'cp-1', '--snapshot', `${SNAPSHOT}.age`]);
+    expect(names(podOf(job).initContainers)).toEqual(['tools', 'fetch', 'decrypt']);
+    expect(envOf(job, 'decrypt').ETCD_RESTORE_ENCRYPTED_DIR).toBe('/scratch');
+    expectValidManifests([job]);
+  });
+
+  test('without spec.encryption.age.identitySecret the command refuses, naming the field', () => {
+    for (const policy of [encrypted(false), etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] })]) {
+      expect(restoreJob(resolvePolicy(policy), { target: 'cp-1', snapshot: `${SNAPSHOT}.age` })).toEqual({
+        kind: 'refused',
+        problems: [`--snapshot: received "${SNAPSHOT}.age", an encrypted snapshot; the restore Job decrypts it with the age identity in spec.encryption.age.identitySecret, which this policy does not set: add it (a Secret key holding the identity file, AGE-SECRET-KEY-1...)`],
+      });
+    }
+  });
+
+  test('a clear name under an encrypting policy restores without decrypting, and says how the encrypted ones are named', () => {
+    const outcome = restoreJob(resolvePolicy(encrypted(true)), { target: 'cp-1', snapshot: SNAPSHOT });
+    expect(outcome.kind === 'job' && outcome.notes).toEqual([
+      `the policy encrypts its snapshots (spec.encryption): ${SNAPSHOT} is restored as a clear snapshot; those stored encrypted are named ${SNAPSHOT}.age.`,
+    ]);
+    expect(names(podOf(restoreJobOf(encrypted(true), ['--target', 'cp-1', '--snapshot', SNAPSHOT])).initContainers)).toEqual(['tools']);
   });
 });
 

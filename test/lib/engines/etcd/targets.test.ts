@@ -127,7 +127,7 @@ describe('cluster mode with every default (kubeadm)', () => {
       BACKUP_DIR: '/backup',
       BACKUP_NAME_PREFIX: 'etcd-snapshot_etcd_',
       BACKUP_NAME_SUFFIX: '_$(ETCD_BACKUP_NODE).db',
-      BACKUP_SIDECAR_SUFFIXES: '.json',
+      BACKUP_SIDECAR_SUFFIXES: '.json .control-plane-files.tar.gz',
       ETCD_BACKUP_RETENTION_SCOPE: 'node',
     });
     // without rules, no RETENTION_* env: the run prunes nothing

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import { PolicyError, renderPolicy, toYaml } from '../../../../lib';
 import type { Manifest } from '../../../../lib';
+import { engineDefinition } from '../../../../lib/registry';
 import { expectValidManifests } from '../../../support/k8s-validate';
 
 export type Doc = Record<string, unknown>;
@@ -271,6 +272,25 @@ const metrics = (pools: Pools) => rec({
   }), 2),
 });
 
+/** age recipients as age-keygen and ssh-keygen print them; adversarial: almost-recipients the schema must refuse, and `$`. */
+const ageRecipients = (pools: Pools) => pick(
+  pools,
+  ['age1d599yed9hahu2lqwcgtjfj0pd9llzjh6fgfc04mjr24w4lkgsdvs09ksg6', 'age1ulztfk3qnz05erlq7e2qq3hgjrx4z3g79stppyvuwm4j84xngvmswwhsh7',
+    'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHSgX3jDS+tI9LidaMkrVJV3WgD6NbcZyFbdemc6CTMP ops@example'],
+  ['AGE1D599YED9HAHU2LQWCGTJFJ0PD9LLZJH6FGFC04MJR24W4LKGSDVS09KSG6', 'age1short', 'age1$(AWS_SECRET_ACCESS_KEY)', 'ssh-ed25519 AAAA$(X)', 'ssh-dss AAAAB3', ' age1d599yed9hahu2lqwcgtjfj0pd9llzjh6fgfc04mjr24w4lkgsdvs09ksg6', ''],
+);
+
+/** spec.encryption: each recipients source (adversarial: none or two), an identity Secret now and then, an image. */
+const encryption = (pools: Pools) => fc.tuple(
+  fc.oneof(
+    { weight: 3, arbitrary: rec({ recipients: fc.uniqueArray(ageRecipients(pools), { minLength: 1, maxLength: 2 }) }) },
+    { weight: 3, arbitrary: rec({ recipientsSecret: secretRef(pools) }) },
+    { weight: 3, arbitrary: rec({ recipientsConfigMap: secretRef(pools) }) },
+    { weight: pools.adversarial ? 1 : 0, arbitrary: fc.constantFrom({}, { recipients: [], recipientsSecret: { name: 'keys', key: 'r' } }) },
+  ),
+  rec({ identitySecret: some(secretRef(pools), 3), image: pools.adversarial ? some(images(pools), 30) : images(pools) }),
+).map(([recipients, rest]) => ({ age: { ...recipients, ...rest } }));
+
 const policyNames = (pools: Pools) => pick(pools, ['backup', 'prod-db', 'p'], [name63, 'a-' + repeat('b', 48), '0', 'x-y-z-1-2-3']);
 
 /** The whole document around one engine's spec. */
@@ -281,12 +301,14 @@ function documentOf(pools: Pools, engine: EngineKey, spec: fc.Arbitrary<Record<s
     retention: some(retention(pools), 2),
     metrics: some(metrics(pools), 2),
     scripts: some(rec({ mode: some(pick(pools, ['inline', 'configMap'], ['ConfigMap', ''])) }), 2),
+    // only for the engines that encrypt (the others refuse it: invalid.test.ts)
+    encryption: engineDefinition(engine).encryption === true ? some(encryption(pools), 2) : fc.constant(undefined),
     engine: spec,
-  }).map(({ metadata, defaults, retention: r, metrics: m, scripts, engine: e }) => ({
+  }).map(({ metadata, defaults, retention: r, metrics: m, scripts, encryption: enc, engine: e }) => ({
     apiVersion: 'backup-cronjobs.io/v1alpha1',
     kind: 'BackupPolicy',
     metadata,
-    spec: defined({ defaults, retention: r, metrics: m, scripts, [engine]: e }),
+    spec: defined({ defaults, retention: r, metrics: m, scripts, encryption: enc, [engine]: e }),
   }));
 }
 
@@ -440,6 +462,15 @@ export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'p
   namePrefix: fc.constant(namePrefix),
   retentionScope: some(fc.constantFrom('node', 'node', 'cluster'), 0.5),
   restoreCheck: some(fc.boolean(), 1),
+  controlPlaneFiles: some(rec({
+    paths: some(fc.uniqueArray(pick(
+      pools,
+      ['/etc/kubernetes/pki', '/etc/kubernetes/manifests', '/etc/kubernetes/static-pod-resources', '/var/lib/rancher/k3s/server/tls'],
+      ['/etc/kubernetes', '/a/../b', '/x:y', '/srv/$(X)', '/srv/$$', '/ü/x', '/a//b', '/', 'etc/kubernetes', '/with space', '/trailing/'],
+    ), { minLength: 1, maxLength: 3 })),
+    // it holds private keys: without spec.encryption only allowUnencrypted lets it through
+    allowUnencrypted: some(fc.boolean(), 3),
+  }), 1),
   // the default busybox image has no curl and no zoneinfo: metrics and zoned bucket rules need a shell image
   images: some(rec({ etcd: some(images(pools)), busybox: some(images(pools)), shell: some(images(pools), 12), awsCli: some(images(pools)) }), 12),
   restore: some(rec({

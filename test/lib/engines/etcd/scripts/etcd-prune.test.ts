@@ -103,7 +103,7 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
       BACKUP_DIR: '/backup',
       BACKUP_NAME_PREFIX: 'etcd-snapshot_etcd_',
       BACKUP_NAME_SUFFIX: '_$(ETCD_BACKUP_NODE).db',
-      BACKUP_SIDECAR_SUFFIXES: '.json',
+      BACKUP_SIDECAR_SUFFIXES: '.json .control-plane-files.tar.gz',
       ETCD_BACKUP_EXTENSION: '.db',
       ETCD_BACKUP_RETENTION_SCOPE: 'node',
       RETENTION_KEEP_LAST: '6',
@@ -195,7 +195,7 @@ describe('PVC and S3: one retention-prune CronJob for the policy', () => {
     expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels).toEqual({ 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' });
     const env = envOf(p, 'retention-prune');
     expect(env).toMatchObject({
-      BACKUP_DEST_KIND: 's3', S3_BUCKET: 'etcd-backups', S3_PREFIX: 'prod/etcd/', BACKUP_NAME_PREFIX: 'etcd-snapshot_etcd_', BACKUP_SIDECAR_SUFFIXES: '.json',
+      BACKUP_DEST_KIND: 's3', S3_BUCKET: 'etcd-backups', S3_PREFIX: 'prod/etcd/', BACKUP_NAME_PREFIX: 'etcd-snapshot_etcd_', BACKUP_SIDECAR_SUFFIXES: '.json .control-plane-files.tar.gz',
       ETCD_BACKUP_RETENTION_SCOPE: 'cluster', RETENTION_KEEP_LAST: '10', AWS_REGION: 'eu-west-1',
       AWS_ACCESS_KEY_ID: { secretKeyRef: { name: 's3-creds', key: 'AWS_ACCESS_KEY_ID' } },
     });
@@ -415,6 +415,18 @@ describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
     const r2 = await runPrune(pvcPolicy({ retentionScope: 'cluster' }, { keepLast: 4 }), cluster, 'cp-1', { PATH });
     expect(r2.code).toBe(0);
     expect(remaining(cluster)).toEqual([snap(1, 'cp-1'), snap(2, 'cp-2'), snap(3, 'cp-3'), snap(5, 'cp-1')].sort());
+  });
+
+  test('encrypted snapshots (<name>.age) are found for every node, in both scopes, and go with their sidecars (.json, the files archive)', async () => {
+    const cases: [string, string[]][] = [['node', [...cp1.slice(0, 2), ...cp2.slice(0, 2)]], ['cluster', [snap(1, 'cp-1'), snap(2, 'cp-2')]]];
+    const stored = (s: string) => [`${s}.age`, `${s}.control-plane-files.tar.gz.age`, `${s}.json`];
+    for (const [scope, kept] of cases) {
+      const dir = tempDir('prune-encrypted');
+      for (const f of [...cp1, ...cp2].flatMap(stored)) fs.writeFileSync(path.join(dir, f), 'encrypted');
+      const r = await runPrune(pvcPolicy({ retentionScope: scope }, { keepLast: 2 }), dir);
+      expect(r.code).toBe(0);
+      expect(filesOf(dir)).toEqual(kept.flatMap(stored).sort());
+    }
   });
 
   test('dry run, both scopes: nothing is deleted', async () => {
