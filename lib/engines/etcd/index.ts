@@ -20,4 +20,5 @@ export const etcdEngine: EngineDefinition<EtcdSpec> = {
   validate: (spec, policy, issues) => validateEtcd(spec, policy, issues),
   targets: (spec, policy) => etcdTargets(resolveEtcd(spec, policy.metadata.name, policy.path), policy),
   restoreJob: (spec, policy, request) => etcdRestoreJob(resolveEtcd(spec, policy.metadata.name, policy.path), spec.restore, policy, request),
+  drill: true,
 };
