@@ -7,10 +7,9 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
-import { etcdEngine } from '../../../../../lib/engines/etcd';
 import type { BackupPolicy, Manifest } from '../../../../../lib';
 import { EtcdTlsHandle, PushgatewayHandle, S3Handle, requireCommands, runOk, startEtcdTls, startPushgateway, startS3, stopAll } from '../../../../support/services';
-import { cronJobs, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, runPod, stamp, tempDir } from '../fixtures';
+import { cronJobs, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, runPod, stamp, tempDir, withEtcdEncryption } from '../fixtures';
 
 jest.setTimeout(180000);
 
@@ -89,14 +88,13 @@ test('cluster mode: the newest snapshot of every node\'s is downloaded, restored
   expect(filesOf(path.join(run.volumeDirs.scratch, 'drill')).filter((f) => f.startsWith('etcd-snapshot_'))).toEqual([]);
 });
 
-test('an encrypted newest snapshot is downloaded, decrypted with the identity and drilled; a missing metadata object fails the drill', async () => {
-  const file = path.join(tempDir('age'), 'identity.txt');
-  execFileSync('age-keygen', ['-o', file], { stdio: 'ignore' });
-  const recipient = execFileSync('age-keygen', ['-y', file], { encoding: 'utf8' }).trim();
-  const declared = Object.getOwnPropertyDescriptor(etcdEngine, 'encryption');
-  // the etcd engine's backups encrypt with spec.encryption (another change, which sets `encryption: true`)
-  Object.defineProperty(etcdEngine, 'encryption', { value: true, configurable: true, writable: true, enumerable: true });
-  try {
+describe('encrypted', () => {
+  withEtcdEncryption();
+
+  test('an encrypted newest snapshot is downloaded, decrypted with the identity and drilled; a missing metadata object fails the drill', async () => {
+    const file = path.join(tempDir('age'), 'identity.txt');
+    execFileSync('age-keygen', ['-o', file], { stdio: 'ignore' });
+    const recipient = execFileSync('age-keygen', ['-y', file], { encoding: 'utf8' }).trim();
     const policy = s3Policy('s3sealed', { encryption: { age: { recipients: [recipient], identitySecret: { name: 'etcd-age', key: 'identity' }, image: 'alpine-age:3.20' } } });
     const stored = await backUp(policy, 'cp-1');
     // encrypted as spec.encryption stores it: <name>.age, the metadata under the clear name
@@ -120,8 +118,5 @@ test('an encrypted newest snapshot is downloaded, decrypted with the identity an
     expect(errorLines(missing.results.fetch)).toEqual([expect.stringContaining(`cannot find s3://${BUCKET}/${stored.key}.json: `)]);
     expect(errorLines(missing.results.report)).toEqual([expect.stringMatching(new RegExp(`restore drill failed after \\d+s \\(${stored.key}\\.age, \\d+s old\\): cannot find s3://${BUCKET}/${stored.key}\\.json: `))]);
     expect(await gauge(policy, 'success')).toBe(0);
-  } finally {
-    if (declared) Object.defineProperty(etcdEngine, 'encryption', declared);
-    else delete (etcdEngine as { encryption?: unknown }).encryption;
-  }
+  });
 });

@@ -9,7 +9,6 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
-import { etcdEngine } from '../../../../../lib/engines/etcd';
 import type { BackupPolicy, Manifest } from '../../../../../lib';
 import { runContainer } from '../../../../support/run-container';
 import { EtcdTlsHandle, PushgatewayHandle, requireCommands, runOk, startEtcdTls, startPushgateway, stopAll } from '../../../../support/services';
@@ -27,6 +26,7 @@ import {
   stamp,
   tempDir,
   waitFor,
+  withEtcdEncryption,
 } from '../fixtures';
 
 jest.setTimeout(180000);
@@ -290,14 +290,7 @@ describe('encrypted backups (<name>.age, metadata <name>.json)', () => {
   });
   const secretsOf = (identityFile: string) => ({ 'etcd-age': { identity: fs.readFileSync(identityFile, 'utf8') } });
 
-  // The etcd engine's backups encrypt with spec.encryption (another change, which sets `encryption: true`);
-  // until then this turns the policy field on, and puts back whatever the engine declares afterwards.
-  const declared = Object.getOwnPropertyDescriptor(etcdEngine, 'encryption');
-  beforeEach(() => Object.defineProperty(etcdEngine, 'encryption', { value: true, configurable: true, writable: true, enumerable: true }));
-  afterEach(() => {
-    if (declared) Object.defineProperty(etcdEngine, 'encryption', declared);
-    else delete (etcdEngine as { encryption?: unknown }).encryption;
-  });
+  withEtcdEncryption();
 
   test('decrypted with the right identity, then drilled like any backup', async () => {
     const key = identity();
