@@ -47,12 +47,14 @@ export abstract class PolicyConstruct extends Construct {
   public readonly manifests: readonly Manifest[];
   /** One ApiObject per manifest, in the same order. */
   public readonly apiObjects: readonly ApiObject[];
-  /** Every CronJob (backups and retention prunes), in render order. */
+  /** Every CronJob (backups, retention prunes, restore drills), in render order. */
   public readonly cronJobs: readonly ApiObject[];
   /** The backup CronJob of each target, by target key: the shard, the node (etcd `cluster` mode: `cluster`), `<keyspace>/<shard>`. */
   public readonly backupCronJobs: ReadonlyMap<string, ApiObject>;
   /** The retention-prune CronJobs (with `retention.schedule`), by the key of the backups they prune. */
   public readonly pruneCronJobs: ReadonlyMap<string, ApiObject>;
+  /** The restore-drill CronJobs (with `spec.drill`), by the key of the backups they drill. */
+  public readonly drillCronJobs: ReadonlyMap<string, ApiObject>;
   /** The PrometheusRule (with `metrics.prometheusRule`). @default - none */
   public readonly prometheusRule?: ApiObject;
 
@@ -70,6 +72,7 @@ export abstract class PolicyConstruct extends Construct {
     ]));
     this.backupCronJobs = byName('CronJob', keys.backups, source.backupKeyPrefix);
     this.pruneCronJobs = byName('CronJob', keys.prunes);
+    this.drillCronJobs = byName('CronJob', keys.drills);
     this.prometheusRule = this.apiObjects.find((o) => o.kind === 'PrometheusRule');
     this.node.addValidation({ validate: () => this.collisions() });
   }
@@ -86,6 +89,11 @@ export abstract class PolicyConstruct extends Construct {
   /** The retention-prune CronJob of a target (with `retention.schedule`); without a key, the only one. */
   public pruneCronJob(key?: string): ApiObject {
     return objectByKey(this.pruneCronJobs, key, `${this.node.path}: retention-prune CronJob`);
+  }
+
+  /** The restore-drill CronJob of a target (with `spec.drill`): `drillCronJob('cp-1')`; without a key, the only one. */
+  public drillCronJob(key?: string): ApiObject {
+    return objectByKey(this.drillCronJobs, key, `${this.node.path}: restore-drill CronJob`);
   }
 
   /** The props as a resolved policy: cdk8s values made plain, the chart's namespace applied, problems at prop paths. */

@@ -78,12 +78,14 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   public readonly namespace: pulumi.Output<string>;
   /** One child resource per manifest, same order. */
   public readonly resources: readonly pulumi.CustomResource[];
-  /** The CronJob children (backups and retention prunes). */
+  /** The CronJob children (backups, retention prunes, restore drills). */
   public readonly cronJobs: readonly k8s.batch.v1.CronJob[];
   /** The backup CronJob child of each target, by target key (the shard, the node, `<keyspace>/<shard>`). */
   public readonly backupCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
   /** The retention-prune CronJob children (with `retention.schedule`), by target key. */
   public readonly pruneCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
+  /** The restore-drill CronJob children (with `spec.drill`), by target key. */
+  public readonly drillCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
   /** `<type token>::<name>`, for messages. */
   protected readonly label: string;
 
@@ -116,6 +118,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     ]));
     this.backupCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.backups, source.backupKeyPrefix);
     this.pruneCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.prunes);
+    this.drillCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.drills);
     this.registerOutputs({ cronJobNames: this.cronJobNames, namespace: this.namespace });
   }
 
@@ -127,6 +130,11 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   /** The retention-prune CronJob child of a target; without a key, the only one. */
   public pruneCronJob(key?: string): k8s.batch.v1.CronJob {
     return objectByKey(this.pruneCronJobs, key, `${this.label}: retention-prune CronJob`);
+  }
+
+  /** The restore-drill CronJob child of a target (with `spec.drill`): `drillCronJob('cp-1')`; without a key, the only one. */
+  public drillCronJob(key?: string): k8s.batch.v1.CronJob {
+    return objectByKey(this.drillCronJobs, key, `${this.label}: restore-drill CronJob`);
   }
 
   /**

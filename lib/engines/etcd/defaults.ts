@@ -21,6 +21,12 @@ export const ETCD_DEFAULTS = {
   pruneTimeout: '15m',
   /** uid/gid of the S3 retention-prune pod (any non-root uid works for the aws CLI; `nobody`). */
   s3PruneUid: 65534,
+  /** Deadline of a restore drill: a download, a decryption, a restore and a member's start, each of the whole database. */
+  drillTimeout: '30m',
+  /** Seconds a drill's temporary member may take to answer after the restore (it opens the database and rebuilds its index). */
+  drillStartTimeoutSeconds: 300,
+  /** uid/gid of an S3 restore-drill pod (its files are in its own emptyDir; `nobody`). */
+  s3DrillUid: 65534,
   /** perNode schedules are spread over this window unless the policy sets `stagger` or hashed fields. */
   perNodeStaggerWindow: '15m',
   /** Every etcd backup pod of a namespace is in this group: at most one snapshot at a time in the cluster. */
@@ -115,6 +121,8 @@ export const ETCD_PATHS = {
   restore: '/restore',
   /** `controlPlaneFiles.paths` are mounted read-only at this prefix followed by their host path. */
   hostFiles: '/host',
+  /** What the steps of a restore drill hand on to each other. */
+  drill: '/scratch/drill',
 } as const;
 
 /** Role label and the taints its nodes carry, per node role. */

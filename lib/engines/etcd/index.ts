@@ -32,4 +32,5 @@ export const etcdEngine: EngineDefinition<EtcdSpec> = {
     return openshiftObjects(resolved, policy, pods, (request) => etcdRestoreJob(resolved, spec.restore, policy, request));
   },
   encryption: true,
+  drill: true,
 };

@@ -4,26 +4,30 @@
  * retention-prune CronJobs in the same serialization group: for a hostPath
  * destination one per `perNode` node, pinned to it and mounting only its
  * directory (cluster mode names no nodes: refused by validation); for a PVC or
- * S3 destination one for the policy, honouring `retentionScope`.
+ * S3 destination one for the policy, honouring `retentionScope`; with
+ * `spec.drill`, one restore-drill CronJob per backup target (drill.ts).
  */
 import { labelValue } from '../../kubernetes/names';
+import { mergeSettings } from '../../policy/settings';
 import type { EngineTarget, PolicyContext } from '../engine';
 import { ETCD_DEFAULTS } from './defaults';
+import { drillPod } from './drill';
 import { backupPod, prunePod } from './pods';
 import type { ResolvedEtcd, ResolvedNode } from './resolve';
 
 const LABEL_PREFIX = 'backup-cronjobs.io';
 
 export function etcdTargets(spec: ResolvedEtcd, policy: PolicyContext): EngineTarget[] {
-  const backups = spec.mode === 'cluster'
-    ? [backupTarget(spec, policy, undefined)]
-    : spec.nodes.map((node) => backupTarget(spec, policy, node));
+  const nodes = spec.mode === 'cluster' ? [undefined] : spec.nodes;
+  const backups = nodes.map((node) => backupTarget(spec, policy, node));
   const pruneSchedule = policy.retention?.schedule;
-  if (pruneSchedule === undefined) return backups;
-  const prunes = spec.destination.kind === 'hostPath'
-    ? spec.nodes.map((node) => pruneTarget(spec, policy, node, pruneSchedule))
-    : [pruneTarget(spec, policy, undefined, pruneSchedule)];
-  return [...backups, ...prunes];
+  const prunes = pruneSchedule === undefined
+    ? []
+    : spec.destination.kind === 'hostPath'
+      ? spec.nodes.map((node) => pruneTarget(spec, policy, node, pruneSchedule))
+      : [pruneTarget(spec, policy, undefined, pruneSchedule)];
+  const drills = policy.drill ? nodes.map((node) => drillTarget(spec, policy, node)) : [];
+  return [...backups, ...prunes, ...drills];
 }
 
 function labels(mode: string, node: ResolvedNode | undefined): Record<string, string> {
@@ -64,5 +68,27 @@ function pruneTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNo
     defaults: { timeout: ETCD_DEFAULTS.pruneTimeout },
     node: node?.name,
     pod: (ctx) => prunePod(spec, policy, node?.name, ctx),
+  };
+}
+
+/**
+ * The restore-drill CronJob of a backup target: `<policy>-drill` (cluster
+ * mode: every node's snapshots) or `<policy>-drill-<node>` (that node's), with
+ * the settings of `spec.defaults`, then the target's own level, then
+ * `spec.drill`. Pinned to the node only for a hostPath destination.
+ */
+function drillTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNode | undefined): EngineTarget {
+  const pinned = spec.destination.kind === 'hostPath' ? node?.name : undefined;
+  return {
+    id: node ? `etcd|${policy.metadata.name}|drill|${node.name}` : `etcd|${policy.metadata.name}|drill`,
+    nameParts: node ? ['drill', node.name] : ['drill'],
+    key: node?.name ?? 'cluster',
+    component: 'restore-drill',
+    labels: labels(spec.mode, node),
+    overrides: mergeSettings(node?.settings, policy.drill),
+    settingsPath: 'spec.drill',
+    defaults: { timeout: ETCD_DEFAULTS.drillTimeout },
+    node: pinned,
+    pod: (ctx) => drillPod(spec, policy, node?.name, ctx),
   };
 }

@@ -40,6 +40,27 @@ test('etcd: by node; cluster mode: the one CronJob, key "cluster"', () => {
   expect(cluster.node.defaultChild).toBe(cluster.cronJob()); // a single object is `Resource`
 });
 
+test('etcd restore drills: drillCronJob by the key of the backups they drill', () => {
+  const chart = Testing.chart();
+  const policy = new BackupPolicy(chart, 'drills', {
+    metadata: { name: 'etcd' },
+    spec: { drill: { schedule: '0 4 * * 0' }, etcd: { mode: 'perNode', nodes: ['cp-1', 'cp-2'] } },
+  });
+  expect(names(policy.drillCronJobs)).toEqual([['cp-1', 'CronJob etcd-drill-cp-1'], ['cp-2', 'CronJob etcd-drill-cp-2']]);
+  expect(policy.drillCronJob('cp-2')).toBe(policy.drillCronJobs.get('cp-2'));
+  expect(policy.cronJob('cp-2').name).toBe('etcd-cp-2');
+  expect(policy.cronJobs.map((c) => c.name)).toEqual(['etcd-cp-1', 'etcd-cp-2', 'etcd-drill-cp-1', 'etcd-drill-cp-2']);
+  expect(() => policy.drillCronJob()).toThrow('test/drills: restore-drill CronJob: there are 2, name one (keys: "cp-1", "cp-2")');
+  const cluster = new BackupPolicy(chart, 'cluster', {
+    metadata: { name: 'etcd-pvc' },
+    spec: { drill: { schedule: '@weekly' }, etcd: { destination: { persistentVolumeClaim: { claimName: 'etcd-snapshots' } } } },
+  });
+  expect(cluster.drillCronJob().name).toBe('etcd-pvc-drill');
+  expect(cluster.drillCronJob('cluster')).toBe(cluster.drillCronJob());
+  const without = new EtcdBackupSchedule(chart, 'plain', etcdProps);
+  expect(() => without.drillCronJob('cp-1')).toThrow('test/plain: restore-drill CronJob: no key "cp-1"; there is none');
+});
+
 test('an unknown key, or no key among several, names the construct and the keys there are', () => {
   const chart = Testing.chart();
   const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);

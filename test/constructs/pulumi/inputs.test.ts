@@ -190,6 +190,20 @@ test('handles: the CronJob child of a target', async () => {
   expect(() => schedule.cronJob()).toThrow('backup-cronjobs:index:VitessBackupSchedule::nightly: backup CronJob: there are 2, name one (keys: "commerce/-80", "commerce/80-")');
 });
 
+test('handles: the restore-drill CronJob child of a target', async () => {
+  const { BackupPolicy } = await load();
+  const policy = new BackupPolicy('etcd', {
+    metadata: { name: 'etcd', namespace: 'kube-system' },
+    spec: { drill: { schedule: '0 4 * * 0' }, etcd: { mode: 'perNode', nodes: ['cp-1', 'cp-2'] } },
+  });
+  await settle(policy);
+  expect([...policy.drillCronJobs.keys()]).toEqual(['cp-1', 'cp-2']);
+  expect((await unwrap(policy.drillCronJob('cp-2').metadata)).name).toBe('etcd-drill-cp-2');
+  expect(policy.drillCronJob('cp-1')).toBe(policy.cronJobs[2]);
+  expect(() => policy.drillCronJob()).toThrow('backup-cronjobs:index:BackupPolicy::etcd: restore-drill CronJob: there are 2, name one (keys: "cp-1", "cp-2")');
+  expect(() => policy.pruneCronJob('cp-1')).toThrow('backup-cronjobs:index:BackupPolicy::etcd: retention-prune CronJob: no key "cp-1"; there is none');
+});
+
 describe('the stand-in helpers', () => {
   test('markInputs and markerPaths: where each Output was written and where it lands in the policy', () => {
     const output = pulumi.output('redis');

@@ -137,7 +137,7 @@ describe('renderings', () => {
     const files = sourcedFiles('etcd-finalize.sh', features);
     expect(files.map((f) => f.file)).toEqual(['common.sh', 's3.sh', 'retention-s3.sh', 'retention.sh', 'etcd-lib.sh', 'metrics.sh', 'etcd-finalize.sh']);
     const finalize = files.find((f) => f.file === 'etcd-finalize.sh')!.text;
-    expect(defs(finalize)).toEqual(['undo_finalize', 'remove_uploads', 'metadata', 'store_dir', 'store_s3']);
+    expect(defs(finalize)).toEqual(['undo_finalize', 'remove_uploads', 'metadata', 'files_paths_json', 'stored_check', 'store_dir', 'upload', 'store_s3', 'artifacts']);
     // whole modules, so that one file serves every container: etcd-lib.sh with the functions finalize never calls
     expect(defs(files.find((f) => f.file === 'etcd-lib.sh')!.text)).toContain('etcd_restore_into');
     const text = sourcingText('etcd-finalize.sh', features, '/scripts');

@@ -22,17 +22,9 @@ main() {
   esac
   key=${S3_PREFIX:-}$name
   dst=$ETCD_BACKUP_SCRATCH/$name
-  err=$TMPDIR/aws.err
-  etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
-    die "cannot find s3://$S3_BUCKET/$key: $(etcd_last_line "$err")"
-  stored=$(cat "$TMPDIR/stored")
   etcd_phase "downloading s3://$S3_BUCKET/$key"
-  etcd_run s3_aws s3 cp "s3://$S3_BUCKET/$key" "$dst" --only-show-errors 2>"$err" >&2 ||
-    die "downloading s3://$S3_BUCKET/$key failed: $(etcd_last_line "$err")"
-  got=$(etcd_file_size "$dst") || die "cannot read the size of $dst"
-  [ "$got" = "$stored" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$key, which holds $stored"
+  etcd_run etcd_s3_download "$key" "$dst" || exit 1
   printf '%s\n' "$name" >"$ETCD_BACKUP_SCRATCH/restore-source"
-  info "downloaded s3://$S3_BUCKET/$key ($got bytes)"
 }
 
 main "$@"

@@ -71,6 +71,7 @@ metadata() {
   printf '  "revision": %s,\n' "$revision"
   printf '  "hash": %s,\n' "$hash"
   printf '  "totalKey": %s,\n' "$total_key"
+  if [ -n "$key_count" ]; then printf '  "keyCount": %s,\n' "$key_count"; fi
   printf '  "totalSize": %s,\n' "$total_size"
   printf '  "size": %s,\n' "$size"
   printf '  "sha256": %s,\n' "$(etcd_json_str "$sha256")"
@@ -227,12 +228,13 @@ main() {
   sha256=$(etcd_scratch_value verified-sha256)
   tool=$(etcd_scratch_value verified-tool)
   restored=$(etcd_scratch_value verified-restore)
+  key_count=$(etcd_scratch_value verified-key-count)
   status=$(etcd_scratch_value status.json)
   revision=$(printf '%s\n' "$status" | etcd_json_num revision)
   hash=$(printf '%s\n' "$status" | etcd_json_num hash)
   total_key=$(printf '%s\n' "$status" | etcd_json_num totalKey)
   total_size=$(printf '%s\n' "$status" | etcd_json_num totalSize)
-  for v in "$size" "$revision" "$hash" "$total_key" "$total_size"; do etcd_require_int "a verified snapshot fact" "$v"; done
+  for v in "$size" "$revision" "$hash" "$total_key" "$total_size" ${key_count:+"$key_count"}; do etcd_require_int "a verified snapshot fact" "$v"; done
   case $restored in true | false) ;; *) die "unexpected verify result '$restored'" ;; esac
 
   artifacts

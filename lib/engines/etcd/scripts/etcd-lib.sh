@@ -13,9 +13,10 @@ etcd_last_line() {
   awk 'NF { line = $0 } END { print line }' "$1" 2>/dev/null || true
 }
 
-# The first unsigned integer value of "FIELD": in the JSON on stdin.
+# The unsigned integer value of "FIELD": in the JSON on stdin (compact, or
+# with blanks after the colon as the metadata files have it).
 etcd_json_num() {
-  sed -n "s/.*\"$1\":\\([0-9][0-9]*\\).*/\\1/p" | head -n 1
+  sed -n "s/.*\"$1\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p" | head -n 1
 }
 
 # A JSON string literal for $1 (escapes backslash and double quote; the values
@@ -66,7 +67,9 @@ etcd_pick_tool() {
 # process of the step is stopped and the step fails with one error line. On
 # any exit, UNDO (a function of the entry) runs with the exit status -- it
 # removes what a failed run wrote -- and then the step's temporary directory
-# (TMPDIR for everything the step starts) goes.
+# (TMPDIR for everything the step starts) goes. UNDO may set
+# etcd_exit_status to end the step with another status (a step that hands
+# its failure on to a later step of the pod exits 0).
 etcd_step_start() {
   etcd_undo=$1
   etcd_phase starting
@@ -85,7 +88,7 @@ etcd_step_exit() {
   trap '' TERM INT
   "$etcd_undo" "$_se_rc" || :
   rm -rf "${etcd_tmp:-}"
-  exit "$_se_rc"
+  exit "${etcd_exit_status:-$_se_rc}"
 }
 
 # What the step is doing, for the line a TERM/INT ends it with.
@@ -194,6 +197,32 @@ etcd_restore_into() {
   [ -f "$_ri_dir/member/snap/db" ] || die "$ETCD_TOOL snapshot restore of $_ri_file left no member/snap/db in $_ri_dir"
 }
 
+# etcd_key_count REV: the number of keys at revision REV (0: the current
+# one) of the member at ETCDCTL_ENDPOINTS, in ETCD_KEY_COUNT; non-zero, the
+# reason in ETCD_KEY_COUNT_ERROR, when it does not answer. One range read
+# over the whole keyspace that returns a single key: etcdctl's `get "" --prefix`
+# reads from "\x00" on (etcd v3.5.16 etcdctl/ctlv3/command/get_command.go,
+# getGetOp), and a RangeResponse's count is the number of keys in the range
+# whatever the limit (server/mvcc/kvstore_txn.go, rangeKeys), printed as JSON
+# without "count" when it is 0 (api/etcdserverpb/rpc.pb.go: `json:"count,omitempty"`).
+# (`--count-only` is refused with `-w json` -- get_command.go allows it only
+# with `-w fields` -- and etcdctl 3.4 has no such flag.)
+# shellcheck disable=SC2034 # ETCD_KEY_COUNT_ERROR: read by the entry scripts
+etcd_key_count() {
+  _kc_out=${TMPDIR:-/tmp}/key-count.json
+  if ! etcd_run env ETCDCTL_COMMAND_TIMEOUT="${ETCD_BACKUP_STATUS_TIMEOUT:-15s}" \
+    etcdctl get "" --prefix --keys-only --limit=1 --rev="$1" -w json >"$_kc_out" 2>"$_kc_out.err"; then
+    ETCD_KEY_COUNT_ERROR=$(etcd_last_line "$_kc_out.err")
+    return 1
+  fi
+  if ! grep -q '"header":' "$_kc_out"; then
+    ETCD_KEY_COUNT_ERROR="unexpected answer: $(head -c 200 "$_kc_out")"
+    return 1
+  fi
+  ETCD_KEY_COUNT=$(etcd_json_num count <"$_kc_out")
+  ETCD_KEY_COUNT=${ETCD_KEY_COUNT:-0}
+}
+
 # Free bytes of the filesystem holding directory $1.
 etcd_free_bytes() {
   _fb_kib=$(df -Pk "$1" | awk 'NR == 2 { print $4 }') || return 1
@@ -204,7 +233,28 @@ etcd_free_bytes() {
 # ---------------------------------------------------------------------------------------------
 # S3 (the aws CLI), listing and retention
 
-# The node names found in this policy's snapshot names (one per line, sorted).
+# etcd_s3_download KEY DST: downloads s3://S3_BUCKET/KEY to DST and checks
+# its size against the stored object's; dies (removing DST) on any failure.
+# Run it through etcd_run: TERM then stops the download at once.
+etcd_s3_download() {
+  _dl_err=${TMPDIR:-/tmp}/aws-download.err
+  s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$1" --query ContentLength --output text >"$_dl_err.size" 2>"$_dl_err" ||
+    die "cannot find s3://$S3_BUCKET/$1: $(etcd_last_line "$_dl_err")"
+  _dl_stored=$(cat "$_dl_err.size")
+  if ! s3_aws s3 cp "s3://$S3_BUCKET/$1" "$2" --only-show-errors 2>"$_dl_err" >&2; then
+    rm -f "$2"
+    die "downloading s3://$S3_BUCKET/$1 failed: $(etcd_last_line "$_dl_err")"
+  fi
+  _dl_got=$(etcd_file_size "$2") || die "cannot read the size of $2"
+  if [ "$_dl_got" != "$_dl_stored" ]; then
+    rm -f "$2"
+    die "downloaded $_dl_got bytes of s3://$S3_BUCKET/$1, which holds $_dl_stored"
+  fi
+  info "downloaded s3://$S3_BUCKET/$1 ($_dl_got bytes)"
+}
+
+# The node names found in this policy's snapshot names, encrypted (".age")
+# or not (one per line, sorted).
 etcd_nodes_seen() {
   case $BACKUP_DEST_KIND in
     dir)
@@ -226,7 +276,7 @@ etcd_nodes_seen() {
   printf '%s\n' "$_ns_names" | _NS_PREFIX=$_ns_prefix _NS_EXT=$ETCD_BACKUP_EXTENSION awk '
     BEGIN { p = ENVIRON["_NS_PREFIX"]; x = ENVIRON["_NS_EXT"] }
     # an encrypted snapshot: the same name and ".age"
-    { if (substr($0, length($0) - 3) == ".age") $0 = substr($0, 1, length($0) - 4) }
+    { sub(/\.age$/, "") }
     substr($0, 1, length(p)) == p && length($0) > length(p) + 21 + length(x) {
       rest = substr($0, length(p) + 21)
       if (substr(rest, 1, 1) != "_" || substr(rest, length(rest) - length(x) + 1) != x) next

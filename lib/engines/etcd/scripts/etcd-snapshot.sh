@@ -25,7 +25,9 @@
 #     (every page checked, every key read; the size must match), then with
 #     ETCD_BACKUP_RESTORE_CHECK=true `snapshot restore` into
 #     ETCD_BACKUP_RESTORE_CHECK_DIR (it checks the sha256, then rebuilds a
-#     data directory; removed afterwards), else the sha256 with sha256sum.
+#     data directory; removed afterwards), else the sha256 with sha256sum;
+#     right after `snapshot status`, the number of keys at the snapshot's
+#     revision (etcd_key_count), which the metadata records as keyCount.
 # Writes the facts for the finalize step into ETCD_BACKUP_SCRATCH. Any failure,
 # or TERM/INT (the Job's deadline), removes the temporary snapshot, <it>.part
 # and the restore-check directory and exits non-zero with one error line, so
@@ -90,18 +92,35 @@ save() {
     die "etcdctl snapshot save from $ETCDCTL_ENDPOINTS failed: $(etcd_last_line "$log")"
 }
 
+# The number of keys at the snapshot's revision, read from the member right
+# after the snapshot (before compaction can reach that revision), into
+# verified-key-count: what a restore drill must find in the restored member
+# (`snapshot status`'s totalKey counts every revision of every bucket).
+# Without an answer the file stays empty and the metadata has no keyCount.
+count_keys() {
+  etcd_phase "counting the keys at revision $ETCD_SNAP_REVISION"
+  if etcd_key_count "$ETCD_SNAP_REVISION"; then
+    printf '%s\n' "$ETCD_KEY_COUNT" >"$s/verified-key-count"
+  else
+    : >"$s/verified-key-count"
+    log warn "cannot count the keys at revision $ETCD_SNAP_REVISION at $ETCDCTL_ENDPOINTS ($ETCD_KEY_COUNT_ERROR): the metadata records no keyCount, so restore drills compare the revision only"
+  fi
+}
+
 verify() {
   etcd_phase "verifying $ETCD_BACKUP_PARTIAL"
   s=$ETCD_BACKUP_SCRATCH
   restored=false
   if [ "${ETCD_BACKUP_RESTORE_CHECK:-true}" = true ]; then
     etcd_check_snapshot "$ETCD_BACKUP_PARTIAL" "$s/status.json"
+    count_keys
     etcd_phase "restoring $ETCD_BACKUP_PARTIAL into $ETCD_BACKUP_RESTORE_CHECK_DIR (restore check)"
     etcd_restore_into "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_RESTORE_CHECK_DIR"
     rm -rf "$ETCD_BACKUP_RESTORE_CHECK_DIR"
     restored=true
   else
     etcd_check_snapshot "$ETCD_BACKUP_PARTIAL" "$s/status.json" sha256
+    count_keys
   fi
   printf '%s\n' "$ETCD_SNAP_SIZE" >"$s/verified-size"
   printf '%s\n' "$ETCD_SNAP_SHA256" >"$s/verified-sha256"
@@ -112,7 +131,7 @@ verify() {
 
 main() {
   require_env ETCD_BACKUP_WORK_DIR ETCD_BACKUP_PARTIAL ETCD_BACKUP_RESTORE_CHECK_DIR ETCD_BACKUP_SCRATCH ETCDCTL_ENDPOINTS
-  require_cmd etcdctl env df awk sed date rm head tail od tr stat mktemp cat dd sha256sum
+  require_cmd etcdctl env df awk sed grep date rm head tail od tr stat mktemp cat dd sha256sum
   etcd_step_start undo_snapshot
   precheck
   if [ -n "${ETCD_BACKUP_FILES:-}" ]; then

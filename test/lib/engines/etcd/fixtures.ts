@@ -7,6 +7,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { PolicyError, renderPolicy } from '../../../../lib';
 import { runCli } from '../../../../lib/cli';
+import { etcdEngine } from '../../../../lib/engines/etcd';
 import type { BackupPolicy, EtcdSpec, Manifest } from '../../../../lib';
 import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../../../support/run-container';
 import type { PushgatewayHandle } from '../../../support/services';

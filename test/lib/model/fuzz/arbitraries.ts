@@ -288,8 +288,12 @@ const encryption = (pools: Pools) => fc.tuple(
     { weight: 3, arbitrary: rec({ recipientsConfigMap: secretRef(pools) }) },
     { weight: pools.adversarial ? 1 : 0, arbitrary: fc.constantFrom({}, { recipients: [], recipientsSecret: { name: 'keys', key: 'r' } }) },
   ),
-  rec({ identitySecret: some(secretRef(pools), 3), image: pools.adversarial ? some(images(pools), 30) : images(pools) }),
+  rec({ identitySecret: some(secretRef(pools), 8), image: pools.adversarial ? some(images(pools), 30) : images(pools) }),
 ).map(([recipients, rest]) => ({ age: { ...recipients, ...rest } }));
+
+/** spec.drill: every job setting of a level, its own schedule, a maximum backup age. */
+const drill = (pools: Pools) => fc.tuple(jobSettings(pools), schedules(pools), some(pick(pools, ['1d', '2d', '12h', '1h'], ['0s', '59s', '1m', '99999w']), 2))
+  .map(([settings, schedule, maxBackupAge]) => defined({ ...settings, schedule, maxBackupAge }));
 
 const policyNames = (pools: Pools) => pick(pools, ['backup', 'prod-db', 'p'], [name63, 'a-' + repeat('b', 48), '0', 'x-y-z-1-2-3']);
 
@@ -303,12 +307,14 @@ function documentOf(pools: Pools, engine: EngineKey, spec: fc.Arbitrary<Record<s
     scripts: some(rec({ mode: some(pick(pools, ['inline', 'configMap'], ['ConfigMap', ''])) }), 2),
     // only for the engines that encrypt (the others refuse it: invalid.test.ts)
     encryption: engineDefinition(engine).encryption === true ? some(encryption(pools), 2) : fc.constant(undefined),
+    // restore drills for the engines that render them
+    drill: engineDefinition(engine).drill === true ? some(drill(pools), 2) : fc.constant(undefined),
     engine: spec,
-  }).map(({ metadata, defaults, retention: r, metrics: m, scripts, encryption: enc, engine: e }) => ({
+  }).map(({ metadata, defaults, retention: r, metrics: m, scripts, encryption: enc, drill: d, engine: e }) => ({
     apiVersion: 'backup-cronjobs.io/v1alpha1',
     kind: 'BackupPolicy',
     metadata,
-    spec: defined({ defaults, retention: r, metrics: m, scripts, encryption: enc, [engine]: e }),
+    spec: defined({ defaults, retention: r, metrics: m, scripts, encryption: enc, drill: d, [engine]: e }),
   }));
 }
 
@@ -467,12 +473,13 @@ export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'p
       pools,
       ['/etc/kubernetes/pki', '/etc/kubernetes/manifests', '/etc/kubernetes/static-pod-resources', '/var/lib/rancher/k3s/server/tls'],
       ['/etc/kubernetes', '/a/../b', '/x:y', '/srv/$(X)', '/srv/$$', '/ü/x', '/a//b', '/', 'etc/kubernetes', '/with space', '/trailing/'],
+      30,
     ), { minLength: 1, maxLength: 3 })),
     // it holds private keys: without spec.encryption only allowUnencrypted lets it through
-    allowUnencrypted: some(fc.boolean(), 3),
+    allowUnencrypted: some(fc.constantFrom(true, true, true, false), 8),
   }), 1),
   // the default busybox image has no curl and no zoneinfo: metrics and zoned bucket rules need a shell image
-  images: some(rec({ etcd: some(images(pools)), busybox: some(images(pools)), shell: some(images(pools), 12), awsCli: some(images(pools)) }), 12),
+  images: some(rec({ etcd: some(images(pools)), busybox: some(images(pools)), shell: some(images(pools), 30), awsCli: some(images(pools)) }), 30),
   restore: some(rec({
     // the restore defaults of `backup-cronjobs restore` (its nodes and snapshot are the command's flags)
     initialCluster: some(pick(pools, ['cp-0=https://10.0.0.1:2380', 'cp-0=https://$(ETCD_RESTORE_HOST_IP):2380,cp-1=https://10.0.0.2:2380'], ['$(ETCD_RESTORE_NODE)=https://$(ETCD_RESTORE_HOST_IP):2380', 'a=h$(AWS_SECRET_ACCESS_KEY)', 'a=$$b'])),
@@ -488,7 +495,20 @@ const SPECS: Record<EngineKey, (pools: Pools) => fc.Arbitrary<Record<string, unk
 
 /** A random document of `engine`. */
 export function policyOf(engine: EngineKey, pools: Pools): fc.Arbitrary<Doc> {
-  return documentOf(pools, engine, SPECS[engine](pools));
+  const docs = documentOf(pools, engine, SPECS[engine](pools));
+  if (engine !== 'etcd') return docs;
+  // etcd drills of cluster mode need a PVC or S3 destination: keep the refused combination in one case in five
+  return fc.tuple(docs, pick(pools, [false], [true], 4)).map(([doc, keepRefused]) => (keepRefused ? doc : withoutUnreadableDrill(doc)));
+}
+
+/** The document without spec.drill when its etcd snapshots sit on hostPath in cluster mode (no drill can find them). */
+function withoutUnreadableDrill(doc: Doc): Doc {
+  const spec = doc.spec as Record<string, unknown>;
+  const etcd = spec.etcd as { mode?: string; destination?: Record<string, unknown> } | undefined;
+  const onHostPath = !etcd?.destination?.s3 && !etcd?.destination?.persistentVolumeClaim;
+  if (spec.drill === undefined || etcd?.mode === 'perNode' || !onHostPath) return doc;
+  const { drill: _refused, ...rest } = spec;
+  return { ...doc, spec: rest };
 }
 
 export const MIXED: Pools = { adversarial: true };
@@ -545,9 +565,12 @@ export class OutcomeCounter {
   get total(): number {
     return this.accepted + this.rejected;
   }
-  /** Both outcomes are reached often: at least 30% accepted, at least 10% rejected. */
+  /**
+   * Both outcomes are reached often: at least 25% accepted (etcd, with encryption, drills and
+   * control-plane files in the mix, accepts about 31%), at least 10% rejected.
+   */
   expectBothOutcomes(): void {
-    expect(this.accepted / this.total).toBeGreaterThanOrEqual(0.3);
+    expect(this.accepted / this.total).toBeGreaterThanOrEqual(0.25);
     expect(this.rejected / this.total).toBeGreaterThanOrEqual(0.1);
   }
 }

@@ -34,7 +34,7 @@ beforeAll(async () => {
   const run = await runPod(cj, { volumes: { backup: dest, 'etcd-certs': etcd.pkiDir }, volumeDirs, only: ['tools', 'snapshot'] });
   if (run.failed) throw new Error(run.log);
   const scratch: Record<string, Buffer> = {};
-  for (const f of ['status.json', 'verified-size', 'verified-sha256', 'verified-tool', 'verified-restore']) {
+  for (const f of ['status.json', 'verified-size', 'verified-sha256', 'verified-tool', 'verified-restore', 'verified-key-count']) {
     scratch[f] = fs.readFileSync(path.join(volumeDirs.scratch, f));
   }
   verified = { snapshot: fs.readFileSync(path.join(dest, '.etcd-snapshot_etcd_cp-1.partial')), scratch };
