@@ -26,7 +26,7 @@ const path = require('path');
 const { renderPolicy } = require('../../lib');
 const { cleanupContainerRuns } = require('../../test/support/run-container');
 const { cleanEnv, requireCommands, runCommand, startEtcdTls, stopAll } = require('../../test/support/services');
-const { etcdPolicy, runPod } = require('../../test/etcd/fixtures');
+const { etcdPolicy, runPod } = require('../../test/lib/engines/etcd/fixtures');
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
