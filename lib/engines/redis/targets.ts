@@ -99,12 +99,13 @@ function drillTarget(spec: ResolvedRedis, policy: PolicyContext, shard: Resolved
  * then stops the upload and may need, one after the other: deleting the
  * object and its metadata (two S3 calls), aborting the multipart upload (list + abort: two), each
  * call one attempt of at most 5 s connect + 10 s read plus about 1 s of CLI
- * start-up; then the failure push (two curl calls of at most 10 s each);
+ * start-up; then the failure push (two curl calls of at most 10 s each) and
+ * the coverage push (one);
  * plus 10 s for stopping the children. redis-dump needs at most one bounded
  * redis-cli call (REDIS_TIMEOUT_SECONDS, 10 s).
  */
 const STOP_S3_CALL_SECONDS = 16;
-const STOP_GRACE_SECONDS = 4 * STOP_S3_CALL_SECONDS + 2 * 10 + 10;
+const STOP_GRACE_SECONDS = 4 * STOP_S3_CALL_SECONDS + 3 * 10 + 10;
 
 function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx: PodContext): EnginePod {
   const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];

@@ -167,6 +167,35 @@ sentinel_candidates() {
     END { flush() }' | LC_ALL=C sort -t "$tab" -k1,1r -k2,2n -k3,3 -k4,4n
 }
 
+# Logs the masters the answering Sentinel monitors that no CronJob of the
+# policy backs up (not in BACKUP_POLICY_SHARDS) in one line and records their
+# number in result/uncovered. `SENTINEL MASTERS` as redis-cli prints it off a
+# terminal: each master's fields and values one per line, `name` first.
+report_coverage() {
+  _st=0
+  _cv=$(_rc sentinel "$sentinel_host" "$sentinel_port" SENTINEL MASTERS 2>"$errf") || _st=$?
+  _sentinel=$(_addr "$sentinel_host" "$sentinel_port")
+  if [ "$_st" -ne 0 ]; then
+    log warn "shard coverage not checked: SENTINEL MASTERS on $_sentinel failed: $(_reason "$_st")"
+    return 0
+  fi
+  # "<masters> <uncovered> <uncovered names>"
+  _cv=$(printf '%s\n' "$_cv" | _CV_COVERED=" ${BACKUP_POLICY_SHARDS:-} " awk '
+    { sub(/\r$/, "") }
+    NR % 2 == 1 { key = $0; next }
+    key == "name" { masters++; if (!index(ENVIRON["_CV_COVERED"], " " $0 " ")) { n++; list = list " " $0 } }
+    END { printf "%d %d%s\n", masters, n, list }')
+  _cv_masters=${_cv%% *} _cv=${_cv#* }
+  _cv_count=${_cv%% *} _cv_names=${_cv#"$_cv_count"}
+  if [ "$_cv_masters" -eq 0 ]; then
+    log warn "shard coverage not checked: Sentinel $_sentinel monitors no master"
+    return 0
+  elif [ "$_cv_count" -gt 0 ]; then
+    log warn "Sentinel $_sentinel monitors $_cv_count master(s) that no CronJob of policy ${BACKUP_POLICY:-} backs up:$_cv_names"
+  fi
+  printf '%s\n' "$_cv_count" >"$result/uncovered" || :
+}
+
 # INFO replication of a server, CRs removed; non-zero on failure.
 info_replication() {
   _ir=$(_rc redis "$1" "$2" INFO replication 2>"$errf") || return $?

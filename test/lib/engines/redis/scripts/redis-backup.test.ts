@@ -163,7 +163,8 @@ function expectNoDumpAtRest(scratch: string, cleanedUp = true): void {
   };
   walk(scratch, '');
   if (!cleanedUp) return;
-  const allowed = ['stream (pipe)', 'dump.exit', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys'];
+  const allowed = ['stream (pipe)', 'dump.exit', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys', 'result/uncovered',
+    'stream.age (pipe)', 'encrypt.exit', 'result/encrypt-ok', 'result/encrypt-error', 'result/age_fingerprints'];
   expect(left.filter((f) => !allowed.includes(f))).toEqual([]);
 }
 
@@ -195,6 +196,16 @@ async function metric(name: string, shard: string, policy = 'redis'): Promise<nu
 
 async function keysUnder(prefix: string): Promise<string[]> {
   return (await s3.listObjects(BUCKET, prefix)).map((o) => o.key);
+}
+
+/** The backups under a prefix, without their metadata objects (`<name>.json`). */
+async function backupsUnder(prefix: string): Promise<string[]> {
+  return (await keysUnder(prefix)).filter((k) => !k.endsWith('.json'));
+}
+
+/** The metadata object of a backup: `<name without .age>.json`. */
+async function metadataOf(key: string): Promise<Record<string, unknown>> {
+  return JSON.parse((await s3.getObject(BUCKET, `${key.replace(/\.age$/, '')}.json`)).toString());
 }
 
 async function fill(shard: RedisShard, n: number): Promise<void> {
@@ -260,7 +271,7 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
     expectNoDumpAtRest(run.scratch);
   }
 
-  const keys = await keysUnder('prod/redis/');
+  const keys = await backupsUnder('prod/redis/');
   expect(keys).toHaveLength(2);
   for (const key of keys) {
     const m = NAME.exec(key.slice('prod/redis/'.length))!;
@@ -273,6 +284,12 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
     const head = JSON.parse(await s3.aws(['s3api', 'head-object', '--bucket', BUCKET, '--key', key]));
     const replica = (shard === 'shard01' ? shard01 : shard02).replicas.reduce((a, b) => (a.port < b.port ? a : b));
     expect(head.Metadata).toEqual({ 'redis-shard': shard, 'redis-role': 'replica', 'redis-server': `127.0.0.1:${replica.port}` });
+    // the metadata object: what the restore drill compares with (the key count redis-check-rdb read)
+    const rdbSize = gunzipSync(await s3.getObject(BUCKET, key)).length;
+    expect(await metadataOf(key)).toEqual({
+      name: key.slice('prod/redis/'.length), shard, time: m[2], server: `127.0.0.1:${replica.port}`, role: 'replica',
+      rdbSize, keyCount: KEYS[shard], size: head.ContentLength, policy: 'redis',
+    });
   }
   expect(keys.map((k) => NAME.exec(k.slice('prod/redis/'.length))![1]).sort()).toEqual(['shard01', 'shard02']);
 
@@ -321,11 +338,12 @@ test('retention keeps the newest N objects of this shard and touches nothing els
   const run = await runBackupPod(jobs.shard01, { busybox: true });
   expect(run.dump.stderr).not.toMatch(/ (warn|error) /);
   expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
-  expect(await keysOfObject(fresh(await keysUnder('retention/')))).toBe(KEYS.shard01);
+  expect(await keysOfObject(fresh(await backupsUnder('retention/')))).toBe(KEYS.shard01);
   expect(run.upload.stdout).toMatch(/keep\t.*shard01_2023-09-20T08:32:01Z/);
   const keys = await keysUnder('retention/');
+  const made = fresh(keys.filter((k) => !k.endsWith('.json')));
   expect(keys.sort()).toEqual(
-    [fresh(keys), old('shard01', '2023-09-20T08:32:01Z'), ...seeded.filter((k) => !k.includes('shard01_2023-09-20T08:3'))].sort(),
+    [made, `${made}.json`, old('shard01', '2023-09-20T08:32:01Z'), ...seeded.filter((k) => !k.includes('shard01_2023-09-20T08:3'))].sort(),
   );
   expect(await metric('redis_backup_success_total', 'shard01')).toBe(2); // counted on from the gateway's value
 });
@@ -336,7 +354,7 @@ test('a stream larger than one multipart chunk: the stored object is exactly the
     const run = await runBackupPod(jobs.shard03, { busybox });
     expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
     expect(run.upload.stderr).not.toMatch(/ (warn|error) /);
-    const [key] = await keysUnder('big/');
+    const [key] = await backupsUnder('big/');
     expect(await keysOfObject(key)).toBe(BIG_KEYS);
     const size = (await s3.listObjects(BUCKET, key))[0].size;
     expect(size).toBeGreaterThan(8 * 1024 * 1024);
@@ -353,7 +371,7 @@ test('the RDB sent with its length (repl-diskless-sync no on the replica), and v
   try {
     const run = await runBackupPod(render({ s3: { bucket: BUCKET, path: 'disksync', region: 'us-east-1' } }).shard01);
     expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
-    const [key] = await keysUnder('disksync/');
+    const [key] = await backupsUnder('disksync/');
     expect(await keysOfObject(key)).toBe(KEYS.shard01);
   } finally {
     await Promise.all(replicas.map((r) => r.cli(['CONFIG', 'SET', 'repl-diskless-sync', 'yes'])));
@@ -361,7 +379,7 @@ test('the RDB sent with its length (repl-diskless-sync no on the replica), and v
   const unchecked = await runBackupPod(render({ verifyRdb: false, s3: { bucket: BUCKET, path: 'unchecked', region: 'us-east-1' } }).shard02);
   expect([unchecked.dump.code, unchecked.upload.code]).toEqual([0, 0]);
   expect(unchecked.dump.stderr).not.toContain('redis-check-rdb');
-  const [key] = await keysUnder('unchecked/');
+  const [key] = await backupsUnder('unchecked/');
   expect(await keysOfObject(key)).toBe(KEYS.shard02);
 });
 
@@ -378,7 +396,7 @@ test('configMap mode: both steps source their modules from the policy\'s ConfigM
   expect(run.upload.stderr).not.toMatch(/ error /);
   expect(run.upload.code).toBe(0);
   expect(run.upload.argv[2].split('\n')[1]).toMatch(/^\. \S+\/common\.sh; /);
-  const keys = await keysUnder('sourced/');
+  const keys = await backupsUnder('sourced/');
   expect(keys).toHaveLength(1);
   expect(keys[0]).not.toBe(older); // keepLast: 1 pruned the older object
   expect(await keysOfObject(keys[0])).toBe(KEYS.shard01);
@@ -425,7 +443,7 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     expect([ok.dump.code, ok.upload.code]).toEqual([0, 0]);
     expect(ok.dump.stderr).toMatch(new RegExp(`warn Sentinel 127.0.0.1:${closed}: .*Connection refused`));
     expect(ok.upload.stderr).toMatch(/ warn metrics not pushed: cannot read the current counters from http:\/\/127\.0\.0\.1:\d+\/metrics: .*/);
-    expect(await keysUnder('sentinels/')).toHaveLength(1);
+    expect(await backupsUnder('sentinels/')).toHaveLength(1);
     const why = /no Sentinel answered for shard shard02 \(127\.0\.0\.1:\d+: .*Connection refused\); no backup taken/;
     expectDumpFailure(failed, why);
     await expectFailure(failed, why, 'nosentinel/', 'shard02');
@@ -624,7 +642,7 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     const next = await runBackupPod(jobs.shard01);
     expect([next.dump.code, next.upload.code]).toEqual([0, 0]);
     expect(next.dump.stderr).toContain(`dumping read-only replica 127.0.0.1:${high.port}`);
-    const [key] = await keysUnder('failover/');
+    const [key] = await backupsUnder('failover/');
     expect(await keysOfObject(key)).toBe(KEYS.shard01);
 
     await shard02.replicas[0].stop();
@@ -638,7 +656,7 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     expect([fallback.dump.code, fallback.upload.code]).toEqual([0, 0]);
     expect(fallback.dump.stderr).toContain(`dumping the master 127.0.0.1:${shard02.master.port}`);
     expect(await syncFull(shard02.master)).toBe(masterSync + 1);
-    const [masterKey] = await keysUnder('master/');
+    const [masterKey] = await backupsUnder('master/');
     expect(await keysOfObject(masterKey)).toBe(KEYS.shard02);
   });
 });
