@@ -9,9 +9,15 @@ export const REDIS_DEFAULTS = {
   verifyRdb: true,
   /** The seed's default `timeout`. */
   timeout: '10m',
+  /** Deadline of a restore drill: a download, a decryption, a gunzip, a check and a load, each of the whole RDB. */
+  drillTimeout: '30m',
+  /** Seconds the drill's temporary redis-server may take to load the RDB. */
+  drillLoadTimeoutSeconds: 900,
   /** Object names: `<path>/<namePrefix><shard>_<UTC RFC3339>.rdb.gz`, as the seed names them. */
   namePrefix: 'redis-backup_',
   nameSuffix: '.rdb.gz',
+  /** Each backup's metadata: `<name>.json` (clear name, also for `<name>.age`). */
+  metadataSuffix: '.json',
   /** Metric names start with this; grouping adds the `shard` label. */
   metricsPrefix: 'redis_backup',
   /** uid/gid of the `redis` user of the official images; any non-root uid works for both steps. */

@@ -19,7 +19,10 @@ export const redisEngine: EngineDefinition<RedisSpec> = {
   retentionDestination: () => 's3',
   validate: (spec, policy, issues) => validateRedis(spec, policy.path, issues),
   targets: (spec, policy) => redisTargets(resolveRedis(spec, policy.path), policy),
+  encryption: true,
+  drill: true,
+  reportsCoverage: true,
   restoreHelp: 'A Redis restore replaces a server\'s data and needs the server stopped, so there is no restore Job. On the server to restore: '
-    + '`aws s3 cp s3://<bucket>/<path>/redis-backup_<shard>_<time>.rdb.gz - | gunzip > dump.rdb`, `redis-check-rdb dump.rdb`, '
+    + '`aws s3 cp s3://<bucket>/<path>/redis-backup_<shard>_<time>.rdb.gz - | gunzip > dump.rdb` (encrypted: `….rdb.gz.age - | age -d -i key.txt | gunzip > dump.rdb`), `redis-check-rdb dump.rdb`, '
     + 'stop the server, put dump.rdb in its `dir` (with `appendonly no`), start it (README: Redis behind Sentinel, Restore).',
 };

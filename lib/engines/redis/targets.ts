@@ -12,42 +12,42 @@
  *    pushes the metrics of either outcome, prunes this shard's old objects.
  * Either side ending early ends the other (the stream breaks, or a marker
  * file); each exits non-zero on failure (restartPolicy Never: the pod fails).
- * With `spec.retention.schedule`, one retention-prune CronJob per shard.
+ * With `spec.encryption`, a third container `age-encrypt` (the age image)
+ * encrypts the stream between them (redis-encrypt.sh). Each backup stores its
+ * metadata `<name>.json` (key count, encryption recipients).
+ * With `spec.retention.schedule`, one retention-prune CronJob per shard; with
+ * `spec.drill`, one restore-drill CronJob per shard (drill.ts).
  */
-import type { EngineContainer, EnvVar, Volume } from '../../kubernetes/objects';
-import { joinName, labelValue } from '../../kubernetes/names';
+import type { EngineContainer, Volume } from '../../kubernetes/objects';
+import { joinName } from '../../kubernetes/names';
+import { mergeSettings } from '../../policy/settings';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
-import type { Placement, SecretKeyRef } from '../../policy/types';
-import { retentionDestinationEnv } from '../../retention';
-import type { DestinationEnvVar } from '../../retention';
+import type { AgeEncryption, Placement } from '../../policy/types';
 import { shellCommand } from '../../scripts';
+import { ageRecipientsParts } from '../../workload/encryption';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
-import { emptyDirVolume, ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
-import { awsEnv, s3RetentionDestination, s3UploadEnv } from '../s3';
+import { awsEnv, s3UploadEnv } from '../s3';
 import { REDIS_DEFAULTS } from './defaults';
+import { drillPod } from './drill';
+import { SCRATCH, TMP, destinationEnv, metricsEnv, scratchVolume, secretEnv, shardLabels, tmpEnv, tmpVolume } from './pod-parts';
 import type { ResolvedRedis, ResolvedShard } from './resolve';
 
-const LABEL_PREFIX = 'backup-cronjobs.io';
-const SCRATCH = REDIS_DEFAULTS.scratchMountPath;
-const TMP = REDIS_DEFAULTS.tmpMountPath;
+export { shardNamePrefix } from './pod-parts';
+
 const ENGINE_DEFAULTS = { timeout: REDIS_DEFAULTS.timeout };
 
-/** Object name prefix of one shard: `redis-backup_<shard>_` (the seed's naming). */
-export function shardNamePrefix(shard: string): string {
-  return `${REDIS_DEFAULTS.namePrefix}${shard}_`;
-}
-
-/** One backup target per shard, in policy order, then one prune target per shard when retention has its own schedule. */
+/**
+ * One backup target per shard, in policy order, then one prune target per
+ * shard when retention has its own schedule, then one restore-drill target
+ * per shard with `spec.drill`.
+ */
 export function redisTargets(spec: ResolvedRedis, policy: PolicyContext): EngineTarget[] {
   const backups = spec.shards.map((s) => backupTarget(spec, policy, s));
   const pruneSchedule = policy.retention?.schedule;
-  if (pruneSchedule === undefined) return backups;
-  return [...backups, ...spec.shards.map((s) => pruneTarget(spec, policy, s, pruneSchedule))];
-}
-
-function shardLabels(shard: string): Record<string, string> {
-  return { [`${LABEL_PREFIX}/shard`]: labelValue(shard) };
+  const prunes = pruneSchedule === undefined ? [] : spec.shards.map((s) => pruneTarget(spec, policy, s, pruneSchedule));
+  const drills = policy.drill ? spec.shards.map((s) => drillTarget(spec, policy, s)) : [];
+  return [...backups, ...prunes, ...drills];
 }
 
 function backupTarget(spec: ResolvedRedis, policy: PolicyContext, shard: ResolvedShard): EngineTarget {
@@ -79,39 +79,37 @@ function pruneTarget(spec: ResolvedRedis, policy: PolicyContext, shard: Resolved
   };
 }
 
-const secretEnv = (name: string, ref: SecretKeyRef): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } });
-
-/** Where this shard's objects live, in the retention contract's variables (also used by the upload). */
-function destinationEnv(spec: ResolvedRedis, shard: string): DestinationEnvVar[] {
-  return retentionDestinationEnv(s3RetentionDestination(spec.s3, { namePrefix: shardNamePrefix(shard), nameSuffix: REDIS_DEFAULTS.nameSuffix }));
-}
-
-function metricsEnv(ctx: PodContext, shard: string): EnvVar[] {
-  return ctx.metrics ? [{ name: 'BACKUP_METRICS_LABELS', value: `shard=${shard}` }] : [];
+/** `<policy>-<shard>-drill`: settings of spec.defaults, then the shard's own level, then spec.drill. */
+function drillTarget(spec: ResolvedRedis, policy: PolicyContext, shard: ResolvedShard): EngineTarget {
+  return {
+    id: `redis|${policy.metadata.name}|${shard.name}|drill`,
+    nameParts: [shard.name, 'drill'],
+    key: shard.name,
+    component: 'restore-drill',
+    labels: shardLabels(shard.name),
+    overrides: mergeSettings(shard.settings, policy.drill),
+    settingsPath: 'spec.drill',
+    defaults: { timeout: REDIS_DEFAULTS.drillTimeout },
+    pod: (ctx) => drillPod(spec, policy, shard.name, ctx),
+  };
 }
 
 /**
  * Grace period for the TERM the kubelet sends at the Job's deadline. s3-upload
  * then stops the upload and may need, one after the other: deleting the
- * object (one S3 call), aborting the multipart upload (list + abort: two), each
+ * object and its metadata (two S3 calls), aborting the multipart upload (list + abort: two), each
  * call one attempt of at most 5 s connect + 10 s read plus about 1 s of CLI
- * start-up; then the failure push (two curl calls of at most 10 s each);
+ * start-up; then the failure push (two curl calls of at most 10 s each) and
+ * the coverage push (one);
  * plus 10 s for stopping the children. redis-dump needs at most one bounded
  * redis-cli call (REDIS_TIMEOUT_SECONDS, 10 s).
  */
 const STOP_S3_CALL_SECONDS = 16;
-const STOP_GRACE_SECONDS = 3 * STOP_S3_CALL_SECONDS + 2 * 10 + 10;
-
-const tmpVolume: Volume = emptyDirVolume('tmp', REDIS_DEFAULTS.tmpSizeLimit);
-const tmpEnv: EnvVar[] = [{ name: 'HOME', value: TMP }, { name: 'TMPDIR', value: TMP }];
-
-function scratchVolume(spec: ResolvedRedis): Volume {
-  const { size, storageClassName, sizeLimit } = spec.scratch;
-  return size ? ephemeralClaimVolume('scratch', { size, storageClassName, accessModes: ['ReadWriteOnce'] }) : emptyDirVolume('scratch', sizeLimit);
-}
+const STOP_GRACE_SECONDS = 4 * STOP_S3_CALL_SECONDS + 3 * 10 + 10;
 
 function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx: PodContext): EnginePod {
   const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];
+  const age = policy.encryption?.age;
   const dump: EngineContainer = {
     name: 'redis-dump',
     image: spec.images.redis,
@@ -129,6 +127,8 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
       { name: 'REDIS_ALLOW_MASTER_FALLBACK', value: String(spec.allowMasterFallback) },
       { name: 'REDIS_GZIP_LEVEL', value: String(spec.compressionLevel) },
       { name: 'REDIS_VERIFY_RDB', value: String(spec.verifyRdb) },
+      { name: 'BACKUP_POLICY_SHARDS', value: spec.shards.map((s) => s.name).join(' ') },
+      ...(age ? [{ name: 'REDIS_STREAM_READER', value: 'encrypt' }] : []),
     ],
     volumeMounts: mounts,
     securityContext: restrictedContainerSecurity(),
@@ -144,6 +144,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
       ...tmpEnv,
       { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH },
       { name: 'REDIS_SHARD', value: shard },
+      ...(age ? [{ name: 'REDIS_ENCRYPTED', value: 'true' }] : []),
       ...awsEnv(spec.s3),
       ...destinationEnv(spec, shard),
       ...s3UploadEnv(spec.s3),
@@ -153,13 +154,31 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
     volumeMounts: mounts,
     securityContext: restrictedContainerSecurity(),
   };
+  const encrypt = age && encryptContainer(age, ctx);
+  const containers = encrypt ? [dump, encrypt.container, upload] : [dump, upload];
   return {
-    containers: [dump, upload],
-    mainContainers: ['redis-dump', 's3-upload'],
-    volumes: [scratchVolume(spec), tmpVolume],
+    containers,
+    mainContainers: containers.map((c) => c.name),
+    volumes: [scratchVolume(spec), tmpVolume, ...(encrypt?.volumes ?? [])],
     securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
     terminationGracePeriodSeconds: STOP_GRACE_SECONDS,
     placement: shardSerialization(policy, shard),
+  };
+}
+
+/** `age-encrypt`: the age image between redis-dump and s3-upload, with the recipients. */
+function encryptContainer(age: AgeEncryption, ctx: PodContext): { container: EngineContainer; volumes: readonly Volume[] } {
+  const recipients = ageRecipientsParts(age);
+  return {
+    container: {
+      name: 'age-encrypt',
+      image: age.image,
+      command: shellCommand('redis-encrypt.sh'),
+      env: [...ctx.env, ...tmpEnv, { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH }, ...recipients.env],
+      volumeMounts: [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }, ...recipients.mounts],
+      securityContext: restrictedContainerSecurity(),
+    },
+    volumes: recipients.volumes,
   };
 }
 

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { renderPolicy } from '../../../lib';
 import { requireCommands } from '../../support/services';
 import { etcdPolicy } from '../engines/etcd/fixtures';
+import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 
 const work = mkdtempSync(join(tmpdir(), 'bcj-drift-'));
@@ -37,6 +38,12 @@ test('one BackupPolicyDrift rule, over the policy\'s current and active backup t
   expect(drift.labels).toEqual({ severity: 'warning', policy: 'example' });
   expect(drift.annotations.description).toMatch(/^Policy example leaves \{\{ \$value \}\} serving shard\(s\) of its cluster without a backup CronJob/);
   expect(drift.annotations.description).toContain('backup-cronjobs discover');
+});
+
+test('Redis reports coverage too: one rule over its shards\' backup CronJobs (not the drills)', () => {
+  const [drift, ...more] = driftOf(renderPolicy(redisPolicy({}, { ...metrics, drill: { schedule: '0 4 * * *' } })));
+  expect(more).toEqual([]);
+  expect(drift.expr).toBe('max by (namespace, policy) (redis_backup_uncovered_shards{namespace="example", policy="redis", target=~"redis-shard01|redis-shard02"}) > 0');
 });
 
 test('no drift rule without pushed metrics, nor for an engine that does not report coverage (etcd)', () => {

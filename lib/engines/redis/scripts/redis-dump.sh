@@ -2,8 +2,10 @@
 # needs: redis-stream.sh
 # Dump side of a Redis shard backup: container `redis-dump` (redis image). It
 # runs at the same time as container `s3-upload` (redis-upload.sh) of the same
-# pod and hands it the backup through the named pipe $BACKUP_SCRATCH_DIR/stream
-# as it is produced: no copy of the dump is ever stored in the pod.
+# pod (with spec.encryption, through container `age-encrypt`, redis-encrypt.sh:
+# REDIS_STREAM_READER=encrypt) and hands it the backup through the named pipe
+# $BACKUP_SCRATCH_DIR/stream as it is produced: no copy of the dump is ever
+# stored in the pod.
 #
 #  1. Opens the stream for writing (that waits until s3-upload opens it).
 #  2. Asks the Sentinels (REDIS_SENTINEL_ADDRESSES, in order, until one
@@ -16,15 +18,20 @@
 #     dumped. None: the master, only with REDIS_ALLOW_MASTER_FALLBACK=true. A
 #     server or Sentinel that refuses the credentials ends the run with that
 #     error (WRONGPASS/NOAUTH), not with "no healthy replica".
-#  3. Writes one header line "<host:port> <replica|master>" to the stream,
+#  3. Coverage (issue: a shard the policy does not list): asks the Sentinel
+#     that answered for every master it monitors (SENTINEL MASTERS), logs
+#     those not in BACKUP_POLICY_SHARDS in one line, and writes their number
+#     into result/uncovered for s3-upload to push (gauge uncovered_shards).
+#     A failed listing is a warning, never a failure.
+#  4. Writes one header line "<host:port> <replica|master>" to the stream,
 #     then the dump:
 #       redis-cli --rdb -  >  strip the end mark  >  tee  >  gzip -N  >  stream
 #                                                       >  redis-check-rdb
 #     Each stage is its own process, joined by named pipes in
 #     $BACKUP_SCRATCH_DIR/dump/, so that each exit status is known and a TERM
-#     stops each of them. (A client-side encryption stage would go between
-#     gzip and the stream.)
-#  4. Records the verdict in $BACKUP_SCRATCH_DIR/result/ and only then closes
+#     stops each of them. With spec.encryption, age-encrypt encrypts the
+#     stream after it: verification is on the clear RDB.
+#  5. Records the verdict in $BACKUP_SCRATCH_DIR/result/ and only then closes
 #     the stream: s3-upload reads the verdict when the stream ends and lets
 #     the upload complete only after a good one.
 #       result/ok       every stage succeeded; with result/rdb_bytes, result/keys
@@ -33,8 +40,8 @@
 #     No verdict at the end of the stream means this container was killed.
 #
 # TERM/INT (the Job's deadline, pod deletion): stops every stage, records the
-# failure, exits 1. s3-upload ending first (its marker upload.exit, or a
-# broken stream) fails this side too, with a line saying so; this side's end
+# failure, exits 1. The reader ending first (its marker upload.exit or
+# encrypt.exit, or a broken stream) fails this side too, with a line saying so; this side's end
 # leaves the marker dump.exit (see redis-stream.sh).
 #
 # Env: REDIS_SHARD, REDIS_SENTINEL_ADDRESSES (space-separated host:port or
@@ -42,7 +49,8 @@
 # REDIS_USERNAME, REDIS_PASSWORD (both optional; passed to redis-cli as
 # REDISCLI_AUTH, never on a command line), REDIS_ALLOW_MASTER_FALLBACK,
 # REDIS_GZIP_LEVEL (1-9), REDIS_VERIFY_RDB, BACKUP_SCRATCH_DIR,
-# REDIS_TIMEOUT_SECONDS (each Sentinel and INFO call; default 10).
+# REDIS_TIMEOUT_SECONDS (each Sentinel and INFO call; default 10),
+# BACKUP_POLICY_SHARDS (space-separated: every shard of the policy).
 
 # In a subshell only: replaces it with redis-cli against a Sentinel
 # (_rc_exec sentinel HOST PORT ARGS...) or a Redis server (_rc_exec redis
@@ -157,6 +165,35 @@ sentinel_candidates() {
     NR % 2 == 1 { key = $0; next }
     { if (key == "name") flush(); r[key] = $0 }
     END { flush() }' | LC_ALL=C sort -t "$tab" -k1,1r -k2,2n -k3,3 -k4,4n
+}
+
+# Logs the masters the answering Sentinel monitors that no CronJob of the
+# policy backs up (not in BACKUP_POLICY_SHARDS) in one line and records their
+# number in result/uncovered. `SENTINEL MASTERS` as redis-cli prints it off a
+# terminal: each master's fields and values one per line, `name` first.
+report_coverage() {
+  _st=0
+  _cv=$(_rc sentinel "$sentinel_host" "$sentinel_port" SENTINEL MASTERS 2>"$errf") || _st=$?
+  _sentinel=$(_addr "$sentinel_host" "$sentinel_port")
+  if [ "$_st" -ne 0 ]; then
+    log warn "shard coverage not checked: SENTINEL MASTERS on $_sentinel failed: $(_reason "$_st")"
+    return 0
+  fi
+  # "<masters> <uncovered> <uncovered names>"
+  _cv=$(printf '%s\n' "$_cv" | _CV_COVERED=" ${BACKUP_POLICY_SHARDS:-} " awk '
+    { sub(/\r$/, "") }
+    NR % 2 == 1 { key = $0; next }
+    key == "name" { masters++; if (!index(ENVIRON["_CV_COVERED"], " " $0 " ")) { n++; list = list " " $0 } }
+    END { printf "%d %d%s\n", masters, n, list }')
+  _cv_masters=${_cv%% *} _cv=${_cv#* }
+  _cv_count=${_cv%% *} _cv_names=${_cv#"$_cv_count"}
+  if [ "$_cv_masters" -eq 0 ]; then
+    log warn "shard coverage not checked: Sentinel $_sentinel monitors no master"
+    return 0
+  elif [ "$_cv_count" -gt 0 ]; then
+    log warn "Sentinel $_sentinel monitors $_cv_count master(s) that no CronJob of policy ${BACKUP_POLICY:-} backs up:$_cv_names"
+  fi
+  printf '%s\n' "$_cv_count" >"$result/uncovered" || :
 }
 
 # INFO replication of a server, CRs removed; non-zero on failure.
@@ -285,7 +322,7 @@ send_header() {
   _st=0
   printf '%s %s\n' "$(_addr "$server_host" "$server_port")" "$role" >&3 || _st=$?
   trap - PIPE
-  [ "$_st" -eq 0 ] || die "the upload container (s3-upload) stopped reading the stream before the dump started (see its log); no backup taken"
+  [ "$_st" -eq 0 ] || die "$reader_label stopped reading the stream before the dump started (see its log); no backup taken"
 }
 
 dump() {
@@ -340,7 +377,7 @@ dump() {
     die "redis-cli --rdb from $_name (shard $REDIS_SHARD) failed: $(_reason "$cli_st"); no backup taken"
   fi
   if [ "$gzip_st" -eq 141 ]; then
-    die "the upload container (s3-upload) stopped reading the stream (see its log); no backup taken"
+    die "$reader_label stopped reading the stream (see its log); no backup taken"
   fi
   [ "$gzip_st" -eq 0 ] || die "gzip of the dump failed: $(last_line "$gzip_err" "$gzip_st"); no backup taken"
   if [ "$check_st" -ne 0 ]; then
@@ -386,6 +423,12 @@ main() {
   errf=$work/redis-cli.err
   tab=$(printf '\t')
   children=
+  # Who reads the stream: s3-upload, or age-encrypt with spec.encryption.
+  case ${REDIS_STREAM_READER:-upload} in
+    upload) reader=upload reader_label='the upload container (s3-upload)' ;;
+    encrypt) reader=encrypt reader_label='the encryption container (age-encrypt)' ;;
+    *) log error "REDIS_STREAM_READER must be upload or encrypt, got '$REDIS_STREAM_READER'"; exit 1 ;;
+  esac
   mkdir -p "$result" "$work" || { log error "cannot create $result and $work: the scratch volume is not writable"; exit 1; }
   # shellcheck disable=SC2034 # read by die (common.sh)
   die_record=$result/error
@@ -404,13 +447,14 @@ main() {
   have_timeout=
   if command -v timeout >/dev/null 2>&1; then have_timeout=1; fi
 
-  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
+  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/$reader.exit"
   command exec 3>"$stream" || die "cannot open the stream $stream; no backup taken"
   stream_unwatch
-  if [ -e "$BACKUP_SCRATCH_DIR/upload.exit" ]; then
-    die "the upload container (s3-upload) ended before the dump started (see its log); no backup taken"
+  if [ -e "$BACKUP_SCRATCH_DIR/$reader.exit" ]; then
+    die "$reader_label ended before the dump started (see its log); no backup taken"
   fi
   ask_sentinels
+  report_coverage
   choose_server
   send_header
   dump

@@ -9,7 +9,9 @@
 #  1. Opens the stream and reads its header line "<server> <role>" (sent once
 #     redis-dump has chosen the server), then starts
 #       aws s3 cp - s3://$S3_BUCKET/$S3_PREFIX$BACKUP_NAME_PREFIX<UTC start>$BACKUP_NAME_SUFFIX
-#     (redis-backup_<shard>_<time>.rdb.gz) on a pipe that this script holds
+#     (redis-backup_<shard>_<time>.rdb.gz; with REDIS_ENCRYPTED=true the
+#     stream comes from age-encrypt through stream.age and the object is
+#     <that name>.age) on a pipe that this script holds
 #     open: the CLI cannot see the end of its input before this script lets it.
 #  2. Copies the stream into that pipe, counting the bytes (tee, wc -c).
 #  3. At the end of the stream, reads redis-dump's verdict (result/ok or
@@ -22,10 +24,13 @@
 #     effort; a bucket lifecycle rule AbortIncompleteMultipartUpload is the
 #     safety net).
 #  4. Verifies the stored size (head-object ContentLength) against the bytes
-#     counted. After any failure from the completion on, the object under the
-#     final name is deleted (a completion that failed client-side may still
+#     counted, then stores the metadata <name without .age>.json (shard,
+#     time, server, role, rdbSize, keyCount, size, encryption.recipients: the
+#     fingerprints age-encrypt recorded). After any failure from the
+#     completion on, the object and its metadata are deleted (a completion that failed client-side may still
 #     have happened server-side).
-#  5. Pushes the success metrics, then applies the retention rules to this
+#  5. Pushes the success metrics (and, after any run, uncovered_shards when
+#     redis-dump counted them: result/uncovered), then applies the retention rules to this
 #     shard's objects only (prefix $S3_PREFIX$BACKUP_NAME_PREFIX, exact name
 #     pattern; the object just verified must be the newest) via retention.sh.
 #
@@ -37,7 +42,7 @@
 # connect and a 10 s read timeout; the pod's terminationGracePeriodSeconds
 # (lib/engines/redis/index.ts) covers them.
 #
-# Env: BACKUP_SCRATCH_DIR, REDIS_SHARD, S3_BUCKET, S3_PREFIX, BACKUP_NAME_PREFIX,
+# Env: BACKUP_SCRATCH_DIR, REDIS_SHARD, REDIS_ENCRYPTED, S3_BUCKET, S3_PREFIX, BACKUP_NAME_PREFIX,
 # BACKUP_NAME_SUFFIX, S3_ENDPOINT, S3_FORCE_PATH_STYLE, S3_STORAGE_CLASS,
 # S3_SSE, S3_SSE_KMS_KEY_ID, AWS_* (credentials from a Secret, region);
 # RETENTION_* (optional, see retention.sh); BACKUP_PUSHGATEWAY_URL and
@@ -55,7 +60,15 @@ elapsed() {
 fail() {
   trap '' TERM INT
   push_metrics failure "$(elapsed)"
+  push_coverage
   die "backup of shard $REDIS_SHARD failed: $*"
+}
+
+# The number of masters no CronJob of the policy backs up, as redis-dump
+# counted them (result/uncovered), pushed as gauge uncovered_shards.
+push_coverage() {
+  _pc=$(cat "$result/uncovered" 2>/dev/null) || return 0
+  push_gauges uncovered_shards "$_pc" "Masters the Sentinel monitors that no CronJob of the policy backs up."
 }
 
 # The last non-empty line of the last aws command's stderr, without the
@@ -74,7 +87,8 @@ cleanup_opts='--cli-connect-timeout 5 --cli-read-timeout 10'
 # (deleting a missing key succeeds) and prints a note for the error line.
 remove_final_object() {
   # shellcheck disable=SC2086 # cleanup_opts: several options
-  if (s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" $cleanup_opts) >/dev/null 2>"$errf"; then
+  if (s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$meta_key" $cleanup_opts) >/dev/null 2>"$errf" &&
+    (s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" $cleanup_opts) >/dev/null 2>"$errf"; then
     printf 'no object left under that name'
   else
     printf 'deleting that key to be sure failed too (%s): check that no object is left under it' "$(reason 1)"
@@ -135,10 +149,13 @@ run_job() {
   job_pid=
 }
 
-# redis-dump's reason when it recorded one; else it ended without a verdict.
+# redis-dump's reason when it recorded one, else age-encrypt's; else the dump
+# ended without a verdict.
 dump_failure() {
   if [ -s "$result/error" ]; then
     cat "$result/error"
+  elif [ -s "$result/encrypt-error" ]; then
+    cat "$result/encrypt-error"
   else
     printf 'the dump container (redis-dump) ended without a result (killed? see its log); no backup taken'
   fi
@@ -201,6 +218,41 @@ cancel_upload() {
   phase=start
 }
 
+# A JSON string of $1 (backslashes and quotes escaped).
+json_str() {
+  printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+}
+
+# The backup's metadata: what the restore drill compares with (keyCount: the
+# keys redis-check-rdb read; none with verifyRdb false) and, encrypted, the
+# recipients' fingerprints.
+metadata() {
+  printf '{\n'
+  printf '  "name": %s,\n' "$(json_str "${key##*/}")"
+  printf '  "shard": %s,\n' "$(json_str "$REDIS_SHARD")"
+  printf '  "time": %s,\n' "$(json_str "$timestamp")"
+  printf '  "server": %s,\n' "$(json_str "$server")"
+  printf '  "role": %s,\n' "$(json_str "$role")"
+  printf '  "rdbSize": %s,\n' "$rdb_bytes"
+  if [ -n "$keys" ]; then printf '  "keyCount": %s,\n' "$keys"; fi
+  printf '  "size": %s,\n' "$bytes"
+  if [ "$encrypted" = true ]; then printf '  "encryption": {"tool": "age", "recipients": %s},\n' "$(cat "$result/age_fingerprints")"; fi
+  printf '  "policy": %s\n' "$(json_str "${BACKUP_POLICY:-}")"
+  printf '}\n'
+}
+
+# Uploads the metadata as <name without .age>.json once the backup is verified
+# (retention deletes it with the backup).
+store_metadata() {
+  metadata >"$work/metadata.json" || fail "cannot write $work/metadata.json; $(remove_final_object)"
+  set -- --only-show-errors --no-progress --content-type application/json
+  if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
+  if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
+  if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
+  run_job - "$errf" s3_exec s3 cp "$@" "$work/metadata.json" "s3://$S3_BUCKET/$meta_key"
+  [ "$_st" -eq 0 ] || fail "cannot store the metadata s3://$S3_BUCKET/$meta_key: $(reason "$_st"); $(remove_final_object)"
+}
+
 # retention_apply for the object just verified, in the environment the pod
 # gave: without the config file pinned for this script's own aws calls.
 prune_after_backup() {
@@ -238,7 +290,9 @@ main() {
   require_env BACKUP_SCRATCH_DIR REDIS_SHARD
   started=$(now_epoch)
   timestamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  stream=$BACKUP_SCRATCH_DIR/stream
+  encrypted=${REDIS_ENCRYPTED:-false}
+  # with spec.encryption, age-encrypt writes the stream this side reads
+  if [ "$encrypted" = true ]; then stream=$BACKUP_SCRATCH_DIR/stream.age writer=encrypt; else stream=$BACKUP_SCRATCH_DIR/stream writer=dump; fi
   result=$BACKUP_SCRATCH_DIR/result
   work=$BACKUP_SCRATCH_DIR/upload
   errf=$work/aws.err
@@ -252,10 +306,12 @@ main() {
   require_env S3_BUCKET BACKUP_NAME_PREFIX
   require_cmd aws awk wc tee cat mkfifo sed grep date mktemp
   key=${S3_PREFIX:-}$BACKUP_NAME_PREFIX$timestamp${BACKUP_NAME_SUFFIX:-}
+  meta_key=$key.json
+  if [ "$encrypted" = true ]; then key=$key.age; fi
   where="s3://$S3_BUCKET/$key"
   s3_pin_config || die "cannot write the aws config file into ${TMPDIR:-/tmp}"
 
-  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/dump.exit"
+  stream_watch "$stream" "$BACKUP_SCRATCH_DIR/$writer.exit"
   command exec 5<"$stream" || fail "cannot open the stream $stream"
   stream_unwatch
   read_header
@@ -287,6 +343,11 @@ main() {
     cancel_upload
     fail "$(dump_failure)"
   fi
+  if [ "$encrypted" = true ] && [ ! -f "$result/encrypt-ok" ]; then
+    cancel_upload
+    if [ -s "$result/encrypt-error" ]; then fail "$(cat "$result/encrypt-error")"; fi
+    fail "the encryption container (age-encrypt) ended without a result (killed? see its log); no backup taken"
+  fi
   rdb_bytes=$(cat "$result/rdb_bytes")
   keys=$(cat "$result/keys")
   if [ "$bytes" -le 0 ]; then
@@ -301,9 +362,11 @@ main() {
   if [ "$stored" != "$bytes" ]; then
     fail "$where holds $stored bytes, the upload sent $bytes; $(remove_final_object)"
   fi
+  store_metadata
   phase=verified
   info "verified $where: $bytes bytes stored (rdb $rdb_bytes bytes${keys:+, $keys keys}, from $server, $role)"
   push_metrics success "$(elapsed)" "$bytes"
+  push_coverage
   if retention_configured; then
     # A failure has logged its own error line.
     run_job - - prune_after_backup "$key"

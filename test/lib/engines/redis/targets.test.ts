@@ -38,8 +38,8 @@ test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, val
     expect(pod.initContainers).toBeUndefined();
     expect(pod.containers.map((c: any) => [c.name, c.image])).toEqual([['redis-dump', 'redis:7.2.8-alpine'], ['s3-upload', 'amazon/aws-cli:2.17.64']]);
     expect(pod.restartPolicy).toBe('Never');
-    // s3-upload's TERM handler: 3 S3 calls of at most 16 s, 2 metrics calls of at most 10 s, 10 s to stop its children.
-    expect(pod.terminationGracePeriodSeconds).toBe(3 * 16 + 2 * 10 + 10);
+    // s3-upload's TERM handler: 4 S3 calls of at most 16 s, 3 metrics calls of at most 10 s, 10 s to stop its children.
+    expect(pod.terminationGracePeriodSeconds).toBe(4 * 16 + 3 * 10 + 10);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 999, seccompProfile: { type: 'RuntimeDefault' } });
     expect(pod.automountServiceAccountToken).toBe(false);
     for (const c of pod.containers) {

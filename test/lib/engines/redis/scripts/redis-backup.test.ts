@@ -1,11 +1,11 @@
 // The rendered Redis backup pods run for real: redis-dump and s3-upload at the same time (as the
 // kubelet starts them), with the manifest's command, args and env, sharing the scratch volume,
 // against real redis-server/redis-sentinel, s3rver and prometheus-pushgateway on loopback.
-import { randomBytes } from 'crypto';
+import { createHash, randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { gunzipSync } from 'zlib';
+import { gunzipSync, gzipSync } from 'zlib';
 import { renderPolicy } from '../../../../../lib';
 import type { Manifest, RedisSpec } from '../../../../../lib';
 import { RunContainerOptions, RunContainerResult, configMapsOf, resolvePodSpec, runPod } from '../../../../support/run-container';
@@ -26,7 +26,7 @@ import {
   startSentinel,
   stopAll,
 } from '../../../../support/services';
-import { redisPolicy } from '../fixtures';
+import { podOf, redisPolicy } from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -163,7 +163,8 @@ function expectNoDumpAtRest(scratch: string, cleanedUp = true): void {
   };
   walk(scratch, '');
   if (!cleanedUp) return;
-  const allowed = ['stream (pipe)', 'dump.exit', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys'];
+  const allowed = ['stream (pipe)', 'dump.exit', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys', 'result/uncovered',
+    'stream.age (pipe)', 'encrypt.exit', 'result/encrypt-ok', 'result/encrypt-error', 'result/age_fingerprints'];
   expect(left.filter((f) => !allowed.includes(f))).toEqual([]);
 }
 
@@ -195,6 +196,16 @@ async function metric(name: string, shard: string, policy = 'redis'): Promise<nu
 
 async function keysUnder(prefix: string): Promise<string[]> {
   return (await s3.listObjects(BUCKET, prefix)).map((o) => o.key);
+}
+
+/** The backups under a prefix, without their metadata objects (`<name>.json`). */
+async function backupsUnder(prefix: string): Promise<string[]> {
+  return (await keysUnder(prefix)).filter((k) => !k.endsWith('.json'));
+}
+
+/** The metadata object of a backup: `<name without .age>.json`. */
+async function metadataOf(key: string): Promise<Record<string, unknown>> {
+  return JSON.parse((await s3.getObject(BUCKET, `${key.replace(/\.age$/, '')}.json`)).toString());
 }
 
 async function fill(shard: RedisShard, n: number): Promise<void> {
@@ -260,7 +271,7 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
     expectNoDumpAtRest(run.scratch);
   }
 
-  const keys = await keysUnder('prod/redis/');
+  const keys = await backupsUnder('prod/redis/');
   expect(keys).toHaveLength(2);
   for (const key of keys) {
     const m = NAME.exec(key.slice('prod/redis/'.length))!;
@@ -273,6 +284,12 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
     const head = JSON.parse(await s3.aws(['s3api', 'head-object', '--bucket', BUCKET, '--key', key]));
     const replica = (shard === 'shard01' ? shard01 : shard02).replicas.reduce((a, b) => (a.port < b.port ? a : b));
     expect(head.Metadata).toEqual({ 'redis-shard': shard, 'redis-role': 'replica', 'redis-server': `127.0.0.1:${replica.port}` });
+    // the metadata object: what the restore drill compares with (the key count redis-check-rdb read)
+    const rdbSize = gunzipSync(await s3.getObject(BUCKET, key)).length;
+    expect(await metadataOf(key)).toEqual({
+      name: key.slice('prod/redis/'.length), shard, time: m[2], server: `127.0.0.1:${replica.port}`, role: 'replica',
+      rdbSize, keyCount: KEYS[shard], size: head.ContentLength, policy: 'redis',
+    });
   }
   expect(keys.map((k) => NAME.exec(k.slice('prod/redis/'.length))![1]).sort()).toEqual(['shard01', 'shard02']);
 
@@ -321,11 +338,12 @@ test('retention keeps the newest N objects of this shard and touches nothing els
   const run = await runBackupPod(jobs.shard01, { busybox: true });
   expect(run.dump.stderr).not.toMatch(/ (warn|error) /);
   expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
-  expect(await keysOfObject(fresh(await keysUnder('retention/')))).toBe(KEYS.shard01);
+  expect(await keysOfObject(fresh(await backupsUnder('retention/')))).toBe(KEYS.shard01);
   expect(run.upload.stdout).toMatch(/keep\t.*shard01_2023-09-20T08:32:01Z/);
   const keys = await keysUnder('retention/');
+  const made = fresh(keys.filter((k) => !k.endsWith('.json')));
   expect(keys.sort()).toEqual(
-    [fresh(keys), old('shard01', '2023-09-20T08:32:01Z'), ...seeded.filter((k) => !k.includes('shard01_2023-09-20T08:3'))].sort(),
+    [made, `${made}.json`, old('shard01', '2023-09-20T08:32:01Z'), ...seeded.filter((k) => !k.includes('shard01_2023-09-20T08:3'))].sort(),
   );
   expect(await metric('redis_backup_success_total', 'shard01')).toBe(2); // counted on from the gateway's value
 });
@@ -336,7 +354,7 @@ test('a stream larger than one multipart chunk: the stored object is exactly the
     const run = await runBackupPod(jobs.shard03, { busybox });
     expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
     expect(run.upload.stderr).not.toMatch(/ (warn|error) /);
-    const [key] = await keysUnder('big/');
+    const [key] = await backupsUnder('big/');
     expect(await keysOfObject(key)).toBe(BIG_KEYS);
     const size = (await s3.listObjects(BUCKET, key))[0].size;
     expect(size).toBeGreaterThan(8 * 1024 * 1024);
@@ -353,7 +371,7 @@ test('the RDB sent with its length (repl-diskless-sync no on the replica), and v
   try {
     const run = await runBackupPod(render({ s3: { bucket: BUCKET, path: 'disksync', region: 'us-east-1' } }).shard01);
     expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
-    const [key] = await keysUnder('disksync/');
+    const [key] = await backupsUnder('disksync/');
     expect(await keysOfObject(key)).toBe(KEYS.shard01);
   } finally {
     await Promise.all(replicas.map((r) => r.cli(['CONFIG', 'SET', 'repl-diskless-sync', 'yes'])));
@@ -361,7 +379,7 @@ test('the RDB sent with its length (repl-diskless-sync no on the replica), and v
   const unchecked = await runBackupPod(render({ verifyRdb: false, s3: { bucket: BUCKET, path: 'unchecked', region: 'us-east-1' } }).shard02);
   expect([unchecked.dump.code, unchecked.upload.code]).toEqual([0, 0]);
   expect(unchecked.dump.stderr).not.toContain('redis-check-rdb');
-  const [key] = await keysUnder('unchecked/');
+  const [key] = await backupsUnder('unchecked/');
   expect(await keysOfObject(key)).toBe(KEYS.shard02);
 });
 
@@ -378,7 +396,7 @@ test('configMap mode: both steps source their modules from the policy\'s ConfigM
   expect(run.upload.stderr).not.toMatch(/ error /);
   expect(run.upload.code).toBe(0);
   expect(run.upload.argv[2].split('\n')[1]).toMatch(/^\. \S+\/common\.sh; /);
-  const keys = await keysUnder('sourced/');
+  const keys = await backupsUnder('sourced/');
   expect(keys).toHaveLength(1);
   expect(keys[0]).not.toBe(older); // keepLast: 1 pruned the older object
   expect(await keysOfObject(keys[0])).toBe(KEYS.shard01);
@@ -425,7 +443,7 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     expect([ok.dump.code, ok.upload.code]).toEqual([0, 0]);
     expect(ok.dump.stderr).toMatch(new RegExp(`warn Sentinel 127.0.0.1:${closed}: .*Connection refused`));
     expect(ok.upload.stderr).toMatch(/ warn metrics not pushed: cannot read the current counters from http:\/\/127\.0\.0\.1:\d+\/metrics: .*/);
-    expect(await keysUnder('sentinels/')).toHaveLength(1);
+    expect(await backupsUnder('sentinels/')).toHaveLength(1);
     const why = /no Sentinel answered for shard shard02 \(127\.0\.0\.1:\d+: .*Connection refused\); no backup taken/;
     expectDumpFailure(failed, why);
     await expectFailure(failed, why, 'nosentinel/', 'shard02');
@@ -624,7 +642,7 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     const next = await runBackupPod(jobs.shard01);
     expect([next.dump.code, next.upload.code]).toEqual([0, 0]);
     expect(next.dump.stderr).toContain(`dumping read-only replica 127.0.0.1:${high.port}`);
-    const [key] = await keysUnder('failover/');
+    const [key] = await backupsUnder('failover/');
     expect(await keysOfObject(key)).toBe(KEYS.shard01);
 
     await shard02.replicas[0].stop();
@@ -638,7 +656,161 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     expect([fallback.dump.code, fallback.upload.code]).toEqual([0, 0]);
     expect(fallback.dump.stderr).toContain(`dumping the master 127.0.0.1:${shard02.master.port}`);
     expect(await syncFull(shard02.master)).toBe(masterSync + 1);
-    const [masterKey] = await keysUnder('master/');
+    const [masterKey] = await backupsUnder('master/');
     expect(await keysOfObject(masterKey)).toBe(KEYS.shard02);
+  });
+});
+
+describe('coverage, encryption and restore drills', () => {
+  let identity: string;
+  let recipient: string;
+  let wrongIdentity: string;
+  const ageSecrets = (key: string) => secrets({ 'age-identity': { 'identity.txt': key } });
+
+  beforeAll(async () => {
+    requireCommands('age', 'age-keygen');
+    const keygen = async () => {
+      const file = path.join(tempDir('bcj-age-'), 'key.txt');
+      const r = await runCommand('age-keygen', ['-o', file]);
+      expect(r.code).toBe(0);
+      return fs.readFileSync(file, 'utf8');
+    };
+    identity = await keygen();
+    wrongIdentity = await keygen();
+    recipient = /^# public key: (age1\S+)$/m.exec(identity)![1];
+  });
+
+  const encryption = (image = 'alpine-age:3.20') => ({ encryption: { age: { recipients: [recipient], identitySecret: { name: 'age-identity', key: 'identity.txt' }, image } } });
+
+  /** The drill CronJob of a shard. */
+  function drillOf(objects: Manifest[], shard: string): Manifest {
+    return objects.find((o) => o.kind === 'CronJob' && o.metadata.labels?.['app.kubernetes.io/component'] === 'restore-drill'
+      && o.metadata.labels['backup-cronjobs.io/shard'] === shard)!;
+  }
+
+  async function runDrill(cronJob: Manifest, opts: { secrets?: ReturnType<typeof secrets>; restore?: RunContainerOptions } = {}) {
+    const { results } = await runPod(resolvePodSpec(JSON.parse(JSON.stringify(cronJob))), {
+      secrets: opts.secrets ?? ageSecrets(identity),
+      timeoutMs: 90000,
+      containers: { restore: { ...opts.restore } },
+    });
+    const report = results.report;
+    if (process.env.REDIS_TEST_LOG) {
+      fs.appendFileSync(process.env.REDIS_TEST_LOG, `=== ${cronJob.metadata.name}\n${Object.values(results).map((r) => r.stderr).join('')}`);
+    }
+    for (const r of Object.values(results)) scratchDirs.push(r.mounts['/scratch']);
+    return { results, report };
+  }
+
+  test('Sentinel monitors a master the policy does not list: the run logs its name and pushes uncovered_shards 1', async () => {
+    const objects = renderAll({ shards: ['shard01', 'shard02'], s3: { bucket: BUCKET, path: 'coverage', region: 'us-east-1' } }, {}, 'coverage');
+    const cronJob = objects.find((o) => o.kind === 'CronJob' && o.metadata.labels?.['backup-cronjobs.io/shard'] === 'shard01')!;
+    const run = await runBackupPod(cronJob);
+    expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
+    expect(run.dump.stderr).toMatch(new RegExp(`warn Sentinel 127\\.0\\.0\\.1:${sentinel.port} monitors 1 master\\(s\\) that no CronJob of policy coverage backs up: shard03$`, 'm'));
+    expect(await metric('redis_backup_uncovered_shards', 'shard01', 'coverage')).toBe(1);
+    // every master covered: 0
+    const all = renderAll({ s3: { bucket: BUCKET, path: 'coverage', region: 'us-east-1' } }, {}, 'coverage');
+    const full = await runBackupPod(all.find((o) => o.kind === 'CronJob' && o.metadata.labels?.['backup-cronjobs.io/shard'] === 'shard02')!);
+    expect(full.dump.stderr).not.toMatch(/ warn /);
+    expect(await metric('redis_backup_uncovered_shards', 'shard02', 'coverage')).toBe(0);
+    // a Sentinel that refuses SENTINEL MASTERS (a stand-in for redis-cli): a warning, the backup goes on
+    const real = findCommand('redis-cli')!;
+    const bin = standIn('redis-cli', [
+      // the error reply redis-cli prints with -e for a renamed or ACL-denied command (redis-cli.c, cliFormatReplyRaw: "ERR ...")
+      'case " $* " in *" SENTINEL MASTERS "*) echo "ERR unknown subcommand \'MASTERS\'" >&2; exit 1 ;; esac',
+      `exec ${real} "$@"`,
+    ]);
+    const denied = await runBackupPod(cronJob, { dump: { pathPrepend: [bin] } });
+    expect([denied.dump.code, denied.upload.code]).toEqual([0, 0]);
+    expect(denied.dump.stderr).toMatch(/ warn shard coverage not checked: SENTINEL MASTERS on 127\.0\.0\.1:\d+ failed: ERR unknown subcommand 'MASTERS'$/m);
+  });
+
+  test('encrypted: <name>.rdb.gz.age decrypts with the identity to an RDB that loads; the metadata records the fingerprint; a wrong identity fails', async () => {
+    const objects = renderAll({ shards: ['shard01'], s3: { bucket: BUCKET, path: 'encrypted', region: 'us-east-1' } }, encryption(), 'encrypted');
+    const cronJob = objects.find((o) => o.kind === 'CronJob')!;
+    const { results } = await runPod(resolvePodSpec(JSON.parse(JSON.stringify(cronJob))), { secrets: secrets(), timeoutMs: 90000 });
+    for (const r of Object.values(results)) scratchDirs.push(r.mounts['/scratch']);
+    expect(Object.values(results).map((r) => r.code)).toEqual([0, 0, 0]);
+    expectNoDumpAtRest(results['s3-upload'].mounts['/scratch']);
+    const [key] = await backupsUnder('encrypted/');
+    expect(key).toMatch(/^encrypted\/redis-backup_shard01_\S+Z\.rdb\.gz\.age$/);
+    const sealed = await s3.getObject(BUCKET, key);
+    expect(sealed.subarray(0, 21).toString()).toBe('age-encryption.org/v1');
+    const dir = tempDir('bcj-dec-');
+    fs.writeFileSync(path.join(dir, 'key.txt'), identity);
+    fs.writeFileSync(path.join(dir, 'wrong.txt'), wrongIdentity);
+    fs.writeFileSync(path.join(dir, 'backup.rdb.gz.age'), sealed);
+    const dec = await runCommand('age', ['-d', '-i', path.join(dir, 'key.txt'), '-o', path.join(dir, 'backup.rdb.gz'), path.join(dir, 'backup.rdb.gz.age')]);
+    expect(dec.code).toBe(0);
+    const rdb = gunzipSync(fs.readFileSync(path.join(dir, 'backup.rdb.gz')));
+    fs.writeFileSync(path.join(dir, 'dump.rdb'), rdb);
+    const check = await runCommand('redis-check-rdb', [path.join(dir, 'dump.rdb')]);
+    expect(check.code).toBe(0);
+    expect(check.stdout.toString()).toContain(`${KEYS.shard01} keys read`);
+    const meta = await metadataOf(key);
+    const fingerprint = `sha256:${createHash('sha256').update(recipient).digest('hex').slice(0, 16)}`;
+    expect(meta).toMatchObject({ keyCount: KEYS.shard01, rdbSize: rdb.length, size: sealed.length, encryption: { tool: 'age', recipients: [fingerprint] } });
+    const wrong = await runCommand('age', ['-d', '-i', path.join(dir, 'wrong.txt'), path.join(dir, 'backup.rdb.gz.age')]);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('no identity matched any of the recipients');
+  });
+
+  test('restore drills: an encrypted backup drills green with its key count; the metrics are pushed', async () => {
+    const objects = renderAll({ shards: ['shard01'], s3: { bucket: BUCKET, path: 'encrypted', region: 'us-east-1' } },
+      { ...encryption(), drill: { schedule: '0 4 * * *', maxBackupAge: '1h' } }, 'encrypted');
+    const drill = drillOf(objects, 'shard01');
+    expect(podOf(drill).initContainers.map((c: { name: string }) => c.name)).toEqual(['fetch', 'decrypt', 'restore']);
+    const { results, report } = await runDrill(drill);
+    expect(Object.values(results).map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    expect(report.stderr).toMatch(new RegExp(`info restore drill succeeded: encrypted/redis-backup_shard01_\\S+\\.rdb\\.gz\\.age restored, ${KEYS.shard01} keys loaded into a temporary redis-server`));
+    expect(await metric('redis_backup_restore_drill_success', 'shard01', 'encrypted')).toBe(1);
+    expect(await metric('redis_backup_restore_drill_backup_age_seconds', 'shard01', 'encrypted')).toBeGreaterThanOrEqual(0);
+  });
+
+  describe('a failed drill: one error line, success 0 pushed', () => {
+    async function expectDrillFailure(cronJob: Manifest, why: RegExp, policy: string, opts: Parameters<typeof runDrill>[1] = {}): Promise<void> {
+      const { results, report } = await runDrill(cronJob, opts);
+      expect(report.code).toBe(1);
+      const errors = errorLines(report);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/ error restore drill failed after \d+s/);
+      expect(errors[0]).toMatch(why);
+      for (const [name, r] of Object.entries(results)) if (name !== 'report') expect(r.code).toBe(0);
+      expect(await metric('redis_backup_restore_drill_success', 'shard01', policy)).toBe(0);
+    }
+
+    const plain = (prefix: string, policy: string, drill: Record<string, unknown> = {}) => drillOf(renderAll(
+      { shards: ['shard01'], s3: { bucket: BUCKET, path: prefix, region: 'us-east-1' } }, { drill: { schedule: '0 4 * * *', ...drill } }, policy,
+    ), 'shard01');
+
+    test('a wrong identity', async () => {
+      const objects = renderAll({ shards: ['shard01'], s3: { bucket: BUCKET, path: 'encrypted', region: 'us-east-1' } },
+        { ...encryption(), drill: { schedule: '0 4 * * *' } }, 'drill-wrong-key');
+      await expectDrillFailure(drillOf(objects, 'shard01'), /: cannot decrypt \S+: age: error: no identity matched any of the recipients/, 'drill-wrong-key', { secrets: ageSecrets(wrongIdentity) });
+    });
+
+    test('a key count that does not match the metadata, a corrupt file, a backup too old', async () => {
+      // a good clear backup, then its metadata changed to another count
+      await runBackupPod(render({ s3: { bucket: BUCKET, path: 'mismatch', region: 'us-east-1' } }, {}, 'drill-mismatch').shard01);
+      const [key] = await backupsUnder('mismatch/');
+      const meta = await metadataOf(key);
+      await s3.putObject(BUCKET, `${key}.json`, JSON.stringify({ ...meta, keyCount: KEYS.shard01 + 1 }));
+      await expectDrillFailure(plain('mismatch', 'drill-mismatch'), new RegExp(`key count mismatch: \\S+ loaded ${KEYS.shard01} keys, the backup recorded ${KEYS.shard01 + 1}$`), 'drill-mismatch');
+
+      // a corrupt object: one byte of the RDB changed (the gzip stays valid), its size unchanged
+      const rdb = Buffer.from(gunzipSync(await s3.getObject(BUCKET, key)));
+      rdb[21] ^= 0x01;
+      const corrupt = key.replace('mismatch/', 'corrupt-drill/');
+      await s3.putObject(BUCKET, corrupt, gzipSync(rdb));
+      await s3.putObject(BUCKET, `${corrupt}.json`, JSON.stringify(meta));
+      await expectDrillFailure(plain('corrupt-drill', 'drill-corrupt'), /redis-check-rdb rejected \S+: \[offset \d+\] RDB CRC error$/, 'drill-corrupt');
+
+      // a backup older than maxBackupAge
+      const old = 'old-drill/redis-backup_shard01_2023-09-20T08:30:01Z.rdb.gz';
+      await s3.putObject(BUCKET, old, await s3.getObject(BUCKET, key));
+      await s3.putObject(BUCKET, `${old}.json`, JSON.stringify(meta));
+      await expectDrillFailure(plain('old-drill', 'drill-old', { maxBackupAge: '1d' }), /the newest backup old-drill\/redis-backup_shard01_2023-09-20T08:30:01Z\.rdb\.gz is \d+s old; spec\.drill\.maxBackupAge allows 86400s$/, 'drill-old');
+    });
   });
 });

@@ -1,0 +1,64 @@
+/**
+ * The pod of a Redis restore drill (`spec.drill`), one per shard: it takes
+ * the newest backup of the shard, decrypts and checks it, loads it into a
+ * temporary `redis-server` inside the pod and compares the loaded key count
+ * with the one the backup recorded, then pushes the result. Steps, sharing
+ * the scratch volume (sized as for a backup, `spec.redis.scratch`: the
+ * compressed backup and the RDB are both there while it is unpacked):
+ *  1. init `fetch` (aws CLI image): the drill's start, the newest backup of
+ *     the shard (retention's listing), its age against `maxBackupAge`, the
+ *     backup and its metadata downloaded;
+ *  2. init `decrypt` (only with `spec.encryption`; the age image and the
+ *     identity Secret): decrypts the `.age` backup;
+ *  3. init `restore` (redis image): gunzip, redis-check-rdb, the temporary
+ *     server (a unix socket, no TCP port), the comparison;
+ *  4. `report` (aws CLI image: curl): pushes the drill metrics, fails the
+ *     Job when the drill failed.
+ * Steps 1-3 hand a failure on to `report` (and exit 0), so a failed drill is
+ * always pushed. The drill never talks to the shard's servers or Sentinels.
+ * The temporary server holds the whole data set in memory: the drill pod's
+ * memory (spec.drill resources) must fit it.
+ */
+import type { EngineContainer, EngineEnvVar, EnvVar } from '../../kubernetes/objects';
+import { shellCommand } from '../../scripts';
+import { ageIdentityParts } from '../../workload/encryption';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
+import type { EnginePod, PodContext, PolicyContext } from '../engine';
+import { awsEnv } from '../s3';
+import { REDIS_DEFAULTS } from './defaults';
+import { SCRATCH, TMP, destinationEnv, metricsEnv, scratchVolume, tmpEnv, tmpVolume } from './pod-parts';
+import type { ResolvedRedis } from './resolve';
+
+export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx: PodContext): EnginePod {
+  const age = policy.encryption?.age;
+  const identity = age && ageIdentityParts(age);
+  const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];
+  const drillEnv: EnvVar[] = [...tmpEnv, { name: 'BACKUP_DRILL_DIR', value: `${SCRATCH}/drill` }];
+  const step = (name: string, image: string, entry: string, env: readonly EngineEnvVar[], features = {}): EngineContainer => ({
+    name,
+    image,
+    command: shellCommand(entry, features),
+    env: [...ctx.env, ...drillEnv, ...env],
+    volumeMounts: name === 'decrypt' && identity ? [...mounts, ...identity.mounts] : mounts,
+    securityContext: restrictedContainerSecurity(),
+  });
+  const fetch = step('fetch', spec.images.awsCli, 'redis-drill-fetch.sh', [
+    { name: 'REDIS_SHARD', value: shard },
+    { name: 'REDIS_DRILL_METADATA_SUFFIX', value: REDIS_DEFAULTS.metadataSuffix },
+    ...awsEnv(spec.s3),
+    ...destinationEnv(spec, shard),
+  ]);
+  const decrypt = age && identity ? step('decrypt', age.image, 'redis-drill-decrypt.sh', identity.env) : undefined;
+  const restore = step('restore', spec.images.redis, 'redis-drill-restore.sh', [
+    { name: 'REDIS_DRILL_LOAD_TIMEOUT', value: String(REDIS_DEFAULTS.drillLoadTimeoutSeconds) },
+  ]);
+  const report = step('report', spec.images.awsCli, 'drill-report.sh', metricsEnv(ctx, shard), { metrics: ctx.metrics });
+  const init = decrypt ? [fetch, decrypt, restore] : [fetch, restore];
+  return {
+    initContainers: init,
+    containers: [report],
+    mainContainers: [...init, report].map((c) => c.name),
+    volumes: [scratchVolume(spec), tmpVolume, ...(identity?.volumes ?? [])],
+    securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
+  };
+}

@@ -1,0 +1,58 @@
+# shellcheck shell=sh
+# needs: s3.sh retention.sh drill.sh drill-steps.sh
+# Entry of a Redis restore drill's `fetch` init container (images.awsCli):
+# records the drill's start, finds the newest backup of shard REDIS_SHARD as
+# its retention lists it (<prefix><UTC time>.rdb.gz, or the same with .age;
+# ties: the greater name), checks its age against spec.drill.maxBackupAge,
+# and downloads it and its metadata (<name without .age>.json) into
+# BACKUP_DRILL_DIR, checking the downloaded size against the listed one.
+# Facts recorded (drill-steps.sh): started, name, time, metadata.json, and
+# `backup` (the downloaded file; `gzip` too when it is not encrypted).
+# Env: BACKUP_DRILL_DIR, REDIS_SHARD, REDIS_DRILL_METADATA_SUFFIX, S3_*,
+# BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX, BACKUP_DRILL_MAX_AGE_SECONDS.
+
+# s3_download KEY FILE: one object into FILE, TERM handled at once.
+s3_download() {
+  (s3_aws s3 cp --only-show-errors --no-progress "s3://$S3_BUCKET/$1" "$2") >/dev/null 2>"$TMPDIR/aws.err" &
+  _sd_st=0
+  wait "$!" || _sd_st=$?
+  [ "$_sd_st" -eq 0 ] || die "cannot download s3://$S3_BUCKET/$1: $(awk 'NF { line = $0 } END { print line }' "$TMPDIR/aws.err")"
+}
+
+drill_step_cleanup() {
+  if [ "$1" -ne 0 ]; then rm -f "$BACKUP_DRILL_DIR/metadata.json" "${file:-}"; fi
+}
+
+main() {
+  require_env BACKUP_DRILL_DIR
+  rm -rf "$BACKUP_DRILL_DIR"
+  mkdir -p "$BACKUP_DRILL_DIR" || die "cannot create $BACKUP_DRILL_DIR: the scratch volume is not writable"
+  now_epoch >"$BACKUP_DRILL_DIR/started"
+  drill_step fetch
+  require_env REDIS_SHARD REDIS_DRILL_METADATA_SUFFIX S3_BUCKET BACKUP_NAME_PREFIX
+  require_cmd aws awk sort head stat
+  where="shard $REDIS_SHARD's backups at $(retention_destination)"
+  _rt_err="listing failed"
+  retention_list >"$TMPDIR/listing" || die "listing $where failed ($_rt_err)"
+  tab=$(printf '\t')
+  newest=$(LC_ALL=C sort -t "$tab" -k1,1nr -k3r "$TMPDIR/listing" | head -n 1)
+  [ -n "$newest" ] || die "no backup among $where: nothing to drill"
+  time=${newest%%"$tab"*}
+  size=${newest#*"$tab"} size=${size%%"$tab"*}
+  name=${newest##*"$tab"}
+  drill_record name "$name"
+  drill_record time "$time"
+  drill_check_age "$time" "$name"
+  clear=${name%.age}
+  s3_download "$clear$REDIS_DRILL_METADATA_SUFFIX" "$BACKUP_DRILL_DIR/metadata.json"
+  file=$BACKUP_DRILL_DIR/backup.rdb.gz
+  case $name in *.age) file=$file.age ;; esac
+  s3_download "$name" "$file"
+  got=$(stat -c %s "$file") || die "cannot read the size of $file"
+  [ "$got" = "$size" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$name, which is listed with $size"
+  drill_record backup "$file"
+  case $name in *.age) ;; *) drill_record gzip "$file" ;; esac
+  info "drilling the newest backup of $where: $name ($(($(now_epoch) - time))s old, $size bytes)"
+}
+
+main "$@"

@@ -1,0 +1,87 @@
+# shellcheck shell=sh
+# needs: redis-stream.sh age.sh
+# Encryption side of a Redis shard backup with spec.encryption.age: container
+# `age-encrypt` (spec.encryption.age.image: sh, sed, sha256sum, age). It runs
+# at the same time as `redis-dump` and `s3-upload`, between them:
+#   redis-dump > $BACKUP_SCRATCH_DIR/stream > age-encrypt > stream.age > s3-upload
+#  1. Records the recipients' fingerprints (age_fingerprints) in
+#     result/age_fingerprints, for the backup's metadata.
+#  2. Opens stream.age for writing (waits for s3-upload), then the stream for
+#     reading (waits for redis-dump); passes the header line through in clear.
+#  3. Encrypts the rest of the stream (the gzip'd RDB, checked by redis-dump
+#     on the clear stream) to the recipients as it comes.
+#  4. Records its verdict (result/encrypt-ok, or the reason in
+#     result/encrypt-error) and only then closes stream.age: s3-upload
+#     completes the upload only after both good verdicts.
+# TERM/INT stops age and exits 1; s3-upload, stopped at the same time, stores
+# nothing. This side's end leaves the marker encrypt.exit and releases both
+# pipes (see redis-stream.sh).
+# Env: BACKUP_SCRATCH_DIR, BACKUP_AGE_RECIPIENTS | BACKUP_AGE_RECIPIENTS_FILE.
+
+on_signal() {
+  trap '' TERM INT
+  stream_unwatch
+  if [ -n "$age_pid" ]; then kill "$age_pid" 2>/dev/null || :; fi
+  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) while encrypting; no backup taken"
+}
+
+on_exit() {
+  stream_unwatch
+  if [ -n "$age_pid" ]; then
+    kill "$age_pid" 2>/dev/null || :
+    wait "$age_pid" 2>/dev/null || :
+  fi
+  rm -rf "$work"
+  stream_leave "$in" "$BACKUP_SCRATCH_DIR/encrypt.exit"
+  stream_leave "$out" "$BACKUP_SCRATCH_DIR/encrypt.exit"
+}
+
+main() {
+  [ -n "${BACKUP_SCRATCH_DIR:-}" ] || { log error "environment variable BACKUP_SCRATCH_DIR is required but empty"; exit 1; }
+  in=$BACKUP_SCRATCH_DIR/stream
+  out=$BACKUP_SCRATCH_DIR/stream.age
+  result=$BACKUP_SCRATCH_DIR/result
+  work=$BACKUP_SCRATCH_DIR/encrypt
+  age_pid=
+  mkdir -p "$result" "$work" || { log error "cannot create $result and $work: the scratch volume is not writable"; exit 1; }
+  # shellcheck disable=SC2034 # read by die (common.sh)
+  die_record=$result/encrypt-error
+  { stream_init "$in" && stream_init "$out"; } || die "cannot create the named pipes $in and $out; no backup taken"
+  trap on_exit EXIT
+  trap 'on_signal TERM' TERM
+  trap 'on_signal INT' INT
+  require_cmd age sed sha256sum
+  recipients=$(age_recipients_file)
+  age_fingerprints "$recipients" >"$result/age_fingerprints" || die "cannot compute the fingerprints of the age recipients; no backup taken"
+
+  stream_watch "$out" "$BACKUP_SCRATCH_DIR/upload.exit"
+  command exec 4>"$out" || die "cannot open the stream $out; no backup taken"
+  stream_unwatch
+  [ ! -e "$BACKUP_SCRATCH_DIR/upload.exit" ] || die "the upload container (s3-upload) ended before the dump started (see its log); no backup taken"
+  stream_watch "$in" "$BACKUP_SCRATCH_DIR/dump.exit"
+  command exec 5<"$in" || die "cannot open the stream $in; no backup taken"
+  stream_unwatch
+  # The header line, in clear (a dump that failed before its header sends none).
+  if IFS= read -r header <&5; then
+    trap '' PIPE
+    printf '%s\n' "$header" >&4 || die "the upload container (s3-upload) stopped reading the stream (see its log); no backup taken"
+    trap - PIPE
+    age_encrypt "$recipients" <&5 >&4 2>"$work/age.err" &
+    age_pid=$!
+    exec 5<&-
+    _st=0
+    wait "$age_pid" || _st=$?
+    age_pid=
+    # age (Go) dies of SIGPIPE when its stdout breaks
+    [ "$_st" -ne 141 ] || die "the upload container (s3-upload) stopped reading the stream (see its log); no backup taken"
+    if [ "$_st" -ne 0 ]; then
+      _why=$(awk 'NF { line = $0 } END { print line }' "$work/age.err" 2>/dev/null) || _why=
+      die "age --encrypt failed: ${_why:-exit code $_st}; no backup taken"
+    fi
+  fi
+  : >"$result/encrypt-ok"
+  exec 4>&-
+  info "stream encrypted with age to the recipients $(cat "$result/age_fingerprints")"
+}
+
+main "$@"
