@@ -6,7 +6,7 @@
  */
 import type { RetentionOptions } from '../policy/retention-options';
 import { PolicyError, PolicyIssue, childPath, pathSegments } from '../policy/errors';
-import type { JobSettings, MetricsOptions, PolicyCommonSpec, PolicyDocument, ScriptsOptions } from '../policy/types';
+import type { DrillOptions, EncryptionOptions, JobSettings, MetricsOptions, PolicyCommonSpec, PolicyDocument, ScriptsOptions } from '../policy/types';
 import { API_VERSION, KIND } from '../policy/types';
 import { pickSettings } from '../policy/settings';
 
@@ -28,10 +28,17 @@ export interface SchedulePolicyProps {
   readonly metrics?: MetricsOptions;
   /** @default - inline */
   readonly scripts?: ScriptsOptions;
+  /** Client-side encryption (`spec.encryption`; etcd and Redis). @default - stored as written */
+  readonly encryption?: EncryptionOptions;
+  /** Restore drills (`spec.drill`; etcd and Redis). @default - no drills */
+  readonly drill?: DrillOptions;
 }
 
+/** `SchedulePolicyProps` keys that are `spec` fields of their own name. */
+const SPEC_PROP_KEYS = ['retention', 'metrics', 'scripts', 'encryption', 'drill'];
+
 /** Keys of `SchedulePolicyProps`: they go to `metadata` and `spec`, never to the engine. */
-export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', 'retention', 'metrics', 'scripts'] as const;
+export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', 'retention', 'metrics', 'scripts', 'encryption', 'drill'] as const;
 
 /** A policy document whose spec holds one engine (checked when it is validated). */
 export type EnginePolicyDocument<Key extends string, Spec> = PolicyDocument<PolicyCommonSpec & { readonly [K in Key]: Spec }>;
@@ -91,7 +98,9 @@ function document<Key extends string, Spec>(engine: Key, props: Omit<SchedulePol
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
-    spec: { defaults, retention: props.retention, metrics: props.metrics, scripts: props.scripts, [engine]: spec } as PolicyCommonSpec & { readonly [K in Key]: Spec },
+    spec: {
+      defaults, retention: props.retention, metrics: props.metrics, scripts: props.scripts, encryption: props.encryption, drill: props.drill, [engine]: spec,
+    } as PolicyCommonSpec & { readonly [K in Key]: Spec },
   };
 }
 
@@ -124,7 +133,7 @@ export function propPath(layout: PropsLayout, policyPath: string): string {
   }
   if (top === 'spec') {
     if (key === undefined || (key === layout.engine && rest.length === 0)) return '';
-    if (key === 'retention' || key === 'metrics') return join([key, ...rest]);
+    if (typeof key === 'string' && SPEC_PROP_KEYS.includes(key)) return join([key, ...rest]);
     if (key === 'defaults') return join(rest);
     if (key === layout.engine) {
       if (layout.shape === 'schedule' && rest[0] === 'schedules') {

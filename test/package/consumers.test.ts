@@ -188,7 +188,8 @@ describe('cdk8s consumer', () => {
     const expected: any[] = plain([...renderPolicy(redisSchedulePolicy(CDK8S_IDIOMS_PLAIN.redis)), ...renderPolicy(etcdSchedulePolicy(CDK8S_IDIOMS_PLAIN.etcd))]);
     // the escape hatches of the app
     expected.find((m) => m.metadata.name === 'cache-shard01').spec.jobTemplate.spec.template.spec.priorityClassName = 'backup-low';
-    expected.find((m) => m.metadata.name === 'cache-shard02').metadata.annotations = { 'example.com/owner': 'cache-team' };
+    const shard02 = expected.find((m) => m.metadata.name === 'cache-shard02');
+    shard02.metadata.annotations = { ...shard02.metadata.annotations, 'example.com/owner': 'cache-team' };
     expect(written.filter((m) => m.kind !== 'PersistentVolumeClaim')).toEqual(expected);
     // the claim is cdk8s-plus's own object, in the chart's namespace, and the etcd CronJobs mount it
     expect(written.filter((m) => m.kind === 'PersistentVolumeClaim').map((m) => m.metadata)).toEqual([expect.objectContaining({ name: 'etcd-snapshots', namespace: 'backups' })]);

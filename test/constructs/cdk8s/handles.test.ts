@@ -61,6 +61,16 @@ test('etcd restore drills: drillCronJob by the key of the backups they drill', (
   expect(() => without.drillCronJob('cp-1')).toThrow('test/plain: restore-drill CronJob: no key "cp-1"; there is none');
 });
 
+test('Redis restore drills from the schedule construct: drillCronJob by shard', () => {
+  const chart = Testing.chart();
+  const schedule = new RedisBackupSchedule(chart, 'drilled', { ...redisProps, drill: { schedule: '@daily', maxBackupAge: '2d' } });
+  expect(names(schedule.drillCronJobs)).toEqual([['shard01', 'CronJob cache-shard01-drill'], ['shard02', 'CronJob cache-shard02-drill']]);
+  expect(schedule.drillCronJob('shard02').name).toBe('cache-shard02-drill');
+  expect(schedule.cronJob('shard02').name).toBe('cache-shard02');
+  expect(() => new RedisBackupSchedule(chart, 'bad', { ...redisProps, name: 'bad', drill: { schedule: 'daily' } }))
+    .toThrow(/drill\.schedule: received "daily"/);
+});
+
 test('an unknown key, or no key among several, names the construct and the keys there are', () => {
   const chart = Testing.chart();
   const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);

@@ -19,6 +19,9 @@ function leaves(value: unknown, path = ''): [string, string][] {
 const COMMON = {
   name: 'v-name', namespace: 'v-namespace', labels: { 'app.kubernetes.io/part-of': 'v-label' }, annotations: { note: 'v-annotation' },
   retention: { maxAge: 'v-max-age', schedule: 'v-prune-schedule' }, metrics: { pushgatewayUrl: 'v-pgw', prometheusRule: { severity: 'v-severity' } },
+  scripts: { mode: 'v-scripts-mode' },
+  encryption: { age: { recipients: ['v-recipient'], identitySecret: { name: 'v-identity', key: 'v-identity-key' }, image: 'v-age-image' } },
+  drill: { schedule: 'v-drill-schedule', maxBackupAge: 'v-drill-age', timeout: 'v-drill-timeout' },
   schedule: 'v-schedule', timeZone: 'v-tz', stagger: { window: 'v-window' },
   placement: { nodeSelector: { zone: 'v-zone' }, tolerations: [{ key: 'v-toleration' }] },
   pod: { env: [{ name: 'v-env-name', secretKeyRef: { name: 'v-env-secret', key: 'v-env-key' } }], imagePullSecrets: ['v-pull-secret'] },
