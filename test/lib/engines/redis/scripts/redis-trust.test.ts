@@ -147,7 +147,7 @@ test('the deadline (TERM to every container) while age-encrypt is streaming: all
     policy: 'redis-term-encrypt', prefix: 'termencrypt', condition: 'upload-started', spec: encryption(), release: false, during: (pids) => {
       // age holds the rest of the stream (the upload took its first MiB of 3): it is in the middle
       ageRunning = descendants(pids.encrypt).some((p) => path.basename(p.argv[0] ?? '') === 'age' && p.argv.includes('--encrypt'));
-      for (const pid of [pids.upload, pids.encrypt, pids.dump]) process.kill(pid, 'SIGTERM');
+      for (const pid of [pids.dump, pids.encrypt, pids.upload]) process.kill(pid, 'SIGTERM');
     },
   });
   expect(ageRunning).toBe(true);
