@@ -409,6 +409,8 @@ on_signal() {
 }
 
 on_exit() {
+  # ending already: a TERM now would only log a second error line
+  trap '' TERM INT
   stream_unwatch
   stop_children
   rm -rf "$work"

@@ -26,6 +26,8 @@ on_signal() {
 }
 
 on_exit() {
+  # ending already: a TERM now would only log a second error line
+  trap '' TERM INT
   stream_unwatch
   if [ -n "$age_pid" ]; then
     kill "$age_pid" 2>/dev/null || :

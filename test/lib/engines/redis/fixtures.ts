@@ -1,3 +1,4 @@
+import { PolicyError, renderPolicy } from '../../../../lib';
 import type { BackupPolicy, RedisSpec } from '../../../../lib';
 
 /** A small valid Redis policy: two shards behind one Sentinel, S3 on MinIO, with overrides. */
@@ -35,3 +36,14 @@ export const containerOf = (o: any, name: string) =>
 export const envOf = (o: any, container: string): Record<string, any> =>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   Object.fromEntries((containerOf(o, container).env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
+
+/** The problems of a policy that does not render, as `<path>: <message>`; throws when it renders. */
+export function issuesOf(doc: unknown): string[] {
+  try {
+    renderPolicy(doc);
+  } catch (e) {
+    if (e instanceof PolicyError) return e.issues.map((i) => `${i.path}: ${i.message}`);
+    throw e;
+  }
+  throw new Error('expected a PolicyError');
+}

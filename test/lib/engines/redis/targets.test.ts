@@ -3,24 +3,14 @@ import { execFileSync } from 'child_process';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { Testing } from 'cdk8s';
-import { PolicyError, loadPolicies, renderPolicy, toYaml } from '../../../../lib';
+import { loadPolicies, renderPolicy, toYaml } from '../../../../lib';
 import type { Manifest } from '../../../../lib';
 import { RedisBackupSchedule } from '../../../../constructs/cdk8s';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { requireCommands } from '../../../support/services/commands';
-import { containerOf, envOf, podOf, redisPolicy } from './fixtures';
+import { containerOf, envOf, issuesOf, podOf, redisPolicy } from './fixtures';
 
 const cronJobs = (objects: Manifest[]) => objects.filter((o) => o.kind === 'CronJob');
-
-function issuesOf(doc: unknown): string[] {
-  try {
-    renderPolicy(doc);
-  } catch (e) {
-    if (e instanceof PolicyError) return e.issues.map((i) => `${i.path}: ${i.message}`);
-    throw e;
-  }
-  throw new Error('expected a PolicyError');
-}
 
 test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, valid against the API schema', () => {
   const objects = renderPolicy(redisPolicy({}, { defaults: { schedule: '0 3 * * *' } }));
