@@ -10,6 +10,7 @@ import { runCli } from '../../../../lib/cli';
 import { etcdEngine } from '../../../../lib/engines/etcd';
 import type { BackupPolicy, EtcdSpec, Manifest } from '../../../../lib';
 import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../../../support/run-container';
+import { ProcessInfo, processes } from '../../../support/proc';
 import type { PushgatewayHandle } from '../../../support/services';
 
 /** A small valid etcd policy with overrides. */
@@ -136,47 +137,12 @@ export async function waitFor<T>(what: string, condition: () => T | undefined | 
   }
 }
 
-export interface ProcessInfo {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly argv: string[];
-}
-
-/** The processes of this machine (from /proc; those that end while it is read are left out). */
-export function processes(): ProcessInfo[] {
-  const list: ProcessInfo[] = [];
-  for (const entry of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').slice(0, -1);
-      list.push({ pid: Number(entry), ppid, argv });
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return list;
-}
-
 /**
  * The first process of a container that runContainer is running now: its `sh -c SCRIPT ENTRY`, a child of
  * this process (the kubelet signals this one at the Job's deadline).
  */
 export const containerProcess = (entry: string): ProcessInfo | undefined =>
   processes().find((p) => p.ppid === process.pid && p.argv.length >= 4 && p.argv[1] === '-c' && p.argv[p.argv.length - 1] === entry);
-
-/** Every process below `pid`. */
-export function descendants(pid: number): ProcessInfo[] {
-  const all = processes();
-  const found: ProcessInfo[] = [];
-  for (let parents = [pid]; parents.length > 0;) {
-    const children = all.filter((p) => parents.includes(p.ppid));
-    found.push(...children);
-    parents = children.map((p) => p.pid);
-  }
-  return found;
-}
 
 /**
  * A bin directory with a stand-in `etcdctl` that runs the real etcdctl for every call (so it prints exactly

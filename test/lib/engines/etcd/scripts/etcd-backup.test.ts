@@ -5,6 +5,7 @@
 // Faults are injected between etcdctl's steps by a stand-in etcdctl that runs
 // the real one and pauses around `snapshot save`; deadlines are TERM sent to a
 // step's first process, as the kubelet does.
+import { descendants } from '../../../../support/proc';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -29,7 +30,6 @@ import {
   PodRun,
   containerProcess,
   cronJobOf,
-  descendants,
   errorLines,
   etcdPolicy,
   filesOf,

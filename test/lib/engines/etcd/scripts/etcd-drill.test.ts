@@ -5,6 +5,7 @@
 // etcd member and push their result to a real Pushgateway. Encrypted backups
 // are encrypted with the real age. A deadline is TERM sent to a step's first
 // process, as the kubelet does.
+import { processes } from '../../../../support/proc';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -20,7 +21,6 @@ import {
   etcdPolicy,
   filesOf,
   metricValue,
-  processes,
   removeTempDirs,
   runPod,
   stamp,

@@ -3,6 +3,7 @@
 // and decrypt steps, s3rver for S3; the restore Job decrypts with the identity Secret. What is
 // stored decrypts, with the README's age command, to a snapshot that `etcdctl snapshot status`
 // accepts and that restores. Deadlines are TERM sent to a step's first process, as the kubelet does.
+import { descendants } from '../../../../support/proc';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -25,7 +26,6 @@ import {
   ageKeypair,
   containerProcess,
   cronJobOf,
-  descendants,
   errorLines,
   etcdPolicy,
   filesOf,

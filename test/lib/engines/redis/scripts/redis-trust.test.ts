@@ -9,7 +9,7 @@ import { gunzipSync, gzipSync } from 'zlib';
 import type { Manifest } from '../../../../../lib';
 import { resolvePodSpec, runPod } from '../../../../support/run-container';
 import { S3Handle, SentinelHandle, findCommand, requireCommands, runCommand } from '../../../../support/services';
-import { descendants } from '../../etcd/fixtures';
+import { descendants } from '../../../../support/proc';
 import { podOf } from '../fixtures';
 import {
   BUCKET,
