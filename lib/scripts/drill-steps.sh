@@ -17,6 +17,16 @@
 # returned, so whatever can take long runs in the background, waited for
 # (`CMD & wait "$!"`): TERM then stops it at once.
 
+# drill_start UNDO: the start of a drill, in its first step (fetch): an
+# empty BACKUP_DRILL_DIR, the fact `started`, then drill_step fetch UNDO.
+drill_start() {
+  require_env BACKUP_DRILL_DIR
+  rm -rf "$BACKUP_DRILL_DIR"
+  mkdir -p "$BACKUP_DRILL_DIR" || die "cannot create $BACKUP_DRILL_DIR: the scratch volume is not writable"
+  now_epoch >"$BACKUP_DRILL_DIR/started"
+  drill_step fetch "$1"
+}
+
 # drill_step STEP UNDO: starts the drill step STEP, unless an earlier step
 # failed (then it exits 0 at once). From here on:
 #  - TERM/INT stops every process of the step (they share its process group)

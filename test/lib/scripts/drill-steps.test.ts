@@ -54,6 +54,16 @@ test('a good step: exit 0, no error recorded, the undo told 0, its temporary dir
   expect(stepTempDirs()).toEqual([]);
 });
 
+test('drill_start: a fresh drill directory (an earlier drill\'s error gone), its start recorded, then the fetch step', async () => {
+  const before = Math.floor(Date.now() / 1000);
+  const r = await step('printf "old failure\\n" >"$BACKUP_DRILL_DIR/error"; drill_start undo; info "fetching"').done;
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain('info fetching');
+  expect(readdirSync(drillDir())).toEqual(['started']);
+  expect(Number(fact('started'))).toBeGreaterThanOrEqual(before);
+  expect(Number(fact('started'))).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+});
+
 test('die: its one line is recorded for the report, the undo removes what the step wrote, the step exits 0; the next step is skipped', async () => {
   const r = await step('drill_step fetch undo; : >"$BACKUP_DRILL_DIR/written"; die "no backup among here: nothing to drill"').done;
   expect(r.code).toBe(0);

@@ -37,11 +37,7 @@ list_backups() {
 }
 
 main() {
-  require_env BACKUP_DRILL_DIR
-  rm -rf "$BACKUP_DRILL_DIR"
-  mkdir -p "$BACKUP_DRILL_DIR" || die "cannot create $BACKUP_DRILL_DIR: the scratch volume is not writable"
-  now_epoch >"$BACKUP_DRILL_DIR/started"
-  drill_step fetch undo_fetch
+  drill_start undo_fetch
   require_env ETCD_DRILL_METADATA_SUFFIX ETCD_BACKUP_EXTENSION BACKUP_DEST_KIND BACKUP_NAME_PREFIX
   require_cmd awk sort head date mktemp cat cp rm
   if [ -n "${ETCD_BACKUP_NODE:-}" ]; then

@@ -24,11 +24,7 @@ undo_fetch() {
 }
 
 main() {
-  require_env BACKUP_DRILL_DIR
-  rm -rf "$BACKUP_DRILL_DIR"
-  mkdir -p "$BACKUP_DRILL_DIR" || die "cannot create $BACKUP_DRILL_DIR: the scratch volume is not writable"
-  now_epoch >"$BACKUP_DRILL_DIR/started"
-  drill_step fetch undo_fetch
+  drill_start undo_fetch
   require_env REDIS_SHARD REDIS_DRILL_METADATA_SUFFIX S3_BUCKET BACKUP_NAME_PREFIX
   require_cmd aws awk sort head stat mktemp
   where="shard $REDIS_SHARD's backups at $(retention_destination)"
