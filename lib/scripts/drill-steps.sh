@@ -1,41 +1,79 @@
 # shellcheck shell=sh
-# The steps of a restore-drill pod (spec.drill) hand their facts on to each
-# other in BACKUP_DRILL_DIR, in the pod's scratch volume:
-#   started   epoch seconds of the drill's start (the first step's)
+# The steps of a restore-drill pod (spec.drill), any engine's, hand their
+# facts on to each other in BACKUP_DRILL_DIR, in the pod's scratch volume:
+#   started   epoch seconds of the drill's start (the fetch step's)
 #   name      the backup drilled, as listed (file name or object key)
 #   time      its time (epoch seconds, from its name)
 #   result    what the restored instance answered (a good drill)
 #   error     why the drill failed: one line
-# plus any files an engine's steps pass on. Each step before the report
-# (drill-report.sh) records its failure in `error` and exits 0, and a step
-# that finds an `error` does nothing: the report step always runs, pushes the
-# result and fails the Job with that line.
+# plus the files an engine's steps pass on (its fetch step lists them). Each
+# step before the report (drill-report.sh) records its failure in `error` and
+# exits 0, and a step that finds an `error` does nothing: the report step
+# always runs, pushes the result and fails the Job with that line.
+#
+# At the Job's deadline (or when the pod is deleted) the kubelet sends TERM
+# to a container's first process -- the step's shell -- and KILL after the
+# grace period. A shell runs a trap only once its foreground command has
+# returned, so whatever can take long runs in the background, waited for
+# (`CMD & wait "$!"`): TERM then stops it at once.
 
-# drill_step STEP: starts the drill step STEP, unless an earlier step failed.
-# From here on, any failure (die, a non-zero exit, TERM/INT) is recorded for
-# the report step and the step exits 0; drill_step_cleanup (a function the
-# step may define) runs first on any exit, with the exit status.
+# drill_start UNDO: the start of a drill, in its first step (fetch): an
+# empty BACKUP_DRILL_DIR, the fact `started`, then drill_step fetch UNDO.
+drill_start() {
+  require_env BACKUP_DRILL_DIR
+  rm -rf "$BACKUP_DRILL_DIR"
+  mkdir -p "$BACKUP_DRILL_DIR" || die "cannot create $BACKUP_DRILL_DIR: the scratch volume is not writable"
+  now_epoch >"$BACKUP_DRILL_DIR/started"
+  drill_step fetch "$1"
+}
+
+# drill_step STEP UNDO: starts the drill step STEP, unless an earlier step
+# failed (then it exits 0 at once). From here on:
+#  - TERM/INT stops every process of the step (they share its process group)
+#    and fails the step with one line naming what it was doing (drill_phase);
+#  - on any exit, UNDO (a function of the step) runs with the exit status: it
+#    stops what the step started and removes what a failed step wrote; then
+#    the step's temporary directory (TMPDIR from here on) goes;
+#  - a failure (die, a non-zero exit, TERM/INT) is recorded for the report
+#    step, and the step exits 0.
 drill_step() {
   require_env BACKUP_DRILL_DIR
   if [ -s "$BACKUP_DRILL_DIR/error" ]; then
     info "skipped: an earlier step of this drill failed"
     exit 0
   fi
-  _ds_step=$1
+  _ds_step=$1 _ds_undo=$2
+  drill_phase "running the $1 step"
   # shellcheck disable=SC2034 # read by die (common.sh)
   die_record=$BACKUP_DRILL_DIR/error
+  # the step's own stdout and stderr, for a trap that runs inside a redirection
+  exec 8>&1 9>&2
   trap '_drill_step_exit $?' EXIT
   trap '_drill_step_signal TERM' TERM
   trap '_drill_step_signal INT' INT
+  _ds_tmp=$(mktemp -d "${TMPDIR:-/tmp}/drill-step.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+  TMPDIR=$_ds_tmp
+  export TMPDIR
+}
+
+# drill_phase WHAT: what the step is doing, for the line a TERM/INT ends it with.
+drill_phase() {
+  _ds_doing=$*
 }
 
 _drill_step_signal() {
   trap '' TERM INT
-  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) during the $_ds_step step"
+  # the trap runs where the wait was, inside that command's redirections
+  exec 1>&8 2>&9
+  kill -s TERM 0 2>/dev/null || :
+  wait || :
+  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) while $_ds_doing"
 }
 
 _drill_step_exit() {
-  if command -v drill_step_cleanup >/dev/null 2>&1; then drill_step_cleanup "$1" || :; fi
+  trap '' TERM INT
+  "$_ds_undo" "$1" || :
+  rm -rf "${_ds_tmp:-}"
   [ "$1" -ne 0 ] || exit 0
   [ -s "$BACKUP_DRILL_DIR/error" ] || printf 'the %s step ended with exit status %s\n' "$_ds_step" "$1" >"$BACKUP_DRILL_DIR/error"
   info "the failure is left for the report step"
@@ -51,4 +89,19 @@ drill_fact() {
 # drill_record NAME VALUE: records a fact for the later steps.
 drill_record() {
   printf '%s\n' "$2" >"$BACKUP_DRILL_DIR/$1" || die "cannot write $BACKUP_DRILL_DIR/$1"
+}
+
+# drill_newest LISTING WHERE: the newest backup of LISTING (retention.sh's
+# listing of WHERE: time, size and name a line; ties: the greater name),
+# recorded as the facts name and time. Sets DRILL_NAME, DRILL_TIME and
+# DRILL_SIZE.
+drill_newest() {
+  _dn_tab=$(printf '\t')
+  _dn_line=$(LC_ALL=C sort -t "$_dn_tab" -k1,1nr -k3r "$1" | head -n 1)
+  [ -n "$_dn_line" ] || die "no backup among $2: nothing to drill"
+  DRILL_TIME=${_dn_line%%"$_dn_tab"*}
+  DRILL_SIZE=${_dn_line#*"$_dn_tab"} DRILL_SIZE=${DRILL_SIZE%%"$_dn_tab"*}
+  DRILL_NAME=${_dn_line##*"$_dn_tab"}
+  drill_record name "$DRILL_NAME"
+  drill_record time "$DRILL_TIME"
 }

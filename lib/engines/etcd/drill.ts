@@ -48,7 +48,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
   const identity = age && ageIdentityParts(age);
   const sourceMounts: VolumeMount[] = l.mount ? [{ ...l.mount, readOnly: true }] : [];
   const home: EnvVar[] = [{ name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }];
-  const drillEnv: EnvVar[] = [{ name: 'ETCD_BACKUP_SCRATCH', value: P.scratch }, { name: 'ETCD_DRILL_DIR', value: P.drill }];
+  const drillEnv: EnvVar[] = [{ name: 'ETCD_BACKUP_SCRATCH', value: P.scratch }, { name: 'BACKUP_DRILL_DIR', value: P.drill }];
   // a literal node name: the pod need not run on that node (PVC, S3)
   const nodeEnv: EngineEnvVar[] = node ? [{ name: 'ETCD_BACKUP_NODE', value: node }] : [];
   const stepImage = s3 ? spec.images.awsCli : spec.images.shell;
@@ -96,7 +96,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
   const report: EngineContainer = {
     name: 'report',
     image: stepImage,
-    command: shellCommand('etcd-drill-report.sh', { metrics: ctx.metrics }),
+    command: shellCommand('drill-report.sh', { metrics: ctx.metrics }),
     env: [...ctx.env, ...home, ...drillEnv],
     volumeMounts: [scratchMount],
     securityContext: restrictedContainerSecurity(),

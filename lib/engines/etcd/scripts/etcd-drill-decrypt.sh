@@ -1,36 +1,36 @@
 # shellcheck shell=sh
-# needs: etcd-drill-lib.sh age.sh
+# needs: etcd-lib.sh age.sh drill-steps.sh
 # Entry of a restore drill's `decrypt` init container (spec.encryption.age.image,
 # with the identity of spec.encryption.age.identitySecret): when the backup
 # the fetch step chose is encrypted (<name>.age), decrypts it with age into
-# ETCD_DRILL_DIR/<name> -- a wrong identity or a damaged file fails here, with
+# BACKUP_DRILL_DIR/<name> -- a wrong identity or a damaged file fails here, with
 # age's own message -- and removes the downloaded encrypted copy (S3; never
 # the stored backup). A backup stored in clear passes through.
 # Any failure, or TERM/INT, removes the partial output and is recorded for
 # the report step (exit 0).
-# Env: ETCD_DRILL_DIR, BACKUP_AGE_IDENTITY_FILE.
+# Env: BACKUP_DRILL_DIR, BACKUP_AGE_IDENTITY_FILE.
 
 undo_decrypt() {
   if [ "$1" -ne 0 ] && [ -n "${clear:-}" ]; then rm -f "$clear"; fi
 }
 
 main() {
-  require_env ETCD_DRILL_DIR
-  drill_step_start decrypt undo_decrypt
+  require_env BACKUP_DRILL_DIR
+  drill_step decrypt undo_decrypt
   require_cmd age sed tr rm cat mktemp
   name=$(drill_fact name)
-  if [ -s "$ETCD_DRILL_DIR/snapshot" ]; then
+  if [ -s "$BACKUP_DRILL_DIR/snapshot" ]; then
     info "$name is not encrypted: nothing to decrypt"
     exit 0
   fi
   source=$(drill_fact source)
   base=${name##*/}
-  clear=$ETCD_DRILL_DIR/${base%.age}
-  etcd_phase "decrypting $source"
+  clear=$BACKUP_DRILL_DIR/${base%.age}
+  drill_phase "decrypting $source"
   # age_decrypt logs its own error line
   etcd_run age_decrypt "$source" "$clear" || exit 1
-  case $source in "$ETCD_DRILL_DIR"/*) rm -f "$source" ;; esac
-  printf '%s\n' "$clear" >"$ETCD_DRILL_DIR/snapshot"
+  case $source in "$BACKUP_DRILL_DIR"/*) rm -f "$source" ;; esac
+  drill_record snapshot "$clear"
   info "decrypted $name with the identity in $BACKUP_AGE_IDENTITY_FILE"
 }
 

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: etcd-drill-lib.sh
+# needs: etcd-lib.sh drill-steps.sh
 # Entry of a restore drill's `restore` init container (images.etcd, busybox
 # sh from the tools step). It needs no certificate and no network but the
 # pod's loopback: it never talks to the live cluster.
@@ -7,9 +7,9 @@
 #     and against its metadata: the sha256 it ends with, revision, hash,
 #     totalKey and totalSize must be what the backup recorded;
 #  2. `snapshot restore` (which checks the database against that sha256) into
-#     ETCD_DRILL_DIR/member, as the one-member cluster "drill" on two
+#     BACKUP_DRILL_DIR/member, as the one-member cluster "drill" on two
 #     127.0.0.1 ports nothing uses;
-#  3. starts a temporary etcd member on it (log: ETCD_DRILL_DIR/member.log),
+#  3. starts a temporary etcd member on it (log: BACKUP_DRILL_DIR/member.log),
 #     waits up to ETCD_DRILL_START_TIMEOUT seconds until it is healthy,
 #     reads its revision (`endpoint status`) and its number of keys at that
 #     revision (etcd_key_count), and compares them with the revision and
@@ -19,7 +19,7 @@
 # On every exit -- success, failure, TERM/INT -- the member is stopped (TERM,
 # KILL after 10 s) and the restored data removed. A failure is recorded for
 # the report step (exit 0).
-# Env: ETCD_DRILL_DIR, ETCD_DRILL_START_TIMEOUT, ETCDCTL_API.
+# Env: BACKUP_DRILL_DIR, ETCD_DRILL_START_TIMEOUT, ETCDCTL_API.
 
 undo_drill() {
   stop_member
@@ -71,7 +71,7 @@ start_member() {
   env -i PATH="$PATH" HOME="$HOME" TMPDIR="$TMPDIR" etcd --name drill --data-dir "$data" \
     --listen-client-urls "$client" --advertise-client-urls "$client" \
     --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" --initial-cluster "drill=$peer" \
-    >"$ETCD_DRILL_DIR/member.log" 2>&1 &
+    >"$BACKUP_DRILL_DIR/member.log" 2>&1 &
   member_pid=$!
 }
 
@@ -82,7 +82,7 @@ wait_member() {
   _wm_deadline=$(($(now_epoch) + _wm_timeout))
   _wm_out=$TMPDIR/member-health
   while :; do
-    member_running || die "the temporary etcd member exited while starting: $(etcd_last_line "$ETCD_DRILL_DIR/member.log")"
+    member_running || die "the temporary etcd member exited while starting: $(etcd_last_line "$BACKUP_DRILL_DIR/member.log")"
     if etcd_run etcdctl --dial-timeout=1s --command-timeout=5s endpoint health >"$_wm_out" 2>&1; then return 0; fi
     [ "$(now_epoch)" -lt "$_wm_deadline" ] ||
       die "the temporary etcd member did not become healthy at $ETCDCTL_ENDPOINTS within ${_wm_timeout}s: $(etcd_last_line "$_wm_out")"
@@ -107,16 +107,16 @@ stop_member() {
 }
 
 main() {
-  require_env ETCD_DRILL_DIR
-  drill_step_start restore undo_drill
+  require_env BACKUP_DRILL_DIR
+  drill_step restore undo_drill
   require_cmd etcd etcdctl env awk sed grep head tail od tr stat mktemp cat rm chmod sleep
   name=$(drill_fact name)
-  [ -s "$ETCD_DRILL_DIR/snapshot" ] ||
+  [ -s "$BACKUP_DRILL_DIR/snapshot" ] ||
     die "the newest backup $name is encrypted (.age) and the policy sets no spec.encryption to decrypt it with"
   snap=$(drill_fact snapshot)
-  meta=$ETCD_DRILL_DIR/metadata.json
+  meta=$BACKUP_DRILL_DIR/metadata.json
 
-  etcd_phase "checking $snap"
+  drill_phase "checking $snap"
   # no sha256 pass: snapshot restore checks it
   etcd_check_snapshot "$snap" "$TMPDIR/status.json"
   recorded=$(meta_sha256 "$meta")
@@ -133,20 +133,20 @@ main() {
   [ -n "$ports" ] || die "no two free TCP ports in 20000-59999 for the temporary etcd member"
   client=http://127.0.0.1:${ports% *}
   peer=http://127.0.0.1:${ports#* }
-  data=$ETCD_DRILL_DIR/member
+  data=$BACKUP_DRILL_DIR/member
   rm -rf "$data"
-  etcd_phase "restoring $snap into $data"
+  drill_phase "restoring $snap into $data"
   etcd_restore_into "$snap" "$data" --name drill --initial-cluster "drill=$peer" --initial-advertise-peer-urls "$peer"
   chmod 0700 "$data" || die "cannot chmod $data"
   # a downloaded or decrypted copy is no longer needed: the restored member holds it
-  case $snap in "$ETCD_DRILL_DIR"/*) rm -f "$snap" ;; esac
+  case $snap in "$BACKUP_DRILL_DIR"/*) rm -f "$snap" ;; esac
 
-  etcd_phase "starting a temporary etcd member on $data"
+  drill_phase "starting a temporary etcd member on $data"
   ETCDCTL_ENDPOINTS=$client
   export ETCDCTL_ENDPOINTS
   start_member
   wait_member
-  etcd_phase "reading the temporary etcd member at $client"
+  drill_phase "reading the temporary etcd member at $client"
   out=$TMPDIR/member-status.json
   etcd_run etcdctl --command-timeout=15s endpoint status -w json >"$out" 2>"$out.err" ||
     die "cannot get the status of the temporary etcd member at $client: $(etcd_last_line "$out.err")"
@@ -164,9 +164,9 @@ main() {
     info "the metadata of $name records no keyCount (written before backups counted keys): compared the revision only"
     result="revision $revision as recorded, $ETCD_KEY_COUNT keys (no count recorded)"
   fi
-  etcd_phase "stopping the temporary etcd member"
+  drill_phase "stopping the temporary etcd member"
   stop_member
-  printf '%s\n' "$result" >"$ETCD_DRILL_DIR/result"
+  drill_record result "$result"
   info "restored $name with $ETCD_TOOL and started a temporary etcd member on it: $result"
 }
 

@@ -8,13 +8,13 @@
 # backup stored in clear passes through.
 # Env: BACKUP_DRILL_DIR, BACKUP_AGE_IDENTITY_FILE.
 
-drill_step_cleanup() {
+undo_decrypt() {
   if [ "$1" -ne 0 ] && [ -n "${clear:-}" ]; then rm -f "$clear"; fi
 }
 
 main() {
-  drill_step decrypt
-  require_cmd age sed tr rm
+  drill_step decrypt undo_decrypt
+  require_cmd age sed tr rm mktemp
   name=$(drill_fact name)
   if [ -s "$BACKUP_DRILL_DIR/gzip" ]; then
     info "$name is not encrypted: nothing to decrypt"
@@ -22,6 +22,7 @@ main() {
   fi
   source=$(drill_fact backup)
   clear=${source%.age}
+  drill_phase "decrypting $source"
   age_decrypt "$source" "$clear" &
   wait "$!"
   rm -f "$source"

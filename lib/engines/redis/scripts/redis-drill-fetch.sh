@@ -19,34 +19,27 @@ s3_download() {
   [ "$_sd_st" -eq 0 ] || die "cannot download s3://$S3_BUCKET/$1: $(awk 'NF { line = $0 } END { print line }' "$TMPDIR/aws.err")"
 }
 
-drill_step_cleanup() {
+undo_fetch() {
   if [ "$1" -ne 0 ]; then rm -f "$BACKUP_DRILL_DIR/metadata.json" "${file:-}"; fi
 }
 
 main() {
-  require_env BACKUP_DRILL_DIR
-  rm -rf "$BACKUP_DRILL_DIR"
-  mkdir -p "$BACKUP_DRILL_DIR" || die "cannot create $BACKUP_DRILL_DIR: the scratch volume is not writable"
-  now_epoch >"$BACKUP_DRILL_DIR/started"
-  drill_step fetch
+  drill_start undo_fetch
   require_env REDIS_SHARD REDIS_DRILL_METADATA_SUFFIX S3_BUCKET BACKUP_NAME_PREFIX
-  require_cmd aws awk sort head stat
+  require_cmd aws awk sort head stat mktemp
   where="shard $REDIS_SHARD's backups at $(retention_destination)"
+  drill_phase "listing $where"
   _rt_err="listing failed"
   retention_list >"$TMPDIR/listing" || die "listing $where failed ($_rt_err)"
-  tab=$(printf '\t')
-  newest=$(LC_ALL=C sort -t "$tab" -k1,1nr -k3r "$TMPDIR/listing" | head -n 1)
-  [ -n "$newest" ] || die "no backup among $where: nothing to drill"
-  time=${newest%%"$tab"*}
-  size=${newest#*"$tab"} size=${size%%"$tab"*}
-  name=${newest##*"$tab"}
-  drill_record name "$name"
-  drill_record time "$time"
+  drill_newest "$TMPDIR/listing" "$where"
+  name=$DRILL_NAME time=$DRILL_TIME size=$DRILL_SIZE
   drill_check_age "$time" "$name"
   clear=${name%.age}
+  drill_phase "downloading s3://$S3_BUCKET/$clear$REDIS_DRILL_METADATA_SUFFIX"
   s3_download "$clear$REDIS_DRILL_METADATA_SUFFIX" "$BACKUP_DRILL_DIR/metadata.json"
   file=$BACKUP_DRILL_DIR/backup.rdb.gz
   case $name in *.age) file=$file.age ;; esac
+  drill_phase "downloading s3://$S3_BUCKET/$name"
   s3_download "$name" "$file"
   got=$(stat -c %s "$file") || die "cannot read the size of $file"
   [ "$got" = "$size" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$name, which is listed with $size"

@@ -14,10 +14,12 @@
 #     REDIS_DRILL_LOAD_TIMEOUT seconds), sums INFO keyspace, stops it;
 #  5. compares that key count with the metadata's keyCount (the keys
 #     redis-check-rdb read at backup time) and with the file's own count.
-# Any failure is recorded for the report step (drill-steps.sh).
+# On every exit -- success, failure, TERM/INT -- the server is stopped and the
+# unpacked RDB removed. A failure is recorded for the report step
+# (drill-steps.sh).
 # Env: BACKUP_DRILL_DIR, REDIS_DRILL_LOAD_TIMEOUT.
 
-drill_step_cleanup() {
+undo_restore() {
   if [ -n "${server_pid:-}" ]; then
     kill "$server_pid" 2>/dev/null || :
     wait "$server_pid" 2>/dev/null || :
@@ -30,18 +32,20 @@ last_line() { awk 'NF { line = $0 } END { print line }' "$1" 2>/dev/null || :; }
 cli() { redis-cli --no-auth-warning -s "$sock" "$@" </dev/null 2>/dev/null | tr -d '\r'; }
 
 main() {
-  drill_step restore
-  require_cmd redis-server redis-cli redis-check-rdb gunzip awk sed tr sleep
+  drill_step restore undo_restore
+  require_cmd redis-server redis-cli redis-check-rdb gunzip awk sed tr sleep mktemp
   name=$(drill_fact name)
   gz=$(drill_fact gzip)
   rdb=$BACKUP_DRILL_DIR/dump.rdb
   sock=$BACKUP_DRILL_DIR/redis.sock
   server_pid=
+  drill_phase "unpacking $gz"
   gunzip -c "$gz" >"$rdb" 2>"$BACKUP_DRILL_DIR/gunzip.err" &
   _st=0
   wait "$!" || _st=$?
   [ "$_st" -eq 0 ] || die "gunzip of $name failed: $(last_line "$BACKUP_DRILL_DIR/gunzip.err")"
   rm -f "$gz"
+  drill_phase "checking $rdb with redis-check-rdb"
   redis-check-rdb "$rdb" >"$BACKUP_DRILL_DIR/check.out" 2>&1 &
   _st=0
   wait "$!" || _st=$?
@@ -52,6 +56,7 @@ main() {
   file_keys=$(awk '/keys read/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$BACKUP_DRILL_DIR/check.out")
   recorded=$(sed -n 's/.*"keyCount":[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$BACKUP_DRILL_DIR/metadata.json" | head -n 1)
 
+  drill_phase "loading $name into a temporary redis-server"
   redis-server --port 0 --unixsocket "$sock" --unixsocketperm 700 --dir "$BACKUP_DRILL_DIR" --dbfilename dump.rdb \
     --save '' --appendonly no --replicaof 127.0.0.1 1 --logfile "$BACKUP_DRILL_DIR/redis.log" </dev/null &
   server_pid=$!
