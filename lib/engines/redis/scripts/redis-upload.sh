@@ -125,9 +125,9 @@ stop_children() {
     wait "$aws_pid" 2>/dev/null || :
     aws_pid=
   fi
-  for _p in $tee_pid $wc_pid $job_pid; do kill "$_p" 2>/dev/null || :; done
-  for _p in $tee_pid $wc_pid $job_pid; do wait "$_p" 2>/dev/null || :; done
-  tee_pid='' wc_pid='' job_pid=''
+  for _p in $tee_pid $wc_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
+  for _p in $tee_pid $wc_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
+  tee_pid='' wc_pid='' job_pid='' meta_pid=''
 }
 
 # run_job OUT ERR CMD...: runs CMD in a background subshell, its stdout and
@@ -241,16 +241,30 @@ metadata() {
   printf '}\n'
 }
 
-# Uploads the metadata as <name without .age>.json once the backup is verified
-# (retention deletes it with the backup).
-store_metadata() {
+# Starts uploading the metadata as <name without .age>.json in the background
+# (meta_pid), beside the size check: two CLI starts side by side. A failed
+# check stops it (stop_metadata) before anything is deleted; retention deletes
+# it with the backup.
+start_metadata() {
   metadata >"$work/metadata.json" || fail "cannot write $work/metadata.json; $(remove_final_object)"
   set -- --only-show-errors --no-progress --content-type application/json
   if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
   if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
   if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
-  run_job - "$errf" s3_exec s3 cp "$@" "$work/metadata.json" "s3://$S3_BUCKET/$meta_key"
-  [ "$_st" -eq 0 ] || fail "cannot store the metadata s3://$S3_BUCKET/$meta_key: $(reason "$_st"); $(remove_final_object)"
+  (s3_exec s3 cp "$@" "$work/metadata.json" "s3://$S3_BUCKET/$meta_key") >/dev/null 2>"$work/metadata.err" &
+  meta_pid=$!
+}
+
+stop_metadata() {
+  if [ -n "$meta_pid" ]; then kill "$meta_pid" 2>/dev/null || :; wait "$meta_pid" 2>/dev/null || :; meta_pid=; fi
+}
+
+# Waits for the metadata upload; fails the run (and deletes the backup) if it failed.
+finish_metadata() {
+  _st=0
+  wait "$meta_pid" || _st=$?
+  meta_pid=
+  [ "$_st" -eq 0 ] || { cp "$work/metadata.err" "$errf" 2>/dev/null || :; fail "cannot store the metadata s3://$S3_BUCKET/$meta_key: $(reason "$_st"); $(remove_final_object)"; }
 }
 
 # retention_apply for the object just verified, in the environment the pod
@@ -297,7 +311,7 @@ main() {
   work=$BACKUP_SCRATCH_DIR/upload
   errf=$work/aws.err
   phase=start
-  aws_pid='' tee_pid='' wc_pid='' job_pid=''
+  aws_pid='' tee_pid='' wc_pid='' job_pid='' meta_pid=''
   mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
   stream_init "$stream" || die "cannot create the named pipe $stream"
   trap on_exit EXIT
@@ -356,13 +370,15 @@ main() {
   fi
   complete_upload
 
+  start_metadata
   run_job "$work/stored" "$errf" s3_exec s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text
-  [ "$_st" -eq 0 ] || fail "cannot read back the size of $where: $(reason "$_st"); $(remove_final_object)"
+  [ "$_st" -eq 0 ] || { _hs=$_st; stop_metadata; fail "cannot read back the size of $where: $(reason "$_hs"); $(remove_final_object)"; }
   stored=$(cat "$work/stored")
   if [ "$stored" != "$bytes" ]; then
+    stop_metadata
     fail "$where holds $stored bytes, the upload sent $bytes; $(remove_final_object)"
   fi
-  store_metadata
+  finish_metadata
   phase=verified
   info "verified $where: $bytes bytes stored (rdb $rdb_bytes bytes${keys:+, $keys keys}, from $server, $role)"
   push_metrics success "$(elapsed)" "$bytes"
