@@ -7,7 +7,7 @@ import { convertDocuments } from '../../../lib/convert';
 import { convertedYaml } from '../../../lib/convert/command';
 import { convertAndRender, errors, podOf, sentinel, shardedRedisBackup, unwrapped } from './fixtures';
 
-const container = (cj: any, name: string) => [...podOf(cj).initContainers, ...podOf(cj).containers].find((c: any) => c.name === name);
+const container = (cj: any, name: string) => [...(podOf(cj).initContainers ?? []), ...podOf(cj).containers].find((c: any) => c.name === name);
 const envOf = (c: any) => Object.fromEntries(c.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
 
 test('the seed\'s object with its Sentinel: one CronJob per monitored shard, on the same schedule, deadline and S3 settings', () => {
