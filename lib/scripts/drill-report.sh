@@ -31,10 +31,10 @@ main() {
   if [ -s "$BACKUP_DRILL_DIR/error" ] || [ ! -s "$BACKUP_DRILL_DIR/result" ]; then
     reason=$(fact error)
     [ -n "$reason" ] || reason="no step recorded a result: the fetch step did not run"
-    drill_result failure "$started" "$time"
+    drill_result failure "$started" "$time" "$name"
     die "restore drill failed after ${duration}s${backup:+ ($backup)}: $reason"
   fi
-  drill_result success "$started" "$time"
+  drill_result success "$started" "$time" "$name"
   info "restore drill succeeded: $name restored, $(fact result); RTO ${duration}s (fetch to answers), backup age ${time:+$((now - time))}s (RPO)"
 }
 

@@ -110,10 +110,20 @@ push_gauges() {
   info "metrics pushed to $_pm_base/metrics/$_pm_path ($(_pg_body "$@" | awk '!/^#/ { printf "%s%s", sep, $0; sep = ", " }'))"
 }
 
-# Non-zero, with a warning, unless every NAME is a metric name part and every VALUE a number.
+# Non-zero, with a warning, unless every NAME is a metric name part, with at
+# most one label whose value has no character outside [A-Za-z0-9._:-]
+# (name{label="value"}), and every VALUE a number.
 _pg_check() {
   while [ "$#" -ge 3 ]; do
-    case $1 in '' | [0-9]* | *[!a-z0-9_]*) log warn "metrics not pushed: bad gauge name '$1'"; return 1 ;; esac
+    _pg_name=${1%%\{*} _pg_label=${1#"${1%%\{*}"}
+    case $_pg_name in '' | [0-9]* | *[!a-z0-9_]*) log warn "metrics not pushed: bad gauge name '$1'"; return 1 ;; esac
+    if [ -n "$_pg_label" ]; then
+      _pg_key=${_pg_label#\{} _pg_value=${_pg_label#*=\"}
+      _pg_key=${_pg_key%%=*} _pg_value=${_pg_value%\"\}}
+      case $_pg_key$_pg_value in *[!A-Za-z0-9._:-]*) _pg_key='' ;; esac
+      case $_pg_key in '' | [!a-z_]* | *[!a-z0-9_]*) log warn "metrics not pushed: bad gauge label in '$1'"; return 1 ;; esac
+      [ "$_pg_label" = "{$_pg_key=\"$_pg_value\"}" ] || { log warn "metrics not pushed: bad gauge label in '$1'"; return 1; }
+    fi
     case $2 in '' | *[!0-9.e+-]*) log warn "metrics not pushed: gauge $1 is not a number: '$2'"; return 1 ;; esac
     shift 3
   done
@@ -122,7 +132,7 @@ _pg_check() {
 # The Prometheus text of push_gauges' arguments.
 _pg_body() {
   while [ "$#" -ge 3 ]; do
-    printf '# HELP %s_%s %s\n# TYPE %s_%s gauge\n%s_%s %s\n' "$_pm_p" "$1" "$3" "$_pm_p" "$1" "$_pm_p" "$1" "$2"
+    printf '# HELP %s_%s %s\n# TYPE %s_%s gauge\n%s_%s %s\n' "$_pm_p" "${1%%\{*}" "$3" "$_pm_p" "${1%%\{*}" "$_pm_p" "$1" "$2"
     shift 3
   done
 }

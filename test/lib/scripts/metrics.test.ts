@@ -66,6 +66,28 @@ describe('drill.sh', () => {
     expect(await gauge('restore_drill_last_success_timestamp_seconds')).toBe(succeededAt);
   });
 
+  test('the drilled backup\'s name is pushed as the label of restore_drill_backup_info, other characters than [A-Za-z0-9._:-] as _', async () => {
+    const infoLines = async () => (await (await fetch(`${gateway.url}/metrics`)).text()).split('\n')
+      .filter((l) => l.startsWith('example_backup_restore_drill_backup_info{') && l.includes('target="shop-orders-drill"'));
+    const name = '2026-01-01.030000.zone1-0000000101';
+    expect(run(withDrill(`drill_result success $(($(now_epoch) - 5)) $(($(now_epoch) - 60)) ${name}`), env()).code).toBe(0);
+    expect(await infoLines()).toEqual([`example_backup_restore_drill_backup_info{backup="${name}",${group}} 1`]);
+    // the next drill's backup replaces it (the group's samples of one name are replaced together)
+    expect(run(withDrill('drill_result failure $(($(now_epoch) - 5)) $(($(now_epoch) - 60)) redis-backup_shard01_2026-01-02T03:00:00Z.rdb.gz.age'), env()).code).toBe(0);
+    expect(await infoLines()).toEqual([`example_backup_restore_drill_backup_info{backup="redis-backup_shard01_2026-01-02T03:00:00Z.rdb.gz.age",${group}} 1`]);
+    // (run() returns stderr with a non-zero exit: `exit 3` after the call)
+    const odd = run(withDrill('drill_result success $(($(now_epoch) - 5)) $(($(now_epoch) - 60)) \'a"b c\\d\'; exit 3'), env());
+    expect(odd.code).toBe(3);
+    expect(odd.stderr).not.toMatch(/ warn /);
+    expect(await infoLines()).toEqual([`example_backup_restore_drill_backup_info{backup="a_b_c_d",${group}} 1`]);
+    expect(await gauge('restore_drill_success')).toBe(1);
+    // push_gauges itself refuses a label it cannot write safely, with a warning, and pushes nothing
+    for (const bad of ['x{backup="a b"}', 'x{Backup="a"}', 'x{backup="a"', 'x{backup="a",b="c"}', 'x{backup=a}']) {
+      const r = run(`push_gauges '${bad}' 1 "h"; exit 3`, identity(gateway.url));
+      expect({ bad, code: r.code, stderr: r.stderr }).toEqual({ bad, code: 3, stderr: expect.stringMatching(/ warn metrics not pushed: bad gauge label in /) });
+    }
+  });
+
   test('drill_check_age fails the drill only beyond BACKUP_DRILL_MAX_AGE_SECONDS', () => {
     expect(run(withDrill('drill_check_age $(($(now_epoch) - 100)) b1'), env({ BACKUP_DRILL_MAX_AGE_SECONDS: '3600' })).code).toBe(0);
     expect(run(withDrill('drill_check_age $(($(now_epoch) - 100)) b1'), env()).code).toBe(0);

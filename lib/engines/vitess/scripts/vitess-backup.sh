@@ -126,7 +126,7 @@ main() {
   if [ "$count" -gt 0 ]; then
     info "restore drill passed: vtbackup restored $latest before taking this backup"
     # shellcheck disable=SC2154 # started: the run's start, set by start_run (vitess-lib.sh)
-    drill_result success "$started" "$(backup_epoch "$latest")"
+    drill_result success "$started" "$(backup_epoch "$latest")" "$latest"
   fi
   # A failed prune fails the run (the backup itself is kept and counted).
   if retention_configured; then
