@@ -293,6 +293,8 @@ on_signal() {
 }
 
 on_exit() {
+  # ending already: a TERM now would only log a second error line
+  trap '' TERM INT
   stream_unwatch
   stop_children
   stream_leave "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
