@@ -73,7 +73,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
     ? {
       name: 'decrypt',
       image: age.image,
-      command: shellCommand('etcd-drill-decrypt.sh'),
+      command: shellCommand('drill-decrypt.sh'),
       env: [...ctx.env, ...home, ...drillEnv, ...identity.env],
       volumeMounts: [...sourceMounts, scratchMount, ...identity.mounts],
       securityContext: restrictedContainerSecurity(),

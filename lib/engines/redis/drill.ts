@@ -48,7 +48,7 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
     ...awsEnv(spec.s3),
     ...destinationEnv(spec, shard),
   ]);
-  const decrypt = age && identity ? step('decrypt', age.image, 'redis-drill-decrypt.sh', identity.env) : undefined;
+  const decrypt = age && identity ? step('decrypt', age.image, 'drill-decrypt.sh', identity.env) : undefined;
   const restore = step('restore', spec.images.redis, 'redis-drill-restore.sh', [
     { name: 'REDIS_DRILL_LOAD_TIMEOUT', value: String(REDIS_DEFAULTS.drillLoadTimeoutSeconds) },
   ]);

@@ -70,7 +70,7 @@ main() {
     *) die "BACKUP_DEST_KIND must be dir or s3, got '$BACKUP_DEST_KIND'" ;;
   esac
   drill_record source "$source"
-  case $name in *.age) ;; *) drill_record snapshot "$source" ;; esac
+  case $name in *.age) ;; *) drill_record clear "$source" ;; esac
   info "drilling the newest backup of $where: $name ($(($(now_epoch) - time))s old)"
 }
 

@@ -111,9 +111,9 @@ main() {
   drill_step restore undo_drill
   require_cmd etcd etcdctl env awk sed grep head tail od tr stat mktemp cat rm chmod sleep
   name=$(drill_fact name)
-  [ -s "$BACKUP_DRILL_DIR/snapshot" ] ||
+  [ -s "$BACKUP_DRILL_DIR/clear" ] ||
     die "the newest backup $name is encrypted (.age) and the policy sets no spec.encryption to decrypt it with"
-  snap=$(drill_fact snapshot)
+  snap=$(drill_fact clear)
   meta=$BACKUP_DRILL_DIR/metadata.json
 
   drill_phase "checking $snap"

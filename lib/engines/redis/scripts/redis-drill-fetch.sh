@@ -43,8 +43,8 @@ main() {
   s3_download "$name" "$file"
   got=$(stat -c %s "$file") || die "cannot read the size of $file"
   [ "$got" = "$size" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$name, which is listed with $size"
-  drill_record backup "$file"
-  case $name in *.age) ;; *) drill_record gzip "$file" ;; esac
+  drill_record source "$file"
+  case $name in *.age) ;; *) drill_record clear "$file" ;; esac
   info "drilling the newest backup of $where: $name ($(($(now_epoch) - time))s old, $size bytes)"
 }
 

@@ -35,7 +35,7 @@ main() {
   drill_step restore undo_restore
   require_cmd redis-server redis-cli redis-check-rdb gunzip awk sed tr sleep mktemp
   name=$(drill_fact name)
-  gz=$(drill_fact gzip)
+  gz=$(drill_fact clear)
   rdb=$BACKUP_DRILL_DIR/dump.rdb
   sock=$BACKUP_DRILL_DIR/redis.sock
   server_pid=

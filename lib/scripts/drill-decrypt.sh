@@ -1,11 +1,13 @@
 # shellcheck shell=sh
-# needs: etcd-lib.sh age.sh drill-steps.sh
+# needs: age.sh drill-steps.sh
 # Entry of a restore drill's `decrypt` init container (spec.encryption.age.image,
-# with the identity of spec.encryption.age.identitySecret): when the backup
-# the fetch step chose is encrypted (<name>.age), decrypts it with age into
-# BACKUP_DRILL_DIR/<name> -- a wrong identity or a damaged file fails here, with
-# age's own message -- and removes the downloaded encrypted copy (S3; never
-# the stored backup). A backup stored in clear passes through.
+# with the identity of spec.encryption.age.identitySecret), for every engine
+# that drills: when the backup the fetch step chose is encrypted (fact
+# `source`, <name>.age), decrypts it with age into BACKUP_DRILL_DIR/<name> and
+# records that as fact `clear` -- a wrong identity or a damaged file fails
+# here, with age's own message -- then removes the encrypted copy when the
+# fetch step downloaded it into BACKUP_DRILL_DIR (never a stored backup). A
+# backup stored in clear (the fetch step recorded `clear`) passes through.
 # Any failure, or TERM/INT, removes the partial output and is recorded for
 # the report step (exit 0).
 # Env: BACKUP_DRILL_DIR, BACKUP_AGE_IDENTITY_FILE.
@@ -19,18 +21,19 @@ main() {
   drill_step decrypt undo_decrypt
   require_cmd age sed tr rm cat mktemp
   name=$(drill_fact name)
-  if [ -s "$BACKUP_DRILL_DIR/snapshot" ]; then
+  if [ -s "$BACKUP_DRILL_DIR/clear" ]; then
     info "$name is not encrypted: nothing to decrypt"
     exit 0
   fi
   source=$(drill_fact source)
-  base=${name##*/}
+  base=${source##*/}
   clear=$BACKUP_DRILL_DIR/${base%.age}
   drill_phase "decrypting $source"
-  # age_decrypt logs its own error line
-  etcd_run age_decrypt "$source" "$clear" || exit 1
+  # age_decrypt logs its own error line; in the background, so that a TERM is handled at once
+  age_decrypt "$source" "$clear" &
+  wait "$!" || exit 1
   case $source in "$BACKUP_DRILL_DIR"/*) rm -f "$source" ;; esac
-  drill_record snapshot "$clear"
+  drill_record clear "$clear"
   info "decrypted $name with the identity in $BACKUP_AGE_IDENTITY_FILE"
 }
 
