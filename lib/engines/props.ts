@@ -35,10 +35,10 @@ export interface SchedulePolicyProps {
 }
 
 /** `SchedulePolicyProps` keys that are `spec` fields of their own name. */
-const SPEC_PROP_KEYS = ['retention', 'metrics', 'scripts', 'encryption', 'drill'];
+const SPEC_PROP_KEYS = ['retention', 'metrics', 'scripts', 'encryption', 'drill'] as const;
 
 /** Keys of `SchedulePolicyProps`: they go to `metadata` and `spec`, never to the engine. */
-export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', 'retention', 'metrics', 'scripts', 'encryption', 'drill'] as const;
+export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', ...SPEC_PROP_KEYS] as const;
 
 /** A policy document whose spec holds one engine (checked when it is validated). */
 export type EnginePolicyDocument<Key extends string, Spec> = PolicyDocument<PolicyCommonSpec & { readonly [K in Key]: Spec }>;
@@ -133,7 +133,7 @@ export function propPath(layout: PropsLayout, policyPath: string): string {
   }
   if (top === 'spec') {
     if (key === undefined || (key === layout.engine && rest.length === 0)) return '';
-    if (typeof key === 'string' && SPEC_PROP_KEYS.includes(key)) return join([key, ...rest]);
+    if (typeof key === 'string' && (SPEC_PROP_KEYS as readonly string[]).includes(key)) return join([key, ...rest]);
     if (key === 'defaults') return join(rest);
     if (key === layout.engine) {
       if (layout.shape === 'schedule' && rest[0] === 'schedules') {
