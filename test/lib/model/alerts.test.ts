@@ -1,5 +1,5 @@
 // The PrometheusRule: strict schema, promtool's own rule check, and promtool unit tests that fire the alerts.
-import { PolicyError, renderPolicy } from '../../../lib';
+import { renderPolicy } from '../../../lib';
 import { expectValidManifests } from '../../support/k8s-validate';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { jobSeries, ksm, promtoolTest, pushed } from './promtool.harness';

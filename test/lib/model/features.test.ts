@@ -1,31 +1,23 @@
 // spec.encryption and spec.drill: engine-neutral shapes, checked once, refused by engines that do not implement them.
-import { PolicyError, validatePolicy } from '../../../lib';
+import { validatePolicy } from '../../../lib';
 import { ENGINE_KEYS, engineDefinition } from '../../../lib/registry';
 import { vitessPolicy } from '../engines/vitess/fixtures';
+import { policyIssues } from '../../support/policy-issues';
 
-function issuesOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof PolicyError) return e.issues.map((i) => `${i.path}: ${i.message}`);
-    throw e;
-  }
-  throw new Error('expected a PolicyError, got none');
-}
 
 const RECIPIENT = 'age1qayg4f9dg4fgff7kcejynt0cyavv5tkpazsr2x9nshqr9mlrqqxshk5yx3';
 const supporting = (feature: 'encryption' | 'drill') => ENGINE_KEYS.filter((k) => engineDefinition(k)[feature] === true);
 
 describe('spec.encryption', () => {
   test('an engine that does not implement it refuses it, naming the engines that do', () => {
-    const issues = issuesOf(() => validatePolicy(vitessPolicy({}, { encryption: { age: { recipients: [RECIPIENT], image: 'alpine-age:3.20' } } })));
+    const issues = policyIssues(() => validatePolicy(vitessPolicy({}, { encryption: { age: { recipients: [RECIPIENT], image: 'alpine-age:3.20' } } })));
     const which = supporting('encryption');
     expect(issues).toEqual([expect.stringMatching(new RegExp(
       `^spec\\.encryption: the vitess engine does not support client-side encryption.*; ${which.length ? `supported by: ${which.join(', ')}` : 'no engine supports it yet'}$`))]);
   });
 
   test('exactly one recipients source, each recipient as age-keygen or ssh-keygen prints it, an image', () => {
-    const at = (age: object) => issuesOf(() => validatePolicy(vitessPolicy({}, { encryption: { age } }))).filter((i) => i.startsWith('spec.encryption.'));
+    const at = (age: object) => policyIssues(() => validatePolicy(vitessPolicy({}, { encryption: { age } }))).filter((i) => i.startsWith('spec.encryption.'));
     expect(at({ image: 'i' })).toEqual(['spec.encryption.age: received no recipients; set exactly one of: recipients, recipientsSecret, recipientsConfigMap']);
     expect(at({ image: 'i', recipients: [RECIPIENT], recipientsSecret: { name: 's', key: 'k' } }))
       .toEqual(['spec.encryption.age: received recipients and recipientsSecret; set exactly one of: recipients, recipientsSecret, recipientsConfigMap']);
@@ -35,7 +27,7 @@ describe('spec.encryption', () => {
   });
 
   test('restore drills need the identity to decrypt with', () => {
-    const issues = issuesOf(() => validatePolicy(vitessPolicy({}, {
+    const issues = policyIssues(() => validatePolicy(vitessPolicy({}, {
       encryption: { age: { recipients: [RECIPIENT], image: 'i' } },
       drill: { schedule: '@weekly', maxBackupAge: '30s' },
     })));
@@ -46,12 +38,12 @@ describe('spec.encryption', () => {
 
 describe('spec.drill', () => {
   test('a schedule is required, the job settings are checked as at spec.defaults', () => {
-    const issues = issuesOf(() => validatePolicy(vitessPolicy({}, { drill: { timeout: '0s', schedule: 'TZ=UTC @daily' } })));
+    const issues = policyIssues(() => validatePolicy(vitessPolicy({}, { drill: { timeout: '0s', schedule: 'TZ=UTC @daily' } })));
     expect(issues).toEqual(expect.arrayContaining([
       expect.stringMatching(/^spec\.drill: the vitess engine does not support restore drills/),
       expect.stringMatching(/^spec\.drill\.timeout: /),
       expect.stringMatching(/^spec\.drill\.schedule: /),
     ]));
-    expect(issuesOf(() => validatePolicy(vitessPolicy({}, { drill: {} })))).toContain('spec.drill.schedule: required field is missing');
+    expect(policyIssues(() => validatePolicy(vitessPolicy({}, { drill: {} })))).toContain('spec.drill.schedule: required field is missing');
   });
 });

@@ -1,28 +1,20 @@
 // Bad input never produces manifests: it produces every error, each naming the path, the value and what is allowed.
-import { PolicyError, loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
+import { loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
 import { vitessPolicy } from '../engines/vitess/fixtures';
+import { policyIssues } from '../../support/policy-issues';
 
-function issuesOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof PolicyError) return e.issues.map((i) => `${i.path}: ${i.message}`);
-    throw e;
-  }
-  throw new Error('expected a PolicyError, got none');
-}
 
 const withDefaults = (defaults: Record<string, unknown>) => vitessPolicy({}, { defaults });
 
 describe('schema errors', () => {
   test('an unknown field is an error with a suggestion and the allowed fields', () => {
-    const issues = issuesOf(() => validatePolicy(withDefaults({ schedul: '@daily' })));
+    const issues = policyIssues(() => validatePolicy(withDefaults({ schedul: '@daily' })));
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatch(/^spec\.defaults\.schedul: unknown field \(did you mean "schedule"\?\); allowed fields: schedule, timeZone, stagger, suspend, /);
   });
 
   test('all errors are reported at once', () => {
-    const issues = issuesOf(() => validatePolicy(withDefaults({ concurrencyPolicy: 'Sometimes', successfulJobsHistoryLimit: '3', timeout: '10 minutes', suspend: 'no' })));
+    const issues = policyIssues(() => validatePolicy(withDefaults({ concurrencyPolicy: 'Sometimes', successfulJobsHistoryLimit: '3', timeout: '10 minutes', suspend: 'no' })));
     expect([...issues].sort()).toEqual([
       'spec.defaults.concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"',
       'spec.defaults.successfulJobsHistoryLimit: expected integer, received string "3"',
@@ -34,19 +26,19 @@ describe('schema errors', () => {
   test('required fields, patterns and bounds', () => {
     const doc = vitessPolicy({ cluster: 'Example_Cluster', vtctldServer: 'vtctld' });
     delete (doc.spec.vitess as any).topology;
-    const issues = issuesOf(() => validatePolicy(doc));
+    const issues = policyIssues(() => validatePolicy(doc));
     expect(issues).toContain('spec.vitess.topology: required field is missing');
     expect(issues).toContain('spec.vitess.cluster: received "Example_Cluster"; must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit');
     expect(issues.some((i) => i.startsWith('spec.vitess.vtctldServer: received "vtctld"'))).toBe(true);
   });
 
   test('exactly one storage kind', () => {
-    const issues = issuesOf(() => validatePolicy(vitessPolicy({ storage: { s3: { region: 'r', bucket: 'b' }, gcs: { bucket: 'g' } } })));
+    const issues = policyIssues(() => validatePolicy(vitessPolicy({ storage: { s3: { region: 'r', bucket: 'b' }, gcs: { bucket: 'g' } } })));
     expect(issues).toEqual(['spec.vitess.storage: received ["s3","gcs"]; set exactly one of: s3, gcs, azblob, ceph, file']);
   });
 
   test('apiVersion and kind are fixed', () => {
-    const issues = issuesOf(() => validatePolicy({ ...vitessPolicy(), apiVersion: 'v1', kind: 'Backup' }));
+    const issues = policyIssues(() => validatePolicy({ ...vitessPolicy(), apiVersion: 'v1', kind: 'Backup' }));
     expect(issues).toEqual([
       'apiVersion: received "v1"; must be "backup-cronjobs.io/v1alpha1"',
       'kind: received "Backup"; must be "BackupPolicy"',
@@ -61,13 +53,13 @@ describe('semantic errors', () => {
     ['out of range', '0 24 * * *', /^spec\.defaults\.schedule: received "0 24 \* \* \*"; .*hour.*0-23/],
     ['unknown macro', '@hourli', /^spec\.defaults\.schedule: received "@hourli"; .*@hourly/],
   ])('schedule: %s', (_name, schedule, expected) => {
-    const issues = issuesOf(() => validatePolicy(withDefaults({ schedule })));
+    const issues = policyIssues(() => validatePolicy(withDefaults({ schedule })));
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatch(expected);
   });
 
   test('a zero timeout or starting deadline is refused (ttlAfterFinished 0s is allowed: delete at once)', () => {
-    expect(issuesOf(() => validatePolicy(withDefaults({ timeout: '0s', startingDeadline: '0m' })))).toEqual([
+    expect(policyIssues(() => validatePolicy(withDefaults({ timeout: '0s', startingDeadline: '0m' })))).toEqual([
       'spec.defaults.startingDeadline: received "0m"; must be longer than 0s',
       'spec.defaults.timeout: received "0s"; must be longer than 0s',
     ]);
@@ -75,7 +67,7 @@ describe('semantic errors', () => {
   });
 
   test('durations the parser refuses are reported by path, never thrown', () => {
-    const issues = issuesOf(() => renderPolicy(vitessPolicy({ vtbackupRetention: { minRetentionTime: '30m1h' } }, { defaults: { timeout: '30m1h', stagger: { window: '1h1h' } } })));
+    const issues = policyIssues(() => renderPolicy(vitessPolicy({ vtbackupRetention: { minRetentionTime: '30m1h' } }, { defaults: { timeout: '30m1h', stagger: { window: '1h1h' } } })));
     const grammar = 'must be a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w" (units go from largest to smallest, each at most once)';
     expect([...issues].sort()).toEqual([
       `spec.defaults.timeout: received "30m1h"; ${grammar}`,
@@ -85,21 +77,21 @@ describe('semantic errors', () => {
   });
 
   test('time zone as the API server checks it', () => {
-    expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Local' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Local"; /);
-    expect(issuesOf(() => validatePolicy(withDefaults({ timeZone: 'Mars/Olympus' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Mars\/Olympus"; /);
+    expect(policyIssues(() => validatePolicy(withDefaults({ timeZone: 'Local' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Local"; /);
+    expect(policyIssues(() => validatePolicy(withDefaults({ timeZone: 'Mars/Olympus' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Mars\/Olympus"; /);
     expect(() => validatePolicy(withDefaults({ timeZone: 'America/Argentina/Catamarca' }))).not.toThrow();
   });
 
   test('no engine, or two', () => {
     const doc = vitessPolicy();
     const noEngine = { ...doc, spec: {} };
-    const issues = issuesOf(() => validatePolicy(noEngine));
+    const issues = policyIssues(() => validatePolicy(noEngine));
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatch(/^spec: received no engine; set exactly one of: vitess(, [a-z]+)*$/);
   });
 
   test('duplicate keyspace/shard in one schedule, and duplicate schedule names', () => {
-    const issues = issuesOf(() => validatePolicy(vitessPolicy({
+    const issues = policyIssues(() => validatePolicy(vitessPolicy({
       schedules: [
         { name: 'a', strategies: [{ keyspace: 'ks', shards: ['-80', '80-'] }, { keyspace: 'ks', shards: ['80-'] }] },
         { name: 'a', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
@@ -112,7 +104,7 @@ describe('semantic errors', () => {
   });
 
   test('frequency and schedule are exclusive; frequency must be one the operator accepts', () => {
-    const issues = issuesOf(() => validatePolicy(vitessPolicy({
+    const issues = policyIssues(() => validatePolicy(vitessPolicy({
       schedules: [
         { name: 'a', frequency: '6h', schedule: '@daily', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
         { name: 'b', frequency: '7h', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
@@ -123,7 +115,7 @@ describe('semantic errors', () => {
   });
 
   test('placement rules', () => {
-    const issues = issuesOf(() => validatePolicy(withDefaults({
+    const issues = policyIssues(() => validatePolicy(withDefaults({
       placement: { nodeAffinity: [{ key: 'a', operator: 'In' }, { key: 'b', operator: 'Exists', values: ['x'] }], tolerations: [{ operator: 'Equal', value: 'x' }] },
     })));
     expect(issues).toEqual([
@@ -134,7 +126,7 @@ describe('semantic errors', () => {
   });
 
   test('stagger needs room: a window longer than the schedule interval is refused', () => {
-    const issues = issuesOf(() => renderPolicy(vitessPolicy({
+    const issues = policyIssues(() => renderPolicy(vitessPolicy({
       schedules: [{ name: 'a', schedule: '0 * * * *', stagger: { window: '2h' }, strategies: [{ keyspace: 'ks', shards: ['-80', '80-'] }] }],
     })));
     expect(issues).toHaveLength(1);
@@ -144,16 +136,16 @@ describe('semantic errors', () => {
 
 describe('YAML loading', () => {
   test('syntax errors, duplicate keys and multi-document files', () => {
-    expect(issuesOf(() => loadPolicies('apiVersion: [unclosed', 'bad.yaml'))[0]).toMatch(/^\(document\): YAML syntax: /);
-    expect(issuesOf(() => loadPolicies('a: 1\na: 2\n'))[0]).toMatch(/YAML syntax: Map keys must be unique/);
+    expect(policyIssues(() => loadPolicies('apiVersion: [unclosed', 'bad.yaml'))[0]).toMatch(/^\(document\): YAML syntax: /);
+    expect(policyIssues(() => loadPolicies('a: 1\na: 2\n'))[0]).toMatch(/YAML syntax: Map keys must be unique/);
     const one = JSON.stringify(vitessPolicy());
     const two = JSON.stringify({ ...vitessPolicy(), metadata: { name: 'other' } });
     expect(loadPolicies(`${one}\n---\n${two}\n`).map((p) => p.metadata.name)).toEqual(['example', 'other']);
-    const issues = issuesOf(() => loadPolicies(`${one}\n---\n${JSON.stringify({ ...vitessPolicy(), metadata: {} })}\n`));
+    const issues = policyIssues(() => loadPolicies(`${one}\n---\n${JSON.stringify({ ...vitessPolicy(), metadata: {} })}\n`));
     expect(issues).toEqual(['document 2: metadata.name: required field is missing']);
   });
 
   test('an empty file is an error', () => {
-    expect(issuesOf(() => loadPolicies('# nothing\n'))).toEqual(['(document): no BackupPolicy document found']);
+    expect(policyIssues(() => loadPolicies('# nothing\n'))).toEqual(['(document): no BackupPolicy document found']);
   });
 });

@@ -7,7 +7,6 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { PolicyError, renderPolicy } from '../../../../lib';
 import { runCli } from '../../../../lib/cli';
-import { etcdEngine } from '../../../../lib/engines/etcd';
 import type { BackupPolicy, EtcdSpec, Manifest } from '../../../../lib';
 import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../../../support/run-container';
 import { ProcessInfo, processes } from '../../../support/proc';
@@ -143,6 +142,18 @@ export async function waitFor<T>(what: string, condition: () => T | undefined | 
  */
 export const containerProcess = (entry: string): ProcessInfo | undefined =>
   processes().find((p) => p.ppid === process.pid && p.argv.length >= 4 && p.argv[1] === '-c' && p.argv[p.argv.length - 1] === entry);
+
+/** A bin directory with an aws CLI whose head-object reports one byte less than stored; every other call runs the real /usr/bin/aws. */
+export function shortHeadObjectAws(): string {
+  const bin = tempDir('aws-stub');
+  fs.writeFileSync(path.join(bin, 'aws'), [
+    '#!/bin/sh',
+    'for a in "$@"; do if [ "$a" = head-object ]; then n=$(/usr/bin/aws "$@") || exit 1; echo $((n - 1)); exit 0; fi; done',
+    'exec /usr/bin/aws "$@"',
+    '',
+  ].join('\n'), { mode: 0o755 });
+  return bin;
+}
 
 /**
  * A bin directory with a stand-in `etcdctl` that runs the real etcdctl for every call (so it prints exactly

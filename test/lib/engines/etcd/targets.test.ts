@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { Testing } from 'cdk8s';
 import { EtcdBackupSchedule } from '../../../../constructs/cdk8s';
-import { PolicyError, policySchema, renderPolicy, toYaml } from '../../../../lib';
+import { policySchema, renderPolicy, toYaml } from '../../../../lib';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerOf, cronJobs, envOf, etcdPolicy, podOf, problems, restoreJobOf } from './fixtures';

@@ -1,5 +1,5 @@
 // Checks of spec.etcd beyond the schema.
-import { renderPolicy, validatePolicy } from '../../../../lib';
+import { validatePolicy } from '../../../../lib';
 import { etcdPolicy } from './fixtures';
 
 describe('restore.bumpRevision', () => {

@@ -5,7 +5,7 @@ import { renderPolicy, toYaml } from '../../../../lib';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { abbreviateScripts } from '../../../support/snapshots';
-import { containerOf, envOf, issuesOf, podOf, redisPolicy } from './fixtures';
+import { envOf, issuesOf, podOf, redisPolicy } from './fixtures';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const jobSpec = (o: any) => o.spec.jobTemplate.spec;

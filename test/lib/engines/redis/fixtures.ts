@@ -1,5 +1,6 @@
-import { PolicyError, renderPolicy } from '../../../../lib';
+import { renderPolicy } from '../../../../lib';
 import type { BackupPolicy, RedisSpec } from '../../../../lib';
+import { policyIssues } from '../../../support/policy-issues';
 
 /** A small valid Redis policy: two shards behind one Sentinel, S3 on MinIO, with overrides. */
 export function redisPolicy(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, name = 'redis'): BackupPolicy {
@@ -38,12 +39,4 @@ export const envOf = (o: any, container: string): Record<string, any> =>
   Object.fromEntries((containerOf(o, container).env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
 
 /** The problems of a policy that does not render, as `<path>: <message>`; throws when it renders. */
-export function issuesOf(doc: unknown): string[] {
-  try {
-    renderPolicy(doc);
-  } catch (e) {
-    if (e instanceof PolicyError) return e.issues.map((i) => `${i.path}: ${i.message}`);
-    throw e;
-  }
-  throw new Error('expected a PolicyError');
-}
+export const issuesOf = (doc: unknown): string[] => policyIssues(() => renderPolicy(doc));

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
 import type { BackupPolicy, Manifest } from '../../../../../lib';
-import { EtcdTlsHandle, PushgatewayHandle, S3Handle, requireCommands, runOk, startEtcdTls, startPushgateway, startS3, stopAll } from '../../../../support/services';
+import { EtcdTlsHandle, PushgatewayHandle, S3Handle, requireCommands, startEtcdTls, startPushgateway, startS3, stopAll } from '../../../../support/services';
 import { cronJobs, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, runPod, stamp, tempDir } from '../fixtures';
 
 jest.setTimeout(180000);

@@ -33,6 +33,7 @@ import {
   removeTempDirs,
   restoreJobOf,
   runPod,
+  shortHeadObjectAws,
   tempDir,
   waitFor,
   walk,
@@ -282,14 +283,7 @@ describe('S3 destination', () => {
 
   test('a stored size that differs from the ciphertext\'s: both objects removed, one line', async () => {
     await clearBucket();
-    // an aws CLI whose head-object reports one byte less than stored (every other call is the real one)
-    const stub = tempDir('aws-stub');
-    fs.writeFileSync(path.join(stub, 'aws'), [
-      '#!/bin/sh',
-      'for a in "$@"; do if [ "$a" = head-object ]; then n=$(/usr/bin/aws "$@") || exit 1; echo $((n - 1)); exit 0; fi; done',
-      'exec /usr/bin/aws "$@"',
-      '',
-    ].join('\n'), { mode: 0o755 });
+    const stub = shortHeadObjectAws();
     const run = await runPod(cronJobOf(encryptedPolicy(undefined, { destination: s3Destination(), restoreCheck: false })), { secrets: secrets(), volumes: { 'etcd-certs': etcd.pkiDir }, pathPrepend: [stub] });
     expect(run.failed).toBe('finalize');
     const errors = errorLines(run.results.finalize);

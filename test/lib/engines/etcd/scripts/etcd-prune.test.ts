@@ -6,8 +6,8 @@
 // nodes' snapshots and other policies' files.
 import * as fs from 'fs';
 import * as path from 'path';
-import { PolicyError, renderPolicy } from '../../../../../lib';
-import type { BackupPolicy, Manifest } from '../../../../../lib';
+import { renderPolicy } from '../../../../../lib';
+import type { Manifest } from '../../../../../lib';
 import { planRetention } from '../../../../../lib/retention';
 import type { RetentionRules } from '../../../../../lib/retention';
 import { expectValidManifests } from '../../../../support/k8s-validate';

@@ -6,7 +6,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
-import type { Manifest, S3Destination } from '../../../../../lib';
+import type { S3Destination } from '../../../../../lib';
 import { runContainer } from '../../../../support/run-container';
 import {
   EtcdTlsHandle,
@@ -20,7 +20,7 @@ import {
   startS3,
   stopAll,
 } from '../../../../support/services';
-import { containerProcess, cronJobOf, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, restoreJobOf, runPod, stamp, tempDir, waitFor } from '../fixtures';
+import { containerProcess, cronJobOf, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, restoreJobOf, runPod, shortHeadObjectAws, stamp, tempDir, waitFor } from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -114,14 +114,7 @@ test('cluster mode: uploads the metadata and the verified snapshot, checks the s
 
 test('a stored size that differs from the snapshot: both objects are removed, the run fails with one line, failure metrics', async () => {
   await clearBucket();
-  // an aws CLI whose head-object reports one byte less than stored
-  const stub = tempDir('aws-stub');
-  fs.writeFileSync(path.join(stub, 'aws'), [
-    '#!/bin/sh',
-    'for a in "$@"; do if [ "$a" = head-object ]; then n=$(/usr/bin/aws "$@") || exit 1; echo $((n - 1)); exit 0; fi; done',
-    'exec /usr/bin/aws "$@"',
-    '',
-  ].join('\n'), { mode: 0o755 });
+  const stub = shortHeadObjectAws();
   const cj = cronJobOf(s3Policy({}, {}, { restoreCheck: false }));
   const before = (await metric('etcd_backup_failure_total', cj.metadata.name)) ?? 0;
   const run = await runPod(cj, { secrets, volumes: certs(), pathPrepend: [stub] });

@@ -91,7 +91,7 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
 
   // The full syncs were served by the lowest-addressed replica of each shard, never by a master.
   const after = await Promise.all(servers.map(syncFull));
-  const served = servers.map((s, i) => after[i] - before[i]);
+  const served = servers.map((_, i) => after[i] - before[i]);
   const low = (s: RedisShard) => s.replicas.reduce((a, b) => (a.port < b.port ? a : b));
   expect(served).toEqual(servers.map((s) => (s === low(shard01) || s === low(shard02) ? 1 : 0)));
   expect(runs[0].dump.stderr).toContain(`dumping read-only replica 127.0.0.1:${low(shard01).port}`);
@@ -106,7 +106,9 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
     expect(await metric('redis_backup_size_bytes', shard)).toBe(object.size);
     expect(await metric('redis_backup_duration_seconds', shard)).toBeGreaterThanOrEqual(0);
     const last = (await metric('redis_backup_last_success_timestamp_seconds', shard))!;
-    expect(Math.abs(last - Date.now() / 1000)).toBeLessThan(120);
+    // within the runs (their start and end read around them), not a bound on how long they took
+    expect(last).toBeGreaterThanOrEqual(t0);
+    expect(last).toBeLessThanOrEqual(t1);
   }
   const text = await gateway.metrics();
   expect(text).toMatch(/redis_backup_success_total\{instance="",job="backup-cronjobs",namespace="default",policy="redis",shard="shard01",target="redis-shard01"\} 1/);
