@@ -35,3 +35,15 @@ export function descendants(pid: number): ProcessInfo[] {
   }
   return found;
 }
+
+/**
+ * Sends `signal` to every pid so that each has it pending before any of them runs on, as when the
+ * kubelet stops all containers of a pod at once: each is stopped first, signalled, then continued.
+ * (Plain kill calls one after another let a loaded machine run the first one's end before the next
+ * one is signalled.)
+ */
+export function signalAtOnce(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  for (const pid of pids) process.kill(pid, signal);
+  for (const pid of pids) process.kill(pid, 'SIGCONT');
+}

@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { gunzipSync } from 'zlib';
 import { configMapsOf } from '../../../../support/run-container';
+import { signalAtOnce } from '../../../../support/proc';
 import { PushgatewayHandle, RedisHandle, RedisShard, S3Handle, SentinelHandle, awsCliPath, findCommand, freePort } from '../../../../support/services';
 import {
   BUCKET,
@@ -324,8 +325,7 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
 
   test('the deadline (TERM to both containers) in the middle of the upload: both stop at once, exit 1, nothing stored, the failure pushed', async () => {
     const { run, held } = await heldRun({ policy: 'redis-term', prefix: 'term', condition: 'upload-started', during: (pids) => {
-      process.kill(pids.upload, 'SIGTERM');
-      process.kill(pids.dump, 'SIGTERM');
+      signalAtOnce([pids.upload, pids.dump], 'SIGTERM');
     } });
     expect(fs.existsSync(path.join(held.dir, 'aws-got-term'))).toBe(true); // the upload was stopped, not let finish
     expectOwnFailure(run.dump, /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\); no backup taken$/);

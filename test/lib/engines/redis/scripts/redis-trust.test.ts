@@ -9,7 +9,7 @@ import { gunzipSync, gzipSync } from 'zlib';
 import type { Manifest } from '../../../../../lib';
 import { resolvePodSpec, runPod } from '../../../../support/run-container';
 import { S3Handle, SentinelHandle, findCommand, requireCommands, runCommand } from '../../../../support/services';
-import { descendants } from '../../../../support/proc';
+import { descendants, signalAtOnce } from '../../../../support/proc';
 import { podOf } from '../fixtures';
 import {
   BUCKET,
@@ -147,7 +147,7 @@ test('the deadline (TERM to every container) while age-encrypt is streaming: all
     policy: 'redis-term-encrypt', prefix: 'termencrypt', condition: 'upload-started', spec: encryption(), release: false, during: (pids) => {
       // age holds the rest of the stream (the upload took its first MiB of 3): it is in the middle
       ageRunning = descendants(pids.encrypt).some((p) => path.basename(p.argv[0] ?? '') === 'age' && p.argv.includes('--encrypt'));
-      for (const pid of [pids.dump, pids.encrypt, pids.upload]) process.kill(pid, 'SIGTERM');
+      signalAtOnce([pids.dump, pids.encrypt, pids.upload], 'SIGTERM');
     },
   });
   expect(ageRunning).toBe(true);
