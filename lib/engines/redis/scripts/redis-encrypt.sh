@@ -12,7 +12,9 @@
 #     on the clear stream) to the recipients as it comes.
 #  4. Records its verdict (result/encrypt-ok, or the reason in
 #     result/encrypt-error) and only then closes stream.age: s3-upload
-#     completes the upload only after both good verdicts.
+#     completes the upload only after both good verdicts. A stream that ended
+#     without redis-dump's good verdict (result/ok) gets none: this side
+#     logs that and ends, redis-dump and s3-upload report the failure.
 # TERM/INT stops age and exits 1; s3-upload, stopped at the same time, stores
 # nothing. This side's end leaves the marker encrypt.exit and releases both
 # pipes (see redis-stream.sh).
@@ -80,6 +82,12 @@ main() {
       _why=$(awk 'NF { line = $0 } END { print line }' "$work/age.err" 2>/dev/null) || _why=
       die "age --encrypt failed: ${_why:-exit code $_st}; no backup taken"
     fi
+  fi
+  # redis-dump records its verdict before its end closes the stream
+  if [ ! -f "$result/ok" ]; then
+    exec 4>&-
+    info "the dump ended without a backup (see the redis-dump log): nothing encrypted is kept"
+    return 0
   fi
   : >"$result/encrypt-ok"
   exec 4>&-

@@ -159,6 +159,22 @@ test('the deadline (TERM to every container) while age-encrypt is streaming: all
     'termencrypt/', 'shard03', 'redis-term-encrypt');
 });
 
+test('the dump container dies in the middle of an encrypted stream: age-encrypt ends without claiming a backup, nothing is stored', async () => {
+  const { run, held } = await heldRun({
+    policy: 'redis-dump-killed-encrypt', prefix: 'dumpkilledencrypt', condition: 'upload-started', spec: encryption(), during: (pids) => {
+      process.kill(-pids.dump, 'SIGKILL');
+    },
+  });
+  expect(run.dump.signal).toBe('SIGKILL');
+  expect(run.encrypt?.code).toBe(0);
+  expect(errorLines(run.encrypt!)).toEqual([]);
+  expect(run.encrypt!.stderr).toMatch(/ info the dump ended without a backup \(see the redis-dump log\): nothing encrypted is kept$/m);
+  expect(run.encrypt!.stderr).not.toContain('stream encrypted');
+  expect(fs.existsSync(path.join(held.dir, 'aws-got-term'))).toBe(true);
+  await expectFailure(run, /the dump container \(redis-dump\) ended without a result \(killed\? see its log\); no backup taken$/,
+    'dumpkilledencrypt/', 'shard03', 'redis-dump-killed-encrypt', false);
+});
+
 test('restore drills: an encrypted backup drills green with its key count; the metrics are pushed', async () => {
   const drill = cronJobOf(await encryptedBackup('drill-green', 'drill-green', { schedule: '0 4 * * *', maxBackupAge: '1h' }), 'restore-drill');
   expect(podOf(drill).initContainers.map((c: { name: string }) => c.name)).toEqual(['fetch', 'decrypt', 'restore']);
