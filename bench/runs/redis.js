@@ -255,6 +255,9 @@ async function main() {
         barePerGB: (bareS / (rdb / 1e9)).toFixed(1),
         promote: median(bares.map((r) => r.promote)).toFixed(2),
         bareGz: mb(bares[0].gz),
+        rdbBytes: rdb,
+        jobSeconds: jobS,
+        bareSeconds: bareS,
       });
     }
   } finally {
@@ -268,6 +271,12 @@ async function main() {
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const r of rows) console.log(`| ${keys.map((k) => r[k]).join(' | ')} |`);
+  // What each further GB costs, between consecutive sizes: flat when the time grows linearly.
+  for (let i = 1; i < rows.length; i++) {
+    const [a, b] = [rows[i - 1], rows[i]];
+    const gb = (b.rdbBytes - a.rdbBytes) / 1e9;
+    console.log(`marginal ${a.size} → ${b.size}: job ${((b.jobSeconds - a.jobSeconds) / gb).toFixed(1)} s/GB, bare ${((b.bareSeconds - a.bareSeconds) / gb).toFixed(1)} s/GB`);
+  }
   console.log(`\n${RUNS} runs each, gzip -${LEVEL}, ${os.cpus().length} cores; "promote s": copy-object + delete-object of an object of that size (what uploading to a temporary key would add); the bare object holds the 40-byte end mark that redis-cli --rdb - passes on.`);
 }
 
