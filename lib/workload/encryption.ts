@@ -4,9 +4,11 @@
  * Secret/ConfigMap volumes holding the recipients or the identity. Engines
  * add these to the containers that run age; the core builds them one way.
  */
-import type { EnvVar, Volume, VolumeMount } from '../kubernetes/objects';
+import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from '../kubernetes/objects';
 import type { AgeEncryption } from '../policy/types';
 import { ENCRYPTED_SUFFIX } from '../retention/listing';
+import { shellCommand } from '../scripts';
+import { restrictedContainerSecurity } from './security';
 
 export { ENCRYPTED_SUFFIX };
 
@@ -46,5 +48,26 @@ export function ageIdentityParts(age: AgeEncryption): AgePodParts {
     env: [{ name: 'BACKUP_AGE_IDENTITY_FILE', value: `${AGE_IDENTITY_DIR}/${IDENTITY_FILE}` }],
     volumes: [{ name: 'age-identity', secret: { secretName: ref.name, items: [{ key: ref.key, path: IDENTITY_FILE }], defaultMode: 0o400 } }],
     mounts: [{ name: 'age-identity', mountPath: AGE_IDENTITY_DIR, readOnly: true }],
+  };
+}
+
+/**
+ * A container that runs `script` in the age image (`spec.encryption.age.image`): its own env and
+ * mounts, then those of the key material (`ageRecipientsParts` or `ageIdentityParts`).
+ */
+export function ageContainer(
+  name: string,
+  age: AgeEncryption,
+  script: string,
+  keys: AgePodParts,
+  own: { readonly env: readonly EngineEnvVar[]; readonly mounts: readonly VolumeMount[] },
+): EngineContainer {
+  return {
+    name,
+    image: age.image,
+    command: shellCommand(script),
+    env: [...own.env, ...keys.env],
+    volumeMounts: [...own.mounts, ...keys.mounts],
+    securityContext: restrictedContainerSecurity(),
   };
 }

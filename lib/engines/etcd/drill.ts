@@ -31,7 +31,7 @@
  */
 import type { EngineContainer, EngineEnvVar, EnvVar, VolumeMount } from '../../kubernetes/objects';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
-import { ageIdentityParts } from '../../workload/encryption';
+import { ageContainer, ageIdentityParts } from '../../workload/encryption';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { awsEnv } from '../s3';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
@@ -70,14 +70,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
     securityContext: restrictedContainerSecurity(),
   };
   const decrypt: EngineContainer | undefined = age && identity
-    ? {
-      name: 'decrypt',
-      image: age.image,
-      command: shellCommand('drill-decrypt.sh'),
-      env: [...ctx.env, ...home, ...drillEnv, ...identity.env],
-      volumeMounts: [...sourceMounts, scratchMount, ...identity.mounts],
-      securityContext: restrictedContainerSecurity(),
-    }
+    ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: [...ctx.env, ...home, ...drillEnv], mounts: [...sourceMounts, scratchMount] })
     : undefined;
   const restore: EngineContainer = {
     name: 'restore',

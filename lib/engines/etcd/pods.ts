@@ -31,7 +31,7 @@ import type { RetentionDestination } from '../../retention';
 import { ScriptCommand, ScriptFeatures, shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
-import { ENCRYPTED_SUFFIX, ageRecipientsParts } from '../../workload/encryption';
+import { ENCRYPTED_SUFFIX, ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { awsEnv, s3RetentionDestination, s3UploadEnv } from '../s3';
 import { ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import type { ResolvedEtcd } from './resolve';
@@ -210,14 +210,10 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
   };
   const recipients = age ? ageRecipientsParts(age) : undefined;
   const encrypt: EngineContainer | undefined = age && recipients
-    ? {
-      name: 'encrypt',
-      image: age.image,
-      command: shellCommand('etcd-encrypt.sh'),
-      env: [...commonEnv, nodeEnv, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...pathEnv, ...agePathEnv, ...recipients.env],
-      volumeMounts: [...destMounts, ...recipients.mounts],
-      securityContext: restrictedContainerSecurity(),
-    }
+    ? ageContainer('encrypt', age, 'etcd-encrypt.sh', recipients, {
+      env: [...commonEnv, nodeEnv, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...pathEnv, ...agePathEnv],
+      mounts: destMounts,
+    })
     : undefined;
   const finalize: EngineContainer = {
     name: 'finalize',

@@ -12,7 +12,7 @@ import { labelValue } from '../../kubernetes/names';
 import { dns1123SubdomainProblem, nodePinProblem } from '../../kubernetes/validation';
 import { show } from '../../policy/errors';
 import { shellCommand } from '../../scripts';
-import { ENCRYPTED_SUFFIX, ageIdentityParts } from '../../workload/encryption';
+import { ENCRYPTED_SUFFIX, ageContainer, ageIdentityParts } from '../../workload/encryption';
 import type { AgeEncryption } from '../../policy/types';
 import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineRestore, PodContext, PolicyContext, RestoreRequest } from '../engine';
@@ -137,14 +137,10 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
     : undefined;
   const identity = age ? ageIdentityParts(age) : undefined;
   const decrypt: EngineContainer | undefined = age && identity
-    ? {
-      name: 'decrypt',
-      image: age.image,
-      command: shellCommand('etcd-decrypt.sh'),
-      env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, { name: 'ETCD_RESTORE_ENCRYPTED_DIR', value: storedDir }, ...identity.env],
-      volumeMounts: [...sourceMounts, scratchMount, ...identity.mounts],
-      securityContext: restrictedContainerSecurity(),
-    }
+    ? ageContainer('decrypt', age, 'etcd-decrypt.sh', identity, {
+      env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, { name: 'ETCD_RESTORE_ENCRYPTED_DIR', value: storedDir }],
+      mounts: [...sourceMounts, scratchMount],
+    })
     : undefined;
   const main: EngineContainer = {
     name: 'restore',

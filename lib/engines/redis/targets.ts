@@ -24,7 +24,7 @@ import { mergeSettings } from '../../policy/settings';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import type { AgeEncryption, Placement } from '../../policy/types';
 import { shellCommand } from '../../scripts';
-import { ageRecipientsParts } from '../../workload/encryption';
+import { ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { awsEnv, s3UploadEnv } from '../s3';
@@ -170,14 +170,10 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
 function encryptContainer(age: AgeEncryption, ctx: PodContext): { container: EngineContainer; volumes: readonly Volume[] } {
   const recipients = ageRecipientsParts(age);
   return {
-    container: {
-      name: 'age-encrypt',
-      image: age.image,
-      command: shellCommand('redis-encrypt.sh'),
-      env: [...ctx.env, ...tmpEnv, { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH }, ...recipients.env],
-      volumeMounts: [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }, ...recipients.mounts],
-      securityContext: restrictedContainerSecurity(),
-    },
+    container: ageContainer('age-encrypt', age, 'redis-encrypt.sh', recipients, {
+      env: [...ctx.env, ...tmpEnv, { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH }],
+      mounts: [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }],
+    }),
     volumes: recipients.volumes,
   };
 }
