@@ -1,10 +1,11 @@
 /**
- * Multi-line awk programs of the script files, packed onto one line for the
- * manifests (the .sh files keep them readable). Packing only replaces line
- * breaks: by a space where awk treats a newline as white space (after `{`,
- * `,`, `&&`, `||`, `;`, `do`, `else`, an `if`/`for`/`while` condition, a `}`
- * inside an action), by `;` where it ends a statement or an item. Comments
- * are dropped; strings and regular expressions are copied as they are.
+ * Multi-line awk programs of the script files, packed onto lines of up to a
+ * width for the manifests (the .sh files keep them as written). Packing only
+ * joins the source's lines: with a space where awk treats a newline as white
+ * space (after `{`, `,`, `&&`, `||`, `;`, `do`, `else`, an `if`/`for`/`while`
+ * condition, a `}` inside an action), with `; ` where it ends a statement or
+ * an item. Comments are dropped; strings and regular expressions are copied as
+ * they are.
  */
 
 const OPTIONAL_NEWLINE_AFTER = new Set(['{', ',', ';', '&&', '||', 'do', 'else']);
@@ -12,13 +13,55 @@ const CONTROL = new Set(['if', 'for', 'while']);
 /** A token after which `/` is a division, not the start of a regular expression. */
 const OPERAND_END = /[A-Za-z0-9_$)\]]$/;
 
+/** A source line of an awk program, compacted, and what joins it to the line before. */
+interface AwkLine {
+  readonly text: string;
+  readonly joiner: ' ' | '; ';
+  /** It starts a pattern-action item or a function (packed lines break there). */
+  readonly item: boolean;
+}
+
 /**
  * One awk program (the text between the quotes) on one line: the source
  * text with each line break (and the indentation and comments around it)
  * replaced by a space or `; `, everything else kept as written.
  */
 export function packAwk(program: string): string {
+  return awkLines(program).map((l, i) => (i === 0 ? l.text : l.joiner + l.text)).join('');
+}
+
+/**
+ * One awk program on lines of at most `width` characters (a longer source
+ * line stays whole): each item (pattern-action or function) starts a line,
+ * and its source lines are joined as packAwk joins them while they fit (a
+ * closing brace alone always joins). `first` is the length of
+ * the text before the program on its first line; later lines start with
+ * `indent`.
+ */
+export function packAwkLines(program: string, width: number, first: number, indent: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let used = first;
+  for (const [i, line] of awkLines(program).entries()) {
+    if (i === 0) {
+      current = line.text;
+    } else if (line.text === '}' || (!line.item && used + current.length + line.joiner.length + line.text.length <= width)) {
+      current += line.joiner + line.text;
+    } else {
+      out.push(current);
+      current = line.text;
+      used = indent.length;
+    }
+  }
+  out.push(current);
+  return out.map((l, i) => (i === 0 ? l : indent + l));
+}
+
+function awkLines(program: string): AwkLine[] {
+  const lines: AwkLine[] = [];
   let out = '';
+  let joiner: AwkLine['joiner'] = ' ';
+  let item = true;
   let last = '';
   let newline = false;
   let space = false;
@@ -27,8 +70,12 @@ export function packAwk(program: string): string {
   /** A newline after the last token is white space (true) or ends a statement or item. */
   let optionalNewline = true;
   const emit = (text: string, token: string) => {
-    if (newline && out !== '') out += optionalNewline ? ' ' : '; ';
-    else if (space && out !== '') out += ' ';
+    if (newline && out !== '') {
+      lines.push({ text: out, joiner, item });
+      joiner = optionalNewline ? ' ' : '; ';
+      item = depth === 0 && !optionalNewline;
+      out = '';
+    } else if (space && out !== '') out += ' ';
     newline = space = false;
     out += text;
     last = token;
@@ -57,14 +104,15 @@ export function packAwk(program: string): string {
       i += token.length;
       if (token === '(') parens.push(CONTROL.has(last));
       const control = token === ')' && parens.pop() === true;
+      emit(token, token);
       if (token === '{') depth++;
       if (token === '}') depth--;
-      emit(token, token);
       // Inside an action a closing brace ends its statement; at the top it ends an item.
       optionalNewline = OPTIONAL_NEWLINE_AFTER.has(token) || control || (token === '}' && depth > 0);
     }
   }
-  return out;
+  if (out !== '') lines.push({ text: out, joiner, item });
+  return lines;
 }
 
 function stringEnd(text: string, start: number): number {
@@ -93,12 +141,13 @@ const AWK_OPENING = /(^|[\s|;&(])awk((\s+-[A-Za-z]\S*|\s+'[^'\n]*'|\s+[A-Za-z_][
 
 /**
  * The lines of one shell function (or any run of shell lines) with each
- * multi-line awk program packed onto its opening line:
+ * multi-line awk program packed, from its opening line on, onto lines of up to
+ * `width` characters (later lines indented two more than the opening one):
  *   x=$(awk '        ->  x=$(awk 'BEGIN { n = 0 } { n++ } END { print n }' "$f")
  *     BEGIN { ... }
  *     ...' "$f")
  */
-export function packAwkPrograms(lines: readonly string[]): string[] {
+export function packAwkPrograms(lines: readonly string[], width: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -112,7 +161,10 @@ export function packAwkPrograms(lines: readonly string[]): string[] {
     if (j >= lines.length) throw new Error(`awk program without its closing quote after: ${line.trim()}`);
     const close = lines[j].indexOf("'");
     body.push(lines[j].slice(0, close));
-    out.push(`${line}${packAwk(body.join('\n'))}${lines[j].slice(close)}`);
+    const packed = packAwkLines(body.join('\n'), width, line.length, `${/^\s*/.exec(line)![0]}  `);
+    packed[0] = line + packed[0];
+    packed[packed.length - 1] += lines[j].slice(close);
+    out.push(...packed);
     i = j;
   }
   return out;

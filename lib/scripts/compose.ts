@@ -49,8 +49,8 @@ function headerList(text: string, field: 'needs' | 'optional' | 'one-of'): strin
  * Splits a module into top-level code and functions. Functions start with
  * `name() {` at column 0 and end with `}` alone at column 0, or are one line
  * (`name() { ...; }`). Heredocs are refused: dropping comment lines could
- * change their content. Multi-line awk programs are packed onto one line,
- * and the commands of a function onto lines of up to PACK_WIDTH characters.
+ * change their content. Multi-line awk programs, and the commands of a
+ * function, are packed onto lines of up to PACK_WIDTH characters.
  */
 export function parseModule(file: string, path: string, text: string): ScriptModule {
   if (/<<-?\s*['"]?[A-Za-z_]/.test(text)) throw new Error(`${path}: heredocs are not supported in embedded scripts`);
@@ -74,7 +74,7 @@ export function parseModule(file: string, path: string, text: string): ScriptMod
       if (i >= lines.length) throw new Error(`${path}: function ${start[1]} has no closing "}" at the start of a line`);
       body.push('}');
     }
-    const fn = { name: start[1], lines: packShellLines(packAwkPrograms(body), PACK_WIDTH), words: words(body) };
+    const fn = { name: start[1], lines: packShellLines(packAwkPrograms(body, PACK_WIDTH), PACK_WIDTH), words: words(body) };
     functions.push(fn);
     segments.push(fn);
   }

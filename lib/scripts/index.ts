@@ -127,8 +127,8 @@ const composed = new Map<string, string>();
  * The text of `entry` as embedded in a manifest: a header, then per module a
  * marker line (`# <file>`) and the lines it contributes (its
  * top-level code and the functions the entry can reach), comment-only and
- * blank lines dropped, awk programs on one line and commands packed onto
- * lines of up to PACK_WIDTH characters.
+ * blank lines dropped, awk programs and commands packed onto lines of up to
+ * PACK_WIDTH characters.
  */
 export function scriptText(entry: string, features: ScriptFeatures = {}): string {
   const order = scriptModules(entry, features);

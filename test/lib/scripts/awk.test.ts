@@ -1,7 +1,7 @@
-// Packing awk programs onto one line: the same program for awk (mawk's compiled code compared), and for the cases packing must get right.
+// Packing awk programs onto one line, or onto lines of a width: the same program for awk (mawk's compiled code compared), and for the cases packing must get right.
 import { execFileSync, spawnSync } from 'child_process';
 import { relative } from 'path';
-import { packAwk, packAwkPrograms } from '../../../lib/scripts/awk';
+import { packAwk, packAwkLines, packAwkPrograms } from '../../../lib/scripts/awk';
 import { requireCommands } from '../../support/services/commands';
 import { shippedAwkPrograms } from './shipped';
 
@@ -32,17 +32,60 @@ describe('packAwk', () => {
   });
 });
 
+describe('packAwkLines', () => {
+  const program = 'function f(a) {\n  return a + 1\n}\nBEGIN {\n  x = f(1)\n  y = 2\n  if (x &&\n    y) z = 3\n}\n/^#/ { next }\n{\n  n++\n}\nEND { print x, y, z, n }';
+
+  test('each item starts a line; its source lines join while they fit; a lone closing brace always joins', () => {
+    expect(packAwkLines(program, 1000, 0, '  ')).toEqual([
+      'function f(a) { return a + 1; }',
+      '  BEGIN { x = f(1); y = 2; if (x && y) z = 3; }',
+      '  /^#/ { next }',
+      '  { n++; }',
+      '  END { print x, y, z, n }',
+    ]);
+    expect(packAwkLines(program, 20, 0, '')).toEqual([
+      'function f(a) {',
+      'return a + 1; }',
+      'BEGIN { x = f(1)',
+      'y = 2; if (x &&',
+      'y) z = 3; }',
+      '/^#/ { next }',
+      '{ n++; }',
+      'END { print x, y, z, n }',
+    ]);
+  });
+
+  test('the first line counts the text before the program', () => {
+    expect(packAwkLines('BEGIN {\n  x = 1\n  y = 2\n}', 20, 10, '')).toEqual(['BEGIN {', 'x = 1; y = 2; }']);
+  });
+
+  test.each([1, 40, 120])('width %i: the same compiled program and output', (width) => {
+    const packed = packAwkLines(program, width, 0, '    ').join('\n');
+    expect(compiled(packed)).toBe(compiled(program));
+    expect(run(packed, '# c\na 1\nb 0\n')).toBe(run(program, '# c\na 1\nb 0\n'));
+  });
+});
+
 describe('packAwkPrograms', () => {
-  test('packs a program opened at the end of a line, keeps the rest of the closing line', () => {
-    expect(packAwkPrograms(['  n=$(printf x | LC_ALL=C awk -F \'\\t\' \'', '    { n++ }', '    END { print n }\' "$f")', '  echo "$n"'])).toEqual([
-      '  n=$(printf x | LC_ALL=C awk -F \'\\t\' \'{ n++ }; END { print n }\' "$f")',
+  test('packs a program from its opening line on, keeps the rest of the closing line', () => {
+    expect(packAwkPrograms(['  n=$(printf x | LC_ALL=C awk -F \'\\t\' \'', '    { n++ }', '    END { print n }\' "$f")', '  echo "$n"'], 120)).toEqual([
+      '  n=$(printf x | LC_ALL=C awk -F \'\\t\' \'{ n++ }',
+      '    END { print n }\' "$f")',
       '  echo "$n"',
+    ]);
+  });
+
+  test('with a width: the program continues on lines indented two more than the opening one', () => {
+    expect(packAwkPrograms(['  n=$(awk \'', '    BEGIN { n = 0 }', '    { n++ }', '    END { print n }\' "$f")'], 30)).toEqual([
+      '  n=$(awk \'BEGIN { n = 0 }',
+      '    { n++ }',
+      '    END { print n }\' "$f")',
     ]);
   });
 
   test('leaves one-line programs, other quoted strings and commented quotes alone', () => {
     const lines = ["  awk 'END { print NR }' f", "  nl='", "'", '  echo "awk \'" # awk \''];
-    expect(packAwkPrograms(lines)).toEqual(lines);
+    expect(packAwkPrograms(lines, 120)).toEqual(lines);
   });
 });
 
@@ -53,5 +96,13 @@ describe('every multi-line awk program of the shipped scripts', () => {
     const packed = packAwk(program);
     expect(packed).not.toContain('\n');
     expect(compiled(packed)).toBe(compiled(program));
+  });
+  test.each([40, 120])('packed to width %i: the same compiled program; a line over the width is one source line', (width) => {
+    for (const { program } of programs) {
+      const lines = packAwkLines(program, width, 0, '  ');
+      expect(compiled(lines.join('\n'))).toBe(compiled(program));
+      const whole = new Set(packAwkLines(program, 0, 0, '  ').map((l) => l.trim()));
+      for (const line of lines.filter((l) => l.length > width)) expect(whole).toContain(line.trim());
+    }
   });
 });

@@ -78,7 +78,7 @@ describe('every function of the shipped scripts', () => {
   test('there are many', () => expect(functions.length).toBeGreaterThanOrEqual(60));
   test.each([40, 80, 120, 100000])('packed to width %i: bash parses each function exactly as written; dash accepts it', (width) => {
     for (const fn of functions) {
-      const written = packAwkPrograms(fn.lines);
+      const written = packAwkPrograms(fn.lines, width);
       const packed = packShellLines(written, width);
       expect({ fn: `${relative(process.cwd(), fn.file)} ${fn.name}`, parsed: parsed(packed, fn.name) }).toEqual({ fn: `${relative(process.cwd(), fn.file)} ${fn.name}`, parsed: parsed(written, fn.name) });
       expect(dashAccepts(packed)).toBe(true);
