@@ -50,9 +50,10 @@ function headerList(text: string, field: 'needs' | 'optional' | 'one-of'): strin
  * `name() {` at column 0 and end with `}` alone at column 0, or are one line
  * (`name() { ...; }`). Heredocs are refused: dropping comment lines could
  * change their content. Multi-line awk programs, and the commands of a
- * function, are packed onto lines of up to PACK_WIDTH characters.
+ * function, are packed onto lines of up to PACK_WIDTH characters (unless
+ * `packed` is false: the lines as written, for measuring what packing saves).
  */
-export function parseModule(file: string, path: string, text: string): ScriptModule {
+export function parseModule(file: string, path: string, text: string, packed = true): ScriptModule {
   if (/<<-?\s*['"]?[A-Za-z_]/.test(text)) throw new Error(`${path}: heredocs are not supported in embedded scripts`);
   const topLevel: string[] = [];
   const functions: ShellFunction[] = [];
@@ -74,7 +75,7 @@ export function parseModule(file: string, path: string, text: string): ScriptMod
       if (i >= lines.length) throw new Error(`${path}: function ${start[1]} has no closing "}" at the start of a line`);
       body.push('}');
     }
-    const fn = { name: start[1], lines: packShellLines(packAwkPrograms(body, PACK_WIDTH), PACK_WIDTH), words: words(body) };
+    const fn = { name: start[1], lines: packed ? packShellLines(packAwkPrograms(body, PACK_WIDTH), PACK_WIDTH) : body, words: words(body) };
     functions.push(fn);
     segments.push(fn);
   }

@@ -61,6 +61,24 @@ function scriptLocations(): Map<string, string> {
 }
 
 const modules = new Map<string, ScriptModule>();
+let packed = true;
+
+/**
+ * `render()` with every script's lines as written (comments still dropped, nothing packed): what
+ * `npm run size` compares packing with. Not for manifests.
+ */
+export function withScriptLinesAsWritten<T>(render: () => T): T {
+  packed = false;
+  modules.clear();
+  composed.clear();
+  try {
+    return render();
+  } finally {
+    packed = true;
+    modules.clear();
+    composed.clear();
+  }
+}
 
 /** One parsed script file by name. */
 export function scriptModule(file: string): ScriptModule {
@@ -68,7 +86,7 @@ export function scriptModule(file: string): ScriptModule {
   if (!module) {
     const where = scriptLocations().get(file);
     if (!where) throw new Error(`no script named ${file} in lib/${SHARED_DIR} or lib/engines/*/scripts`);
-    module = parseModule(file, `lib/${where}`, readFileSync(join(LIB, where), 'utf8'));
+    module = parseModule(file, `lib/${where}`, readFileSync(join(LIB, where), 'utf8'), packed);
     modules.set(file, module);
   }
   return module;

@@ -3,7 +3,7 @@
 import { execFileSync } from 'child_process';
 import { readFileSync } from 'fs';
 import { parseModule, reachable } from '../../../lib/scripts/compose';
-import { inlineCommand, scriptModules, scriptText, shellCommand } from '../../../lib/scripts';
+import { inlineCommand, scriptModules, scriptText, shellCommand, withScriptLinesAsWritten } from '../../../lib/scripts';
 import { sourcedFiles, sourcingText } from '../../../lib/scripts/sourced';
 import { requireCommands } from '../../support/services/commands';
 import { SHIPPED_FILES } from './shipped';
@@ -149,5 +149,19 @@ describe('renderings', () => {
 
   test('sourced: an entry whose only function is main sources no file of its own', () => {
     expect(sourcingText('prune.sh', { 'retention-vitess': true }, '/s').split('\n')[1]).toBe('. /s/common.sh; . /s/retention-vitess.sh; . /s/retention.sh');
+  });
+});
+
+describe('withScriptLinesAsWritten (what npm run size compares packing with)', () => {
+  test('inside: each function as written, comments dropped; after: packed again, the same text as before', () => {
+    const features = { metrics: true, 'retention-s3': true };
+    const before = scriptText('redis-upload.sh', features);
+    const written = withScriptLinesAsWritten(() => scriptText('redis-upload.sh', features));
+    const source = readFileSync(SHIPPED_FILES.find((f) => f.endsWith('/metrics.sh'))!, 'utf8').split('\n');
+    const body = source.slice(source.indexOf('push_metrics() {'), source.indexOf('}', source.indexOf('push_metrics() {')) + 1);
+    expect(written).toContain(body.filter((l) => !/^\s*(#.*)?$/.test(l)).join('\n'));
+    expect(written.split('\n').length).toBeGreaterThan(before.split('\n').length);
+    expect(defs(written)).toEqual(defs(before));
+    expect(scriptText('redis-upload.sh', features)).toBe(before);
   });
 });
