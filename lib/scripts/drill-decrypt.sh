@@ -28,7 +28,7 @@ main() {
   source=$(drill_fact source)
   base=${source##*/}
   clear=$BACKUP_DRILL_DIR/${base%.age}
-  drill_phase "decrypting $source"
+  step_phase "decrypting $source"
   # age_decrypt logs its own error line; in the background, so that a TERM is handled at once
   age_decrypt "$source" "$clear" &
   wait "$!" || exit 1

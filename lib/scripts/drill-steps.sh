@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: step.sh
 # The steps of a restore-drill pod (spec.drill), any engine's, hand their
 # facts on to each other in BACKUP_DRILL_DIR, in the pod's scratch volume:
 #   started   epoch seconds of the drill's start (the fetch step's)
@@ -9,13 +10,8 @@
 # plus the files an engine's steps pass on (its fetch step lists them). Each
 # step before the report (drill-report.sh) records its failure in `error` and
 # exits 0, and a step that finds an `error` does nothing: the report step
-# always runs, pushes the result and fails the Job with that line.
-#
-# At the Job's deadline (or when the pod is deleted) the kubelet sends TERM
-# to a container's first process -- the step's shell -- and KILL after the
-# grace period. A shell runs a trap only once its foreground command has
-# returned, so whatever can take long runs in the background, waited for
-# (`CMD & wait "$!"`): TERM then stops it at once.
+# always runs, pushes the result and fails the Job with that line. Each
+# step is framed by step.sh (deadlines, its temporary directory).
 
 # drill_start UNDO: the start of a drill, in its first step (fetch): an
 # empty BACKUP_DRILL_DIR, the fact `started`, then drill_step fetch UNDO.
@@ -30,7 +26,7 @@ drill_start() {
 # drill_step STEP UNDO: starts the drill step STEP, unless an earlier step
 # failed (then it exits 0 at once). From here on:
 #  - TERM/INT stops every process of the step (they share its process group)
-#    and fails the step with one line naming what it was doing (drill_phase);
+#    and fails the step with one line naming what it was doing (step_phase);
 #  - on any exit, UNDO (a function of the step) runs with the exit status: it
 #    stops what the step started and removes what a failed step wrote; then
 #    the step's temporary directory (TMPDIR from here on) goes;
@@ -43,37 +39,16 @@ drill_step() {
     exit 0
   fi
   _ds_step=$1 _ds_undo=$2
-  drill_phase "running the $1 step"
+  step_phase "running the $1 step"
   # shellcheck disable=SC2034 # read by die (common.sh)
   die_record=$BACKUP_DRILL_DIR/error
-  # the step's own stdout and stderr, for a trap that runs inside a redirection
-  exec 8>&1 9>&2
-  trap '_drill_step_exit $?' EXIT
-  trap '_drill_step_signal TERM' TERM
-  trap '_drill_step_signal INT' INT
-  _ds_tmp=$(mktemp -d "${TMPDIR:-/tmp}/drill-step.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
-  TMPDIR=$_ds_tmp
-  export TMPDIR
-}
-
-# drill_phase WHAT: what the step is doing, for the line a TERM/INT ends it with.
-drill_phase() {
-  _ds_doing=$*
-}
-
-_drill_step_signal() {
-  trap '' TERM INT
-  # the trap runs where the wait was, inside that command's redirections
-  exec 1>&8 2>&9
-  kill -s TERM 0 2>/dev/null || :
-  wait || :
-  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) while $_ds_doing"
+  step_begin '_drill_step_exit $?' drill-step
 }
 
 _drill_step_exit() {
   trap '' TERM INT
   "$_ds_undo" "$1" || :
-  rm -rf "${_ds_tmp:-}"
+  rm -rf "${step_tmp:-}"
   [ "$1" -ne 0 ] || exit 0
   [ -s "$BACKUP_DRILL_DIR/error" ] || printf 'the %s step ended with exit status %s\n' "$_ds_step" "$1" >"$BACKUP_DRILL_DIR/error"
   info "the failure is left for the report step"

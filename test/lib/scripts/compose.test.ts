@@ -135,13 +135,13 @@ describe('renderings', () => {
   test('sourced: the entry keeps main and its top-level lines; its other functions and every module are files, each whole', () => {
     const features = { metrics: true, 'retention-s3': true };
     const files = sourcedFiles('etcd-finalize.sh', features);
-    expect(files.map((f) => f.file)).toEqual(['common.sh', 's3.sh', 'retention-s3.sh', 'retention.sh', 'etcd-lib.sh', 'metrics.sh', 'etcd-finalize.sh']);
+    expect(files.map((f) => f.file)).toEqual(['common.sh', 's3.sh', 'retention-s3.sh', 'retention.sh', 'step.sh', 'etcd-lib.sh', 'metrics.sh', 'etcd-finalize.sh']);
     const finalize = files.find((f) => f.file === 'etcd-finalize.sh')!.text;
     expect(defs(finalize)).toEqual(['undo_finalize', 'remove_uploads', 'metadata', 'files_paths_json', 'stored_check', 'store_dir', 'upload', 'store_s3', 'artifacts']);
     // whole modules, so that one file serves every container: etcd-lib.sh with the functions finalize never calls
     expect(defs(files.find((f) => f.file === 'etcd-lib.sh')!.text)).toContain('etcd_restore_into');
     const text = sourcingText('etcd-finalize.sh', features, '/scripts');
-    expect(text.split('\n').slice(1, 2)).toEqual(['. /scripts/common.sh; . /scripts/s3.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/etcd-lib.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh']);
+    expect(text.split('\n').slice(1, 2)).toEqual(['. /scripts/common.sh; . /scripts/s3.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/step.sh; . /scripts/etcd-lib.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh']);
     expect(defs(text)).toEqual(['main']);
     expect(text).toMatch(/^state=start$/m);
     expect(text).toMatch(/\nmain "\$@"\n$/);

@@ -1,4 +1,4 @@
-// drill-steps.sh, the step plumbing of every engine's restore drill, run by /bin/sh as a container's
+// drill-steps.sh (with step.sh), the step plumbing of every engine's restore drill, run by /bin/sh as a container's
 // first process (its own process group, as in a pod): failures and TERM handed on to the report step.
 import { spawn } from 'child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 
 const SCRIPTS = join(__dirname, '..', '..', '..', 'lib', 'scripts');
-const LIB = ['common.sh', 'drill-steps.sh'].map((f) => readFileSync(join(SCRIPTS, f), 'utf8')).join('\n');
+const LIB = ['common.sh', 'step.sh', 'drill-steps.sh'].map((f) => readFileSync(join(SCRIPTS, f), 'utf8')).join('\n');
 
 let root: string;
 beforeEach(() => {
@@ -110,7 +110,7 @@ test('TERM while a background command is waited for inside a redirection: the co
     'drill_step restore undo',
     ': >"$BACKUP_DRILL_DIR/written"',
     'run() { "$@" & echo "$!" >"$BACKUP_DRILL_DIR/child"; wait "$!"; }',
-    'drill_phase "loading b1 into a stand-in"',
+    'step_phase "loading b1 into a stand-in"',
     'run sleep 1000 >"$TMPDIR/out" 2>"$TMPDIR/err"',
     'info "not reached"',
   ].join('\n'));

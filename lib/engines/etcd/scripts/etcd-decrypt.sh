@@ -35,7 +35,7 @@ main() {
   [ -f "$src" ] || die "no encrypted snapshot $src"
   clear=$ETCD_BACKUP_SCRATCH/${name%.age}
   rm -f "$clear"
-  etcd_phase "decrypting $src into $clear"
+  step_phase "decrypting $src into $clear"
   # age_decrypt logs its own error line (age's reason)
   etcd_run age_decrypt "$src" "$clear" || exit 1
   if [ "$fetched" = true ]; then rm -f "$src"; fi

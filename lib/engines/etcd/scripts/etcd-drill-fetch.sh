@@ -45,7 +45,7 @@ main() {
   else
     where="every node's snapshots at $(retention_destination)_<node>$ETCD_BACKUP_EXTENSION"
   fi
-  drill_phase "listing $where"
+  step_phase "listing $where"
   _rt_err="listing failed"
   list_backups >"$TMPDIR/listing" || die "listing $where failed ($_rt_err)"
   drill_newest "$TMPDIR/listing" "$where"
@@ -62,9 +62,9 @@ main() {
       ;;
     s3)
       source=$BACKUP_DRILL_DIR/${name##*/}
-      drill_phase "downloading s3://$S3_BUCKET/$clear$ETCD_DRILL_METADATA_SUFFIX"
+      step_phase "downloading s3://$S3_BUCKET/$clear$ETCD_DRILL_METADATA_SUFFIX"
       etcd_run etcd_s3_download "$clear$ETCD_DRILL_METADATA_SUFFIX" "$BACKUP_DRILL_DIR/metadata.json" || exit 1
-      drill_phase "downloading s3://$S3_BUCKET/$name"
+      step_phase "downloading s3://$S3_BUCKET/$name"
       etcd_run etcd_s3_download "$name" "$source" || exit 1
       ;;
     *) die "BACKUP_DEST_KIND must be dir or s3, got '$BACKUP_DEST_KIND'" ;;

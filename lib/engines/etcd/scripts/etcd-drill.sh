@@ -116,7 +116,7 @@ main() {
   snap=$(drill_fact clear)
   meta=$BACKUP_DRILL_DIR/metadata.json
 
-  drill_phase "checking $snap"
+  step_phase "checking $snap"
   # no sha256 pass: snapshot restore checks it
   etcd_check_snapshot "$snap" "$TMPDIR/status.json"
   recorded=$(meta_sha256 "$meta")
@@ -135,18 +135,18 @@ main() {
   peer=http://127.0.0.1:${ports#* }
   data=$BACKUP_DRILL_DIR/member
   rm -rf "$data"
-  drill_phase "restoring $snap into $data"
+  step_phase "restoring $snap into $data"
   etcd_restore_into "$snap" "$data" --name drill --initial-cluster "drill=$peer" --initial-advertise-peer-urls "$peer"
   chmod 0700 "$data" || die "cannot chmod $data"
   # a downloaded or decrypted copy is no longer needed: the restored member holds it
   case $snap in "$BACKUP_DRILL_DIR"/*) rm -f "$snap" ;; esac
 
-  drill_phase "starting a temporary etcd member on $data"
+  step_phase "starting a temporary etcd member on $data"
   ETCDCTL_ENDPOINTS=$client
   export ETCDCTL_ENDPOINTS
   start_member
   wait_member
-  drill_phase "reading the temporary etcd member at $client"
+  step_phase "reading the temporary etcd member at $client"
   out=$TMPDIR/member-status.json
   etcd_run etcdctl --command-timeout=15s endpoint status -w json >"$out" 2>"$out.err" ||
     die "cannot get the status of the temporary etcd member at $client: $(etcd_last_line "$out.err")"
@@ -164,7 +164,7 @@ main() {
     info "the metadata of $name records no keyCount (written before backups counted keys): compared the revision only"
     result="revision $revision as recorded, $ETCD_KEY_COUNT keys (no count recorded)"
   fi
-  drill_phase "stopping the temporary etcd member"
+  step_phase "stopping the temporary etcd member"
   stop_member
   drill_record result "$result"
   info "restored $name with $ETCD_TOOL and started a temporary etcd member on it: $result"

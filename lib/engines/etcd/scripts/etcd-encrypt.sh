@@ -53,7 +53,7 @@ encrypt() {
   _e_size=$(file_size "$1")
   [ "$_e_size" = "$3" ] || die "$1 has $_e_size bytes, $3 were verified: refusing to encrypt it"
   rm -f "$2"
-  etcd_phase "encrypting the $4 into $2"
+  step_phase "encrypting the $4 into $2"
   if ! etcd_run encrypt_stream "$1" "$2"; then
     case $(cat "$TMPDIR/failed" 2>/dev/null) in
       *age*) die "age could not encrypt the $4: $(age_reason <"$TMPDIR/age.err")" ;;
@@ -75,7 +75,7 @@ main() {
   require_cmd age sha256sum tee wc mkfifo ls awk sed tr chmod rm cat
   etcd_step_start undo_encrypt
   umask 077
-  etcd_phase "reading the age recipients"
+  step_phase "reading the age recipients"
   recipients=$(age_recipients_file) || exit 1
   age_fingerprints "$recipients" >"$ETCD_BACKUP_SCRATCH/age-recipients" || die "cannot compute the fingerprints of the age recipients"
   verified=$(etcd_scratch_value verified-size) || exit 1

@@ -22,7 +22,7 @@ main() {
   esac
   key=${S3_PREFIX:-}$name
   dst=$ETCD_BACKUP_SCRATCH/$name
-  etcd_phase "downloading s3://$S3_BUCKET/$key"
+  step_phase "downloading s3://$S3_BUCKET/$key"
   etcd_run etcd_s3_download "$key" "$dst" || exit 1
   printf '%s\n' "$name" >"$ETCD_BACKUP_SCRATCH/restore-source"
 }

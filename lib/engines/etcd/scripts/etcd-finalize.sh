@@ -119,7 +119,7 @@ store_dir() {
   for _sd_f in "$final" "$BACKUP_DIR/$name.json" ${files_name:+"$BACKUP_DIR/$files_name"}; do
     [ ! -e "$_sd_f" ] || die "$_sd_f already exists: refusing to overwrite a snapshot"
   done
-  etcd_phase "storing $final"
+  step_phase "storing $final"
   state=dir-meta
   metadata >"$BACKUP_DIR/.$name.json.partial" || die "cannot write the metadata into $BACKUP_DIR"
   chmod 0600 "$BACKUP_DIR/.$name.json.partial" || die "cannot chmod the metadata in $BACKUP_DIR"
@@ -144,11 +144,11 @@ store_dir() {
 upload() {
   _up_file=$1 _up_key=$2 _up_size=$3 _up_what=$4
   shift 4
-  etcd_phase "uploading s3://$S3_BUCKET/$_up_key"
+  step_phase "uploading s3://$S3_BUCKET/$_up_key"
   etcd_run s3_aws s3 cp "$_up_file" "s3://$S3_BUCKET/$_up_key" --only-show-errors "$@" 2>"$err" >&2 ||
     die "uploading s3://$S3_BUCKET/$_up_key failed: $(etcd_last_line "$err")"
   [ -n "$_up_size" ] || return 0
-  etcd_phase "checking the size of s3://$S3_BUCKET/$_up_key"
+  step_phase "checking the size of s3://$S3_BUCKET/$_up_key"
   etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$_up_key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
     die "cannot read back the size of s3://$S3_BUCKET/$_up_key: $(etcd_last_line "$err")"
   _up_stored=$(cat "$TMPDIR/stored")
@@ -252,11 +252,11 @@ main() {
     *) die "BACKUP_DEST_KIND must be dir or s3, got '$BACKUP_DEST_KIND'" ;;
   esac
   info "stored snapshot $where: revision $revision, $total_key keys, $src_size bytes$([ -z "$files_name" ] || printf ', with %s' "$files_name"), node $ETCD_BACKUP_NODE"
-  etcd_phase "pushing the metrics (the snapshot $where is stored)"
+  step_phase "pushing the metrics (the snapshot $where is stored)"
   etcd_run push_metrics success "$(($(now_epoch) - started))" "$src_size"
 
   if retention_configured; then
-    etcd_phase "applying retention (the snapshot $where is stored)"
+    step_phase "applying retention (the snapshot $where is stored)"
     # etcd_prune logs its own error line
     etcd_run etcd_prune "$listed" || exit 1
   fi

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: retention.sh s3.sh
+# needs: retention.sh s3.sh step.sh
 # Helpers of the etcd steps (joined after common.sh, and after retention.sh
 # where pruning or listing is used). Every path arrives through env vars.
 #
@@ -57,58 +57,28 @@ etcd_pick_tool() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Steps and deadlines. At the Job's activeDeadlineSeconds (or when the pod is
-# deleted) the kubelet sends TERM to a container's first process -- this
-# shell -- and KILL after the pod's grace period. A shell runs a trap only
-# once its foreground command has returned, so whatever can take long runs
-# through etcd_run (in the background, waited for): TERM then stops it at once.
-
-# etcd_step_start UNDO: the start of every entry's main. On TERM/INT, every
-# process of the step is stopped and the step fails with one error line. On
-# any exit, UNDO (a function of the entry) runs with the exit status -- it
-# removes what a failed run wrote -- and then the step's temporary directory
-# (TMPDIR for everything the step starts) goes. UNDO may set
-# etcd_exit_status to end the step with another status (a step that hands
+# etcd_step_start UNDO: the start of every entry's main, framed by step.sh
+# (TERM/INT fail the step with one line naming its step_phase). On any exit,
+# UNDO (a function of the entry) runs with the exit status -- it removes what a
+# failed run wrote -- and then the step's temporary directory goes. UNDO may
+# set etcd_exit_status to end the step with another status (a step that hands
 # its failure on to a later step of the pod exits 0).
 etcd_step_start() {
   etcd_undo=$1
-  etcd_phase starting
-  # the step's own stdout and stderr, for a trap that runs inside a redirection
-  exec 8>&1 9>&2
-  trap etcd_step_exit EXIT
-  trap 'etcd_signalled TERM' TERM
-  trap 'etcd_signalled INT' INT
-  etcd_tmp=$(mktemp -d "${TMPDIR:-/tmp}/etcd-step.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
-  TMPDIR=$etcd_tmp
-  export TMPDIR
+  step_phase starting
+  step_begin etcd_step_exit etcd-step
 }
 
 etcd_step_exit() {
   _se_rc=$?
   trap '' TERM INT
   "$etcd_undo" "$_se_rc" || :
-  rm -rf "${etcd_tmp:-}"
+  rm -rf "${step_tmp:-}"
   exit "${etcd_exit_status:-$_se_rc}"
-}
-
-# What the step is doing, for the line a TERM/INT ends it with.
-etcd_phase() {
-  etcd_doing=$*
 }
 
 # The undo of a step that writes nothing that outlives the pod.
 etcd_nothing_to_undo() { :; }
-
-# Stops every process this step started (they share this shell's process
-# group, the container's), waits for its own children, then fails.
-etcd_signalled() {
-  trap '' TERM INT
-  # the trap runs where the wait was, inside etcd_run's caller's redirections
-  exec 1>&8 2>&9
-  kill -s TERM 0 2>/dev/null || :
-  wait || :
-  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) while $etcd_doing"
-}
 
 # etcd_run CMD...: CMD (a command or a function) in the background, waited
 # for; its exit status. Output goes where the caller redirects it (never use

@@ -42,7 +42,7 @@ main() {
       die "BACKUP_NAME_SUFFIX must be _$ETCD_BACKUP_NODE$ETCD_BACKUP_EXTENSION for node $ETCD_BACKUP_NODE, got '${BACKUP_NAME_SUFFIX:-}'"
   fi
   etcd_step_start etcd_nothing_to_undo
-  etcd_phase "pruning $(retention_destination)"
+  step_phase "pruning $(retention_destination)"
   # prune logs its own error line
   etcd_run prune || exit 1
   info "retention prune finished"

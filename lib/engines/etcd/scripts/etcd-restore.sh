@@ -29,7 +29,7 @@ main() {
     ETCD_RESTORE_PEER_URL ETCD_RESTORE_INITIAL_CLUSTER BACKUP_NAME_PREFIX ETCD_RESTORE_SNAPSHOT
   require_cmd stat head tail od tr awk sed sort rm mv chmod mktemp cat
   etcd_step_start undo_restore
-  etcd_phase "finding the snapshot to restore"
+  step_phase "finding the snapshot to restore"
   if [ -f "$ETCD_BACKUP_SCRATCH/restore-source" ]; then
     name=$(cat "$ETCD_BACKUP_SCRATCH/restore-source")
   else
@@ -44,7 +44,7 @@ main() {
   target=$ETCD_RESTORE_TARGET_ROOT/$name.restored
   [ ! -e "$target" ] || die "$target already exists: remove it to restore $name again"
 
-  etcd_phase "checking $src"
+  step_phase "checking $src"
   # no sha256 pass: snapshot restore checks it
   etcd_check_snapshot "$src" "$ETCD_BACKUP_SCRATCH/status.json"
   set -- --name "$ETCD_RESTORE_NODE" --initial-cluster "$ETCD_RESTORE_INITIAL_CLUSTER" \
@@ -54,7 +54,7 @@ main() {
     set -- "$@" --bump-revision "$ETCD_RESTORE_BUMP_REVISION" --mark-compacted
   fi
   rm -rf "$target.partial"
-  etcd_phase "restoring $src into $target.partial"
+  step_phase "restoring $src into $target.partial"
   etcd_restore_into "$src" "$target.partial" "$@"
   chmod 0700 "$target.partial" || die "cannot chmod $target.partial"
   renaming=true

@@ -44,7 +44,7 @@ undo_snapshot() {
 }
 
 precheck() {
-  etcd_phase "checking the etcd member and the free space"
+  step_phase "checking the etcd member and the free space"
   factor=${ETCD_BACKUP_FREE_SPACE_FACTOR:-2}
   etcd_require_int ETCD_BACKUP_FREE_SPACE_FACTOR "$factor"
   work=$ETCD_BACKUP_WORK_DIR
@@ -77,7 +77,7 @@ precheck() {
 
 archive_files() {
   require_env ETCD_BACKUP_FILES_PARTIAL
-  etcd_phase "archiving the control-plane files into $ETCD_BACKUP_FILES_PARTIAL"
+  step_phase "archiving the control-plane files into $ETCD_BACKUP_FILES_PARTIAL"
   etcd_archive_files "$ETCD_BACKUP_FILES_PARTIAL"
   printf '%s\n' "$ETCD_FILES_ENTRIES" >"$ETCD_BACKUP_SCRATCH/files-entries"
   printf '%s\n' "$ETCD_FILES_SIZE" >"$ETCD_BACKUP_SCRATCH/files-size"
@@ -86,7 +86,7 @@ archive_files() {
 }
 
 save() {
-  etcd_phase "saving the snapshot to $ETCD_BACKUP_PARTIAL"
+  step_phase "saving the snapshot to $ETCD_BACKUP_PARTIAL"
   log=$TMPDIR/snapshot-save.log
   etcd_run etcdctl snapshot save "$ETCD_BACKUP_PARTIAL" >"$log" 2>&1 ||
     die "etcdctl snapshot save from $ETCDCTL_ENDPOINTS failed: $(etcd_last_line "$log")"
@@ -98,7 +98,7 @@ save() {
 # (`snapshot status`'s totalKey counts every revision of every bucket).
 # Without an answer the file stays empty and the metadata has no keyCount.
 count_keys() {
-  etcd_phase "counting the keys at revision $ETCD_SNAP_REVISION"
+  step_phase "counting the keys at revision $ETCD_SNAP_REVISION"
   if etcd_key_count "$ETCD_SNAP_REVISION"; then
     printf '%s\n' "$ETCD_KEY_COUNT" >"$s/verified-key-count"
   else
@@ -108,13 +108,13 @@ count_keys() {
 }
 
 verify() {
-  etcd_phase "verifying $ETCD_BACKUP_PARTIAL"
+  step_phase "verifying $ETCD_BACKUP_PARTIAL"
   s=$ETCD_BACKUP_SCRATCH
   restored=false
   if [ "${ETCD_BACKUP_RESTORE_CHECK:-true}" = true ]; then
     etcd_check_snapshot "$ETCD_BACKUP_PARTIAL" "$s/status.json"
     count_keys
-    etcd_phase "restoring $ETCD_BACKUP_PARTIAL into $ETCD_BACKUP_RESTORE_CHECK_DIR (restore check)"
+    step_phase "restoring $ETCD_BACKUP_PARTIAL into $ETCD_BACKUP_RESTORE_CHECK_DIR (restore check)"
     etcd_restore_into "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_RESTORE_CHECK_DIR"
     rm -rf "$ETCD_BACKUP_RESTORE_CHECK_DIR"
     restored=true

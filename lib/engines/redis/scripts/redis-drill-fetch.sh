@@ -28,18 +28,18 @@ main() {
   require_env REDIS_SHARD REDIS_DRILL_METADATA_SUFFIX S3_BUCKET BACKUP_NAME_PREFIX
   require_cmd aws awk sort head stat mktemp
   where="shard $REDIS_SHARD's backups at $(retention_destination)"
-  drill_phase "listing $where"
+  step_phase "listing $where"
   _rt_err="listing failed"
   retention_list >"$TMPDIR/listing" || die "listing $where failed ($_rt_err)"
   drill_newest "$TMPDIR/listing" "$where"
   name=$DRILL_NAME time=$DRILL_TIME size=$DRILL_SIZE
   drill_check_age "$time" "$name"
   clear=${name%.age}
-  drill_phase "downloading s3://$S3_BUCKET/$clear$REDIS_DRILL_METADATA_SUFFIX"
+  step_phase "downloading s3://$S3_BUCKET/$clear$REDIS_DRILL_METADATA_SUFFIX"
   s3_download "$clear$REDIS_DRILL_METADATA_SUFFIX" "$BACKUP_DRILL_DIR/metadata.json"
   file=$BACKUP_DRILL_DIR/backup.rdb.gz
   case $name in *.age) file=$file.age ;; esac
-  drill_phase "downloading s3://$S3_BUCKET/$name"
+  step_phase "downloading s3://$S3_BUCKET/$name"
   s3_download "$name" "$file"
   got=$(stat -c %s "$file") || die "cannot read the size of $file"
   [ "$got" = "$size" ] || die "downloaded $got bytes of s3://$S3_BUCKET/$name, which is listed with $size"

@@ -39,13 +39,13 @@ main() {
   rdb=$BACKUP_DRILL_DIR/dump.rdb
   sock=$BACKUP_DRILL_DIR/redis.sock
   server_pid=
-  drill_phase "unpacking $gz"
+  step_phase "unpacking $gz"
   gunzip -c "$gz" >"$rdb" 2>"$BACKUP_DRILL_DIR/gunzip.err" &
   _st=0
   wait "$!" || _st=$?
   [ "$_st" -eq 0 ] || die "gunzip of $name failed: $(last_line "$BACKUP_DRILL_DIR/gunzip.err")"
   rm -f "$gz"
-  drill_phase "checking $rdb with redis-check-rdb"
+  step_phase "checking $rdb with redis-check-rdb"
   redis-check-rdb "$rdb" >"$BACKUP_DRILL_DIR/check.out" 2>&1 &
   _st=0
   wait "$!" || _st=$?
@@ -56,7 +56,7 @@ main() {
   file_keys=$(awk '/keys read/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$BACKUP_DRILL_DIR/check.out")
   recorded=$(sed -n 's/.*"keyCount":[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$BACKUP_DRILL_DIR/metadata.json" | head -n 1)
 
-  drill_phase "loading $name into a temporary redis-server"
+  step_phase "loading $name into a temporary redis-server"
   redis-server --port 0 --unixsocket "$sock" --unixsocketperm 700 --dir "$BACKUP_DRILL_DIR" --dbfilename dump.rdb \
     --save '' --appendonly no --replicaof 127.0.0.1 1 --logfile "$BACKUP_DRILL_DIR/redis.log" </dev/null &
   server_pid=$!

@@ -1,0 +1,38 @@
+# shellcheck shell=sh
+# The frame of one step of a pod (one container's entry script), any engine's.
+# At the Job's activeDeadlineSeconds (or when the pod is deleted) the kubelet
+# sends TERM to a container's first process -- the step's shell -- and KILL
+# after the pod's grace period. A shell runs a trap only once its foreground
+# command has returned, so whatever can take long runs in the background,
+# waited for (`CMD & wait "$!"`): TERM then stops it at once.
+
+# step_begin EXIT_TRAP NAME: from here on, EXIT_TRAP runs on any exit; TERM/INT
+# stops every process of the step (they share its process group) and fails it
+# with one line naming what it was doing (step_phase); TMPDIR is the step's
+# own temporary directory, step_tmp (NAME.XXXXXX; EXIT_TRAP removes it).
+step_begin() {
+  # the step's own stdout and stderr, for a trap that runs inside a redirection
+  exec 8>&1 9>&2
+  # shellcheck disable=SC2064 # the caller's command, as it gave it
+  trap "$1" EXIT
+  trap 'step_signalled TERM' TERM
+  trap 'step_signalled INT' INT
+  step_tmp=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+  TMPDIR=$step_tmp
+  export TMPDIR
+}
+
+# step_phase WHAT: what the step is doing, for the line a TERM/INT ends it with.
+step_phase() {
+  step_doing=$*
+}
+
+# Stops every process of the step, waits for its own children, then fails.
+step_signalled() {
+  trap '' TERM INT
+  # the trap runs where the wait was, inside that command's redirections
+  exec 1>&8 2>&9
+  kill -s TERM 0 2>/dev/null || :
+  wait || :
+  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) while $step_doing"
+}
