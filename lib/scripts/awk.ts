@@ -34,9 +34,8 @@ export function packAwk(program: string): string {
  * One awk program on lines of at most `width` characters (a longer source
  * line stays whole): each item (pattern-action or function) starts a line,
  * and its source lines are joined as packAwk joins them while they fit (a
- * closing brace alone always joins). `first` is the length of
- * the text before the program on its first line; later lines start with
- * `indent`.
+ * closing brace alone always joins). `first` is the length of the text
+ * before the program on its first line; later lines start with `indent`.
  */
 export function packAwkLines(program: string, width: number, first: number, indent: string): string[] {
   const out: string[] = [];
