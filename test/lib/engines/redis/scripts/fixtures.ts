@@ -320,7 +320,9 @@ function heldAws(): { bin: string; dir: string } {
     '  *) exec ' + awsCliPath() + ' "$@" ;;',
     'esac',
     'trap \'echo TERM >"$STANDIN_DIR/aws-got-term"; kill "$real" 2>/dev/null; exit 143\' TERM',
-    '{ head -c 1048576; : >"$STANDIN_DIR/upload-started"; hold; cat; } | ' + awsCliPath() + ' "$@" &',
+    // an asynchronous list reads /dev/null unless its input is redirected (POSIX, job control off): the stream, by fd 3
+    'exec 3<&0',
+    '{ head -c 1048576; : >"$STANDIN_DIR/upload-started"; hold; cat; } <&3 | ' + awsCliPath() + ' "$@" &',
     'real=$!',
     'wait "$real"',
   ]);
