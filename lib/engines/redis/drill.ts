@@ -21,7 +21,7 @@
  */
 import type { EngineContainer, EngineEnvVar, EnvVar } from '../../kubernetes/objects';
 import { shellCommand } from '../../scripts';
-import { ageIdentityParts } from '../../workload/encryption';
+import { ageContainer, ageIdentityParts } from '../../workload/encryption';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { awsEnv } from '../s3';
@@ -39,7 +39,7 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
     image,
     command: shellCommand(entry, features),
     env: [...ctx.env, ...drillEnv, ...env],
-    volumeMounts: name === 'decrypt' && identity ? [...mounts, ...identity.mounts] : mounts,
+    volumeMounts: mounts,
     securityContext: restrictedContainerSecurity(),
   });
   const fetch = step('fetch', spec.images.awsCli, 'redis-drill-fetch.sh', [
@@ -48,7 +48,7 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
     ...awsEnv(spec.s3),
     ...destinationEnv(spec, shard),
   ]);
-  const decrypt = age && identity ? step('decrypt', age.image, 'drill-decrypt.sh', identity.env) : undefined;
+  const decrypt = age && identity ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: [...ctx.env, ...drillEnv], mounts }) : undefined;
   const restore = step('restore', spec.images.redis, 'redis-drill-restore.sh', [
     { name: 'REDIS_DRILL_LOAD_TIMEOUT', value: String(REDIS_DEFAULTS.drillLoadTimeoutSeconds) },
   ]);
