@@ -29,9 +29,8 @@ main() {
   base=${source##*/}
   clear=$BACKUP_DRILL_DIR/${base%.age}
   step_phase "decrypting $source"
-  # age_decrypt logs its own error line; in the background, so that a TERM is handled at once
-  age_decrypt "$source" "$clear" &
-  wait "$!" || exit 1
+  # age_decrypt logs its own error line
+  step_run age_decrypt "$source" "$clear" || exit 1
   case $source in "$BACKUP_DRILL_DIR"/*) rm -f "$source" ;; esac
   drill_record clear "$clear"
   info "decrypted $name with the identity in $BACKUP_AGE_IDENTITY_FILE"

@@ -3,8 +3,8 @@
 # At the Job's activeDeadlineSeconds (or when the pod is deleted) the kubelet
 # sends TERM to a container's first process -- the step's shell -- and KILL
 # after the pod's grace period. A shell runs a trap only once its foreground
-# command has returned, so whatever can take long runs in the background,
-# waited for (`CMD & wait "$!"`): TERM then stops it at once.
+# command has returned, so whatever can take long runs through step_run (in
+# the background, waited for): TERM then stops it at once.
 
 # step_begin EXIT_TRAP NAME: from here on, EXIT_TRAP runs on any exit; TERM/INT
 # stops every process of the step (they share its process group) and fails it
@@ -20,6 +20,15 @@ step_begin() {
   step_tmp=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
   TMPDIR=$step_tmp
   export TMPDIR
+}
+
+# step_run CMD...: CMD (a command or a function) in the background, waited
+# for, so that a TERM stops it at once; its exit status. Output goes where the
+# caller redirects it (never use it inside $(...), which the shell waits for in
+# the foreground); its input is /dev/null.
+step_run() {
+  "$@" &
+  wait "$!"
 }
 
 # step_phase WHAT: what the step is doing, for the line a TERM/INT ends it with.

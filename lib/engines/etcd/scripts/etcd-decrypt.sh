@@ -37,7 +37,7 @@ main() {
   rm -f "$clear"
   step_phase "decrypting $src into $clear"
   # age_decrypt logs its own error line (age's reason)
-  etcd_run age_decrypt "$src" "$clear" || exit 1
+  step_run age_decrypt "$src" "$clear" || exit 1
   if [ "$fetched" = true ]; then rm -f "$src"; fi
   printf '%s\n' "${name%.age}" >"$ETCD_BACKUP_SCRATCH/restore-source" || die "cannot write $ETCD_BACKUP_SCRATCH/restore-source"
   info "decrypted $src into $clear with the age identity"

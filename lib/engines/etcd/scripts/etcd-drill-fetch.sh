@@ -63,9 +63,9 @@ main() {
     s3)
       source=$BACKUP_DRILL_DIR/${name##*/}
       step_phase "downloading s3://$S3_BUCKET/$clear$ETCD_DRILL_METADATA_SUFFIX"
-      etcd_run etcd_s3_download "$clear$ETCD_DRILL_METADATA_SUFFIX" "$BACKUP_DRILL_DIR/metadata.json" || exit 1
+      step_run etcd_s3_download "$clear$ETCD_DRILL_METADATA_SUFFIX" "$BACKUP_DRILL_DIR/metadata.json" || exit 1
       step_phase "downloading s3://$S3_BUCKET/$name"
-      etcd_run etcd_s3_download "$name" "$source" || exit 1
+      step_run etcd_s3_download "$name" "$source" || exit 1
       ;;
     *) die "BACKUP_DEST_KIND must be dir or s3, got '$BACKUP_DEST_KIND'" ;;
   esac

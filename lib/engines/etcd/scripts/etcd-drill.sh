@@ -83,10 +83,10 @@ wait_member() {
   _wm_out=$TMPDIR/member-health
   while :; do
     member_running || die "the temporary etcd member exited while starting: $(etcd_last_line "$BACKUP_DRILL_DIR/member.log")"
-    if etcd_run etcdctl --dial-timeout=1s --command-timeout=5s endpoint health >"$_wm_out" 2>&1; then return 0; fi
+    if step_run etcdctl --dial-timeout=1s --command-timeout=5s endpoint health >"$_wm_out" 2>&1; then return 0; fi
     [ "$(now_epoch)" -lt "$_wm_deadline" ] ||
       die "the temporary etcd member did not become healthy at $ETCDCTL_ENDPOINTS within ${_wm_timeout}s: $(etcd_last_line "$_wm_out")"
-    etcd_run sleep 0.2
+    step_run sleep 0.2
   done
 }
 
@@ -148,7 +148,7 @@ main() {
   wait_member
   step_phase "reading the temporary etcd member at $client"
   out=$TMPDIR/member-status.json
-  etcd_run etcdctl --command-timeout=15s endpoint status -w json >"$out" 2>"$out.err" ||
+  step_run etcdctl --command-timeout=15s endpoint status -w json >"$out" 2>"$out.err" ||
     die "cannot get the status of the temporary etcd member at $client: $(etcd_last_line "$out.err")"
   revision=$(etcd_json_num revision <"$out")
   [ -n "$revision" ] || die "etcdctl endpoint status of the temporary member printed no revision: $(head -c 300 "$out")"

@@ -54,7 +54,7 @@ encrypt() {
   [ "$_e_size" = "$3" ] || die "$1 has $_e_size bytes, $3 were verified: refusing to encrypt it"
   rm -f "$2"
   step_phase "encrypting the $4 into $2"
-  if ! etcd_run encrypt_stream "$1" "$2"; then
+  if ! step_run encrypt_stream "$1" "$2"; then
     case $(cat "$TMPDIR/failed" 2>/dev/null) in
       *age*) die "age could not encrypt the $4: $(age_reason <"$TMPDIR/age.err")" ;;
       *tee*) die "writing the encrypted $4 to $2 failed: $(etcd_last_line "$TMPDIR/tee.err")" ;;

@@ -23,7 +23,7 @@ main() {
   key=${S3_PREFIX:-}$name
   dst=$ETCD_BACKUP_SCRATCH/$name
   step_phase "downloading s3://$S3_BUCKET/$key"
-  etcd_run etcd_s3_download "$key" "$dst" || exit 1
+  step_run etcd_s3_download "$key" "$dst" || exit 1
   printf '%s\n' "$name" >"$ETCD_BACKUP_SCRATCH/restore-source"
 }
 

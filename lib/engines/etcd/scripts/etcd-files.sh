@@ -37,9 +37,9 @@ etcd_archive_files() {
   done <"$TMPDIR/files-paths"
   [ -s "$_af_list" ] || die "control-plane files: no file under$_af_dirs: nothing to archive"
 
-  etcd_run etcd_tar_files "$_af_out" "$_af_root" "$_af_list" 2>"$TMPDIR/tar.err" ||
+  step_run etcd_tar_files "$_af_out" "$_af_root" "$_af_list" 2>"$TMPDIR/tar.err" ||
     die "archiving the control-plane files under$_af_dirs failed: $(etcd_last_line "$TMPDIR/tar.err")"
-  etcd_run tar -tzf "$_af_out" >"$TMPDIR/files-listed" 2>"$TMPDIR/tar.err" ||
+  step_run tar -tzf "$_af_out" >"$TMPDIR/files-listed" 2>"$TMPDIR/tar.err" ||
     die "the control-plane files archive $_af_out does not read back: $(etcd_last_line "$TMPDIR/tar.err")"
   # the two lists as multisets: "+<name>" listed but not archived, "-<name>" archived but not listed
   _af_diff=$(awk '

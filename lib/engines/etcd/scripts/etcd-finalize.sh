@@ -145,11 +145,11 @@ upload() {
   _up_file=$1 _up_key=$2 _up_size=$3 _up_what=$4
   shift 4
   step_phase "uploading s3://$S3_BUCKET/$_up_key"
-  etcd_run s3_aws s3 cp "$_up_file" "s3://$S3_BUCKET/$_up_key" --only-show-errors "$@" 2>"$err" >&2 ||
+  step_run s3_aws s3 cp "$_up_file" "s3://$S3_BUCKET/$_up_key" --only-show-errors "$@" 2>"$err" >&2 ||
     die "uploading s3://$S3_BUCKET/$_up_key failed: $(etcd_last_line "$err")"
   [ -n "$_up_size" ] || return 0
   step_phase "checking the size of s3://$S3_BUCKET/$_up_key"
-  etcd_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$_up_key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
+  step_run s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$_up_key" --query ContentLength --output text >"$TMPDIR/stored" 2>"$err" ||
     die "cannot read back the size of s3://$S3_BUCKET/$_up_key: $(etcd_last_line "$err")"
   _up_stored=$(cat "$TMPDIR/stored")
   [ "$_up_stored" = "$_up_size" ] || die "s3://$S3_BUCKET/$_up_key holds $_up_stored bytes, the $_up_what has $_up_size: upload removed"
@@ -253,12 +253,12 @@ main() {
   esac
   info "stored snapshot $where: revision $revision, $total_key keys, $src_size bytes$([ -z "$files_name" ] || printf ', with %s' "$files_name"), node $ETCD_BACKUP_NODE"
   step_phase "pushing the metrics (the snapshot $where is stored)"
-  etcd_run push_metrics success "$(($(now_epoch) - started))" "$src_size"
+  step_run push_metrics success "$(($(now_epoch) - started))" "$src_size"
 
   if retention_configured; then
     step_phase "applying retention (the snapshot $where is stored)"
     # etcd_prune logs its own error line
-    etcd_run etcd_prune "$listed" || exit 1
+    step_run etcd_prune "$listed" || exit 1
   fi
   state=finished
   info "etcd backup finished: $where"

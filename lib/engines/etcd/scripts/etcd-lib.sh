@@ -80,14 +80,6 @@ etcd_step_exit() {
 # The undo of a step that writes nothing that outlives the pod.
 etcd_nothing_to_undo() { :; }
 
-# etcd_run CMD...: CMD (a command or a function) in the background, waited
-# for; its exit status. Output goes where the caller redirects it (never use
-# it inside $(...), which the shell waits for in the foreground).
-etcd_run() {
-  "$@" &
-  wait "$!"
-}
-
 # ---------------------------------------------------------------------------------------------
 # Checks of a snapshot file
 
@@ -115,7 +107,7 @@ etcd_check_snapshot() {
   _cs_want=$(tail -c 32 "$_cs_file" | od -An -v -tx1 | tr -d ' \n')
   [ "${#_cs_want}" -eq 64 ] || die "cannot read the checksum at the end of $_cs_file"
   etcd_pick_tool
-  if ! etcd_run "$ETCD_TOOL" snapshot status "$_cs_file" -w json >"$_cs_out" 2>"$_cs_out.err"; then
+  if ! step_run "$ETCD_TOOL" snapshot status "$_cs_file" -w json >"$_cs_out" 2>"$_cs_out.err"; then
     die "integrity check failed: $ETCD_TOOL snapshot status rejected $_cs_file: $(etcd_last_line "$_cs_out.err")"
   fi
   ETCD_SNAP_REVISION=$(etcd_json_num revision <"$_cs_out")
@@ -129,7 +121,7 @@ etcd_check_snapshot() {
     die "integrity check failed: $ETCD_TOOL snapshot status reports a $ETCD_SNAP_TOTAL_SIZE-byte database, but $_cs_file holds $_cs_db bytes before its checksum"
   fi
   if [ "${3:-}" = sha256 ]; then
-    etcd_run etcd_sha256_head "$_cs_file" "$_cs_db" >"$_cs_out.sha256" || die "cannot read $_cs_file"
+    step_run etcd_sha256_head "$_cs_file" "$_cs_db" >"$_cs_out.sha256" || die "cannot read $_cs_file"
     _cs_got=$(awk '{ print $1 }' "$_cs_out.sha256")
     [ "$_cs_want" = "$_cs_got" ] ||
       die "integrity check failed: the sha256 of $_cs_file's database ($_cs_got) is not the checksum it ends with ($_cs_want): the snapshot is corrupt"
@@ -155,7 +147,7 @@ etcd_restore_into() {
   shift 2
   etcd_pick_tool
   _ri_log=${TMPDIR:-/tmp}/etcd-restore.log
-  if ! etcd_run "$ETCD_TOOL" snapshot restore "$_ri_file" --data-dir "$_ri_dir" "$@" >"$_ri_log" 2>&1; then
+  if ! step_run "$ETCD_TOOL" snapshot restore "$_ri_file" --data-dir "$_ri_dir" "$@" >"$_ri_log" 2>&1; then
     rm -rf "$_ri_dir"
     case $(etcd_last_line "$_ri_log") in
       *'expected sha256'*)
@@ -180,7 +172,7 @@ etcd_restore_into() {
 # shellcheck disable=SC2034 # ETCD_KEY_COUNT_ERROR: read by the entry scripts
 etcd_key_count() {
   _kc_out=${TMPDIR:-/tmp}/key-count.json
-  if ! etcd_run env ETCDCTL_COMMAND_TIMEOUT="${ETCD_BACKUP_STATUS_TIMEOUT:-15s}" \
+  if ! step_run env ETCDCTL_COMMAND_TIMEOUT="${ETCD_BACKUP_STATUS_TIMEOUT:-15s}" \
     etcdctl get "" --prefix --keys-only --limit=1 --rev="$1" -w json >"$_kc_out" 2>"$_kc_out.err"; then
     ETCD_KEY_COUNT_ERROR=$(etcd_last_line "$_kc_out.err")
     return 1
@@ -205,7 +197,7 @@ etcd_free_bytes() {
 
 # etcd_s3_download KEY DST: downloads s3://S3_BUCKET/KEY to DST and checks
 # its size against the stored object's; dies (removing DST) on any failure.
-# Run it through etcd_run: TERM then stops the download at once.
+# Run it through step_run: TERM then stops the download at once.
 etcd_s3_download() {
   _dl_err=${TMPDIR:-/tmp}/aws-download.err
   s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$1" --query ContentLength --output text >"$_dl_err.size" 2>"$_dl_err" ||

@@ -44,7 +44,7 @@ main() {
   etcd_step_start etcd_nothing_to_undo
   step_phase "pruning $(retention_destination)"
   # prune logs its own error line
-  etcd_run prune || exit 1
+  step_run prune || exit 1
   info "retention prune finished"
 }
 

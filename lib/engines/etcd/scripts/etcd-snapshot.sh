@@ -54,7 +54,7 @@ precheck() {
     die "cannot remove the leftovers of an earlier run ($ETCD_BACKUP_PARTIAL, $ETCD_BACKUP_RESTORE_CHECK_DIR)"
 
   out=$TMPDIR/endpoint-status
-  if ! etcd_run env ETCDCTL_COMMAND_TIMEOUT="${ETCD_BACKUP_STATUS_TIMEOUT:-15s}" etcdctl endpoint status -w json >"$out" 2>"$out.err"; then
+  if ! step_run env ETCDCTL_COMMAND_TIMEOUT="${ETCD_BACKUP_STATUS_TIMEOUT:-15s}" etcdctl endpoint status -w json >"$out" 2>"$out.err"; then
     die "cannot get the status of the etcd member at $ETCDCTL_ENDPOINTS: $(etcd_last_line "$out.err"); no snapshot taken"
   fi
   status=$(cat "$out")
@@ -88,7 +88,7 @@ archive_files() {
 save() {
   step_phase "saving the snapshot to $ETCD_BACKUP_PARTIAL"
   log=$TMPDIR/snapshot-save.log
-  etcd_run etcdctl snapshot save "$ETCD_BACKUP_PARTIAL" >"$log" 2>&1 ||
+  step_run etcdctl snapshot save "$ETCD_BACKUP_PARTIAL" >"$log" 2>&1 ||
     die "etcdctl snapshot save from $ETCDCTL_ENDPOINTS failed: $(etcd_last_line "$log")"
 }
 

@@ -13,10 +13,7 @@
 
 # s3_download KEY FILE: one object into FILE, TERM handled at once.
 s3_download() {
-  (s3_aws s3 cp --only-show-errors --no-progress "s3://$S3_BUCKET/$1" "$2") >/dev/null 2>"$TMPDIR/aws.err" &
-  _sd_st=0
-  wait "$!" || _sd_st=$?
-  [ "$_sd_st" -eq 0 ] || die "cannot download s3://$S3_BUCKET/$1: $(awk 'NF { line = $0 } END { print line }' "$TMPDIR/aws.err")"
+  step_run s3_aws s3 cp --only-show-errors --no-progress "s3://$S3_BUCKET/$1" "$2" >/dev/null 2>"$TMPDIR/aws.err" || die "cannot download s3://$S3_BUCKET/$1: $(awk 'NF { line = $0 } END { print line }' "$TMPDIR/aws.err")"
 }
 
 undo_fetch() {

@@ -40,16 +40,10 @@ main() {
   sock=$BACKUP_DRILL_DIR/redis.sock
   server_pid=
   step_phase "unpacking $gz"
-  gunzip -c "$gz" >"$rdb" 2>"$BACKUP_DRILL_DIR/gunzip.err" &
-  _st=0
-  wait "$!" || _st=$?
-  [ "$_st" -eq 0 ] || die "gunzip of $name failed: $(last_line "$BACKUP_DRILL_DIR/gunzip.err")"
+  step_run gunzip -c "$gz" >"$rdb" 2>"$BACKUP_DRILL_DIR/gunzip.err" || die "gunzip of $name failed: $(last_line "$BACKUP_DRILL_DIR/gunzip.err")"
   rm -f "$gz"
   step_phase "checking $rdb with redis-check-rdb"
-  redis-check-rdb "$rdb" >"$BACKUP_DRILL_DIR/check.out" 2>&1 &
-  _st=0
-  wait "$!" || _st=$?
-  if [ "$_st" -ne 0 ]; then
+  if ! step_run redis-check-rdb "$rdb" >"$BACKUP_DRILL_DIR/check.out" 2>&1; then
     _why=$(awk '/RDB ERROR DETECTED/ { if ((getline line) > 0) print line; exit }' "$BACKUP_DRILL_DIR/check.out")
     die "redis-check-rdb rejected $name: ${_why:-$(last_line "$BACKUP_DRILL_DIR/check.out")}"
   fi
