@@ -89,9 +89,14 @@ function emitNode(v: unknown, pad: string, out: string[]): void {
 const YAML11_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE',
   'on', 'On', 'ON', 'off', 'Off', 'OFF', 'null', 'Null', 'NULL']);
 const SAFE_PLAIN = /^(?:[A-Za-z/]|-[-A-Za-z])[A-Za-z0-9_./=@-]*(?::[A-Za-z0-9_./=@-]+)*$/;
+// yaml 2.x's YAML 1.1 float (exponent form, schema/yaml-1.1/float.js): within SAFE_PLAIN it matches
+// strings such as E0, e5, -E0 and -e-1, which yaml quotes because they would read back as numbers.
+// A leading '---' is a document marker, which yaml quotes or writes as a block depending on the context.
+const YAML11_EXPONENT_FLOAT = /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/;
 
-function plainSafe(s: string): boolean {
-  return SAFE_PLAIN.test(s) && !YAML11_WORDS.has(s) && !/^[eE][0-9]+$/.test(s);
+/** Strings the emitter writes plain itself; `yaml` writes each of them plain too (test/lib/yaml.test.ts). */
+export function plainSafe(s: string): boolean {
+  return SAFE_PLAIN.test(s) && !YAML11_WORDS.has(s) && !YAML11_EXPONENT_FLOAT.test(s) && !s.startsWith('---');
 }
 
 function hasUnsafeKey(v: unknown): boolean {

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { documentYaml, sortKeys, toYaml } from '../../lib';
+import { plainSafe } from '../../lib/yaml';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { loadPolicies, renderPolicy } from '../../lib';
@@ -20,6 +21,7 @@ const tricky = fc.constantFrom(
   'a: b', 'a:', 'x #y', '#c', '@daily', '*/15 * * * *', "'q'", 'x"y', 'tab\there', 'line\n', 'two\nlines', 'keep\n\n', ' lead\nx\n', 'trail \nx',
   'a\tb\nc\n', '\u00e9t\u00e9', 'host:2379', 'http://minio:9000', 'k8s.io/name', '[x]', '{y}', '!tag', '&a', '*a', '%p', '|', '>', '?', ',', 'a,b',
   'x\r\ny', 'ctl\u0001', '#!/bin/sh\necho "$@"\n', '\n', 'x\n ', 'Resource', '0x1F', '0b101', '+1', '1_000', '12:30:00',
+  '-E0', 'e5', '-e-1', '---', '---x', '...', '.5', '-.inf', '<<', '=', 'Null', '~x', 'x:', 'a:b:c', '/', '-', '--',
 );
 const str = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), tricky, fc.stringMatching(/^[-a-z0-9./:=@_ #"'\n]{0,20}$/));
 const scalar = fc.oneof(str, fc.integer(), fc.boolean(), fc.constant(null), fc.double({ noNaN: true }));
@@ -32,6 +34,26 @@ describe('YAML emitter', () => {
     fc.assert(fc.property(fc.dictionary(str, value, { minKeys: 1, maxKeys: 6 }), (doc) => {
       expect(documentYaml(doc)).toBe(reference(doc));
     }), { numRuns: 2000 });
+  });
+
+  // Every string of up to 4 characters from an alphabet of the characters that YAML's indicators,
+  // resolvers (numbers, booleans, timestamps) and document markers depend on, in every position.
+  test('every short string is written as yaml writes it, as a key and as a value at any depth', () => {
+    const alphabet = [...'-+._:/=@#019eExbn '];
+    const strings: string[] = [];
+    const walk = (s: string): void => {
+      if (s.length > 0) strings.push(s);
+      if (s.length < 4) for (const c of alphabet) walk(s + c);
+    };
+    walk('');
+    const contexts = (s: string): Record<string, unknown>[] => [{ [s]: 1 }, { k: s }, { k: { [s]: 1 } }, { k: { j: s } }, { k: [s] }, { k: [{ j: s }] }];
+    // The emitter writes plain-safe strings itself: all of them, in every context. Others go to `yaml`
+    // with a context the emitter sets up: the short ones (which include each indicator), in every context.
+    const checked = strings.filter((s) => plainSafe(s) || s.length <= 2);
+    const mismatches = checked.flatMap((s) => contexts(s).filter((doc) => documentYaml(doc) !== reference(doc)).map((doc) => JSON.stringify(doc)));
+    expect(strings.length).toBe(111150);
+    expect(checked.length).toBeGreaterThan(10000);
+    expect(mismatches).toEqual([]);
   });
 
   test('byte-identical for every example manifest', () => {
