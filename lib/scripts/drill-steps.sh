@@ -42,17 +42,16 @@ drill_step() {
   step_phase "running the $1 step"
   # shellcheck disable=SC2034 # read by die (common.sh)
   die_record=$BACKUP_DRILL_DIR/error
-  step_begin '_drill_step_exit $?' drill-step
+  step_begin _drill_step_undo drill-step
 }
 
-_drill_step_exit() {
-  trap '' TERM INT
+_drill_step_undo() {
   "$_ds_undo" "$1" || :
-  rm -rf "${step_tmp:-}"
-  [ "$1" -ne 0 ] || exit 0
+  [ "$1" -ne 0 ] || return 0
   [ -s "$BACKUP_DRILL_DIR/error" ] || printf 'the %s step ended with exit status %s\n' "$_ds_step" "$1" >"$BACKUP_DRILL_DIR/error"
   info "the failure is left for the report step"
-  exit 0
+  # shellcheck disable=SC2034 # read by step_exit (step.sh)
+  step_exit_status=0
 }
 
 # drill_fact NAME: a fact an earlier step recorded (dies when it is missing).

@@ -6,20 +6,31 @@
 # command has returned, so whatever can take long runs through step_run (in
 # the background, waited for): TERM then stops it at once.
 
-# step_begin EXIT_TRAP NAME: from here on, EXIT_TRAP runs on any exit; TERM/INT
-# stops every process of the step (they share its process group) and fails it
-# with one line naming what it was doing (step_phase); TMPDIR is the step's
-# own temporary directory, step_tmp (NAME.XXXXXX; EXIT_TRAP removes it).
+# step_begin UNDO NAME: from here on, on any exit UNDO (a function of the step)
+# runs with the exit status -- it stops what the step started and removes what
+# a failed run wrote; it may set step_exit_status to end the step with another
+# status -- and then the step's temporary directory goes; TERM/INT stops every
+# process of the step (they share its process group) and fails it with one
+# line naming what it was doing (step_phase); TMPDIR is the step's own
+# temporary directory (NAME.XXXXXX).
 step_begin() {
+  step_undo=$1
   # the step's own stdout and stderr, for a trap that runs inside a redirection
   exec 8>&1 9>&2
-  # shellcheck disable=SC2064 # the caller's command, as it gave it
-  trap "$1" EXIT
+  trap step_exit EXIT
   trap 'step_signalled TERM' TERM
   trap 'step_signalled INT' INT
   step_tmp=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX") || die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
   TMPDIR=$step_tmp
   export TMPDIR
+}
+
+step_exit() {
+  _sx_rc=$?
+  trap '' TERM INT
+  "$step_undo" "$_sx_rc" || :
+  rm -rf "${step_tmp:-}"
+  exit "${step_exit_status:-$_sx_rc}"
 }
 
 # step_run CMD...: CMD (a command or a function) in the background, waited

@@ -58,23 +58,11 @@ etcd_pick_tool() {
 
 # ---------------------------------------------------------------------------------------------
 # etcd_step_start UNDO: the start of every entry's main, framed by step.sh
-# (TERM/INT fail the step with one line naming its step_phase). On any exit,
-# UNDO (a function of the entry) runs with the exit status -- it removes what a
-# failed run wrote -- and then the step's temporary directory goes. UNDO may
-# set etcd_exit_status to end the step with another status (a step that hands
-# its failure on to a later step of the pod exits 0).
+# (step_begin: UNDO runs on any exit; TERM/INT fail the step with one line
+# naming its step_phase).
 etcd_step_start() {
-  etcd_undo=$1
   step_phase starting
-  step_begin etcd_step_exit etcd-step
-}
-
-etcd_step_exit() {
-  _se_rc=$?
-  trap '' TERM INT
-  "$etcd_undo" "$_se_rc" || :
-  rm -rf "${step_tmp:-}"
-  exit "${etcd_exit_status:-$_se_rc}"
+  step_begin "$1" etcd-step
 }
 
 # The undo of a step that writes nothing that outlives the pod.
