@@ -19,7 +19,7 @@
  * The temporary server holds the whole data set in memory: the drill pod's
  * memory (spec.drill resources) must fit it.
  */
-import type { EngineContainer, EngineEnvVar, EnvVar } from '../../kubernetes/objects';
+import type { EngineContainer, EngineEnvVar } from '../../kubernetes/objects';
 import { shellCommand } from '../../scripts';
 import { ageContainer, ageIdentityParts } from '../../workload/encryption';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
@@ -33,12 +33,12 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
   const age = policy.encryption?.age;
   const identity = age && ageIdentityParts(age);
   const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];
-  const drillEnv: EnvVar[] = [...tmpEnv, { name: 'BACKUP_DRILL_DIR', value: `${SCRATCH}/drill` }];
+  const drillEnv: EngineEnvVar[] = [...ctx.env, ...tmpEnv, { name: 'BACKUP_DRILL_DIR', value: `${SCRATCH}/drill` }];
   const step = (name: string, image: string, entry: string, env: readonly EngineEnvVar[], features = {}): EngineContainer => ({
     name,
     image,
     command: shellCommand(entry, features),
-    env: [...ctx.env, ...drillEnv, ...env],
+    env: [...drillEnv, ...env],
     volumeMounts: mounts,
     securityContext: restrictedContainerSecurity(),
   });
@@ -48,7 +48,7 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
     ...awsEnv(spec.s3),
     ...destinationEnv(spec, shard),
   ]);
-  const decrypt = age && identity ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: [...ctx.env, ...drillEnv], mounts }) : undefined;
+  const decrypt = age && identity ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: drillEnv, mounts }) : undefined;
   const restore = step('restore', spec.images.redis, 'redis-drill-restore.sh', [
     { name: 'REDIS_DRILL_LOAD_TIMEOUT', value: String(REDIS_DEFAULTS.drillLoadTimeoutSeconds) },
   ]);
