@@ -2,7 +2,7 @@
  * Every engine the core knows, in one table, and what is assembled from it:
  * the whole BackupPolicy type, its JSON Schema and the engine dispatch.
  * Adding an engine: its folder under `lib/engines/`, one line here (and its
- * two thin adapters, docs and tests: see the README's "Adding an engine").
+ * two thin adapters, docs and tests: see ARCHITECTURE.md, "Adding an engine").
  */
 import type { EngineDefinition } from './engines/engine';
 import { etcdEngine } from './engines/etcd';

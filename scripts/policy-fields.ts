@@ -1,5 +1,5 @@
-// Generates the README's table of every policy field with its default, from the published schema.
-// `npm run docs` rewrites the table between the markers; test/docs.test.ts fails when it is stale.
+// Generates the table of every policy field with its default (docs/reference/policy-fields.md), from the
+// published schema. `npm run docs` rewrites the table between the markers; test/docs.test.ts fails when it is stale.
 import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { policySchema } from '../lib/registry';
@@ -44,14 +44,17 @@ export function fieldTable(): string {
   return out.join('\n');
 }
 
-export function withTable(readme: string): string {
-  const start = readme.indexOf(BEGIN);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${BEGIN} … ${END} markers`);
-  return `${readme.slice(0, start + BEGIN.length)}\n${fieldTable()}\n${readme.slice(end)}`;
+/** The field reference's path, from the repository's root. */
+export const FIELDS_FILE = 'docs/reference/policy-fields.md';
+
+export function withTable(page: string): string {
+  const start = page.indexOf(BEGIN);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`${FIELDS_FILE} lacks the ${BEGIN} … ${END} markers`);
+  return `${page.slice(0, start + BEGIN.length)}\n${fieldTable()}\n${page.slice(end)}`;
 }
 
 if (require.main === module && process.argv.includes('--write')) {
-  const file = join(__dirname, '..', 'README.md');
+  const file = join(__dirname, '..', FIELDS_FILE);
   writeFileSync(file, withTable(readFileSync(file, 'utf8')));
 }

@@ -24,7 +24,7 @@ export interface Command {
   run(args: readonly string[], io: CliIO): number;
 }
 
-/** Exit codes (README "CLI"). */
+/** Exit codes (docs/frontends/cli.md). */
 export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
 /** A command line that does not fit the command: printed with a pointer to its help, exit 2. */

@@ -4,7 +4,7 @@ import { CliIO, Command, EXIT, parseCommand } from './command';
 
 export const schemaCommand: Command = {
   name: 'schema',
-  summary: 'print the BackupPolicy JSON Schema (for editors: see the README)',
+  summary: 'print the BackupPolicy JSON Schema (for editors: see docs/frontends/cli.md)',
   help: `Usage: backup-cronjobs schema
 
 Prints the JSON Schema (draft-07) of a BackupPolicy document. Save it next to

@@ -41,7 +41,7 @@ export interface S3Destination {
   readonly kmsKeyId?: string;
 }
 
-/** S3 defaults, defined once: the schema (hence the README table), the checks and the renderers read these. */
+/** S3 defaults, defined once: the schema (hence the field reference), the checks and the renderers read these. */
 export const S3_DEFAULTS = {
   accessKeyIdKey: 'AWS_ACCESS_KEY_ID',
   secretAccessKeyKey: 'AWS_SECRET_ACCESS_KEY',

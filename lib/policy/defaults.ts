@@ -1,4 +1,4 @@
-/** Every common default, defined once. The schema, the renderer and the README read these. */
+/** Every common default, defined once. The schema, the renderer and the field reference read these. */
 export const JOB_DEFAULTS = {
   schedule: '@daily',
   suspend: false,

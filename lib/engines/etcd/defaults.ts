@@ -1,4 +1,4 @@
-/** etcd defaults, defined once. The schema, the renderer and the README read these. */
+/** etcd defaults, defined once. The schema, the renderer and the field reference read these. */
 export const ETCD_DEFAULTS = {
   mode: 'cluster',
   /** Certificates and node role come from the distribution (DISTRIBUTIONS). */

@@ -61,7 +61,7 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
   const restore = resolveRestore(restoreSpec);
   const own = spec.nodes.find((n) => n.name === node);
   const notes = spec.mode === 'perNode' && nodeNames.length > 1 && restore.initialCluster === undefined
-    ? [`${policy.path}.restore.initialCluster is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (README: Restore).`]
+    ? [`${policy.path}.restore.initialCluster is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (docs/operations/restore.md).`]
     : [];
   if (age && !encrypted) {
     notes.push(`the policy encrypts its snapshots (spec.encryption): ${request.snapshot} is restored as a clear snapshot; those stored encrypted are named ${request.snapshot}${ENCRYPTED_SUFFIX}.`);

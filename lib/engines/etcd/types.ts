@@ -100,7 +100,7 @@ export interface EtcdImages {
 /**
  * Defaults of the restore Jobs that `backup-cronjobs restore` prints: each
  * restores one snapshot into a new data directory on one node (it does not
- * touch the running etcd). See the README's restore procedure.
+ * touch the running etcd). See docs/operations/restore.md.
  */
 export interface EtcdRestoreSpec {
   /**

@@ -7,13 +7,13 @@ export const REDIS_DEFAULTS = {
   allowMasterFallback: false,
   compressionLevel: 1,
   verifyRdb: true,
-  /** The seed's default `timeout`. */
+  /** The default `timeout` of saas-operator's ShardedRedisBackup. */
   timeout: '10m',
   /** Deadline of a restore drill: a download, a decryption, a gunzip, a check and a load, each of the whole RDB. */
   drillTimeout: '30m',
   /** Seconds the drill's temporary redis-server may take to load the RDB. */
   drillLoadTimeoutSeconds: 900,
-  /** Object names: `<path>/<namePrefix><shard>_<UTC RFC3339>.rdb.gz`, as the seed names them. */
+  /** Object names: `<path>/<namePrefix><shard>_<UTC RFC3339>.rdb.gz`, as saas-operator's ShardedRedisBackup names them. */
   namePrefix: 'redis-backup_',
   nameSuffix: '.rdb.gz',
   /** Each backup's metadata: `<name>.json` (clear name, also for `<name>.age`). */

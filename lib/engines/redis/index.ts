@@ -24,5 +24,5 @@ export const redisEngine: EngineDefinition<RedisSpec> = {
   reportsCoverage: true,
   restoreHelp: 'A Redis restore replaces a server\'s data and needs the server stopped, so there is no restore Job. On the server to restore: '
     + '`aws s3 cp s3://<bucket>/<path>/redis-backup_<shard>_<time>.rdb.gz - | gunzip > dump.rdb` (encrypted: `….rdb.gz.age - | age -d -i key.txt | gunzip > dump.rdb`), `redis-check-rdb dump.rdb`, '
-    + 'stop the server, put dump.rdb in its `dir` (with `appendonly no`), start it (README: Redis behind Sentinel, Restore).',
+    + 'stop the server, put dump.rdb in its `dir` (with `appendonly no`), start it (docs/operations/restore.md, Redis).',
 };

@@ -14,7 +14,7 @@ const LABEL_PREFIX = 'backup-cronjobs.io';
 export const SCRATCH = REDIS_DEFAULTS.scratchMountPath;
 export const TMP = REDIS_DEFAULTS.tmpMountPath;
 
-/** Object name prefix of one shard: `redis-backup_<shard>_` (the seed's naming). */
+/** Object name prefix of one shard: `redis-backup_<shard>_` (the naming of saas-operator's ShardedRedisBackup). */
 export function shardNamePrefix(shard: string): string {
   return `${REDIS_DEFAULTS.namePrefix}${shard}_`;
 }

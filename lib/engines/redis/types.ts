@@ -50,7 +50,7 @@ export interface RedisSpec {
    */
   readonly allowMasterFallback?: boolean;
   readonly compression?: {
-    /** gzip level 1 (fastest, the seed's `gzip -1`) to 9. @default 1 */
+    /** gzip level 1 (fastest, what saas-operator's ShardedRedisBackup runs, `gzip -1`) to 9. @default 1 */
     readonly level?: number;
   };
   /** Check the dump with `redis-check-rdb` before compressing it. @default true */
@@ -58,7 +58,7 @@ export interface RedisSpec {
   /** @default - an emptyDir without a size limit */
   readonly scratch?: RedisScratch;
   /**
-   * S3 or any S3-compatible store (the seed's `s3Options`; its
+   * S3 or any S3-compatible store (the `s3Options` of saas-operator's ShardedRedisBackup; its
    * `credentialsSecretRef` is `credentialsSecret`). Objects are
    * `<path>/redis-backup_<shard>_<time>.rdb.gz`.
    */

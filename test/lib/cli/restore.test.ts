@@ -72,7 +72,7 @@ test('flags that do not fit the policy: exit 2, every problem, nothing on stdout
 
 test.each([
   ['vitess', vitessPolicy(), /^policy example \(vitess\) has no restore Job\. Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup /],
-  ['redis', redisPolicy(), /^policy redis \(redis\) has no restore Job\. A Redis restore replaces a server's data .*redis-check-rdb dump\.rdb.*\(README: Redis behind Sentinel, Restore\)\.\n$/],
+  ['redis', redisPolicy(), /^policy redis \(redis\) has no restore Job\. A Redis restore replaces a server's data .*redis-check-rdb dump\.rdb.*\(docs\/operations\/restore\.md, Redis\)\.\n$/],
 ])('%s has no restore Job: exit 2, saying how its backups are restored instead', (_, policy, message) => {
   const r = run(['restore', writePolicy(dir, `${_}.yaml`, policy), '--target', 'x', '--snapshot', 'x']);
   expect(r.code).toBe(2);

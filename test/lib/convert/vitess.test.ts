@@ -31,7 +31,7 @@ function operatorArgs(keyspace: string, shard: string): string[] {
 /**
  * The args a run passes to vtbackup: the rendered ones plus the type flag the entry script adds at run
  * time; for a shard that has backups (the only kind the operator's HEAD backs up on a schedule) that is
- * --initial_backup=false (README "Backup type at run time").
+ * --initial_backup=false (docs/engines/vitess.md, "Backup type at run time").
  */
 const runArgs = (o: any): string[] => [...vtbackup(o).args, '--initial_backup=false'].sort();
 

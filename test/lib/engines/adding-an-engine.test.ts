@@ -1,5 +1,5 @@
-// Follows the README's "Adding an engine" in a copy of lib/: the engine folder from the
-// README's own code blocks, one line in the registry, and nothing else; then renders with it.
+// Follows "Adding an engine" of ARCHITECTURE.md in a copy of lib/: the engine folder from that
+// section's own code blocks, one line in the registry, and nothing else; then renders with it.
 import { execFileSync } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
@@ -9,10 +9,13 @@ const ROOT = join(__dirname, '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'bcj-engine-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The README's code blocks under "### Adding an engine" that follow a line naming their file. */
-function readmeFiles(): Map<string, string> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Adding an engine'), readme.indexOf('\n## ', readme.indexOf('### Adding an engine')));
+/** The code blocks of ARCHITECTURE.md under "## Adding an engine" that follow a line naming their file. */
+function engineFiles(): Map<string, string> {
+  const doc = readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+  const start = doc.indexOf('\n## Adding an engine\n');
+  if (start < 0) throw new Error('ARCHITECTURE.md has no section "## Adding an engine"');
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end < 0 ? undefined : end);
   const files = new Map<string, string>();
   for (const m of section.matchAll(/^`([^`\n]+)`:\n```[a-z]*\n([\s\S]*?)\n```$/gm)) files.set(m[1], `${m[2]}\n`);
   return files;
@@ -22,12 +25,12 @@ function run(script: string): string {
   return execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: work, encoding: 'utf8' });
 }
 
-test('an engine made of the README\'s folder and one registry line is validated, resolved and rendered', () => {
+test('an engine made of ARCHITECTURE.md\'s folder and one registry line is validated, resolved and rendered', () => {
   cpSync(join(ROOT, 'lib'), join(work, 'lib'), { recursive: true });
   cpSync(join(ROOT, 'tsconfig.json'), join(work, 'tsconfig.json'));
   cpSync(join(ROOT, 'package.json'), join(work, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
-  const files = readmeFiles();
+  const files = engineFiles();
   expect([...files.keys()].sort()).toEqual(['lib/engines/example/index.ts', 'lib/engines/example/scripts/example-backup.sh']);
   for (const [file, text] of files) {
     mkdirSync(dirname(join(work, file)), { recursive: true });

@@ -3,7 +3,7 @@
 # Entry of the restore Job's `restore` container (etcd image, busybox sh from
 # the tools step). Restores one snapshot of this policy into a NEW data
 # directory, ETCD_RESTORE_TARGET_ROOT/<snapshot name>.restored; the running
-# etcd and its data directory are not touched (see the README for the swap).
+# etcd and its data directory are not touched (see docs/operations/restore.md for the swap).
 #  snapshot: the one the fetch (S3) or decrypt (<name>.age) step left in
 #            scratch, named in ETCD_BACKUP_SCRATCH/restore-source, else
 #            ETCD_RESTORE_SNAPSHOT (a file name in ETCD_RESTORE_SOURCE_DIR), as

@@ -189,7 +189,7 @@ export function ageKeypair(): { identity: string; recipient: string } {
   return { identity: fs.readFileSync(file, 'utf8'), recipient: execFileSync('age-keygen', ['-y', file], { encoding: 'utf8' }).trim() };
 }
 
-/** `age --decrypt -i <identity> -o OUT IN` with the real age, as the README's restore steps run it. */
+/** `age --decrypt -i <identity> -o OUT IN` with the real age, as the restore steps of docs/operations/restore.md run it. */
 export function ageDecrypt(identity: string, input: string, output: string): void {
   const key = path.join(tempDir('age-identity'), 'key.txt');
   fs.writeFileSync(key, identity, { mode: 0o600 });

@@ -133,7 +133,7 @@ describe('requests that do not fit the policy are refused, each flag named', () 
   test('a multi-member policy without initialCluster: the Job restores a one-member cluster, and says so', () => {
     const outcome = restoreJob(resolvePolicy(perNode), { target: 'cp-2', snapshot: SNAPSHOT });
     expect(outcome.kind === 'job' && outcome.notes).toEqual([
-      'spec.etcd.restore.initialCluster is not set: cp-2 restores as a one-member cluster. To restore all 2 members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (README: Restore).',
+      'spec.etcd.restore.initialCluster is not set: cp-2 restores as a one-member cluster. To restore all 2 members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (docs/operations/restore.md).',
     ]);
   });
 

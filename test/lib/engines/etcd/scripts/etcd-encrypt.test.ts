@@ -1,7 +1,7 @@
 // spec.encryption on the etcd engine, for real: the rendered backup pod (tools, snapshot, encrypt,
 // finalize) against a real etcd with mutual TLS, the real age (Debian package age) in the encrypt
 // and decrypt steps, s3rver for S3; the restore Job decrypts with the identity Secret. What is
-// stored decrypts, with the README's age command, to a snapshot that `etcdctl snapshot status`
+// stored decrypts, with the age command of docs/operations/restore.md, to a snapshot that `etcdctl snapshot status`
 // accepts and that restores. Deadlines are TERM sent to a step's first process, as the kubelet does.
 import { descendants } from '../../../../support/proc';
 import { createHash } from 'crypto';
@@ -80,7 +80,7 @@ function encryptedPolicy(age: Record<string, unknown> = { recipients: [key.recip
 
 const s3Destination = () => ({ s3: { bucket: BUCKET, region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 's3-creds' } } });
 
-/** The decrypted snapshot of an encrypted file, with the README's command: it must pass `snapshot status` and hold every key. */
+/** The decrypted snapshot of an encrypted file, with the command of docs/operations/restore.md: it must pass `snapshot status` and hold every key. */
 async function expectRestorable(encrypted: string): Promise<void> {
   const clear = path.join(tempDir('decrypted'), 'snap.db');
   ageDecrypt(key.identity, encrypted, clear);
