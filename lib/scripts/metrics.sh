@@ -134,10 +134,11 @@ _pm_curl_config() {
     }'
 }
 
-# The last line of curl's OUTPUT (its error), with what to check for the
-# errors a private endpoint gives: refused credentials, an untrusted certificate.
+# curl's error line in its OUTPUT (else the last line), with what to check
+# for the errors a private endpoint gives: refused credentials, an untrusted
+# certificate (curl explains that one in more lines after its error).
 _pm_why() {
-  _pm_last=$(printf '%s' "$1" | tail -n 1)
+  _pm_last=$(printf '%s\n' "$1" | awk '/^curl: \(/ { e = $0 } { l = $0 } END { print (e != "" ? e : l) }')
   case $_pm_last in
     *'error: 401'* | *'error: 403'*)
       printf '%s (the Pushgateway refused the credentials: check the Secret of spec.metrics.basicAuthSecret or bearerTokenSecret)' "$_pm_last" ;;

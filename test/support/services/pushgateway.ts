@@ -24,6 +24,16 @@ export const PUSHGATEWAY_TEST_USER = {
   bcrypt: '$2b$04$28t7tQttV6J8uG5CafOj8.22VCiuaGCNnGMq89k7F/Gpv4rPi9Vxi',
 } as const;
 
+/**
+ * A second user whose password has every character curl's config syntax escapes or a shell would
+ * expand (`"`, `\`, space, `:`, `$(...)`, backquotes); hash made the same way.
+ */
+export const PUSHGATEWAY_ODD_USER = {
+  username: 'odd user',
+  password: 'q"u\\o te:$(id) `x`',
+  bcrypt: '$2b$04$qYFBKz5e/u/Le7.YL.C8WeDtsAaoktuM4hS11A0ggBO.oiIBty0Hq',
+} as const;
+
 export interface PushgatewayOptions {
   readyTimeoutMs?: number;
   /**
@@ -31,7 +41,7 @@ export interface PushgatewayOptions {
    * signs the certificate (the harness's own requests trust it).
    */
   tls?: { certFile: string; keyFile: string; caFile: string };
-  /** Require basic auth of PUSHGATEWAY_TEST_USER (`basic_auth_users` of the web config). */
+  /** Require basic auth of PUSHGATEWAY_TEST_USER or PUSHGATEWAY_ODD_USER (`basic_auth_users` of the web config). */
   basicAuth?: boolean;
 }
 
@@ -54,7 +64,7 @@ function webConfig(opts: PushgatewayOptions): string | undefined {
   if (!opts.tls && !opts.basicAuth) return undefined;
   return JSON.stringify({
     ...(opts.tls ? { tls_server_config: { cert_file: opts.tls.certFile, key_file: opts.tls.keyFile } } : {}),
-    ...(opts.basicAuth ? { basic_auth_users: { [PUSHGATEWAY_TEST_USER.username]: PUSHGATEWAY_TEST_USER.bcrypt } } : {}),
+    ...(opts.basicAuth ? { basic_auth_users: Object.fromEntries([PUSHGATEWAY_TEST_USER, PUSHGATEWAY_ODD_USER].map((u) => [u.username, u.bcrypt])) } : {}),
   }, null, 2);
 }
 
