@@ -8,6 +8,7 @@ import * as path from 'path';
 import type { S3Destination } from '../../../../../lib';
 import {
   EtcdTlsHandle,
+  PUSHGATEWAY_ODD_USER,
   PUSHGATEWAY_TEST_USER,
   PushgatewayHandle,
   S3Handle,
@@ -54,9 +55,10 @@ afterAll(async () => {
 });
 
 const certs = () => ({ 'etcd-certs': etcd.pkiDir });
-const secrets = (password: string = PUSHGATEWAY_TEST_USER.password) => ({
+// the user whose password has characters curl's config syntax escapes: the rendered (packed) script escapes them
+const secrets = (password: string = PUSHGATEWAY_ODD_USER.password) => ({
   's3-creds': { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
-  'pushgateway-auth': { username: PUSHGATEWAY_TEST_USER.username, password },
+  'pushgateway-auth': { username: PUSHGATEWAY_ODD_USER.username, password },
   'pushgateway-tls': { 'ca.crt': caPem },
 });
 const configMaps = () => ({ 'minio-ca': { 'ca.crt': caPem } });
@@ -89,7 +91,7 @@ function expectNoSecret(log: string, password: string): void {
   const argv = fs.existsSync(curlArgv) ? fs.readFileSync(curlArgv, 'utf8') : '';
   expect(argv).toContain(gateway.url); // curl did run through the recorder
   expect(argv).not.toContain(password);
-  expect(argv).not.toContain(PUSHGATEWAY_TEST_USER.username);
+  expect(argv).not.toContain(PUSHGATEWAY_ODD_USER.username);
 }
 
 test('the endpoints serve TLS with the test CA, and the Pushgateway wants the password', async () => {
@@ -114,7 +116,7 @@ test('with both CA bundles and the right password: the snapshot is uploaded over
   expect(run.log).toMatch(/ info metrics pushed to https:\/\/127\.0\.0\.1:\d+\/metrics\/job\//);
   expect((await keys()).filter((k) => k.endsWith('.db'))).toHaveLength(1);
   expect(await metricValue(gateway, 'etcd_backup_last_run_success', cj.metadata.name)).toBe(1);
-  expectNoSecret(run.log, PUSHGATEWAY_TEST_USER.password);
+  expectNoSecret(run.log, PUSHGATEWAY_ODD_USER.password);
 
   // the restore Job's fetch downloads it back through the same bundle
   const name = (await keys()).find((k) => k.endsWith('.db'))!.slice(PREFIX.length);
