@@ -20,9 +20,12 @@ import {
   startS3,
   stopAll,
 } from '../../../../support/services';
-import { cronJobOf, errorLines, etcdPolicy, metricValue, removeTempDirs, restoreJobOf, runPod, tempDir } from '../fixtures';
+import { cronJobOf, errorLines, etcdPolicy, metricValue, removeTempDirs, restoreJobOf, runPod, stamp, tempDir } from '../fixtures';
 
-jest.setTimeout(120000);
+jest.setTimeout(400_000);
+
+/** Each container's limit: the aws CLI takes seconds per call on a loaded machine (no speed is asserted). */
+const timeoutMs = 180_000;
 
 const BUCKET = 'etcd-backups';
 const PREFIX = 'prod/etcd/';
@@ -66,10 +69,12 @@ const configMaps = () => ({ 'minio-ca': { 'ca.crt': caPem } });
 function policy(s3Over: Partial<S3Destination> = { caBundle: { configMap: { name: 'minio-ca', key: 'ca.crt' } } }) {
   return etcdPolicy(
     {
+      retentionScope: 'cluster',
       endpoint: etcd.endpoint,
       destination: { s3: { bucket: BUCKET, path: 'prod/etcd', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 's3-creds' }, ...s3Over } },
     },
     {
+      retention: { keepLast: 1 },
       metrics: {
         pushgatewayUrl: gateway.url,
         basicAuthSecret: { name: 'pushgateway-auth' },
@@ -106,22 +111,26 @@ test('the endpoints serve TLS with the test CA, and the Pushgateway wants the pa
   expect((await curl(['--cacert', caFile, '-u', `${PUSHGATEWAY_TEST_USER.username}:${PUSHGATEWAY_TEST_USER.password}`])).code).toBe(0);
 });
 
-test('with both CA bundles and the right password: the snapshot is uploaded over HTTPS, the metrics pushed, no secret in logs or argv', async () => {
+test('with both CA bundles and the right password: the snapshot is uploaded and the older one pruned over HTTPS, the metrics pushed, no secret in logs or argv', async () => {
   await clearBucket();
+  const older = `${PREFIX}etcd-snapshot_etcd_${stamp(Math.floor(Date.now() / 1000) - 3600)}_cp-2.db`;
+  for (const k of [older, `${older}.json`]) await s3.putObject(BUCKET, k, 'an earlier snapshot');
   fs.rmSync(curlArgv, { force: true });
   const cj = cronJobOf(policy());
-  const run = await runPod(cj, { secrets: secrets(), configMaps: configMaps(), volumes: certs(), pathPrepend: [curlBin] });
+  const run = await runPod(cj, { secrets: secrets(), configMaps: configMaps(), volumes: certs(), pathPrepend: [curlBin], timeoutMs });
   expect(run.failed).toBeUndefined();
   expect(run.log).not.toMatch(/ (error|warn) /);
   expect(run.log).toMatch(/ info metrics pushed to https:\/\/127\.0\.0\.1:\d+\/metrics\/job\//);
-  expect((await keys()).filter((k) => k.endsWith('.db'))).toHaveLength(1);
+  const stored = (await keys()).filter((k) => k.endsWith('.db'));
+  expect(stored).toHaveLength(1);
+  expect(stored[0]).not.toBe(older); // keepLast 1: the older snapshot was pruned through the bundle too
   expect(await metricValue(gateway, 'etcd_backup_last_run_success', cj.metadata.name)).toBe(1);
   expectNoSecret(run.log, PUSHGATEWAY_ODD_USER.password);
 
   // the restore Job's fetch downloads it back through the same bundle
   const name = (await keys()).find((k) => k.endsWith('.db'))!.slice(PREFIX.length);
   const job = restoreJobOf(policy(), ['--node', 'cp-1', '--snapshot', name]);
-  const fetch = await runPod(job, { configMaps: configMaps(), secrets: secrets(), volumes: certs(), only: ['tools', 'fetch'] });
+  const fetch = await runPod(job, { configMaps: configMaps(), secrets: secrets(), volumes: certs(), only: ['tools', 'fetch'], timeoutMs });
   expect(fetch.failed).toBeUndefined();
   expect(fs.statSync(path.join(fetch.volumeDirs.scratch, name)).size).toBeGreaterThan(0);
 });
@@ -129,7 +138,7 @@ test('with both CA bundles and the right password: the snapshot is uploaded over
 test('without the S3 CA bundle: the upload fails with one line naming the certificate problem', async () => {
   await clearBucket();
   const cj = cronJobOf(policy({}));
-  const run = await runPod(cj, { secrets: secrets(), configMaps: configMaps(), volumes: certs() });
+  const run = await runPod(cj, { secrets: secrets(), configMaps: configMaps(), volumes: certs(), timeoutMs });
   expect(run.failed).toBe('finalize');
   const errors = errorLines(run.results.finalize);
   expect(errors).toHaveLength(1);
@@ -144,7 +153,7 @@ test('a wrong Pushgateway password: the push is refused with one clear warning, 
   const wrong = 'not-the-pw-Xk2';
   const cj = cronJobOf(policy());
   const before = await metricValue(gateway, 'etcd_backup_success_total', cj.metadata.name);
-  const run = await runPod(cj, { secrets: secrets(wrong), configMaps: configMaps(), volumes: certs(), pathPrepend: [curlBin] });
+  const run = await runPod(cj, { secrets: secrets(wrong), configMaps: configMaps(), volumes: certs(), pathPrepend: [curlBin], timeoutMs });
   expect(run.failed).toBeUndefined();
   const warnings = run.log.split('\n').filter((l) => / warn /.test(l));
   expect(warnings).toEqual([
