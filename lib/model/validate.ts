@@ -115,6 +115,10 @@ function validateMetricsEndpoint(metrics: MetricsOptions, issues: IssueList): vo
     for (const k of set) issues.add(`spec.metrics.${k}`, 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
     return;
   }
+  if (/^https?:\/\/[^/?#]*@/.test(metrics.pushgatewayUrl)) {
+    // the URL is in the pod spec and in every push's log line
+    issues.add('spec.metrics.pushgatewayUrl', 'received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL');
+  }
   if (metrics.basicAuthSecret && metrics.bearerTokenSecret) {
     issues.add('spec.metrics', 'received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)');
   }

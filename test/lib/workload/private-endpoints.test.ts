@@ -144,6 +144,9 @@ describe('mistakes are named, all at once', () => {
       'spec.metrics.basicAuthSecret: applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it',
       'spec.metrics.caBundle: applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it',
     ]);
+    expect(issues(redisPolicy({}, { metrics: { pushgatewayUrl: 'https://pusher:s3cret@gw:9091/x' } }))).toEqual([
+      'spec.metrics.pushgatewayUrl: received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL',
+    ]);
     expect(issues(redisPolicy({}, { metrics: { pushgatewayUrl: 'https://gw:9091', basicAuthSecret: { name: 'gw', passwordKey: 'username' }, bearerTokenSecret: { name: 'gw', key: 't' } } }))).toEqual([
       'spec.metrics: received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)',
       'spec.metrics.basicAuthSecret: received the same key "username" for the username and the password; each needs its own key',
