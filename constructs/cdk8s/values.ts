@@ -41,7 +41,7 @@ export const SECRET_NAME_KEYS = ['secretName'] as const;
 /** Keys of lists of Secret names. */
 export const SECRET_LIST_KEYS = ['imagePullSecrets'] as const;
 /** Keys of Secret references whose `name` is the Secret's name. */
-export const SECRET_REFERENCE_KEYS = ['secretKeyRef', 'credentialsSecret', 'passwordSecret', 'authSecret', 'dbInitScriptSecret'] as const;
+export const SECRET_REFERENCE_KEYS = ['secretKeyRef', 'credentialsSecret', 'passwordSecret', 'authSecret', 'dbInitScriptSecret', 'basicAuthSecret', 'bearerTokenSecret'] as const;
 /** Keys of PersistentVolumeClaim names. */
 export const CLAIM_NAME_KEYS = ['claimName'] as const;
 

@@ -194,7 +194,7 @@ export const COMMON_PASS_THROUGH = {
   },
   items: { imagePullSecrets: 'name' },
   objects: ['images'],
-  references: ['secretKeyRef', 'configMap', 'credentialsSecret'],
+  references: ['secretKeyRef', 'configMap', 'secret', 'credentialsSecret', 'basicAuthSecret', 'bearerTokenSecret'],
 } as const satisfies PassThroughFields;
 
 /**

@@ -4,10 +4,12 @@
  * env of the aws CLI steps. One definition, so both engines accept and render
  * the same thing.
  */
-import type { EnvVar } from '../kubernetes/objects';
+import type { EnvVar, Volume, VolumeMount } from '../kubernetes/objects';
 import { IssueList, childPath, show } from '../policy/errors';
-import { PATTERNS, Schema, bool, nonEmptyStr, obj, str, strEnum } from '../policy/schema-builders';
+import { PATTERNS, Schema, bool, caBundleRef, nonEmptyStr, obj, str, strEnum } from '../policy/schema-builders';
+import type { CaBundleRef } from '../policy/types';
 import type { RetentionDestination, RetentionDestinationName } from '../retention';
+import { caBundleParts } from '../workload/ca-bundle';
 
 /** S3 credentials: a Secret holding an access key pair. */
 export interface S3Credentials {
@@ -39,6 +41,13 @@ export interface S3Destination {
   readonly serverSideEncryption?: 'AES256' | 'aws:kms';
   /** KMS key id (only with `serverSideEncryption: aws:kms`). @default - the AWS managed key */
   readonly kmsKeyId?: string;
+  /**
+   * The CA bundle (PEM) that signs an `https://` endpoint's certificate (a
+   * private CA, e.g. an on-premises MinIO): mounted read-only into every
+   * container that talks to the bucket, and given to the aws CLI as `AWS_CA_BUNDLE`.
+   * @default - the image's trusted CAs
+   */
+  readonly caBundle?: CaBundleRef;
 }
 
 /** S3 defaults, defined once: the schema (hence the field reference), the checks and the renderers read these. */
@@ -82,6 +91,7 @@ export function s3DestinationSchema(description: string, endpointDescription: st
     storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
     serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
     kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
+    caBundle: caBundleRef('CA bundle (PEM) that signs an https endpoint\'s certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image\'s trusted CAs).'),
   }, ['bucket', 'region']);
 }
 
@@ -97,6 +107,7 @@ export interface ResolvedS3 {
   readonly storageClass?: string;
   readonly serverSideEncryption?: 'AES256' | 'aws:kms';
   readonly kmsKeyId?: string;
+  readonly caBundle?: CaBundleRef;
 }
 
 export function resolveS3(s3: S3Destination): ResolvedS3 {
@@ -116,6 +127,7 @@ export function resolveS3(s3: S3Destination): ResolvedS3 {
     storageClass: s3.storageClass,
     serverSideEncryption: s3.serverSideEncryption,
     kmsKeyId: s3.kmsKeyId,
+    caBundle: s3.caBundle,
   };
 }
 
@@ -124,6 +136,9 @@ export function validateS3(s3: S3Destination, path: string, issues: IssueList): 
   if (s3.path?.includes('//')) issues.add(childPath(path, 'path'), `received ${show(s3.path)}; must not contain "//"`);
   if (s3.kmsKeyId !== undefined && s3.serverSideEncryption !== 'aws:kms') {
     issues.add(childPath(path, 'kmsKeyId'), 'only valid with serverSideEncryption: aws:kms');
+  }
+  if (s3.caBundle && s3.endpoint?.startsWith('http://')) {
+    issues.add(childPath(path, 'caBundle'), `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`);
   }
   const creds = s3.credentialsSecret;
   if (creds) {
@@ -157,7 +172,7 @@ export function s3RetentionDestination(
 
 const secretEnv = (name: string, secret: string, key: string): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
 
-/** Region, credentials and tuning for the aws CLI. */
+/** Region, credentials, CA bundle and tuning for the aws CLI (the bundle's volume and mount: `s3CaVolumes`, `s3CaMounts`). */
 export function awsEnv(s3: ResolvedS3): EnvVar[] {
   const creds = s3.credentials;
   return [
@@ -170,8 +185,19 @@ export function awsEnv(s3: ResolvedS3): EnvVar[] {
         ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', creds.name, creds.sessionTokenKey)] : []),
       ]
       : []),
+    ...(s3.caBundle ? [{ name: 'AWS_CA_BUNDLE', value: caBundleParts(s3.caBundle, 's3').file }] : []),
     { name: 'AWS_PAGER', value: '' },
   ];
+}
+
+/** The CA bundle's volume, for the pod of any container with `awsEnv`. */
+export function s3CaVolumes(s3: ResolvedS3): Volume[] {
+  return s3.caBundle ? [caBundleParts(s3.caBundle, 's3').volume] : [];
+}
+
+/** The CA bundle's mount, for every container with `awsEnv`. */
+export function s3CaMounts(s3: ResolvedS3): VolumeMount[] {
+  return s3.caBundle ? [caBundleParts(s3.caBundle, 's3').mount] : [];
 }
 
 /** The upload options that are set (storage class, server-side encryption, KMS key), under `S3_UPLOAD_ENV` names. */

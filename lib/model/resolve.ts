@@ -7,9 +7,9 @@
 import type { EnvVar } from '../kubernetes/objects';
 import { joinName, labelValue } from '../kubernetes/names';
 import { IssueList, childPath, closest, show } from '../policy/errors';
-import { JOB_DEFAULTS } from '../policy/defaults';
+import { JOB_DEFAULTS, METRICS_DEFAULTS } from '../policy/defaults';
 import { ResolvedJobSettings, mergeSettings, resolveSettings } from '../policy/settings';
-import type { SerializationGroup } from '../policy/types';
+import type { CaBundleRef, SerializationGroup } from '../policy/types';
 import { ScheduleError, containsHash, resolveHashedSchedule, staggerSchedules, validateSchedule } from '../schedule';
 import { parseDuration } from '../units';
 import { annotationsSizeProblem } from '../kubernetes/validation';
@@ -17,6 +17,7 @@ import { MANAGED_BY, provenance } from './provenance';
 import type { EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
 import { SCRIPTS_DIR, SCRIPTS_VOLUME } from '../workload/scripts';
+import { ResolvedMetricsAuth, withMetricsEndpoint } from '../workload/metrics-endpoint';
 import { policyContext, validatePolicy } from './validate';
 
 export { MANAGED_BY };
@@ -63,8 +64,15 @@ export interface ResolvedPolicy {
   readonly annotations?: Readonly<Record<string, string>>;
   /** How the containers get their scripts: in their commands, or from the policy's ConfigMap. */
   readonly scripts: 'inline' | 'configMap';
-  /** Where runs push their metrics, and the metric name prefix. @default - no metrics pushed */
-  readonly metrics?: { readonly pushgatewayUrl: string; readonly prefix: string };
+  /** Where runs push their metrics, how they authenticate and trust it, and the metric name prefix. @default - no metrics pushed */
+  readonly metrics?: {
+    readonly pushgatewayUrl: string;
+    readonly prefix: string;
+    /** @default - no authentication */
+    readonly auth?: ResolvedMetricsAuth;
+    /** @default - the image's trusted CAs */
+    readonly caBundle?: CaBundleRef;
+  };
   /** The alert rule options. @default - no PrometheusRule */
   readonly rule?: { readonly labels: Readonly<Record<string, string>>; readonly severity: string; readonly staleAfterIntervals: number };
   readonly targets: readonly ResolvedTarget[];
@@ -97,7 +105,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     const schedule = schedules[i];
     if (schedule === undefined) return;
     const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics, t.component), settings: settings[i], metrics: metrics !== undefined };
-    const pod = t.pod(ctx);
+    const pod = withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle);
     checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, scripts, issues);
     // the CronJob carries the policy's annotations and the provenance ones
     const own = annotationsSizeProblem({ ...policy.metadata.annotations, ...provenance(policy.metadata.name, { written: settings[i].schedule, resolved: schedule }) });
@@ -190,8 +198,18 @@ function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metric
 }
 
 function resolveMetrics(policy: BackupPolicy, prefix: string): ResolvedPolicy['metrics'] {
-  const url = policy.spec.metrics?.pushgatewayUrl;
-  return url === undefined ? undefined : { pushgatewayUrl: url, prefix };
+  const metrics = policy.spec.metrics;
+  const url = metrics?.pushgatewayUrl;
+  if (url === undefined) return undefined;
+  const basic = metrics?.basicAuthSecret;
+  const auth: ResolvedMetricsAuth | undefined = basic
+    ? {
+      kind: 'basic',
+      username: { name: basic.name, key: basic.usernameKey ?? METRICS_DEFAULTS.basicAuthUsernameKey },
+      password: { name: basic.name, key: basic.passwordKey ?? METRICS_DEFAULTS.basicAuthPasswordKey },
+    }
+    : metrics?.bearerTokenSecret && { kind: 'bearer', token: metrics.bearerTokenSecret };
+  return { pushgatewayUrl: url, prefix, auth, caBundle: metrics?.caBundle };
 }
 
 function resolveRule(policy: BackupPolicy): ResolvedPolicy['rule'] {

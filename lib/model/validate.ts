@@ -10,7 +10,8 @@ import type { SchemaProblem } from '../policy/schema-validate';
 import { validateRetentionOptions } from '../policy/retention-options';
 import { validateSettings } from '../policy/settings';
 import { checkAnnotations, checkLabels } from '../policy/kubernetes-checks';
-import { JOB_DEFAULTS } from '../policy/defaults';
+import { JOB_DEFAULTS, METRICS_DEFAULTS } from '../policy/defaults';
+import type { MetricsOptions } from '../policy/types';
 import type { PolicyContext } from '../engines/engine';
 import { BackupPolicy, ENGINE_KEYS, EngineKey, engineDefinition, enginesOf, policySchema } from '../registry';
 
@@ -73,6 +74,7 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
     });
   }
   guarded(() => validateFeatures(spec, only, issues));
+  if (spec.metrics) guarded(() => validateMetricsEndpoint(spec.metrics!, issues));
   for (const key of engines) {
     guarded(() => engineDefinition(key).validate(spec[key], policyContext(policy, key), issues));
   }
@@ -103,6 +105,30 @@ function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefi
   if (spec.drill) {
     validateSettings(spec.drill, 'spec.drill', issues);
     if (spec.drill.maxBackupAge !== undefined) checkMinimum(spec.drill.maxBackupAge, 60, 'spec.drill.maxBackupAge', issues);
+  }
+}
+
+/** `spec.metrics`' authentication and CA bundle: for a Pushgateway URL, one way to authenticate, a bundle only for https. */
+function validateMetricsEndpoint(metrics: MetricsOptions, issues: IssueList): void {
+  const set = (['basicAuthSecret', 'bearerTokenSecret', 'caBundle'] as const).filter((k) => metrics[k] !== undefined);
+  if (metrics.pushgatewayUrl === undefined) {
+    for (const k of set) issues.add(`spec.metrics.${k}`, 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
+    return;
+  }
+  if (/^https?:\/\/[^/?#]*@/.test(metrics.pushgatewayUrl)) {
+    // the URL is in the pod spec and in every push's log line
+    issues.add('spec.metrics.pushgatewayUrl', 'received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL');
+  }
+  if (metrics.basicAuthSecret && metrics.bearerTokenSecret) {
+    issues.add('spec.metrics', 'received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)');
+  }
+  const basic = metrics.basicAuthSecret;
+  const usernameKey = basic?.usernameKey ?? METRICS_DEFAULTS.basicAuthUsernameKey;
+  if (basic && usernameKey === (basic.passwordKey ?? METRICS_DEFAULTS.basicAuthPasswordKey)) {
+    issues.add('spec.metrics.basicAuthSecret', `received the same key ${show(usernameKey)} for the username and the password; each needs its own key`);
+  }
+  if (metrics.caBundle && metrics.pushgatewayUrl.startsWith('http://')) {
+    issues.add('spec.metrics.caBundle', `received a CA bundle for the plain-HTTP pushgatewayUrl ${show(metrics.pushgatewayUrl)}; a CA bundle only applies to https://: use https:// or remove caBundle`);
   }
 }
 

@@ -20,5 +20,12 @@ export const JOB_DEFAULTS = {
   metricsPrefix: 'backup_cronjobs',
 } as const;
 
+/** Defaults of `spec.metrics`. */
+export const METRICS_DEFAULTS = {
+  /** The keys of a `kubernetes.io/basic-auth` Secret. */
+  basicAuthUsernameKey: 'username',
+  basicAuthPasswordKey: 'password',
+} as const;
+
 /** The label every pod of a serialization group carries. */
 export const SERIALIZATION_GROUP_LABEL = 'backup-cronjobs.io/serialization-group';

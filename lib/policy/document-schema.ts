@@ -1,7 +1,7 @@
 /** The JSON Schema of a BackupPolicy document, built around the engines' own schemas (`lib/registry.ts` passes them). */
-import { JOB_DEFAULTS } from './defaults';
+import { JOB_DEFAULTS, METRICS_DEFAULTS } from './defaults';
 import { API_VERSION, KIND } from './types';
-import { PATTERNS, Schema, arr, configMapKeyRef, dnsLabel, duration, image, int, nonEmptyStr, obj, secretKeyRef, str, strEnum, stringMap } from './schema-builders';
+import { PATTERNS, Schema, arr, caBundleRef, configMapKeyRef, dnsLabel, duration, image, int, nonEmptyStr, obj, secretKeyRef, str, strEnum, stringMap } from './schema-builders';
 import { jobSettingsProperties, jobSettingsSchema, labelValues } from './schema-settings';
 import { retentionSchema } from './retention-schema';
 
@@ -25,6 +25,13 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
         retention: retentionSchema,
         metrics: obj('Metrics.', {
           pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }),
+          basicAuthSecret: obj('HTTP basic auth for the Pushgateway: a Secret with the username and the password (a kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its arguments or logs.', {
+            name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+            usernameKey: nonEmptyStr('Key of the username.', { pattern: PATTERNS.secretKey, maxLength: 253, default: METRICS_DEFAULTS.basicAuthUsernameKey }),
+            passwordKey: nonEmptyStr('Key of the password.', { pattern: PATTERNS.secretKey, maxLength: 253, default: METRICS_DEFAULTS.basicAuthPasswordKey }),
+          }, ['name']),
+          bearerTokenSecret: secretKeyRef('A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in arguments or logs.'),
+          caBundle: caBundleRef('CA bundle (PEM) that signs an https pushgatewayUrl\'s certificate (default: the image\'s trusted CAs).'),
           prometheusRule: obj('A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded, failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed metrics with pushgatewayUrl.', {
             labels: labelValues('Labels of the PrometheusRule.'),
             severity: str('severity label of the alerts.', { pattern: '^[A-Za-z0-9._-]{1,63}$', default: JOB_DEFAULTS.alertSeverity }),

@@ -108,3 +108,10 @@ export const configMapKeyRef = (description: string): Schema =>
 
 export const secretKeyRef = (description: string): Schema =>
   obj(description, { name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the Secret.', { pattern: PATTERNS.secretKey, maxLength: 253 }) }, ['name', 'key']);
+
+/** A CA bundle by reference: exactly one of a ConfigMap key or a Secret key (`CaBundleRef`). */
+export const caBundleRef = (description: string): Schema =>
+  obj(`${description} Exactly one of configMap, secret.`, {
+    configMap: configMapKeyRef('A ConfigMap key holding the PEM bundle.'),
+    secret: secretKeyRef('A Secret key holding the PEM bundle.'),
+  }, [], { minProperties: 1, maxProperties: 1 });

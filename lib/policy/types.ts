@@ -180,6 +180,26 @@ export interface MetricsOptions {
   /** Pushgateway base URL; every run pushes its metrics there. @default - no metrics pushed */
   readonly pushgatewayUrl?: string;
   /**
+   * HTTP basic auth for the Pushgateway (`--web.config.file` `basic_auth_users`):
+   * a Secret holding the username and the password, such as a
+   * `kubernetes.io/basic-auth` Secret (cdk8s-plus `BasicAuthSecret`). They reach
+   * the push through env vars, never its arguments or logs.
+   * @default - no authentication
+   */
+  readonly basicAuthSecret?: BasicAuthSecretRef;
+  /**
+   * A bearer token for the Pushgateway (`Authorization: Bearer`), e.g. for an
+   * authenticating proxy in front of it; from a Secret key, never in arguments or logs.
+   * @default - no authentication
+   */
+  readonly bearerTokenSecret?: SecretKeyRef;
+  /**
+   * The CA bundle (PEM) that signs the Pushgateway's certificate, for an
+   * `https://` pushgatewayUrl signed by a private CA.
+   * @default - the image's trusted CAs
+   */
+  readonly caBundle?: CaBundleRef;
+  /**
    * Emit a PrometheusRule (prometheus-operator) alerting on backups that are
    * stale, never succeeded, failed or did not start, with thresholds sized from
    * each schedule. Reads kube-state-metrics, and the pushed metrics too when
@@ -225,6 +245,28 @@ export interface PolicyMetadata {
 export interface ConfigMapKeyRef {
   readonly name: string;
   readonly key: string;
+}
+
+/**
+ * A CA bundle (PEM certificates) by reference: exactly one of a ConfigMap key
+ * or a Secret key, in the policy's namespace. Mounted read-only into the
+ * containers that talk to the endpoint it is for.
+ */
+export interface CaBundleRef {
+  /** A ConfigMap key holding the bundle (e.g. `kube-root-ca.crt`'s `ca.crt`, or a trust-manager bundle). @default - none */
+  readonly configMap?: ConfigMapKeyRef;
+  /** A Secret key holding the bundle (e.g. a cert-manager Certificate's `ca.crt`). @default - none */
+  readonly secret?: SecretKeyRef;
+}
+
+/** A Secret holding a username and a password (the keys of a `kubernetes.io/basic-auth` Secret by default). */
+export interface BasicAuthSecretRef {
+  /** Secret name. */
+  readonly name: string;
+  /** @default 'username' */
+  readonly usernameKey?: string;
+  /** @default 'password' */
+  readonly passwordKey?: string;
 }
 
 /**

@@ -9,7 +9,9 @@
 # the grouping key is job=BACKUP_METRICS_JOB (default backup-cronjobs), then
 # namespace=BACKUP_NAMESPACE, policy=BACKUP_POLICY, target=BACKUP_TARGET (each
 # when set), then the "name=value ..." pairs of BACKUP_METRICS_LABELS (values:
-# letters, digits, ".", "_", "-").
+# letters, digits, ".", "_", "-"). A Pushgateway behind authentication or a
+# private CA: BACKUP_PUSHGATEWAY_USERNAME and BACKUP_PUSHGATEWAY_PASSWORD (basic
+# auth) or BACKUP_PUSHGATEWAY_TOKEN (bearer), BACKUP_PUSHGATEWAY_CA_FILE (see _pm_curl).
 # Metrics of the group (POST: a push replaces only the metrics it carries):
 #   <prefix>_duration_seconds               gauge    duration of the last run, either result
 #   <prefix>_last_run_success               gauge    1 after a success, 0 after a failure
@@ -25,8 +27,8 @@ push_metrics() {
   _pm_group || return 0
   _pm_result=$1 _pm_duration=$2 _pm_size=${3:-}
   _pm_nl=$(printf '\nx') && _pm_nl=${_pm_nl%x}
-  _pm_current=$(curl -sS --fail --max-time 10 "$_pm_base/metrics" 2>&1) || {
-    log warn "metrics not pushed: cannot read the current counters from $_pm_base/metrics: $(printf '%s' "$_pm_current" | tail -n 1)"
+  _pm_current=$(_pm_curl "$_pm_base/metrics" 2>&1) || {
+    log warn "metrics not pushed: cannot read the current counters from $_pm_base/metrics: $(_pm_why "$_pm_current")"
     return 0
   }
   # Reads the group's counters back (0 when absent) and writes "<successes> <failures>" after this
@@ -71,8 +73,8 @@ push_metrics() {
       }
     }')
   _pm_counts=${_pm_out%%"$_pm_nl"*} _pm_body=${_pm_out#*"$_pm_nl"}
-  _pm_post=$(printf '%s\n' "$_pm_body" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
-    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(printf '%s' "$_pm_post" | tail -n 1)"
+  _pm_post=$(printf '%s\n' "$_pm_body" | _pm_curl -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
+    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(_pm_why "$_pm_post")"
     return 0
   }
   info "metrics pushed to $_pm_base/metrics/$_pm_path ($_pm_result: ${_pm_counts% *} success(es), ${_pm_counts#* } failure(s))"
@@ -97,14 +99,63 @@ _pm_group() {
   done
 }
 
+# _pm_curl ARGS...: curl to the Pushgateway, at most 10 s, failing on an HTTP
+# error, with the credentials and the CA bundle of the env. curl reads them
+# from a config piped to its file descriptor 3, never from its arguments:
+# another process of the pod can read a command line (/proc/PID/cmdline), not
+# this. stdin stays the caller's (the body of a POST). Neither the config nor
+# a credential is logged.
+_pm_curl() {
+  { _pm_curl_config | { curl -sS --fail --max-time 10 --config /dev/fd/3 "$@" 3<&0 <&4 4<&-; }; } 4<&0
+}
+
+# The curl config lines (user, header, cacert) for the env's credentials and
+# CA bundle, each value quoted and escaped as curl's config syntax wants.
+_pm_curl_config() {
+  LC_ALL=C awk '
+    function quoted(s,   out, i, c) {
+      out = ""
+      for (i = 1; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "\\" || c == "\"") out = out "\\" c
+        else if (c == "\n") out = out "\\n"
+        else if (c == "\r") out = out "\\r"
+        else if (c == "\t") out = out "\\t"
+        else out = out c
+      }
+      return "\"" out "\""
+    }
+    BEGIN {
+      user = ENVIRON["BACKUP_PUSHGATEWAY_USERNAME"]; password = ENVIRON["BACKUP_PUSHGATEWAY_PASSWORD"]
+      token = ENVIRON["BACKUP_PUSHGATEWAY_TOKEN"]; ca = ENVIRON["BACKUP_PUSHGATEWAY_CA_FILE"]
+      if (user != "" || password != "") print "user = " quoted(user ":" password)
+      if (token != "") print "header = " quoted("Authorization: Bearer " token)
+      if (ca != "") print "cacert = " quoted(ca)
+    }'
+}
+
+# curl's error line in its OUTPUT (else the last line), with what to check
+# for the errors a private endpoint gives: refused credentials, an untrusted
+# certificate (curl explains that one in more lines after its error).
+_pm_why() {
+  _pm_last=$(printf '%s\n' "$1" | awk '/^curl: \(/ { e = $0 } { l = $0 } END { print (e != "" ? e : l) }')
+  case $_pm_last in
+    *'error: 401'* | *'error: 403'*)
+      printf '%s (the Pushgateway refused the credentials: check the Secret of spec.metrics.basicAuthSecret or bearerTokenSecret)' "$_pm_last" ;;
+    *'(60)'* | *'(77)'* | *certificate*)
+      printf "%s (the Pushgateway's certificate is not trusted: set spec.metrics.caBundle to the CA that signs it)" "$_pm_last" ;;
+    *) printf '%s' "$_pm_last" ;;
+  esac
+}
+
 # Pushes gauges <prefix>_<NAME> to the run's group (the grouping key of
 # push_metrics), replacing only those; never fails the run.
 #   push_gauges NAME VALUE HELP [NAME VALUE HELP ...]
 push_gauges() {
   _pm_group || return 0
   _pg_check "$@" || return 0
-  _pm_post=$(_pg_body "$@" | curl -sS --fail --max-time 10 -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
-    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(printf '%s' "$_pm_post" | tail -n 1)"
+  _pm_post=$(_pg_body "$@" | _pm_curl -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
+    log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(_pm_why "$_pm_post")"
     return 0
   }
   info "metrics pushed to $_pm_base/metrics/$_pm_path ($(_pg_body "$@" | awk '!/^#/ { printf "%s%s", sep, $0; sep = ", " }'))"

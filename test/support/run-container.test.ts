@@ -261,6 +261,23 @@ describe('runContainer', () => {
     expect(argv[2]).toContain('s3://bucket/backup/x');
   });
 
+  test('AWS_CA_BUNDLE naming a file the manifest mounts is kept (rewritten); the machine\'s own bundle never', () => {
+    const spec = {
+      containers: [{
+        name: 'main',
+        image: 'x',
+        command: ['/bin/sh', '-c', 'true'],
+        env: [{ name: 'AWS_CA_BUNDLE', value: '/etc/backup-cronjobs/s3-ca/ca.crt' }],
+        volumeMounts: [{ name: 'ca', mountPath: '/etc/backup-cronjobs/s3-ca', readOnly: true }],
+      }],
+      volumes: [{ name: 'ca', configMap: { name: 'minio-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }],
+    };
+    const volumeDirs: Record<string, string> = {};
+    const env = containerEnv(spec, 'main', { configMaps: { 'minio-ca': { 'ca.crt': 'PEM' } }, volumeDirs });
+    expect(env.AWS_CA_BUNDLE).toBe(`${volumeDirs.ca}/ca.crt`);
+    expect(fs.readFileSync(env.AWS_CA_BUNDLE, 'utf8')).toBe('PEM');
+  });
+
   test('missing inputs fail loudly', () => {
     const base = { volumes: { backup: backupDir, pki: pkiDir }, secrets, configMaps };
     expect(() => containerEnv(podSpec(), 'main', { ...base, volumes: { backup: backupDir } })).toThrow(

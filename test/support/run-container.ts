@@ -27,7 +27,8 @@
  *    env, as the kubelet does.
  *  - opts.env replaces the value of a same-named container env var IN PLACE (so later `$(VAR)` references see
  *    the override; the override is used verbatim: no expansion, no path rewriting); other names are appended.
- *    opts.pathPrepend dirs go first on PATH (stand-in binaries). AWS_CA_BUNDLE is always removed.
+ *    opts.pathPrepend dirs go first on PATH (stand-in binaries). AWS_CA_BUNDLE is removed unless it names a
+ *    file under one of the container's mounts (a CA bundle the manifest mounts).
  *  - securityContext (runAsUser, readOnlyRootFilesystem, readOnly mounts), resources and probes are NOT
  *    enforced. The process runs as the test user (often root here).
  *  - When argv[0]'s process exits, every process left in its process group is killed (like container
@@ -503,7 +504,8 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
   const env: Record<string, string> = { PATH: BASE_PATH, HOME: home, LANG: 'C', HOSTNAME: pod.name };
   for (const [k, v] of cenv) env[k] = v;
   if (opts.pathPrepend?.length) env.PATH = [...opts.pathPrepend.map((p) => path.resolve(p)), env.PATH].join(':');
-  delete env.AWS_CA_BUNDLE;
+  // this machine's own bundle never reaches a container; one the manifest mounts does
+  if (env.AWS_CA_BUNDLE !== undefined && !mountedFile(env.AWS_CA_BUNDLE, mounts)) delete env.AWS_CA_BUNDLE;
 
   // ---- cwd
   let cwd = opts.cwd;
@@ -646,4 +648,9 @@ export async function runPod(podSpecOrObject: any, opts: RunPodOptions = {}): Pr
   const ran = await Promise.all(names.map((name) => runContainer(spec, name, optionsOf(name))));
   names.forEach((name, i) => (results[name] = ran[i]));
   return { results, volumeDirs };
+}
+
+/** `file` (already rewritten to the host) lies under one of the container's mounts. */
+function mountedFile(file: string, mounts: Record<string, string>): boolean {
+  return Object.values(mounts).some((host) => file.startsWith(`${host}/`));
 }

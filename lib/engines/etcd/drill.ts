@@ -35,7 +35,7 @@ import { ageContainer, ageIdentityParts } from '../../workload/encryption';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { awsEnv } from '../s3';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
-import { destinationEnv, enginePlacement, etcdShellCommand, layout, scratchMount, scratchVolume, toolsContainer, toolsEnv } from './pods';
+import { destinationEnv, enginePlacement, etcdShellCommand, layout, s3Mounts, s3Volumes, scratchMount, scratchVolume, toolsContainer, toolsEnv } from './pods';
 import type { ResolvedEtcd } from './resolve';
 import { shellCommand } from '../../scripts';
 
@@ -66,7 +66,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
       ...destinationEnv(spec, node === undefined),
       ...(s3 ? awsEnv(d.s3) : []),
     ],
-    volumeMounts: [...sourceMounts, scratchMount],
+    volumeMounts: [...sourceMounts, scratchMount, ...s3Mounts(spec)],
     securityContext: restrictedContainerSecurity(),
   };
   const decrypt: EngineContainer | undefined = age && identity
@@ -99,7 +99,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
     initContainers: [...steps, toolsContainer(spec, ctx.env), restore],
     containers: [report],
     mainContainers: [...steps, restore, report].map((c) => c.name),
-    volumes: [...l.volumes, scratchVolume, ...(identity?.volumes ?? [])],
+    volumes: [...l.volumes, scratchVolume, ...(identity?.volumes ?? []), ...s3Volumes(spec)],
     securityContext: s3 ? restrictedPodSecurity(ETCD_DEFAULTS.s3DrillUid) : rootPodSecurity(),
     placement: d.kind === 'hostPath' ? enginePlacement(spec, node, false) : d.kind === 'persistentVolumeClaim' ? enginePlacement(spec, undefined, false) : undefined,
   };

@@ -32,7 +32,7 @@ import { ScriptCommand, ScriptFeatures, shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { ENCRYPTED_SUFFIX, ageContainer, ageRecipientsParts } from '../../workload/encryption';
-import { awsEnv, s3RetentionDestination, s3UploadEnv } from '../s3';
+import { awsEnv, s3CaMounts, s3CaVolumes, s3RetentionDestination, s3UploadEnv } from '../s3';
 import { ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import type { ResolvedEtcd } from './resolve';
 
@@ -107,6 +107,16 @@ export function destinationEnv(spec: ResolvedEtcd, allNodes = false): EngineEnvV
 export function s3Env(spec: ResolvedEtcd): EnvVar[] {
   const d = spec.destination;
   return d.kind === 's3' ? [...awsEnv(d.s3), ...s3UploadEnv(d.s3)] : [];
+}
+
+/** The S3 CA bundle's mount, for every container with `s3Env` or `awsEnv` (none without an S3 destination or a bundle). */
+export function s3Mounts(spec: ResolvedEtcd): VolumeMount[] {
+  return spec.destination.kind === 's3' ? s3CaMounts(spec.destination.s3) : [];
+}
+
+/** The S3 CA bundle's volume, for the pods of those containers. */
+export function s3Volumes(spec: ResolvedEtcd): Volume[] {
+  return spec.destination.kind === 's3' ? s3CaVolumes(spec.destination.s3) : [];
 }
 
 /** The etcd client's env (etcdctl reads ETCDCTL_<FLAG>): one endpoint, the client certificate. */
@@ -233,14 +243,14 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
       ...(prunesAfterBackup(policy.retention) ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
       ...s3Env(spec),
     ],
-    volumeMounts: destMounts,
+    volumeMounts: [...destMounts, ...s3Mounts(spec)],
     securityContext: restrictedContainerSecurity(),
   };
   return {
     initContainers: [toolsContainer(spec, commonEnv), snapshot, ...(encrypt ? [encrypt] : [])],
     containers: [finalize],
     mainContainers: ['snapshot', ...(encrypt ? ['encrypt'] : []), 'finalize'],
-    volumes: [...certs.volumes, ...(files?.volumes ?? []), ...l.volumes, ...(recipients?.volumes ?? []), scratchVolume],
+    volumes: [...certs.volumes, ...(files?.volumes ?? []), ...l.volumes, ...(recipients?.volumes ?? []), scratchVolume, ...s3Volumes(spec)],
     securityContext: rootPodSecurity(),
     hostNetwork: spec.hostNetwork || undefined,
     placement: enginePlacement(spec, pinned, true),
@@ -293,13 +303,13 @@ export function prunePod(spec: ResolvedEtcd, policy: PolicyContext, node: string
       ...pruneEnv(policy.retention, ctx.settings.timeZone),
       ...(d.kind === 's3' ? awsEnv(d.s3) : []),
     ],
-    volumeMounts: l.mount ? [l.mount, scratchMount] : [scratchMount],
+    volumeMounts: [...(l.mount ? [l.mount, scratchMount] : [scratchMount]), ...s3Mounts(spec)],
     securityContext: restrictedContainerSecurity(),
   };
   return {
     containers: [prune],
     mainContainers: ['retention-prune'],
-    volumes: [...l.volumes, scratchVolume],
+    volumes: [...l.volumes, scratchVolume, ...s3Volumes(spec)],
     securityContext: d.kind === 's3' ? restrictedPodSecurity(ETCD_DEFAULTS.s3PruneUid) : rootPodSecurity(),
     hostNetwork: d.kind === 's3' ? spec.hostNetwork || undefined : undefined,
     placement: enginePlacement(spec, node, true),

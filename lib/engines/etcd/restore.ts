@@ -17,7 +17,7 @@ import type { AgeEncryption } from '../../policy/types';
 import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineRestore, PodContext, PolicyContext, RestoreRequest } from '../engine';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
-import { destinationEnv, enginePlacement, etcdShellCommand, fieldEnv, layout, s3Env, scratchMount, scratchVolume, toolsContainer, toolsEnv } from './pods';
+import { destinationEnv, enginePlacement, etcdShellCommand, fieldEnv, layout, s3Env, s3Mounts, s3Volumes, scratchMount, scratchVolume, toolsContainer, toolsEnv } from './pods';
 import type { ResolvedEtcd } from './resolve';
 import type { EtcdRestoreSpec } from './types';
 
@@ -131,7 +131,7 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
       image: spec.images.awsCli,
       command: shellCommand('etcd-fetch.sh'),
       env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, ...s3Env(spec)],
-      volumeMounts: [scratchMount],
+      volumeMounts: [scratchMount, ...s3Mounts(spec)],
       securityContext: restrictedContainerSecurity(),
     }
     : undefined;
@@ -167,7 +167,7 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
     initContainers: [toolsContainer(spec, ctx.env), ...(fetch ? [fetch] : []), ...(decrypt ? [decrypt] : [])],
     containers: [main],
     mainContainers: ['restore'],
-    volumes: [...l.volumes, ...(identity?.volumes ?? []), scratchVolume, { name: 'restore', hostPath: { path: restore.hostPath, type: 'DirectoryOrCreate' } }],
+    volumes: [...l.volumes, ...(identity?.volumes ?? []), scratchVolume, { name: 'restore', hostPath: { path: restore.hostPath, type: 'DirectoryOrCreate' } }, ...s3Volumes(spec)],
     securityContext: rootPodSecurity(),
     placement: enginePlacement(spec, node, false),
     priorityClassName: ETCD_DEFAULTS.priorityClassName,

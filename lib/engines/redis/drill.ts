@@ -19,12 +19,12 @@
  * The temporary server holds the whole data set in memory: the drill pod's
  * memory (spec.drill resources) must fit it.
  */
-import type { EngineContainer, EngineEnvVar } from '../../kubernetes/objects';
+import type { EngineContainer, EngineEnvVar, VolumeMount } from '../../kubernetes/objects';
 import { shellCommand } from '../../scripts';
 import { ageContainer, ageIdentityParts } from '../../workload/encryption';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
-import { awsEnv } from '../s3';
+import { awsEnv, s3CaMounts, s3CaVolumes } from '../s3';
 import { REDIS_DEFAULTS } from './defaults';
 import { SCRATCH, TMP, destinationEnv, metricsEnv, scratchVolume, tmpEnv, tmpVolume } from './pod-parts';
 import type { ResolvedRedis } from './resolve';
@@ -34,12 +34,12 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
   const identity = age && ageIdentityParts(age);
   const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];
   const drillEnv: EngineEnvVar[] = [...ctx.env, ...tmpEnv, { name: 'BACKUP_DRILL_DIR', value: `${SCRATCH}/drill` }];
-  const step = (name: string, image: string, entry: string, env: readonly EngineEnvVar[], features = {}): EngineContainer => ({
+  const step = (name: string, image: string, entry: string, env: readonly EngineEnvVar[], features = {}, own: readonly VolumeMount[] = []): EngineContainer => ({
     name,
     image,
     command: shellCommand(entry, features),
     env: [...drillEnv, ...env],
-    volumeMounts: mounts,
+    volumeMounts: [...mounts, ...own],
     securityContext: restrictedContainerSecurity(),
   });
   const fetch = step('fetch', spec.images.awsCli, 'redis-drill-fetch.sh', [
@@ -47,7 +47,7 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
     { name: 'REDIS_DRILL_METADATA_SUFFIX', value: REDIS_DEFAULTS.metadataSuffix },
     ...awsEnv(spec.s3),
     ...destinationEnv(spec, shard),
-  ]);
+  ], {}, s3CaMounts(spec.s3));
   const decrypt = age && identity ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: drillEnv, mounts }) : undefined;
   const restore = step('restore', spec.images.redis, 'redis-drill-restore.sh', [
     { name: 'REDIS_DRILL_LOAD_TIMEOUT', value: String(REDIS_DEFAULTS.drillLoadTimeoutSeconds) },
@@ -58,7 +58,7 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
     initContainers: init,
     containers: [report],
     mainContainers: [...init, report].map((c) => c.name),
-    volumes: [scratchVolume(spec), tmpVolume, ...(identity?.volumes ?? [])],
+    volumes: [scratchVolume(spec), tmpVolume, ...(identity?.volumes ?? []), ...s3CaVolumes(spec.s3)],
     securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
   };
 }

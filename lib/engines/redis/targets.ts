@@ -27,7 +27,7 @@ import { shellCommand } from '../../scripts';
 import { ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
-import { awsEnv, s3UploadEnv } from '../s3';
+import { awsEnv, s3CaMounts, s3CaVolumes, s3UploadEnv } from '../s3';
 import { REDIS_DEFAULTS } from './defaults';
 import { drillPod } from './drill';
 import { SCRATCH, TMP, destinationEnv, metricsEnv, scratchVolume, secretEnv, shardLabels, tmpEnv, tmpVolume } from './pod-parts';
@@ -151,7 +151,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(policy.retention?.schedule === undefined ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
     ],
-    volumeMounts: mounts,
+    volumeMounts: [...mounts, ...s3CaMounts(spec.s3)],
     securityContext: restrictedContainerSecurity(),
   };
   const encrypt = age && encryptContainer(age, ctx);
@@ -159,7 +159,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
   return {
     containers,
     mainContainers: containers.map((c) => c.name),
-    volumes: [scratchVolume(spec), tmpVolume, ...(encrypt?.volumes ?? [])],
+    volumes: [scratchVolume(spec), tmpVolume, ...(encrypt?.volumes ?? []), ...s3CaVolumes(spec.s3)],
     securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
     terminationGracePeriodSeconds: STOP_GRACE_SECONDS,
     placement: shardSerialization(policy, shard),
@@ -184,13 +184,13 @@ function prunePod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx
     image: spec.images.awsCli,
     command: shellCommand('prune.sh'),
     env: [...ctx.env, ...tmpEnv, ...awsEnv(spec.s3), ...destinationEnv(spec, shard), ...pruneEnv(policy.retention, ctx.settings.timeZone)],
-    volumeMounts: [{ name: 'tmp', mountPath: TMP }],
+    volumeMounts: [{ name: 'tmp', mountPath: TMP }, ...s3CaMounts(spec.s3)],
     securityContext: restrictedContainerSecurity(),
   };
   return {
     containers: [prune],
     mainContainers: ['retention-prune'],
-    volumes: [tmpVolume],
+    volumes: [tmpVolume, ...s3CaVolumes(spec.s3)],
     securityContext: restrictedPodSecurity(REDIS_DEFAULTS.uid),
     placement: shardSerialization(policy, shard),
   };

@@ -13,6 +13,8 @@ export const VITESS_DEFAULTS = {
   timeout: '2h',
   pruneTimeout: '30m',
   forcePathStyle: false,
+  /** Where the images keep their system CA certificates (Go's default directory), kept in SSL_CERT_DIR next to an S3 CA bundle. */
+  systemCertDir: '/etc/ssl/certs',
   /** vitess-operator's fsGroup / runAsUser for vitess images. */
   vitessUid: 999,
   concurrency: 10,

@@ -1,5 +1,5 @@
 import { VITESS_DEFAULTS } from './defaults';
-import { PATTERNS, Schema, arr, bool, dnsLabel, duration, image, int, nonEmptyStr, obj, secretKeyRef, size, str, strEnum, stringMap } from '../../policy/schema-builders';
+import { PATTERNS, Schema, arr, bool, caBundleRef, dnsLabel, duration, image, int, nonEmptyStr, obj, secretKeyRef, size, str, strEnum, stringMap } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 
 const keyPrefix = str('Key prefix; the cluster name is appended.');
@@ -13,6 +13,7 @@ const storage = obj('Backup storage: exactly one kind.', {
     forcePathStyle: bool('Path-style addressing.', { default: VITESS_DEFAULTS.forcePathStyle }),
     minPartSize: int('Minimum multipart part size in bytes.', 1, Number.MAX_SAFE_INTEGER),
     authSecret: secretKeyRef('Shared-credentials file in a Secret.'),
+    caBundle: caBundleRef('CA bundle (PEM) that signs an https endpoint\'s certificate; vtbackup trusts it through SSL_CERT_DIR (default: the image\'s trusted CAs).'),
   }, ['region', 'bucket']),
   gcs: obj('Google Cloud Storage.', { bucket: nonEmptyStr('Bucket.'), keyPrefix, authSecret: secretKeyRef('Service-account key in a Secret.') }, ['bucket']),
   azblob: obj('Azure Blob Storage.', { account: nonEmptyStr('Account.'), container: nonEmptyStr('Container.'), keyPrefix, authSecret: secretKeyRef('Account key file in a Secret.') }, ['account', 'container', 'authSecret']),

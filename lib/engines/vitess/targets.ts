@@ -12,6 +12,7 @@ import type { DestinationEnvVar } from '../../retention';
 import { cronFromFrequency } from '../../schedule';
 import { shellCommand } from '../../scripts';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
+import { caBundleParts } from '../../workload/ca-bundle';
 import { ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
@@ -209,11 +210,19 @@ function storageParts(spec: ResolvedVitess): { volumes: Volume[]; mounts: Volume
   const st = spec.storage;
   const secretVolume = (name: string, ref: { name: string; key: string }): Volume =>
     ({ name, secret: { secretName: ref.name, items: [{ key: ref.key, path: ref.key }], defaultMode: 0o444 } });
-  if (st.s3?.authSecret) {
+  if (st.s3) {
+    const auth = st.s3.authSecret;
+    // vtbackup's S3 client (aws-sdk-go-v2 with its own *http.Client) fails with
+    // AWS_CA_BUNDLE set; Go's TLS roots take extra directories from SSL_CERT_DIR,
+    // besides the image's bundle file.
+    const ca = st.s3.caBundle && caBundleParts(st.s3.caBundle, 's3');
     return {
-      volumes: [secretVolume('s3-backup-auth-secret', st.s3.authSecret)],
-      mounts: [{ name: 's3-backup-auth-secret', mountPath: SECRET_DIRS.s3, readOnly: true }],
-      env: [{ name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${SECRET_DIRS.s3}/${st.s3.authSecret.key}` }],
+      volumes: [...(auth ? [secretVolume('s3-backup-auth-secret', auth)] : []), ...(ca ? [ca.volume] : [])],
+      mounts: [...(auth ? [{ name: 's3-backup-auth-secret', mountPath: SECRET_DIRS.s3, readOnly: true }] : []), ...(ca ? [ca.mount] : [])],
+      env: [
+        ...(auth ? [{ name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${SECRET_DIRS.s3}/${auth.key}` }] : []),
+        ...(ca ? [{ name: 'SSL_CERT_DIR', value: `${VITESS_DEFAULTS.systemCertDir}:${ca.dir}` }] : []),
+      ],
     };
   }
   if (st.gcs?.authSecret) {

@@ -1,4 +1,4 @@
-import type { JobSettings, SecretKeyRef } from '../../policy/types';
+import type { CaBundleRef, JobSettings, SecretKeyRef } from '../../policy/types';
 
 export interface VitessS3Storage {
   readonly region: string;
@@ -13,6 +13,13 @@ export interface VitessS3Storage {
   readonly minPartSize?: number;
   /** An AWS shared-credentials file in a Secret. @default - the pod's ambient credentials */
   readonly authSecret?: SecretKeyRef;
+  /**
+   * The CA bundle (PEM) that signs an `https://` endpoint's certificate (a
+   * private CA): mounted read-only into vtbackup and added to its trusted
+   * roots through `SSL_CERT_DIR` (vtbackup's S3 client refuses `AWS_CA_BUNDLE`).
+   * @default - the image's trusted CAs
+   */
+  readonly caBundle?: CaBundleRef;
 }
 
 export interface VitessGcsStorage {

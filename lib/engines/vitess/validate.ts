@@ -47,6 +47,10 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
   const scratch = spec.scratch;
   if (scratch?.accessModes) issues.addProblem(childPath(childPath(path, 'scratch'), 'accessModes'), accessModesProblem(scratch.accessModes));
   if (scratch?.storageClassName) issues.addProblem(childPath(childPath(path, 'scratch'), 'storageClassName'), storageClassNameProblem(scratch.storageClassName));
+  const s3 = spec.storage?.s3;
+  if (s3?.caBundle && s3.endpoint?.startsWith('http://')) {
+    issues.add(childPath(childPath(childPath(path, 'storage'), 's3'), 'caBundle'), `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`);
+  }
   const file = spec.storage?.file;
   if (file?.subPath !== undefined) issues.addProblem(childPath(childPath(childPath(path, 'storage'), 'file'), 'subPath'), subPathProblem(file.subPath));
   // Secret keys mounted as files (`items`): key and file name

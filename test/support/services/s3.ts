@@ -3,6 +3,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as fsp from 'fs/promises';
 import * as http from 'http';
+import * as https from 'https';
 import * as path from 'path';
 import { awsCliPath, cleanEnv, runOk } from './commands';
 import { BaseHandle, freePort, launch, waitReady } from './processes';
@@ -22,7 +23,7 @@ export interface S3Handle extends BaseHandle {
   region: string;
   /** s3rver's data dir (bucket/key._S3rver_object files). */
   dataDir: string;
-  /** Env for an AWS client talking to this server (credentials, region, empty config files, no CA bundle). */
+  /** Env for an AWS client talking to this server (credentials, region, empty config files; AWS_CA_BUNDLE only with TLS: its CA). */
   awsEnv(): Record<string, string>;
   /** Runs the aws CLI (awsCliPath()) with awsEnv() and --endpoint-url; rejects on non-zero exit. */
   aws(args: string[], input?: string | Buffer): Promise<string>;
@@ -113,7 +114,17 @@ const xmlTag = (xml: string, tag: string): string | undefined => {
   return m ? xmlDecode(m[1]) : undefined;
 };
 
-export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: number } = {}): Promise<S3Handle> {
+export interface S3Options {
+  buckets?: string[];
+  readyTimeoutMs?: number;
+  /**
+   * Serve HTTPS (s3rver's --cert/--key) with a certificate `caFile` signs: the endpoint is then
+   * https://127.0.0.1:<port>, and the harness's own requests and aws() trust `caFile`.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string };
+}
+
+export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
   const script = s3rverScript();
   const accessKeyId = 'S3RVER';
   const secretAccessKey = 'S3RVER';
@@ -121,6 +132,7 @@ export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: numbe
   for (const b of opts.buckets ?? []) {
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(b)) throw new Error(`startS3: invalid bucket name ${JSON.stringify(b)}`);
   }
+  const ca = opts.tls ? fs.readFileSync(opts.tls.caFile) : undefined;
   const { params, base, proc } = await launch({
     label: 's3rver',
     binary: process.execPath,
@@ -133,12 +145,13 @@ export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: numbe
       '-a', '127.0.0.1',
       '-p', String(port),
       ...(opts.buckets ?? []).flatMap((b) => ['--configure-bucket', b]),
+      ...(opts.tls ? ['--cert', opts.tls.certFile, '--key', opts.tls.keyFile] : []),
     ],
     env: (dir) => cleanEnv({ HOME: dir }),
     ready: async (p, { port }) => {
       await waitReady(p, `HTTP GET http://127.0.0.1:${port}/`, opts.readyTimeoutMs ?? 15000, async () => {
         const status = await new Promise<number>((resolve, reject) => {
-          const r = http.get({ host: '127.0.0.1', port, path: '/', timeout: 2000 }, (res) => {
+          const r = (ca ? https : http).get({ host: '127.0.0.1', port, path: '/', timeout: 2000, ...(ca ? { ca } : {}) }, (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);
           });
@@ -150,7 +163,7 @@ export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: numbe
     },
   });
   const { port, dataDir } = params;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `${ca ? 'https' : 'http'}://127.0.0.1:${port}`;
 
   const request = (
     method: string,
@@ -177,8 +190,9 @@ export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: numbe
       secretAccessKey,
     });
     return new Promise((resolve, reject) => {
-      const r = http.request(
+      const r = (ca ? https : http).request(
         {
+          ...(ca ? { ca } : {}),
           host: '127.0.0.1',
           port,
           method,
@@ -243,6 +257,7 @@ export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: numbe
       AWS_SHARED_CREDENTIALS_FILE: cred,
       AWS_EC2_METADATA_DISABLED: 'true',
       AWS_PAGER: '',
+      ...(opts.tls ? { AWS_CA_BUNDLE: opts.tls.caFile } : {}),
     };
   };
 
@@ -256,7 +271,7 @@ export async function startS3(opts: { buckets?: string[]; readyTimeoutMs?: numbe
     awsEnv,
     aws: (args, input) =>
       runOk(awsCliPath(), ['--endpoint-url', endpoint, ...args], {
-        env: cleanEnv({ ...awsEnv(), HOME: tmpFiles }), // cleanEnv never carries AWS_CA_BUNDLE
+        env: cleanEnv({ ...awsEnv(), HOME: tmpFiles }), // cleanEnv never carries the machine's AWS_CA_BUNDLE
         input,
         timeoutMs: 60000,
       }),
