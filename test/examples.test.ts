@@ -4,6 +4,7 @@ import { join } from 'path';
 import { loadPolicies, renderPolicy, toYaml } from '../lib';
 import { abbreviateScripts } from './support/snapshots';
 import { expectValidManifests, sharedSchemaAvailable } from './support/k8s-validate';
+import { containersWithoutResources, podSpecOf } from './support/resources';
 
 const dir = join(__dirname, '..', 'examples', 'policies');
 
@@ -27,6 +28,14 @@ describe.each(files)('%s', (file) => {
       const objects = renderPolicy(policy);
       expect(objects.length).toBeGreaterThan(0);
       expectValidManifests(objects);
+    }
+  });
+
+  test('every container has cpu and memory requests and a memory limit; no pod is BestEffort', () => {
+    for (const policy of policies) {
+      const objects = renderPolicy(policy);
+      expect(objects.some((o) => podSpecOf(o) !== undefined)).toBe(true);
+      expect(containersWithoutResources(objects)).toEqual([]);
     }
   });
 

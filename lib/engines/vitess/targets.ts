@@ -11,6 +11,7 @@ import { retentionDestinationEnv } from '../../retention';
 import type { DestinationEnvVar } from '../../retention';
 import { cronFromFrequency } from '../../schedule';
 import { shellCommand } from '../../scripts';
+import { STEP_RESOURCES, resolveResources, resourceOverrides } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import { ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
@@ -125,6 +126,7 @@ function prunePod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string,
       ],
       securityContext: restrictedContainerSecurity(),
       volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+      resources: STEP_RESOURCES.vtctldclient,
     }],
     mainContainers: ['retention-prune'],
     volumes: [{ name: 'tmp', emptyDir: {} }],
@@ -133,7 +135,8 @@ function prunePod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string,
 }
 
 function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, covered: string, ctx: PodContext): EnginePod {
-  const cpu = ctx.settings.pod.resources?.requests?.cpu;
+  // xtrabackup's parallelism follows vtbackup's cpu request, as the operator's does
+  const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources.requests.cpu;
   const prunes = prunesAfterBackup(policy.retention);
   const flags: Record<string, string> = { ...OVERRIDABLE_DEFAULTS, ...spec.extraFlags, ...requiredFlags(spec, keyspace, shard, cpu) };
   const storage = storageParts(spec);
@@ -184,6 +187,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     // It pushes no metrics; the job's name prefixes its log lines.
     env: ctx.env.filter((e) => e.name === 'BACKUP_JOB'),
     volumeMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
+    resources: STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   const main: EngineContainer = {
@@ -193,6 +197,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     args: renderFlags(flags, spec.flagStyle),
     env,
     volumeMounts: mounts,
+    resources: STEP_RESOURCES.vtbackup,
     securityContext: restrictedContainerSecurity(false),
   };
   return {
