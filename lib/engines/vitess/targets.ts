@@ -145,6 +145,8 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
   const volumes: Volume[] = [
     ...storage.volumes,
     { name: 'vt-root', emptyDir: {} },
+    // the root filesystem is read-only: vitess-backup.sh's mktemp and anything else vtbackup writes outside its data dir
+    { name: 'tmp', emptyDir: {} },
     scratch.size ? ephemeralClaimVolume('persistent-volume-claim', { size: scratch.size, storageClassName: scratch.storageClassName, accessModes: scratch.accessModes }) : undefined,
     spec.dbInitScriptSecret
       ? { name: 'db-init-script-secret', secret: { secretName: spec.dbInitScriptSecret.name, items: [{ key: spec.dbInitScriptSecret.key, path: spec.dbInitScriptSecret.key }], defaultMode: 0o444 } }
@@ -156,6 +158,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     { name: 'vt-root', mountPath: '/vt/bin', subPath: 'bin', readOnly: true },
     { name: 'vt-root', mountPath: '/vt/config', subPath: 'config', readOnly: true },
     { name: 'vt-root', mountPath: '/vt/socket', subPath: 'socket' },
+    { name: 'tmp', mountPath: '/tmp' },
     scratch.size
       ? { name: 'persistent-volume-claim', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' }
       : { name: 'vt-root', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' },
@@ -198,7 +201,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     env,
     volumeMounts: mounts,
     resources: STEP_RESOURCES.vtbackup,
-    securityContext: restrictedContainerSecurity(false),
+    securityContext: restrictedContainerSecurity(),
   };
   return {
     initContainers: [init],
