@@ -20,27 +20,33 @@ const profile = (cpu: string, memory: string, memoryLimit: string): ContainerRes
   ({ requests: { cpu, memory }, limits: { memory: memoryLimit } });
 
 /**
- * The default of each kind of step, by the tool it runs (measured peaks and
- * upstream defaults: docs/operations/resources.md).
+ * The default of each kind of step, by the tool it runs: the request covers
+ * the peak resident memory measured for a typical run (bench/peak-rss.sh),
+ * the limit the largest run the engine's own defaults allow, with a margin.
+ * Numbers and sources: docs/operations/resources.md.
  */
 export const STEP_RESOURCES = {
-  /** POSIX sh (busybox or the image's) with coreutils: copies, renames, listings, metadata, curl pushes. */
+  /** POSIX sh (busybox or the image's) with its tools: copies, renames, sha256sum, tar, gzip, listings, curl pushes (2-10 MiB measured). */
   shell: profile('10m', '16Mi', '64Mi'),
-  /** The aws CLI (Python): uploads (multipart, 10 parts in flight), downloads, listings, deletions. */
+  /** The aws CLI (Python): uploads, downloads, listings, deletions (74-143 MiB measured; the stdin upload buffers 10 parts of 8 MiB). */
   awsCli: profile('100m', '128Mi', '512Mi'),
-  /** age streaming a file (encrypt or decrypt). */
+  /** age streaming a file, encrypt or decrypt (5-11 MiB measured). */
   age: profile('50m', '16Mi', '128Mi'),
-  /** etcdctl endpoint status, snapshot save, snapshot status, the restore check; tar of the control-plane files. */
-  etcdSnapshot: profile('100m', '128Mi', '1Gi'),
-  /** etcdctl/etcdutl snapshot restore (and, in a drill, a temporary etcd member on the restored data). */
-  etcdRestore: profile('100m', '256Mi', '2Gi'),
-  /** redis-cli --rdb to a file, gzip. */
+  /**
+   * etcdctl endpoint status and snapshot save (16-31 MiB), then snapshot status and the restore
+   * check, which map the whole snapshot (the snapshot's size + 16-40 MiB measured): a limit for
+   * etcd's default 2 GiB backend quota, filled.
+   */
+  etcdSnapshot: profile('100m', '256Mi', '3Gi'),
+  /** etcdctl/etcdutl snapshot restore (the snapshot's size + 40 MiB) and, in a drill, a temporary etcd member on it. */
+  etcdRestore: profile('100m', '256Mi', '3Gi'),
+  /** redis-cli --rdb to a file (7 MiB measured) and gzip (2 MiB). */
   redisDump: profile('100m', '32Mi', '256Mi'),
-  /** gunzip, redis-check-rdb and a temporary redis-server holding the whole data set. */
+  /** gunzip, redis-check-rdb and a temporary redis-server that holds the whole data set. */
   redisRestore: profile('100m', '256Mi', '2Gi'),
-  /** vtbackup and its mysqld: vitess-operator's example mysqld resources. */
+  /** vtbackup and the mysqld it runs: vitess-operator's example mysqld resources (it gives vtbackup the first pool's). */
   vtbackup: profile('100m', '512Mi', '1Gi'),
-  /** vtctldclient calls (vitess retention-prune). */
+  /** vtctldclient calls (Vitess retention-prune): a Go gRPC client, like etcdctl (16-31 MiB measured). */
   vtctldclient: profile('10m', '32Mi', '128Mi'),
 } as const;
 

@@ -1,6 +1,9 @@
 // Container resources: every container's default (per step), the policy's overrides (pod.resources for
 // the main containers, pod.containerResources per container, each resource on its own and across levels),
 // requests against limits, and the errors for what cannot be resolved.
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { parse } from 'yaml';
 import { renderPolicy } from '../../../lib';
 import type { Manifest } from '../../../lib';
 import { STEP_RESOURCES, resolveResources } from '../../../lib/workload/resources';
@@ -166,5 +169,31 @@ describe('refused', () => {
     const found = problems(redisPolicy({}, { defaults: { pod: { containerResources: { 'redis-dump': { requests: { cpu: 'lots', 'x/y/z': '1' } } } } } }));
     expect(found.some((p) => p.startsWith('spec.defaults.pod.containerResources.redis-dump.requests.cpu'))).toBe(true);
     expect(found.length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('docs/operations/resources.md', () => {
+  const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'operations', 'resources.md'), 'utf8');
+
+  test('its profile table is STEP_RESOURCES', () => {
+    const rows = [...doc.matchAll(/^\| `(\w+)` \| (\S+) \| (\S+) \| (\S+) \|/gm)].map((m) => [m[1], { requests: { cpu: m[2], memory: m[3] }, limits: { memory: m[4] } }]);
+    expect(Object.fromEntries(rows)).toEqual(STEP_RESOURCES);
+  });
+
+  test('its policy renders, with the resources it says', () => {
+    const blocks = [...doc.matchAll(/^```yaml\n([\s\S]*?)^```/gm)].map((m) => m[1]);
+    expect(blocks).toHaveLength(1);
+    const objects = renderPolicy(parse(blocks[0]));
+    const r = resourcesOf(objects);
+    expect(r['etcd/snapshot']).toEqual({ requests: { cpu: '100m', memory: '1Gi' }, limits: { memory: '7Gi' } });
+    expect(r['etcd-drill/restore'].limits).toEqual({ memory: '7Gi' });
+  });
+
+  test('its error is the one the package gives', () => {
+    const text = /^```text\n(.*)\n```/m.exec(doc)![1];
+    const policy = vitessPolicy({
+      schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }], pod: { resources: { requests: { memory: '2Gi' } } } }],
+    } as any, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
+    expect(problems(policy)).toEqual([text]);
   });
 });
