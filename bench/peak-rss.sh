@@ -99,7 +99,8 @@ echo "# the loaded server's $(tr -d '\r' <"$work/used_memory")"
 # S3: s3rver and the aws CLI (multipart upload of size_mib MiB, then a download)
 node "$here/node_modules/s3rver/bin/s3rver.js" -d "$work/s3" -a 127.0.0.1 -p 24568 --configure-bucket backups --silent >"$work/s3.log" 2>&1 &
 pids="$pids $!"
-sleep 2
+i=0
+until curl -s -o /dev/null http://127.0.0.1:24568/; do i=$((i + 1)); [ "$i" -lt 100 ] || exit 1; sleep 0.2; done
 export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_DEFAULT_REGION=us-east-1 AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
 unset AWS_CA_BUNDLE
 aws=/usr/bin/aws
