@@ -40,6 +40,12 @@ export interface VolumeMount {
   readonly readOnly?: boolean;
 }
 
+/** A container's requests and limits as the engines set them: cpu and memory requested, memory limited. */
+export interface ContainerResources {
+  readonly requests: Readonly<Record<string, string>>;
+  readonly limits: Readonly<Record<string, string>>;
+}
+
 export interface Container {
   readonly name: string;
   readonly image: string;
@@ -48,13 +54,15 @@ export interface Container {
   readonly args?: readonly string[];
   readonly env?: readonly EnvVar[];
   readonly volumeMounts?: readonly VolumeMount[];
-  readonly resources?: Record<string, unknown>;
+  readonly resources?: ContainerResources;
   readonly securityContext?: Record<string, unknown>;
 }
 
 /** A container as an engine describes it (env values and args escaped, scripts rendered by the workload builder). */
-export interface EngineContainer extends Omit<Container, 'env' | 'args' | 'command'> {
+export interface EngineContainer extends Omit<Container, 'env' | 'args' | 'command' | 'resources'> {
   readonly command?: readonly string[] | ScriptCommand;
+  /** The step's default requests and memory limit (the policy's overrides go on top). */
+  readonly resources: ContainerResources;
   readonly args?: readonly (string | Expansion)[];
   readonly env?: readonly EngineEnvVar[];
 }

@@ -18,6 +18,7 @@ import type { EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
 import { SCRIPTS_DIR, SCRIPTS_VOLUME } from '../workload/scripts';
 import { ResolvedMetricsAuth, withMetricsEndpoint } from '../workload/metrics-endpoint';
+import { resolveResources, resourceOverrides } from '../workload/resources';
 import { policyContext, validatePolicy } from './validate';
 
 export { MANAGED_BY };
@@ -125,6 +126,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       pod,
     });
   });
+  checkContainerResourceNames(targets, policy.spec.defaults?.pod?.containerResources, issues);
   issues.throwIfAny(source);
   return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, scripts, metrics, rule: resolveRule(policy), targets };
 }
@@ -163,6 +165,35 @@ export function checkPodAgainstEngine(
     issues.add(childPath(childPath(levelPath, 'pod'), 'serviceAccountName'), `received ${show(options.serviceAccountName)}; the engine runs these pods under its own ServiceAccount ${show(pod.serviceAccountName)}, which it renders with the permissions they need: remove serviceAccountName`);
   }
   if (options.annotations) issues.addProblem(childPath(childPath(levelPath, 'pod'), 'annotations'), annotationsSizeProblem({ ...policyAnnotations, ...options.annotations }));
+  for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+    const main = pod.mainContainers.includes(c.name);
+    for (const k of resolveResources(c.resources, resourceOverrides(options, c.name, main)).conflicts) {
+      const field = options.containerResources?.[c.name] ? `containerResources.${c.name}` : 'resources';
+      issues.add(
+        childPath(childPath(levelPath, 'pod'), field),
+        `container ${show(c.name)} gets requests.${k.resource} ${show(k.request)} and limits.${k.resource} ${show(k.limit)} from the policy's levels; a request must not exceed its limit: raise limits.${k.resource} or lower requests.${k.resource}`,
+      );
+    }
+  }
+}
+
+/** Every key of `pod.containerResources` names a container of some pod of the policy. */
+function checkContainerResourceNames(targets: readonly ResolvedTarget[], defaults: Readonly<Record<string, unknown>> | undefined, issues: IssueList): void {
+  const names = new Set(targets.flatMap((t) => [...(t.pod.initContainers ?? []), ...t.pod.containers].map((c) => c.name)));
+  const allowed = [...names].sort();
+  const reported = new Set<string>();
+  for (const t of targets) {
+    for (const name of Object.keys(t.settings.pod.containerResources ?? {})) {
+      const level = defaults?.[name] !== undefined ? 'spec.defaults' : t.settingsPath;
+      if (names.has(name) || reported.has(`${level}|${name}`)) continue;
+      reported.add(`${level}|${name}`);
+      const hint = closest(name, allowed);
+      issues.add(
+        childPath(childPath(childPath(level, 'pod'), 'containerResources'), name),
+        `received ${show(name)}; no pod of this policy has a container of that name${hint ? ` (did you mean ${show(hint)}?)` : ''}: the containers are ${allowed.map((n) => show(n)).join(', ')}`,
+      );
+    }
+  }
 }
 
 /** The labels every object of a policy carries. */

@@ -92,4 +92,7 @@ export function checkPodOptions(pod: PodOptions, path: string, issues: IssueList
   checkLabels(pod.labels, childPath(path, 'labels'), issues);
   checkAnnotations(pod.annotations, childPath(path, 'annotations'), issues);
   if (pod.resources) addAll(resourceRequirementsProblems(pod.resources), childPath(path, 'resources'), issues);
+  for (const [name, resources] of Object.entries(pod.containerResources ?? {})) {
+    addAll(resourceRequirementsProblems(resources), childPath(childPath(path, 'containerResources'), name), issues);
+  }
 }

@@ -50,10 +50,17 @@ const extraVolume = obj('An extra volume mounted into the backup container; exac
   emptyDir: obj('emptyDir source.', { sizeLimit: size('Size limit.') }),
 }, ['name', 'mountPath'], { minProperties: 3, maxProperties: 4 });
 
-const pod = obj('Pod settings.', {
-  resources: obj('Backup container resources.', {
+function resourceRequirements(description: string): Schema {
+  return obj(description, {
     requests: stringMap('Requests, e.g. {cpu: 100m, memory: 256Mi}.', { additionalProperties: quantity('Quantity.') }),
-    limits: stringMap('Limits.', { additionalProperties: quantity('Quantity.') }),
+    limits: stringMap('Limits, e.g. {memory: 1Gi}.', { additionalProperties: quantity('Quantity.') }),
+  });
+}
+
+const pod = obj('Pod settings.', {
+  resources: resourceRequirements("Requests and limits of the engine's main containers, each resource over the container's default (docs/operations/resources.md)."),
+  containerResources: stringMap('Requests and limits per container name (init containers included), over resources and the defaults, each resource on its own.', {
+    additionalProperties: resourceRequirements('Requests and limits of one container.'),
   }),
   imagePullSecrets: arr('Names of image pull Secrets.', str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 })),
   priorityClassName: str('PriorityClass name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),

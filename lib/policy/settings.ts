@@ -9,6 +9,7 @@ import { ScheduleError, containsHash, resolveHashedSchedule, validateSchedule, v
 import { durationProblem, parseDuration } from '../units';
 import { checkPlacement, checkPodOptions } from './kubernetes-checks';
 import { isInt64 } from '../kubernetes/validation';
+import { mergeResources } from './resources';
 
 /** The largest value of the API's int32 fields. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -127,10 +128,21 @@ export function mergeSettings(...levels: readonly (JobSettings | undefined)[]): 
       ...out,
       ...picked,
       placement: out.placement || picked.placement ? { ...out.placement, ...picked.placement } : undefined,
-      pod: out.pod || picked.pod ? { ...out.pod, ...picked.pod } : undefined,
+      pod: out.pod || picked.pod ? mergePod(out.pod, picked.pod) : undefined,
     };
   }
   return out;
+}
+
+/** Pod options of two levels: field by field, and resources resource by resource (a level overrides the values it sets). */
+function mergePod(earlier: PodOptions | undefined, later: PodOptions | undefined): PodOptions {
+  const merged: PodOptions = { ...earlier, ...later };
+  const resources = earlier?.resources && later?.resources ? mergeResources(earlier.resources, later.resources) : merged.resources;
+  const names = [...new Set([...Object.keys(earlier?.containerResources ?? {}), ...Object.keys(later?.containerResources ?? {})])];
+  const containerResources = earlier?.containerResources && later?.containerResources
+    ? Object.fromEntries(names.map((n) => [n, mergeResources(earlier.containerResources?.[n], later.containerResources?.[n])]))
+    : merged.containerResources;
+  return { ...merged, ...(resources ? { resources } : {}), ...(containerResources ? { containerResources } : {}) };
 }
 
 /** What an engine sets for its targets, under every level of the policy's settings. */

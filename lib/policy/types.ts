@@ -122,8 +122,18 @@ export interface ExtraVolume {
 }
 
 export interface PodOptions {
-  /** @default - none */
+  /**
+   * Requests and limits of the engine's main containers (each resource over
+   * that container's default; a request above the default limit raises it).
+   * @default - per container and step: docs/operations/resources.md
+   */
   readonly resources?: ResourceRequirements;
+  /**
+   * Requests and limits per container name (init containers included), over
+   * `resources` and the defaults, each resource on its own.
+   * @default - none
+   */
+  readonly containerResources?: Readonly<Record<string, ResourceRequirements>>;
   /** @default - none */
   readonly imagePullSecrets?: readonly string[];
   /** @default - none (etcd: 'system-node-critical') */

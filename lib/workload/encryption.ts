@@ -8,6 +8,7 @@ import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from 
 import type { AgeEncryption } from '../policy/types';
 import { ENCRYPTED_SUFFIX } from '../retention/listing';
 import { shellCommand } from '../scripts';
+import { STEP_RESOURCES } from './resources';
 import { restrictedContainerSecurity } from './security';
 
 export { ENCRYPTED_SUFFIX };
@@ -68,6 +69,7 @@ export function ageContainer(
     command: shellCommand(script),
     env: [...own.env, ...keys.env],
     volumeMounts: [...own.mounts, ...keys.mounts],
+    resources: STEP_RESOURCES.age,
     securityContext: restrictedContainerSecurity(),
   };
 }

@@ -11,6 +11,7 @@ import type { ResolvedJobSettings } from '../policy/settings';
 import type { ExtraVolume, PodOptions } from '../policy/types';
 import type { EnginePod } from '../engines/engine';
 import { RenderedPlacement, mergePlacement, renderPlacement } from './placement';
+import { withResources } from './resources';
 import { INLINE_SCRIPTS, ScriptsRendering, renderCommand, scriptMounts, scriptVolumes } from './scripts';
 
 /** Name, namespace, labels and annotations of one workload. */
@@ -86,13 +87,12 @@ function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacemen
   const mains = new Set(engine.mainContainers);
   const pullPolicy = (c: EngineContainer) => pod.imagePullPolicy ?? c.imagePullPolicy ?? JOB_DEFAULTS.imagePullPolicy;
   const decorate = (c: EngineContainer): Container => {
-    const base = { ...container(c, scripts), imagePullPolicy: pullPolicy(c) };
+    const base = { ...container(withResources(c, pod, mains.has(c.name)), scripts), imagePullPolicy: pullPolicy(c) };
     if (!mains.has(c.name)) return base;
     return {
       ...base,
       env: [...(base.env ?? []), ...extraEnv(pod)],
       volumeMounts: [...(base.volumeMounts ?? []), ...extraVolumes.map(extraMount)],
-      resources: pod.resources ? { ...pod.resources } : c.resources,
     };
   };
   return {

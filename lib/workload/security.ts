@@ -5,9 +5,9 @@ export function restrictedPodSecurity(uid: number, fsGroup: number = uid): Recor
   return { runAsNonRoot: true, runAsUser: uid, runAsGroup: uid, fsGroup, seccompProfile: { type: 'RuntimeDefault' } };
 }
 
-/** Container-level `restricted` Pod Security settings. */
-export function restrictedContainerSecurity(readOnlyRootFilesystem = true): Record<string, unknown> {
-  return { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem };
+/** Container-level `restricted` Pod Security settings, and a read-only root filesystem (every step writes only to its volumes). */
+export function restrictedContainerSecurity(): Record<string, unknown> {
+  return { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true };
 }
 
 /** uid 0 without capabilities (host files owned by root, e.g. kubeadm's etcd client key), RuntimeDefault seccomp. */

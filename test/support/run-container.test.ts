@@ -318,3 +318,52 @@ describe('runContainer', () => {
     await waitGone(bg);
   });
 });
+
+describe('runContainer with enforceSecurityContext', () => {
+  const restricted = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true };
+  const PROBE = `
+id -u; id -g; id -G | tr ' ' '\\n' | sort -n | tr '\\n' ' '; echo
+grep '^CapEff' /proc/self/status | tr -d '\\t'
+touch /scratch/ok && echo scratch-writable
+touch /tmp/x 2>/dev/null && echo tmp-writable || echo tmp-read-only
+touch "$HOME/x" 2>/dev/null && echo home-writable || echo home-read-only
+touch /keys/x 2>/dev/null && echo keys-writable || echo keys-read-only
+cat /keys/k; echo
+stat -c '%a %g' /scratch`;
+  const pod = (securityContext: Record<string, unknown>) => ({
+    securityContext,
+    volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'keys', secret: { secretName: 's', defaultMode: 0o440 } }],
+    containers: [{
+      name: 'c',
+      command: ['/bin/sh', '-c', PROBE],
+      volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }, { name: 'keys', mountPath: '/keys', readOnly: true }],
+      securityContext: restricted,
+    }],
+  });
+  const secrets = { s: { k: 'secret-value' } };
+
+  test('a non-root pod: its uid, gid and groups, no capabilities, a read-only root and read-only mounts; fsGroup makes volumes its group\'s', async () => {
+    const r = await runContainer(pod({ runAsUser: 1001, runAsGroup: 1002, fsGroup: 1003, runAsNonRoot: true }), 'c', { secrets, enforceSecurityContext: true });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout.split('\n')).toEqual([
+      '1001', '1002', '1002 1003 ', 'CapEff:0000000000000000',
+      'scratch-writable', 'tmp-read-only', 'home-read-only', 'keys-read-only', 'secret-value', '2777 1003', '',
+    ]);
+  });
+
+  test('uid 0 without capabilities cannot read another user\'s 0600 file; without readOnlyRootFilesystem / stays writable', async () => {
+    const foreign = path.join(scratch, 'foreign');
+    fs.writeFileSync(foreign, 'x', { mode: 0o600 });
+    fs.chownSync(foreign, 1234, 1234);
+    const spec = {
+      securityContext: { runAsUser: 0 },
+      containers: [{ name: 'c', command: ['/bin/sh', '-c', `cat ${foreign} 2>/dev/null || echo denied; touch ${scratch}/root-ok && echo root-writable`], securityContext: { ...restricted, readOnlyRootFilesystem: false } }],
+    };
+    const r = await runContainer(spec, 'c', { enforceSecurityContext: true });
+    expect([r.code, r.stdout]).toEqual([0, 'denied\nroot-writable\n']);
+  });
+
+  test('runAsNonRoot with uid 0 is refused, as the kubelet refuses it', async () => {
+    await expect(runContainer(pod({ runAsNonRoot: true }), 'c', { secrets, enforceSecurityContext: true })).rejects.toThrow(/runAsNonRoot/);
+  });
+});

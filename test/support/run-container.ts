@@ -30,7 +30,15 @@
  *    opts.pathPrepend dirs go first on PATH (stand-in binaries). AWS_CA_BUNDLE is removed unless it names a
  *    file under one of the container's mounts (a CA bundle the manifest mounts).
  *  - securityContext (runAsUser, readOnlyRootFilesystem, readOnly mounts), resources and probes are NOT
- *    enforced. The process runs as the test user (often root here).
+ *    enforced by default: the process runs as the test user (often root here). With
+ *    opts.enforceSecurityContext (needs root, util-linux unshare and setpriv), the container runs in its own
+ *    mount namespace where the root filesystem is read-only (readOnlyRootFilesystem) and only its volume
+ *    dirs are writable (readOnly mounts read-only), as runAsUser/runAsGroup with fsGroup and
+ *    supplementalGroups, and without capabilities (uid 0 included: capabilities.drop ALL); emptyDir dirs
+ *    are 0777 and, with fsGroup, group-owned and setgid (emptyDir, ephemeral, secret and configMap
+ *    volumes; hostPath and opts.volumes dirs stay as the test made them), as the kubelet makes them. Its
+ *    HOME and cwd are then readable by anyone and read-only. Stand-ins that write outside the
+ *    container's volumes do not work under it.
  *  - When argv[0]'s process exits, every process left in its process group is killed (like container
  *    teardown). A timeout kills the whole process group (TERM, KILL after 3 s) and sets timedOut.
  *    opts.onSpawn gets argv[0]'s PID (= its process group id): a test can signal the container's PID 1,
@@ -79,6 +87,8 @@ export interface RunContainerOptions {
   volumeDirs?: Record<string, string>;
   /** Fake downward-API values. */
   pod?: FakePodInfo;
+  /** Enforce the securityContext (uid, groups, no capabilities, read-only root and mounts): see the contract above. */
+  enforceSecurityContext?: boolean;
   /** Data written to the container's stdin (default: no stdin, like a container without `stdin: true`). */
   stdin?: string | Buffer;
   /** Called with the PID of argv[0] (the container's PID 1; its process group has the same id) once it runs. */
@@ -324,6 +334,8 @@ function writeProjection(
 
 interface Prepared {
   argv: string[];
+  /** With enforceSecurityContext: the command that sets the container up and then runs argv. */
+  wrapper?: string[];
   env: Record<string, string>;
   cwd: string;
   volumeDirs: Record<string, string>;
@@ -473,6 +485,7 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
   const rawEnv = buildEnv(identity);
 
   const mounts: Record<string, string> = {};
+  const readOnlyMounts = new Set<string>();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   for (const vm of (container.volumeMounts ?? []) as any[]) {
     const mp = normMountPath(vm.mountPath);
@@ -486,6 +499,7 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
     if (!projected && !fs.existsSync(host)) fs.mkdirSync(host, { recursive: true });
     if (mounts[mp] !== undefined) throw new Error(`runContainer: mountPath ${mp} is mounted twice`);
     mounts[mp] = host;
+    if (vm.readOnly) readOnlyMounts.add(mp);
   }
   const rw = makePathRewriter(mounts);
   const cenv = buildEnv(rw);
@@ -515,7 +529,82 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
       throw new Error(`runContainer: workingDir ${container.workingDir} is not under a mapped volume (-> ${cwd} does not exist); pass opts.cwd`);
     }
   }
-  return { argv, env, cwd: cwd ?? home, volumeDirs, mounts };
+  const wrapper = opts.enforceSecurityContext ? securityWrapper(spec, container, podVolumes, volumeDirs, mounts, readOnlyMounts, [home, ...(opts.pathPrepend ?? []).map((p) => path.resolve(p))]) : undefined;
+  return { argv, wrapper, env, cwd: cwd ?? home, volumeDirs, mounts };
+}
+
+/** Volume dirs already set up as the kubelet does when a pod starts. */
+const preparedVolumes = new Set<string>();
+
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The kubelet's part of a securityContext, emulated: volume dir modes and groups, then a command
+ * (`unshare -m sh -c <setup> sh <argv...>`) that binds each volume dir onto itself (read-only for
+ * readOnly mounts), remounts / read-only (readOnlyRootFilesystem) and execs argv through setpriv with
+ * the container's uid, gid and groups and no capabilities. Every exec keeps the PID (onSpawn's).
+ */
+function securityWrapper(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  spec: any, container: any, podVolumes: Map<string, any>, volumeDirs: Record<string, string>,
+  mounts: Record<string, string>, readOnlyMounts: Set<string>, readable: string[],
+): string[] {
+  if (process.getuid?.() !== 0) throw new Error('runContainer: enforceSecurityContext needs root (to change uid and mount)');
+  const podSc = spec.securityContext ?? {};
+  const sc = container.securityContext ?? {};
+  const uid: number = sc.runAsUser ?? podSc.runAsUser ?? 0;
+  const gid: number = sc.runAsGroup ?? podSc.runAsGroup ?? 0;
+  if ((sc.runAsNonRoot ?? podSc.runAsNonRoot) === true && uid === 0) throw new Error(`runContainer: ${container.name} has runAsNonRoot and runs as uid 0: the kubelet refuses to start it`);
+  const fsGroup: number | undefined = podSc.fsGroup;
+  const groups = [...new Set([...(fsGroup !== undefined ? [fsGroup] : []), ...((podSc.supplementalGroups ?? []) as number[])])];
+  // volume dirs as the kubelet makes them, once, when the pod starts: emptyDir 0777 (subPath dirs take
+  // the volume's mode); fsGroup: the group's, setgid, group-writable, recursively
+  for (const [name, vol] of podVolumes) {
+    const dir = volumeDirs[name];
+    if (dir === undefined || preparedVolumes.has(dir)) continue;
+    const empty = vol.emptyDir !== undefined || vol.ephemeral !== undefined;
+    if (!empty && !vol.secret && !vol.configMap && !vol.projected) continue;
+    preparedVolumes.add(dir);
+    for (const d of walkDirs(dir)) fs.chmodSync(d, empty ? 0o777 : 0o755);
+    if (fsGroup === undefined) continue;
+    for (const d of walkDirs(dir)) {
+      fs.chownSync(d, fs.statSync(d).uid, fsGroup);
+      fs.chmodSync(d, (fs.statSync(d).mode & 0o7777) | 0o2070);
+    }
+    for (const f of walkFiles(dir)) {
+      fs.chownSync(f, fs.statSync(f).uid, fsGroup);
+      fs.chmodSync(f, (fs.statSync(f).mode & 0o7777) | 0o040);
+    }
+  }
+  for (const [mp, host] of Object.entries(mounts)) {
+    const name = (container.volumeMounts ?? []).find((m: { mountPath: string }) => normMountPath(m.mountPath) === mp)?.name;
+    const vol = name !== undefined ? podVolumes.get(name) : undefined;
+    if (vol && (vol.emptyDir !== undefined || vol.ephemeral !== undefined) && host !== volumeDirs[name]) fs.chmodSync(host, fs.statSync(volumeDirs[name]).mode & 0o7777);
+  }
+  for (const d of readable) fs.chmodSync(d, 0o755);
+  const byDepth = Object.entries(mounts).sort(([, a], [, b]) => a.length - b.length);
+  const setup = ['set -e'];
+  for (const [mp, host] of byDepth) {
+    setup.push(`mount --bind ${shellQuote(host)} ${shellQuote(host)}`);
+    if (readOnlyMounts.has(mp)) setup.push(`mount -o remount,bind,ro ${shellQuote(host)}`);
+  }
+  if (sc.readOnlyRootFilesystem === true) setup.push('mount -o remount,bind,ro /');
+  const ids = [`--reuid=${uid}`, `--regid=${gid}`, groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups'];
+  // no capabilities, for uid 0 too (capabilities.drop: ALL); nothing regains them (allowPrivilegeEscalation: false)
+  setup.push(`exec setpriv ${ids.join(' ')} --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"`);
+  return ['unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', setup.join('\n'), 'sh'];
+}
+
+function walkDirs(dir: string): string[] {
+  return [dir, ...fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.isSymbolicLink()).flatMap((e) => walkDirs(path.join(dir, e.name)))];
+}
+
+function walkFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return walkFiles(p);
+    return e.isFile() ? [p] : [];
+  });
 }
 
 /** The env a container would get (same resolution as runContainer, including path rewriting). */
@@ -542,7 +631,8 @@ export async function runContainer(
   const timeoutMs = opts.timeoutMs ?? 30000;
   const started = Date.now();
   return new Promise<RunContainerResult>((resolve, reject) => {
-    const child = spawn(p.argv[0], p.argv.slice(1), {
+    const full = [...(p.wrapper ?? []), ...p.argv];
+    const child = spawn(full[0], full.slice(1), {
       env: p.env,
       cwd: p.cwd,
       detached: true, // own process group, so a timeout / teardown can kill everything it started

@@ -30,6 +30,7 @@
  * group (it does not touch the live member, and must not hold backups up).
  */
 import type { EngineContainer, EngineEnvVar, EnvVar, VolumeMount } from '../../kubernetes/objects';
+import { STEP_RESOURCES } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
 import { ageContainer, ageIdentityParts } from '../../workload/encryption';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
@@ -67,6 +68,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
       ...(s3 ? awsEnv(d.s3) : []),
     ],
     volumeMounts: [...sourceMounts, scratchMount, ...s3Mounts(spec)],
+    resources: s3 ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   const decrypt: EngineContainer | undefined = age && identity
@@ -84,6 +86,7 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
       { name: 'ETCD_DRILL_START_TIMEOUT', value: String(ETCD_DEFAULTS.drillStartTimeoutSeconds) },
     ],
     volumeMounts: [...sourceMounts, scratchMount],
+    resources: STEP_RESOURCES.etcdRestore,
     securityContext: restrictedContainerSecurity(),
   };
   const report: EngineContainer = {
@@ -92,6 +95,8 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
     command: shellCommand('drill-report.sh', { metrics: ctx.metrics }),
     env: [...ctx.env, ...home, ...drillEnv],
     volumeMounts: [scratchMount],
+    // sh and curl (the metrics push), whatever the image
+    resources: STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   const steps = decrypt ? [fetch, decrypt] : [fetch];

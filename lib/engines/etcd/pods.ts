@@ -29,6 +29,7 @@ import type { Placement } from '../../policy/types';
 import { retentionDestinationEnv } from '../../retention';
 import type { RetentionDestination } from '../../retention';
 import { ScriptCommand, ScriptFeatures, shellCommand } from '../../scripts';
+import { STEP_RESOURCES } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { ENCRYPTED_SUFFIX, ageContainer, ageRecipientsParts } from '../../workload/encryption';
@@ -164,6 +165,7 @@ export function toolsContainer(spec: ResolvedEtcd, commonEnv: readonly EnvVar[])
     command: shellCommand('etcd-tools.sh'),
     env: [...commonEnv, { name: 'ETCD_BACKUP_TOOLS', value: P.tools }],
     volumeMounts: [scratchMount],
+    resources: STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
 }
@@ -216,6 +218,7 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
     ],
     // with encryption the clear snapshot stays in scratch: the destination is not mounted here
     volumeMounts: [...certs.mounts, ...(files?.mounts ?? []), ...(age ? [scratchMount] : destMounts)],
+    resources: STEP_RESOURCES.etcdSnapshot,
     securityContext: restrictedContainerSecurity(),
   };
   const recipients = age ? ageRecipientsParts(age) : undefined;
@@ -244,6 +247,7 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
       ...s3Env(spec),
     ],
     volumeMounts: [...destMounts, ...s3Mounts(spec)],
+    resources: spec.destination.kind === 's3' ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   return {
@@ -304,6 +308,7 @@ export function prunePod(spec: ResolvedEtcd, policy: PolicyContext, node: string
       ...(d.kind === 's3' ? awsEnv(d.s3) : []),
     ],
     volumeMounts: [...(l.mount ? [l.mount, scratchMount] : [scratchMount]), ...s3Mounts(spec)],
+    resources: d.kind === 's3' ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   return {

@@ -14,6 +14,7 @@ import { show } from '../../policy/errors';
 import { shellCommand } from '../../scripts';
 import { ENCRYPTED_SUFFIX, ageContainer, ageIdentityParts } from '../../workload/encryption';
 import type { AgeEncryption } from '../../policy/types';
+import { STEP_RESOURCES } from '../../workload/resources';
 import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineRestore, PodContext, PolicyContext, RestoreRequest } from '../engine';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
@@ -132,6 +133,7 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
       command: shellCommand('etcd-fetch.sh'),
       env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, ...s3Env(spec)],
       volumeMounts: [scratchMount, ...s3Mounts(spec)],
+      resources: STEP_RESOURCES.awsCli,
       securityContext: restrictedContainerSecurity(),
     }
     : undefined;
@@ -161,6 +163,7 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
       ...(restore.bumpRevision !== undefined ? [{ name: 'ETCD_RESTORE_BUMP_REVISION', value: String(restore.bumpRevision) }] : []),
     ],
     volumeMounts: [...(age ? [] : sourceMounts), scratchMount, { name: 'restore', mountPath: P.restore }],
+    resources: STEP_RESOURCES.etcdRestore,
     securityContext: restrictedContainerSecurity(),
   };
   return {

@@ -25,6 +25,7 @@ import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import type { AgeEncryption, Placement } from '../../policy/types';
 import { shellCommand } from '../../scripts';
 import { ageContainer, ageRecipientsParts } from '../../workload/encryption';
+import { STEP_RESOURCES } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { awsEnv, s3CaMounts, s3CaVolumes, s3UploadEnv } from '../s3';
@@ -131,6 +132,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
       ...(age ? [{ name: 'REDIS_STREAM_READER', value: 'encrypt' }] : []),
     ],
     volumeMounts: mounts,
+    resources: STEP_RESOURCES.redisDump,
     securityContext: restrictedContainerSecurity(),
   };
   const prunes = prunesAfterBackup(policy.retention);
@@ -152,6 +154,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
       ...(policy.retention?.schedule === undefined ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
     ],
     volumeMounts: [...mounts, ...s3CaMounts(spec.s3)],
+    resources: STEP_RESOURCES.awsCli,
     securityContext: restrictedContainerSecurity(),
   };
   const encrypt = age && encryptContainer(age, ctx);
@@ -185,6 +188,7 @@ function prunePod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx
     command: shellCommand('prune.sh'),
     env: [...ctx.env, ...tmpEnv, ...awsEnv(spec.s3), ...destinationEnv(spec, shard), ...pruneEnv(policy.retention, ctx.settings.timeZone)],
     volumeMounts: [{ name: 'tmp', mountPath: TMP }, ...s3CaMounts(spec.s3)],
+    resources: STEP_RESOURCES.awsCli,
     securityContext: restrictedContainerSecurity(),
   };
   return {

@@ -11,6 +11,7 @@ import { retentionDestinationEnv } from '../../retention';
 import type { DestinationEnvVar } from '../../retention';
 import { cronFromFrequency } from '../../schedule';
 import { shellCommand } from '../../scripts';
+import { STEP_RESOURCES, resolveResources, resourceOverrides } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import { caBundleParts } from '../../workload/ca-bundle';
 import { ephemeralClaimVolume } from '../../workload/volumes';
@@ -126,6 +127,7 @@ function prunePod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string,
       ],
       securityContext: restrictedContainerSecurity(),
       volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+      resources: STEP_RESOURCES.vtctldclient,
     }],
     mainContainers: ['retention-prune'],
     volumes: [{ name: 'tmp', emptyDir: {} }],
@@ -134,7 +136,8 @@ function prunePod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string,
 }
 
 function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, covered: string, ctx: PodContext): EnginePod {
-  const cpu = ctx.settings.pod.resources?.requests?.cpu;
+  // xtrabackup's parallelism follows vtbackup's cpu request, as the operator's does
+  const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources.requests.cpu;
   const prunes = prunesAfterBackup(policy.retention);
   const flags: Record<string, string> = { ...OVERRIDABLE_DEFAULTS, ...spec.extraFlags, ...requiredFlags(spec, keyspace, shard, cpu) };
   const storage = storageParts(spec);
@@ -143,6 +146,8 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
   const volumes: Volume[] = [
     ...storage.volumes,
     { name: 'vt-root', emptyDir: {} },
+    // the root filesystem is read-only: vitess-backup.sh's mktemp and anything else vtbackup writes outside its data dir
+    { name: 'tmp', emptyDir: {} },
     scratch.size ? ephemeralClaimVolume('persistent-volume-claim', { size: scratch.size, storageClassName: scratch.storageClassName, accessModes: scratch.accessModes }) : undefined,
     spec.dbInitScriptSecret
       ? { name: 'db-init-script-secret', secret: { secretName: spec.dbInitScriptSecret.name, items: [{ key: spec.dbInitScriptSecret.key, path: spec.dbInitScriptSecret.key }], defaultMode: 0o444 } }
@@ -154,6 +159,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     { name: 'vt-root', mountPath: '/vt/bin', subPath: 'bin', readOnly: true },
     { name: 'vt-root', mountPath: '/vt/config', subPath: 'config', readOnly: true },
     { name: 'vt-root', mountPath: '/vt/socket', subPath: 'socket' },
+    { name: 'tmp', mountPath: '/tmp' },
     scratch.size
       ? { name: 'persistent-volume-claim', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' }
       : { name: 'vt-root', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' },
@@ -185,6 +191,7 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     // It pushes no metrics; the job's name prefixes its log lines.
     env: ctx.env.filter((e) => e.name === 'BACKUP_JOB'),
     volumeMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
+    resources: STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   const main: EngineContainer = {
@@ -194,7 +201,8 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     args: renderFlags(flags, spec.flagStyle),
     env,
     volumeMounts: mounts,
-    securityContext: restrictedContainerSecurity(false),
+    resources: STEP_RESOURCES.vtbackup,
+    securityContext: restrictedContainerSecurity(),
   };
   return {
     initContainers: [init],

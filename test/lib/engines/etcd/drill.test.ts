@@ -86,7 +86,8 @@ test('settings: spec.defaults, then the node\'s own level, then spec.drill, fiel
   expect((two.spec as { timeZone?: string }).timeZone).toBeUndefined();
   for (const cj of [one, two]) {
     expect(jobSpec(cj).activeDeadlineSeconds).toBe(45 * 60);
-    expect(containerOf(cj, 'restore').resources).toEqual({ limits: { memory: '2Gi' } });
+    // spec.drill's limit over the step's default requests (docs/operations/resources.md)
+    expect(containerOf(cj, 'restore').resources).toEqual({ requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '2Gi' } });
   }
 });
 

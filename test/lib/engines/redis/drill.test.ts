@@ -100,7 +100,8 @@ test('settings: spec.defaults, then the shard\'s own level, then spec.drill, fie
   expect((two.spec as { timeZone?: string }).timeZone).toBeUndefined();
   for (const cj of [one, two]) {
     expect(jobSpec(cj).activeDeadlineSeconds).toBe(45 * 60);
-    for (const c of allContainers(cj)) expect(c.resources).toEqual({ limits: { memory: '2Gi' } });
+    // resource by resource: spec.defaults' cpu request, spec.drill's memory limit, each step's default memory request
+    for (const c of allContainers(cj)) expect(c.resources).toEqual({ requests: { cpu: '100m', memory: expect.any(String) }, limits: { memory: '2Gi' } });
   }
   // without spec.drill's own timeout: the shard's, then spec.defaults'
   const [own, inherited] = drills(redisPolicy(

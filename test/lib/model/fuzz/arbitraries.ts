@@ -12,6 +12,7 @@ import { PolicyError, renderPolicy, toYaml } from '../../../../lib';
 import type { Manifest } from '../../../../lib';
 import { engineDefinition } from '../../../../lib/registry';
 import { expectValidManifests } from '../../../support/k8s-validate';
+import { containersWithoutResources } from '../../../support/resources';
 
 export type Doc = Record<string, unknown>;
 export type EngineKey = 'vitess' | 'redis' | 'etcd';
@@ -219,6 +220,11 @@ const extraVolume = (pools: Pools) => fc.tuple(
 
 export const podOptions = (pools: Pools) => rec({
   resources: some(rec({ requests: some(resourceMap(pools)), limits: some(resourceMap(pools)) })),
+  containerResources: some(fc.dictionary(
+    pick(pools, ['vtbackup', 'init-vt-root', 'snapshot', 'finalize', 'tools', 'encrypt', 'redis-dump', 's3-upload', 'retention-prune', 'restore'], ['nope', 'Snapshot', '']),
+    rec({ requests: some(resourceMap(pools)), limits: some(resourceMap(pools)) }),
+    { maxKeys: 2 },
+  )),
   imagePullSecrets: some(fc.array(subdomain(pools), { maxLength: 2 })),
   priorityClassName: some(pick(pools, ['high', 'backup.low'], [subdomain253, subdomain254, 'system-node-critical', name64])),
   serviceAccountName: some(pick(pools, ['backup', 'sa.v1'], [subdomain253, name64, 'default'])),
@@ -535,6 +541,7 @@ export function renderOutcome(doc: Doc): Outcome {
   }
   expect(objects.length).toBeGreaterThan(0);
   expectValidManifests(objects);
+  expect(containersWithoutResources(objects)).toEqual([]);
   expect(toYaml(renderPolicy(JSON.parse(JSON.stringify(doc))))).toBe(toYaml(objects));
   return { accepted: objects };
 }

@@ -122,7 +122,8 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     const p3 = named(objs, 'etcd-prune-cp-3');
     expect((p3.spec as { timeZone?: string }).timeZone).toBe('Etc/UTC');
     expect(envOf(p3, 'retention-prune').RETENTION_TIME_ZONE).toBe('Etc/UTC');
-    expect(containerOf(p3, 'retention-prune').resources).toEqual({ limits: { memory: '64Mi' } });
+    // the node's memory limit over the shell step's default requests
+    expect(containerOf(p3, 'retention-prune').resources).toEqual({ requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } });
   });
 
   test('the backups prune nothing themselves: no RETENTION_* env, the restore Jobs are unchanged', () => {

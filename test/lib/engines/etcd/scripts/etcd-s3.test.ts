@@ -80,7 +80,9 @@ test('cluster mode: uploads the metadata and the verified snapshot, checks the s
 
   const cj = cronJobOf(s3Policy({}, { retention: { keepLast: 2 } }));
   const target = cj.metadata.name;
-  const run = await runPod(cj, { secrets, volumes: certs(), pod: { nodeName: 'cp-3' } });
+  // as the kubelet runs it: uid 0 without capabilities, a read-only root filesystem (a bound of minutes:
+  // each aws CLI call takes seconds on a busy machine)
+  const run = await runPod(cj, { secrets, volumes: certs(), pod: { nodeName: 'cp-3' }, enforceSecurityContext: true, timeoutMs: 240_000 });
   expect(run.failed).toBeUndefined();
   expect(run.log).not.toMatch(/ error /);
 
@@ -110,7 +112,7 @@ test('cluster mode: uploads the metadata and the verified snapshot, checks the s
   expect(await metric('etcd_backup_last_run_success', target)).toBe(1);
   expect(await metric('etcd_backup_size_bytes', target)).toBe(body.length);
   expect(await metric('etcd_backup_success_total', target)).toBe(1);
-});
+}, 600_000);
 
 test('a stored size that differs from the snapshot: both objects are removed, the run fails with one line, failure metrics', async () => {
   await clearBucket();
@@ -212,13 +214,14 @@ test('the retention-prune CronJob (retention.schedule) prunes the objects for re
 
   const objs = renderPolicy(s3Policy({}, { retention: { keepLast: 1, schedule: '30 5 * * *' } }, { retentionScope: 'node' }));
   expect(objs.map((o) => o.metadata.name)).toEqual(['etcd', 'etcd-prune']);
-  const run = await runPod(objs[1], { secrets });
+  // as the kubelet runs it: uid 65534, no capabilities, a read-only root filesystem
+  const run = await runPod(objs[1], { secrets, enforceSecurityContext: true, timeoutMs: 240_000 });
   expect(run.failed).toBeUndefined();
   expect(run.log).toContain('pruned the snapshots of 2 node(s)');
   const all = [...(await keys()), ...(await s3.listObjects(BUCKET, 'elsewhere/')).map((o) => o.key)].sort();
   expect(all).toEqual([...foreign, ours[0], `${ours[0]}.json`, ours[3], `${ours[3]}.json`].sort());
   await s3.deleteObject(BUCKET, foreign[2]);
-});
+}, 600_000);
 
 test('the restore Job fetches the named snapshot from S3 (not the newest) and restores it on its node', async () => {
   await clearBucket();

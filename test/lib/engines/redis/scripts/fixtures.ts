@@ -174,6 +174,8 @@ export async function runBackupPod(
     upload?: RunContainerOptions;
     busybox?: boolean;
     configMaps?: RunContainerOptions['configMaps'];
+    /** As the kubelet runs them: the pod's uid, no capabilities, read-only root filesystem (run-container.ts). */
+    enforceSecurityContext?: boolean;
   } = {},
 ): Promise<PodRun> {
   const spec = resolvePodSpec(JSON.parse(JSON.stringify(cronJob)));
@@ -190,6 +192,7 @@ export async function runBackupPod(
     secrets: opts.secrets ?? secrets(),
     configMaps: opts.configMaps,
     timeoutMs: 90000,
+    enforceSecurityContext: opts.enforceSecurityContext,
     containers: { 'redis-dump': dump, 'age-encrypt': { ...opts.encrypt }, 's3-upload': { ...opts.upload } },
   });
   const run = { dump: results['redis-dump'], encrypt: results['age-encrypt'], upload: results['s3-upload'], scratch: results['s3-upload'].mounts['/scratch'] };

@@ -59,7 +59,8 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
   const servers = [shard01.master, ...shard01.replicas, shard02.master, ...shard02.replicas];
   const before = await Promise.all(servers.map(syncFull));
   const t0 = Math.floor(Date.now() / 1000);
-  const runs = await Promise.all([runBackupPod(jobs.shard01), runBackupPod(jobs.shard02)]);
+  // as the kubelet runs them: uid 999, no capabilities, a read-only root filesystem
+  const runs = await Promise.all([runBackupPod(jobs.shard01, { enforceSecurityContext: true }), runBackupPod(jobs.shard02, { enforceSecurityContext: true })]);
   const t1 = Math.ceil(Date.now() / 1000);
   for (const run of runs) {
     expect(run.dump.stderr).not.toMatch(/ (warn|error) /);
