@@ -6,7 +6,7 @@ import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from 
 import { withPropPaths } from '../../lib/engines/props';
 import type { PropsLayout } from '../../lib/engines/props';
 import { findCollisions, formatCollision } from '../../lib/model/collisions';
-import { Cdk8sValues, policyValues } from './values';
+import { Cdk8sValues, NamedObject, namespaceIssues, policyValues } from './values';
 
 /**
  * A whole BackupPolicy document, without apiVersion and kind. Wherever the
@@ -107,22 +107,35 @@ export abstract class PolicyConstruct extends Construct {
   }
 }
 
-/** The props as a resolved policy: cdk8s values made plain, the chart's namespace applied, problems at prop paths. */
+/**
+ * The props as a resolved policy: cdk8s values made plain, the chart's namespace applied, problems at prop
+ * paths. Problems of cdk8s values and of the policy are reported together, each once.
+ */
 function resolveSource(scope: Construct, id: string, source: PolicySource): ResolvedPolicy {
   const path = [scope.node.path, id].filter((p) => p !== '').join('/');
-  const issues = new IssueList();
-  const plain = policyValues(source.props, '', issues);
-  issues.throwIfAny(path);
+  const valueIssues = new IssueList();
+  const named: NamedObject[] = [];
+  const plain = policyValues(source.props, '', valueIssues, named);
   const policy = source.toPolicy(plain);
   const chartNamespace = Chart.of(scope).namespace;
   const placed = policy.metadata?.namespace === undefined && chartNamespace !== undefined
     ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
     : policy;
+  let resolved: ResolvedPolicy;
   try {
-    return resolvePolicy(placed, path);
+    resolved = resolvePolicy(placed, path);
   } catch (e) {
-    throw e instanceof PolicyError && source.layout ? withPropPaths(e, source.layout) : e;
+    if (!(e instanceof PolicyError)) throw e;
+    if (placed.metadata?.namespace !== undefined) namespaceIssues(named, placed.metadata.namespace, valueIssues);
+    const policyError = source.layout ? withPropPaths(e, source.layout) : e;
+    if (valueIssues.empty) throw policyError;
+    // a value left out for its own problem is not reported again as missing or of the wrong type
+    const covered = (p: string) => valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
+    throw new PolicyError([...valueIssues.issues, ...policyError.issues.filter((i) => !covered(i.path))], path);
   }
+  namespaceIssues(named, resolved.namespace, valueIssues);
+  valueIssues.throwIfAny(path);
+  return resolved;
 }
 
 /** Renders a BackupPolicy into its CronJobs (and the few objects they need). */
