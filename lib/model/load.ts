@@ -2,7 +2,7 @@
 import { Document, LineCounter, Node, Pair, YAMLMap, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { PolicyError, PolicyIssue, pathSegments } from '../policy/errors';
 import type { BackupPolicy } from '../registry';
-import { policyIssues, validatePolicy } from './validate';
+import { validatePolicy } from './validate';
 import { duplicateKeys, inputSizeProblem } from './yaml-input';
 
 /** At most this many alias expansions per document: more is a "billion laughs" document, not a policy. */
@@ -48,10 +48,13 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
       return;
     }
     if (value === null || value === undefined) return;
-    const problems = policyIssues(value);
-    if (problems.length === 0) {
-      policies.push(validatePolicy(value));
+    let problems: readonly PolicyIssue[];
+    try {
+      policies.push(validatePolicy(value)); // validated once: its PolicyError holds the problems
       return;
+    } catch (e) {
+      if (!(e instanceof PolicyError)) throw e;
+      problems = e.issues;
     }
     const placed = problems.map((p) => ({ ...p, path: prefix(p.path), ...position(offsetOf(doc, p.path)) }));
     issues.push(...placed.sort((a, b) => a.line - b.line || a.column - b.column));
