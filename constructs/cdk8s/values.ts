@@ -11,7 +11,7 @@ import type { Cron, Duration, Size } from 'cdk8s';
 import { IssueList, childPath, show, units } from '../../lib';
 
 /**
- * A Secret as cdk8s-plus hands it out (`ISecret` of cdk8s-plus-28 to -33:
+ * A Secret as cdk8s-plus hands it out (`ISecret` of cdk8s-plus-28 to -34:
  * `new kplus.Secret(...)`, `kplus.Secret.fromSecretName(...)`); the policy
  * takes its `name`. A Secret the app defines carries its namespace
  * (`metadata.namespace`), which must be the namespace of the objects using it.
@@ -25,7 +25,7 @@ export interface SecretObject {
 
 /**
  * A PersistentVolumeClaim as cdk8s-plus hands it out (`IPersistentVolumeClaim`
- * of cdk8s-plus-28 to -33: `new kplus.PersistentVolumeClaim(...)`,
+ * of cdk8s-plus-28 to -34: `new kplus.PersistentVolumeClaim(...)`,
  * `kplus.PersistentVolumeClaim.fromClaimName(...)`); the policy takes its `name`.
  */
 export interface ClaimObject {
