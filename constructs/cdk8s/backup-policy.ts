@@ -6,7 +6,7 @@ import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from 
 import { withPropPaths } from '../../lib/engines/props';
 import type { PropsLayout } from '../../lib/engines/props';
 import { findCollisions, formatCollision } from '../../lib/model/collisions';
-import { Cdk8sValues, policyValues } from './values';
+import { Cdk8sValues, NamedObject, namespaceIssues, policyValues } from './values';
 
 /**
  * A whole BackupPolicy document, without apiVersion and kind. Wherever the
@@ -59,8 +59,9 @@ export abstract class PolicyConstruct extends Construct {
   public readonly prometheusRule?: ApiObject;
 
   protected constructor(scope: Construct, id: string, source: PolicySource) {
+    // Resolved before the construct joins the tree: invalid props leave nothing behind that synth would trip over.
+    const resolved = resolveSource(scope, id, source);
     super(scope, id);
-    const resolved = this.resolve(source);
     this.namespace = resolved.namespace;
     this.manifests = renderResolved(resolved);
     this.apiObjects = addApiObjects(this, this.manifests);
@@ -96,31 +97,45 @@ export abstract class PolicyConstruct extends Construct {
     return objectByKey(this.drillCronJobs, key, `${this.node.path}: restore-drill CronJob`);
   }
 
-  /** The props as a resolved policy: cdk8s values made plain, the chart's namespace applied, problems at prop paths. */
-  private resolve(source: PolicySource): ResolvedPolicy {
-    const issues = new IssueList();
-    const plain = policyValues(source.props, '', issues);
-    issues.throwIfAny(this.node.path);
-    const policy = source.toPolicy(plain);
-    const chartNamespace = Chart.of(this).namespace;
-    const placed = policy.metadata?.namespace === undefined && chartNamespace !== undefined
-      ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
-      : policy;
-    try {
-      return resolvePolicy(placed, this.node.path);
-    } catch (e) {
-      throw e instanceof PolicyError && source.layout ? withPropPaths(e, source.layout) : e;
-    }
-  }
-
   /** Objects this construct renders that an earlier policy construct of the same app renders too. */
   private collisions(): string[] {
-    const all = this.node.root.node.findAll().filter((c): c is PolicyConstruct => c instanceof PolicyConstruct);
+    const all = this.node.root.node.findAll().filter((c): c is PolicyConstruct => c instanceof PolicyConstruct && c.manifests !== undefined);
     const mine = all.indexOf(this);
     return findCollisions(all.slice(0, mine + 1).map((c) => ({ source: c.node.path, objects: c.manifests })))
       .filter((c) => c.sources[1] === this.node.path)
       .map(formatCollision);
   }
+}
+
+/**
+ * The props as a resolved policy: cdk8s values made plain, the chart's namespace applied, problems at prop
+ * paths. Problems of cdk8s values and of the policy are reported together, each once.
+ */
+function resolveSource(scope: Construct, id: string, source: PolicySource): ResolvedPolicy {
+  const path = [scope.node.path, id].filter((p) => p !== '').join('/');
+  const valueIssues = new IssueList();
+  const named: NamedObject[] = [];
+  const plain = policyValues(source.props, '', valueIssues, named);
+  const policy = source.toPolicy(plain);
+  const chartNamespace = Chart.of(scope).namespace;
+  const placed = policy.metadata?.namespace === undefined && chartNamespace !== undefined
+    ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
+    : policy;
+  let resolved: ResolvedPolicy;
+  try {
+    resolved = resolvePolicy(placed, path);
+  } catch (e) {
+    if (!(e instanceof PolicyError)) throw e;
+    if (placed.metadata?.namespace !== undefined) namespaceIssues(named, placed.metadata.namespace, valueIssues);
+    const policyError = source.layout ? withPropPaths(e, source.layout) : e;
+    if (valueIssues.empty) throw policyError;
+    // a value left out for its own problem is not reported again as missing or of the wrong type
+    const covered = (p: string) => valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
+    throw new PolicyError([...valueIssues.issues, ...policyError.issues.filter((i) => !covered(i.path))], path);
+  }
+  namespaceIssues(named, resolved.namespace, valueIssues);
+  valueIssues.throwIfAny(path);
+  return resolved;
 }
 
 /** Renders a BackupPolicy into its CronJobs (and the few objects they need). */

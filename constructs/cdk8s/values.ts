@@ -1,18 +1,20 @@
 /**
  * The value types cdk8s users already hold, accepted in the props and turned
  * into the policy's own values before the core sees them: a cdk8s `Duration`
- * wherever a duration is taken, a cdk8s `Cron` wherever a schedule is, and
- * cdk8s-plus objects wherever the policy names a Secret or a
- * PersistentVolumeClaim. cdk8s-plus is an optional peer: its objects are
- * typed structurally and recognized by shape, never imported.
+ * wherever a duration is taken, a cdk8s `Cron` wherever a schedule is, a
+ * cdk8s `Size` wherever a size is, and cdk8s-plus objects wherever the policy
+ * names a Secret, a ConfigMap or a PersistentVolumeClaim. cdk8s-plus is an
+ * optional peer (cdk8s-plus-28 and newer): its objects are typed structurally
+ * and recognized by shape, never imported.
  */
-import type { Cron, Duration } from 'cdk8s';
+import type { Cron, Duration, Size } from 'cdk8s';
 import { IssueList, childPath, show, units } from '../../lib';
 
 /**
- * A Secret as cdk8s-plus hands it out (`ISecret` of cdk8s-plus-28:
+ * A Secret as cdk8s-plus hands it out (`ISecret` of cdk8s-plus-28 to -34:
  * `new kplus.Secret(...)`, `kplus.Secret.fromSecretName(...)`); the policy
- * takes its `name`.
+ * takes its `name`. A Secret the app defines carries its namespace
+ * (`metadata.namespace`), which must be the namespace of the objects using it.
  */
 export interface SecretObject {
   readonly name: string;
@@ -23,7 +25,7 @@ export interface SecretObject {
 
 /**
  * A PersistentVolumeClaim as cdk8s-plus hands it out (`IPersistentVolumeClaim`
- * of cdk8s-plus-28: `new kplus.PersistentVolumeClaim(...)`,
+ * of cdk8s-plus-28 to -34: `new kplus.PersistentVolumeClaim(...)`,
  * `kplus.PersistentVolumeClaim.fromClaimName(...)`); the policy takes its `name`.
  */
 export interface ClaimObject {
@@ -32,8 +34,31 @@ export interface ClaimObject {
   readonly apiVersion: string;
 }
 
+/**
+ * A ConfigMap as cdk8s-plus hands it out (`IConfigMap` of cdk8s-plus-28 to
+ * -33: `new kplus.ConfigMap(...)`, `kplus.ConfigMap.fromConfigMapName(...)`);
+ * the policy takes its `name`.
+ */
+export interface ConfigMapObject {
+  readonly name: string;
+  readonly kind: string;
+  readonly apiVersion: string;
+}
+
+/** An object a field named, with its namespace when the app defines it: checked against the policy's namespace. */
+export interface NamedObject {
+  /** The prop path of the field. */
+  readonly path: string;
+  readonly kind: string;
+  readonly name: string;
+  /** @default - not known (an imported object) */
+  readonly namespace?: string;
+}
+
 /** Keys of the policy's durations (the grammar of `lib/units`). */
 export const DURATION_KEYS = ['window', 'startingDeadline', 'timeout', 'ttlAfterFinished', 'maxAge', 'minBackupInterval', 'minRetentionTime', 'frequency', 'maxBackupAge'] as const;
+/** Keys of the policy's sizes (the grammar of `lib/units`). */
+export const SIZE_KEYS = ['size', 'sizeLimit', 'maxTotalSize'] as const;
 /** Keys of the policy's cron schedules. */
 export const SCHEDULE_KEYS = ['schedule'] as const;
 /** Keys of Secret names. */
@@ -44,6 +69,8 @@ export const SECRET_LIST_KEYS = ['imagePullSecrets'] as const;
 export const SECRET_REFERENCE_KEYS = ['secretKeyRef', 'credentialsSecret', 'passwordSecret', 'authSecret', 'dbInitScriptSecret', 'basicAuthSecret', 'bearerTokenSecret'] as const;
 /** Keys of PersistentVolumeClaim names. */
 export const CLAIM_NAME_KEYS = ['claimName'] as const;
+/** Keys of ConfigMap references whose `name` is the ConfigMap's name. */
+export const CONFIG_MAP_REFERENCE_KEYS = ['configMap'] as const;
 
 type DurationKey = (typeof DURATION_KEYS)[number];
 type ScheduleKey = (typeof SCHEDULE_KEYS)[number];
@@ -51,63 +78,109 @@ type SecretNameKey = (typeof SECRET_NAME_KEYS)[number];
 type SecretListKey = (typeof SECRET_LIST_KEYS)[number];
 type SecretReferenceKey = (typeof SECRET_REFERENCE_KEYS)[number];
 type ClaimNameKey = (typeof CLAIM_NAME_KEYS)[number];
+type SizeKey = (typeof SIZE_KEYS)[number];
+type ConfigMapReferenceKey = (typeof CONFIG_MAP_REFERENCE_KEYS)[number];
+
+/** A reference (`{ name, key? }`) that the object itself may stand for: when `name` is its only required field. */
+type WholeObject<V, O> = [{ readonly name: string }] extends [NonNullable<V>] ? O : never;
 
 type Field<K, V, Parent extends string> =
   K extends DurationKey ? V | Duration
     : K extends ScheduleKey ? V | Cron
-      : K extends SecretNameKey ? V | SecretObject
-        : K extends ClaimNameKey ? V | ClaimObject
-          : K extends SecretListKey ? readonly (string | SecretObject)[] | Extract<V, undefined>
-            : K extends 'name' ? ([Parent] extends [SecretReferenceKey] ? V | SecretObject : V)
-              : Cdk8sValues<V, K & string>;
+      : K extends SizeKey ? V | Size
+        : K extends SecretNameKey ? V | SecretObject
+          : K extends ClaimNameKey ? V | ClaimObject
+            : K extends SecretListKey ? readonly (string | SecretObject)[] | Extract<V, undefined>
+              : K extends 'name' ? ([Parent] extends [SecretReferenceKey] ? V | SecretObject : [Parent] extends [ConfigMapReferenceKey] ? V | ConfigMapObject : V)
+                : K extends SecretReferenceKey ? Cdk8sValues<V, K> | WholeObject<V, SecretObject>
+                  : K extends ConfigMapReferenceKey ? Cdk8sValues<V, K> | WholeObject<V, ConfigMapObject>
+                    : Cdk8sValues<V, K & string>;
 
 /**
  * `T` (policy props) where cdk8s value types are accepted too: `Duration`
- * for durations, `Cron` for schedules, a cdk8s-plus `ISecret` for a Secret
- * name, an `IPersistentVolumeClaim` for a claim name.
+ * for durations, `Cron` for schedules, `Size` for sizes, a cdk8s-plus
+ * `ISecret` for a Secret name (and for a whole `{ name }` Secret reference
+ * such as `credentialsSecret`), an `IConfigMap` for a ConfigMap name, an
+ * `IPersistentVolumeClaim` for a claim name.
  */
 export type Cdk8sValues<T, Parent extends string = ''> =
   T extends string | number | boolean ? T
     : T extends readonly (infer E)[] ? readonly Cdk8sValues<E>[]
       : { readonly [K in keyof T]: Field<K, T[K], Parent> };
 
-type Kind = 'Secret' | 'PersistentVolumeClaim';
+type Kind = 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
+
+const includes = (keys: readonly string[], key: string) => keys.includes(key);
 
 /**
  * The props with every cdk8s value replaced by the policy's own: a Duration
  * by a duration string (`Duration.minutes(90)` → `"1h30m"`), a Cron by its
- * expression, a cdk8s-plus Secret or claim by its name. A value that cannot
- * become one (a fraction of a second, a Cron with a seconds or year field,
- * a Secret where a claim is named) is an issue at its prop path.
+ * expression, a Size by its quantity (`Size.gibibytes(10)` → `"10Gi"`), a
+ * cdk8s-plus Secret, ConfigMap or claim by its name (a Secret or ConfigMap
+ * given for a whole reference by `{ name }`). A value that cannot become one
+ * (a fraction of a second, a Cron with a seconds or year field, a Secret where
+ * a claim is named) is an issue at its prop path, and is left out of the
+ * result, so that the policy's own checks still report every other problem.
+ * Each object named is added to `named` (with its namespace when known).
  */
-export function policyValues(value: unknown, path: string, issues: IssueList): unknown {
-  return convert(value, path, '', '', issues);
+export function policyValues(value: unknown, path: string, issues: IssueList, named: NamedObject[] = []): unknown {
+  return convert(value, path, '', '', issues, named);
 }
 
-function convert(value: unknown, path: string, key: string, parent: string, issues: IssueList): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => convert(v, childPath(path, i), (SECRET_LIST_KEYS as readonly string[]).includes(key) ? key : '', '', issues));
+function convert(value: unknown, path: string, key: string, parent: string, issues: IssueList, named: NamedObject[]): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => convert(v, childPath(path, i), includes(SECRET_LIST_KEYS, key) ? key : '', '', issues, named));
   if (value === null || typeof value !== 'object') return value;
-  if (isDuration(value)) return (DURATION_KEYS as readonly string[]).includes(key) ? durationText(value, path, issues) : misplaced('a cdk8s Duration', path, issues);
+  if (isDuration(value)) return includes(DURATION_KEYS, key) ? durationText(value, path, issues) : misplaced('a cdk8s Duration', path, issues);
   if (isCron(value)) return key === 'schedule' ? cronText(value, path, issues) : misplaced('a cdk8s Cron', path, issues);
+  if (isSize(value)) return includes(SIZE_KEYS, key) ? sizeText(value, path, issues) : misplaced('a cdk8s Size', path, issues);
   if (isKubernetesObject(value)) {
-    const expected = expectedKind(key, parent);
+    const whole = wholeReferenceKind(key);
+    const expected = whole ?? expectedKind(key, parent);
     if (expected === undefined) return misplaced(`a cdk8s-plus ${value.kind}`, path, issues);
     if (value.kind !== expected) {
       issues.add(path, `received a cdk8s-plus ${value.kind} (${show(value.name)}); expected a ${expected} or its name`);
       return undefined;
     }
-    return value.name;
+    const namespace = namespaceOf(value);
+    named.push({ path: whole ? childPath(path, 'name') : path, kind: value.kind, name: value.name, ...(namespace !== undefined ? { namespace } : {}) });
+    return whole ? { name: value.name } : value.name;
   }
   if (!isPlainObject(value)) return value; // the schema names what it is not
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convert(v, childPath(path, k), k, key, issues)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convert(v, childPath(path, k), k, key, issues, named)]));
 }
 
 /** The kind of object a field names, when it names one. */
 function expectedKind(key: string, parent: string): Kind | undefined {
-  if ((SECRET_NAME_KEYS as readonly string[]).includes(key) || (SECRET_LIST_KEYS as readonly string[]).includes(key)) return 'Secret';
-  if (key === 'name' && (SECRET_REFERENCE_KEYS as readonly string[]).includes(parent)) return 'Secret';
-  if ((CLAIM_NAME_KEYS as readonly string[]).includes(key)) return 'PersistentVolumeClaim';
+  if (includes(SECRET_NAME_KEYS, key) || includes(SECRET_LIST_KEYS, key)) return 'Secret';
+  if (key === 'name' && includes(SECRET_REFERENCE_KEYS, parent)) return 'Secret';
+  if (key === 'name' && includes(CONFIG_MAP_REFERENCE_KEYS, parent)) return 'ConfigMap';
+  if (includes(CLAIM_NAME_KEYS, key)) return 'PersistentVolumeClaim';
   return undefined;
+}
+
+/** The kind of object a whole reference (`credentialsSecret: secret`, `configMap: configMap`) stands for. */
+function wholeReferenceKind(key: string): Kind | undefined {
+  if (includes(SECRET_REFERENCE_KEYS, key)) return 'Secret';
+  if (includes(CONFIG_MAP_REFERENCE_KEYS, key)) return 'ConfigMap';
+  return undefined;
+}
+
+/** The namespace of an object the app defines (cdk8s-plus `Resource.metadata`); imported objects have none. */
+function namespaceOf(value: object): string | undefined {
+  const metadata = (value as { metadata?: { namespace?: unknown } }).metadata;
+  return typeof metadata?.namespace === 'string' ? metadata.namespace : undefined;
+}
+
+/**
+ * One issue per named object whose namespace is not `namespace` (the namespace
+ * of every object the policy renders): a pod reads Secrets, ConfigMaps and
+ * claims of its own namespace only.
+ */
+export function namespaceIssues(named: readonly NamedObject[], namespace: string, issues: IssueList): void {
+  for (const o of named) {
+    if (o.namespace === undefined || o.namespace === namespace) continue;
+    issues.add(o.path, `received the ${o.kind} ${show(o.name)} of namespace ${show(o.namespace)}; the objects that use it are in namespace ${show(namespace)}, and a pod reads only its own namespace's ${o.kind}s: define it in ${show(namespace)} or set the policy's namespace`);
+  }
 }
 
 function misplaced(what: string, path: string, issues: IssueList): undefined {
@@ -131,6 +204,22 @@ function cronText(cron: Cron, path: string, issues: IssueList): string | undefin
     return undefined;
   }
   return fields.join(' ');
+}
+
+function sizeText(size: Size, path: string, issues: IssueList): string | undefined {
+  const text = size.asString();
+  const problem = units.sizeProblem(text);
+  if (problem !== undefined) {
+    issues.add(path, `received Size ${show(text)}; ${problem}`);
+    return undefined;
+  }
+  return text;
+}
+
+/** A cdk8s `Size` (by shape). */
+function isSize(value: object): value is Size {
+  const s = value as Partial<Record<'asString' | 'toKibibytes' | 'toGibibytes', unknown>>;
+  return typeof s.asString === 'function' && typeof s.toKibibytes === 'function' && typeof s.toGibibytes === 'function';
 }
 
 /** A cdk8s `Duration` (by shape: a second copy of cdk8s in the app has another class). */

@@ -8,6 +8,7 @@ import { durationProblem, parseDuration } from '../units';
 import { CliIO, Command, EXIT, UsageError, choice, parseCommand, policyFiles } from './command';
 import { loadInputs } from './inputs';
 import { jsonText } from './output';
+import { TIME_HELP, parseTimeOption } from './time';
 
 const DEFAULT_HORIZON = '31d';
 const MAX_HORIZON_DAYS = 400;
@@ -30,7 +31,7 @@ Then the warnings within the horizon:
   collision  two inputs render the same object (exit status 1)
 
 Options:
-  --from TIME          start of the plan, an ISO time (default: now)
+  --from TIME          start of the plan (default: now); see TIME below
   --count N            next runs listed per CronJob, 1-999 (default 3)
   --horizon DURATION   how far ahead warnings are looked for (default ${DEFAULT_HORIZON}, at most ${MAX_HORIZON_DAYS}d)
   -o, --output FORMAT  text (default) or json
@@ -40,6 +41,7 @@ Options:
   -h, --help           show this help
 
 A policy file "-" reads standard input. Times are printed in UTC.
+${TIME_HELP}
 Exit status: 0 planned (warnings or not); 1 an input is unreadable or invalid,
 or two inputs render the same object (the plan is still printed); 2 usage error.
 `,
@@ -63,8 +65,9 @@ function plan(args: readonly string[], io: CliIO): number {
   if (v.span !== undefined && v.svg === undefined) throw new UsageError('--span sets what the --svg picture shows: give --svg FILE too', 'plan');
   const count = v.count === undefined ? 3 : Number(v.count);
   if (v.count !== undefined && !/^[1-9][0-9]{0,2}$/.test(v.count)) throw new UsageError(`--count: received ${JSON.stringify(v.count)}; a whole number from 1 to 999`, 'plan');
-  const from = v.from === undefined ? new Date() : new Date(v.from);
-  if (Number.isNaN(from.getTime())) throw new UsageError(`--from: received ${JSON.stringify(v.from)}; an ISO time such as 2026-12-01T00:00:00Z`, 'plan');
+  const fromTime = v.from === undefined ? { ms: Date.now() } : parseTimeOption('--from', v.from);
+  if ('problem' in fromTime) throw new UsageError(fromTime.problem, 'plan');
+  const from = new Date(fromTime.ms);
   const horizonText = v.horizon ?? DEFAULT_HORIZON;
   const problem = durationProblem(horizonText);
   if (problem) throw new UsageError(`--horizon: received ${JSON.stringify(horizonText)}; ${problem}`, 'plan');

@@ -2,11 +2,12 @@
 import { RETENTION_CLI_FLAGS, RetentionRules, formatPlan, planFromListing, retentionRulesFromFlags, validateRetention } from '../retention';
 import { validateTimeZone } from '../schedule';
 import { CliIO, Command, EXIT, OptionSpec, UsageError, parseCommand, readInput } from './command';
+import { TIME_HELP, parseTimeOption } from './time';
 
 const planCommand: Command = {
   name: 'retention plan',
   summary: 'which backups the rules keep (and why) and which they would delete',
-  help: `Usage: backup-cronjobs retention plan --listing FILE|- [rules] [--time-zone ZONE] [--now EPOCH]
+  help: `Usage: backup-cronjobs retention plan --listing FILE|- [rules] [--time-zone ZONE] [--now TIME]
 
 Prints which backups of a listing the retention rules keep (and by which rule)
 and which they would delete, exactly as the backup containers decide. Deletes
@@ -21,9 +22,10 @@ Rules (combinable; a backup is kept if any rule keeps it):
                          the newest backup of each of the last N periods
 Options:
   --time-zone ZONE       periods in this IANA time zone (default UTC)
-  --now EPOCH            the time of the plan (default: now)
+  --now TIME             the time of the plan (default: now); see TIME below
   -h, --help             show this help
 
+${TIME_HELP}
 Exit status: 0 printed; 1 invalid rules or listing; 2 usage error.
 `,
   run: retentionPlan,
@@ -72,7 +74,8 @@ function retentionPlan(args: readonly string[], io: CliIO): number {
   }
   const zoneProblem = validateTimeZone(timeZone);
   if (zoneProblem) problems.push(`--time-zone: received ${JSON.stringify(timeZone)}; ${zoneProblem}`);
-  if (now !== undefined && !/^[0-9]+$/.test(now)) problems.push(`--now: received ${JSON.stringify(now)}; must be epoch seconds`);
+  const nowTime = now === undefined ? { ms: Date.now() } : parseTimeOption('--now', now);
+  if ('problem' in nowTime) problems.push(nowTime.problem);
   let input = { name: listing, text: '' };
   try {
     input = readInput(listing, io);
@@ -84,7 +87,7 @@ function retentionPlan(args: readonly string[], io: CliIO): number {
     return EXIT.invalid;
   }
   try {
-    const plan = planFromListing(input.text, rules, { now: now !== undefined ? Number(now) : Math.floor(Date.now() / 1000), timeZone });
+    const plan = planFromListing(input.text, rules, { now: Math.floor(('ms' in nowTime ? nowTime.ms : Date.now()) / 1000), timeZone });
     const printed = formatPlan(plan);
     io.stdout(printed.endsWith('\n') ? printed : `${printed}\n`);
     return EXIT.ok;

@@ -3,7 +3,8 @@
  * converted policies (YAML with comments, one document each) and the notes
  * out. All or nothing: with any error, no policy is printed.
  */
-import { Document, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { Document, LineCounter, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { duplicateKeys, inputSizeProblem } from '../model/yaml-input';
 import type { Node } from 'yaml';
 import { convertDocuments } from './index';
 import type { ConvertedPolicy, Note } from './types';
@@ -27,12 +28,23 @@ export function runConvert(files: readonly { readonly name: string; readonly tex
   const docs: unknown[] = [];
   const syntax: string[] = [];
   for (const file of files) {
-    const parsed = parseAllDocuments(file.text, { prettyErrors: true, uniqueKeys: true });
+    const sizeProblem = inputSizeProblem(file.text);
+    if (sizeProblem !== undefined) {
+      syntax.push(`error: ${file.name}: ${sizeProblem}`);
+      continue;
+    }
+    const lineCounter = new LineCounter();
+    const parsed = parseAllDocuments(file.text, { prettyErrors: true, uniqueKeys: false, lineCounter });
     (Array.isArray(parsed) ? parsed : [parsed]).forEach((doc, i) => {
       if (doc.errors.length > 0) {
         syntax.push(`error: ${file.name}: document ${i + 1}: YAML syntax: ${doc.errors[0].message.split('\n')[0]}`);
         return;
       }
+      const duplicates = duplicateKeys(doc);
+      for (const d of duplicates) {
+        syntax.push(`error: ${file.name}:${lineCounter.linePos(d.offset).line}: document ${i + 1}: ${d.path || '(document)'}: duplicate key ${JSON.stringify(d.key)} (first at line ${lineCounter.linePos(d.first).line})`);
+      }
+      if (duplicates.length > 0) return;
       try {
         docs.push(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
       } catch (e) {

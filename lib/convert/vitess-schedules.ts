@@ -168,9 +168,39 @@ function podSettings(s: OperatorSchedule, shard: ShardBackupSettings): { pod?: R
   };
 }
 
+/**
+ * Every field of a VitessBackupSchedule spec (vitess-operator HEAD, reference/vitess.md §1.2; a
+ * VitessCluster's spec.backup.schedules[] items are the same template without cluster and image):
+ * carried over into the policy, or noted with the reason by noteUnmapped. Any other field is noted as unknown.
+ */
+export const SCHEDULE_FIELDS = {
+  carried: ['name', 'cluster', 'schedule', 'frequency', 'backupMethod', 'strategies', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'suspend', 'startingDeadlineSeconds', 'concurrencyPolicy', 'jobTimeoutMinute', 'annotations', 'tolerations'],
+  noted: ['resources', 'allowedMissedRun', 'affinity', 'image', 'imagePullPolicy'],
+} as const;
+/** Fields of a strategy (§1.3): carried over, or noted. */
+export const STRATEGY_FIELDS = { carried: ['name', 'scope', 'keyspace', 'shard'], noted: ['extraFlags'] } as const;
+
+const KNOWN_SCHEDULE_FIELDS = new Set<string>([...SCHEDULE_FIELDS.carried, ...SCHEDULE_FIELDS.noted]);
+const KNOWN_STRATEGY_FIELDS = new Set<string>([...STRATEGY_FIELDS.carried, ...STRATEGY_FIELDS.noted]);
+
 /** Template fields that have no equivalent here. */
 function noteUnmapped(s: OperatorSchedule, notes: Notes): void {
   const t = s.template;
+  const resources = asObj(t.resources);
+  if (resources && Object.keys(resources).length > 0) {
+    notes.note(s.object, at(s.path, 'resources'), 'not carried over: the operator gives a schedule\'s resources only to the vtctldclient container; its vtbackup pods take the first tablet pool\'s mysqld.resources, and so do these (pod.resources, or the policy\'s defaults when the pool sets none)');
+  }
+  if (asStr(t.image) || asStr(t.imagePullPolicy)) {
+    notes.note(s.object, at(s.path, asStr(t.image) ? 'image' : 'imagePullPolicy'), 'the vtctldclient image (backupMethod vtctldclient only): not carried over; the vtbackup pods use the keyspace\'s images (spec.vitess.images)');
+  }
+  for (const key of Object.keys(t).filter((k) => !KNOWN_SCHEDULE_FIELDS.has(k))) {
+    notes.note(s.object, at(s.path, key), 'not a field of VitessBackupSchedule that convert knows (vitess-operator HEAD): not carried over');
+  }
+  asArr(t.strategies).forEach((st, i) => {
+    for (const key of Object.keys(asObj(st) ?? {}).filter((k) => !KNOWN_STRATEGY_FIELDS.has(k))) {
+      notes.note(s.object, at(s.path, 'strategies', i, key), 'not a field of a backup strategy that convert knows (vitess-operator HEAD): not carried over');
+    }
+  });
   if (asStr(t.backupMethod) === 'vtctldclient') {
     notes.note(s.object, at(s.path, 'backupMethod'), 'vtctldclient is not offered: the backups run vtbackup, with the same storage, so a serving tablet is no longer taken out of the pool (the pods need the tablet pool\'s resources)');
   }

@@ -1,16 +1,23 @@
 /** Policy files: YAML or JSON text (one or more documents) → validated policies, every problem with its file position. */
-import { Document, LineCounter, Node, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { Document, LineCounter, Node, Pair, YAMLMap, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { PolicyError, PolicyIssue, pathSegments } from '../policy/errors';
 import type { BackupPolicy } from '../registry';
-import { policyIssues, validatePolicy } from './validate';
+import { validatePolicy } from './validate';
+import { duplicateKeys, inputSizeProblem } from './yaml-input';
 
 /** At most this many alias expansions per document: more is a "billion laughs" document, not a policy. */
 const MAX_ALIAS_COUNT = 100;
 
-/** Parses and validates every document of `text`; throws PolicyError listing every problem of every document. */
+/**
+ * Parses and validates every document of `text`; throws PolicyError listing every problem of every
+ * document, in file order. A text over MAX_INPUT_BYTES is refused before it is parsed.
+ */
 export function loadPolicies(text: string, source?: string): BackupPolicy[] {
+  const sizeProblem = inputSizeProblem(text);
+  if (sizeProblem !== undefined) throw new PolicyError([{ path: '(file)', message: sizeProblem }], source);
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true, lineCounter });
+  // Duplicate keys are found by duplicateKeys (linear); the parser's own check is quadratic.
+  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false, lineCounter });
   const list = Array.isArray(docs) ? docs : [docs];
   const policies: BackupPolicy[] = [];
   const issues: PolicyIssue[] = [];
@@ -25,6 +32,13 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
       for (const e of doc.errors) issues.push({ path: where, message: `YAML syntax: ${e.message.split('\n')[0]}`, ...position(e.pos[0]) });
       return;
     }
+    const duplicates = duplicateKeys(doc);
+    if (duplicates.length > 0) {
+      for (const d of duplicates) {
+        issues.push({ path: prefix(d.path || '(document)'), message: `duplicate key ${JSON.stringify(d.key)} (first at line ${position(d.first).line}); a key appears once per map`, ...position(d.offset) });
+      }
+      return;
+    }
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -34,16 +48,33 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
       return;
     }
     if (value === null || value === undefined) return;
-    const problems = policyIssues(value);
-    if (problems.length === 0) {
-      policies.push(validatePolicy(value));
+    let problems: readonly PolicyIssue[];
+    try {
+      policies.push(validatePolicy(value)); // validated once: its PolicyError holds the problems
       return;
+    } catch (e) {
+      if (!(e instanceof PolicyError)) throw e;
+      problems = e.issues;
     }
-    for (const p of problems) issues.push({ ...p, path: prefix(p.path), ...position(offsetOf(doc, p.path)) });
+    const placed = problems.map((p) => ({ ...p, path: prefix(p.path), ...position(offsetOf(doc, p.path)) }));
+    issues.push(...placed.sort((a, b) => a.line - b.line || a.column - b.column));
   });
   if (issues.length > 0) throw new PolicyError(issues, source);
   if (policies.length === 0) throw new PolicyError([{ path: '(document)', message: 'no BackupPolicy document found' }], source);
   return policies;
+}
+
+/** The pairs of each map by key, made once per map looked into (many problems in one large map stay linear). */
+const pairsByKey = new WeakMap<object, Map<string, Pair>>();
+
+function pairOf(map: YAMLMap, key: string): Pair | undefined {
+  let pairs = pairsByKey.get(map);
+  if (pairs === undefined) {
+    pairs = new Map();
+    for (const p of map.items) if (isPair(p) && isScalar(p.key) && !pairs.has(String(p.key.value))) pairs.set(String(p.key.value), p);
+    pairsByKey.set(map, pairs);
+  }
+  return pairs.get(key);
 }
 
 /** The offset of the deepest node on `path` (the key of the last field found, or the item). */
@@ -52,7 +83,7 @@ function offsetOf(doc: Document, path: string): number {
   let offset = (node as Node | null)?.range?.[0] ?? 0;
   for (const segment of pathSegments(path)) {
     if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
+      const pair = pairOf(node, String(segment));
       if (!pair) break;
       offset = (pair.key as Node).range?.[0] ?? offset;
       node = pair.value;

@@ -53,11 +53,18 @@ export async function packPackage(destination: string): Promise<Packed> {
 
 /**
  * Versions of packages the consumer projects install that this repository
- * does not: cdk8s-plus-28, an optional peer the cdk8s constructs only read
- * structurally (the version of the cdk8s-plus source copied in
- * test/constructs/cdk8s/cdk8s-plus.ts).
+ * does not: the oldest and the current cdk8s-plus, optional peers the cdk8s
+ * constructs only read structurally: cdk8s-plus-28 (the version of the
+ * cdk8s-plus source copied in test/constructs/cdk8s/cdk8s-plus.ts) and
+ * cdk8s-plus-33, which `cdk8s init typescript-app` of the pinned cdk8s-cli
+ * installs (CDK8S_INIT_PLUS; its newest version on npm, December 2026).
  */
-const CONSUMER_ONLY_VERSIONS: Readonly<Record<string, string>> = { 'cdk8s-plus-28': '2.5.6' };
+const CONSUMER_ONLY_VERSIONS: Readonly<Record<string, string>> = { 'cdk8s-plus-28': '2.5.6', 'cdk8s-plus-33': '2.5.57' };
+
+/** The cdk8s-plus a project made by `cdk8s init typescript-app` (the pinned cdk8s-cli's template) depends on. */
+export const CDK8S_INIT_PLUS = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app', 'package.json'), 'utf8')) as {
+  readonly dependencies: Record<string, string>;
+}).dependencies).find((name) => name.startsWith('cdk8s-plus-'))!;
 
 /**
  * A folder whose package.json depends on the tarball and on `packages` at the
@@ -253,26 +260,29 @@ for (const file of readdirSync('policies').sort()) {
 
 /**
  * A cdk8s app with the idioms cdk8s users write: a chart namespace (none in
- * the props), `Duration` and `Cron` values, a cdk8s-plus Secret and
- * PersistentVolumeClaim, and escape hatches on `cronJob()` handles.
+ * the props), `Duration` and `Cron` values, cdk8s-plus Secrets (imported, and
+ * one the app defines, given whole for `credentialsSecret`) and a
+ * PersistentVolumeClaim, and escape hatches on `cronJob()` handles, with the
+ * cdk8s-plus module `plus` (`cdk8s-plus-28`, `cdk8s-plus-33`).
  * `CDK8S_IDIOMS_PLAIN` holds the same props as plain values (with the chart
  * namespace), for the test to render from the source tree.
  */
-export const CDK8S_IDIOMS_APP = `import { App, Chart, Cron, Duration, JsonPatch, Size } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
+export const cdk8sIdiomsApp = (plus: string) => `import { App, Chart, Cron, Duration, JsonPatch, Size } from 'cdk8s';
+import * as kplus from '${plus}';
 import { EtcdBackupSchedule, RedisBackupSchedule } from 'backup-cronjobs/cdk8s';
 
 const app = new App();
 const chart = new Chart(app, 'backups', { namespace: 'backups' });
 
 const redisAuth = kplus.Secret.fromSecretName(chart, 'redis-auth', 'redis-auth');
+const awsCredentials = new kplus.Secret(chart, 'aws', { metadata: { name: 'aws-credentials' }, stringData: { AWS_ACCESS_KEY_ID: 'id' } });
 const cache = new RedisBackupSchedule(chart, 'cache', {
   name: 'cache',
   schedule: Cron.schedule({ minute: '0', hour: '3' }),
   timeout: Duration.minutes(20),
   shards: ['shard01', 'shard02'],
   sentinel: { addresses: ['sentinel.redis.svc:26379'], passwordSecret: { name: redisAuth, key: 'password' } },
-  s3: { bucket: 'cache-backups', region: 'us-east-1' },
+  s3: { bucket: 'cache-backups', region: 'us-east-1', credentialsSecret: awsCredentials },
 });
 cache.cronJob('shard01').addJsonPatch(JsonPatch.add('/spec/jobTemplate/spec/template/spec/priorityClassName', 'backup-low'));
 cache.cronJob('shard02').metadata.addAnnotation('example.com/owner', 'cache-team');
@@ -297,7 +307,7 @@ export const CDK8S_IDIOMS_PLAIN = {
   redis: {
     name: 'cache', namespace: 'backups', schedule: '0 3 * * *', timeout: '20m', shards: ['shard01', 'shard02'],
     sentinel: { addresses: ['sentinel.redis.svc:26379'], passwordSecret: { name: 'redis-auth', key: 'password' } },
-    s3: { bucket: 'cache-backups', region: 'us-east-1' },
+    s3: { bucket: 'cache-backups', region: 'us-east-1', credentialsSecret: { name: 'aws-credentials' } },
   },
   etcd: {
     name: 'etcd', namespace: 'backups', mode: 'perNode' as const, nodes: ['cp-1', 'cp-2'],

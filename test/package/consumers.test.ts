@@ -6,9 +6,10 @@
 //
 //   install root   project    compiler options                               runs
 //   cdk8s/         app/       `cdk8s init typescript-app` (CommonJS, node10) cdk8s synth
-//                  idioms/    the same; chart namespace, Duration, Cron,     cdk8s synth
-//                             cdk8s-plus-28 Secret and PVC, handles
-//                  readme-N/  the same; main.ts = README "## cdk8s" block N  cdk8s synth
+//                  idioms-P/  the same; chart namespace, Duration, Cron,     cdk8s synth
+//                             Secrets and PVC of cdk8s-plus P (-28, -33), handles
+//                  readme-N-P/ the same; main.ts = README "## cdk8s" block N cdk8s synth
+//                             importing cdk8s-plus P (-28, and -33 as `cdk8s init` installs)
 //                  esm/       `tsc --init` (nodenext), "type": "module";     node main.js, node main.cjs
 //                             main.ts (ESM) and main.cts (CommonJS)
 //                  bundler/   `tsc --init` + module preserve (bundler)       node main.js
@@ -30,7 +31,7 @@ import { redisSchedulePolicy } from '../../lib/engines/redis/props';
 import * as sourceCdk8s from '../../constructs/cdk8s';
 import * as sourcePulumi from '../../constructs/pulumi';
 import {
-  CDK8S_APP, CDK8S_IDIOMS_APP, CDK8S_IDIOMS_PLAIN, PULUMI_IDIOMS_PLAIN, PULUMI_IDIOMS_PROGRAM, PULUMI_MOCK_RUNNER, PULUMI_PROGRAM,
+  CDK8S_APP, CDK8S_IDIOMS_PLAIN, CDK8S_INIT_PLUS, cdk8sIdiomsApp, PULUMI_IDIOMS_PLAIN, PULUMI_IDIOMS_PROGRAM, PULUMI_MOCK_RUNNER, PULUMI_PROGRAM,
   PULUMI_TSCONFIG_NODE10, PULUMI_TSCONFIG_NODENEXT,
   cdk8sTemplateFiles, childEnv, cjsProgram, copyPolicies, esmProgram, installConsumerRoot, packPackage, repoRoot, run, runNode, writeFiles,
 } from './consumer-projects';
@@ -44,13 +45,15 @@ const readmeBlocks: Record<Tool, string[]> = {
   cdk8s: sectionCodeBlocks(readme, '## cdk8s', 'ts'),
   pulumi: sectionCodeBlocks(readme, '## Pulumi', 'ts'),
 };
+/** The oldest cdk8s-plus the constructs take, and the one `cdk8s init typescript-app` installs. */
+const CDK8S_PLUS = ['cdk8s-plus-28', CDK8S_INIT_PLUS] as const;
 const examplePolicyPaths = readdirSync(join(repoRoot, 'examples', 'policies')).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => `policies/${f}`);
 let packed: Packed;
 
 beforeAll(async () => {
   packed = await packPackage(work);
   await Promise.all([
-    installConsumerRoot(roots.cdk8s, packed.tarball, ['cdk8s', 'cdk8s-plus-28', 'constructs', 'typescript', 'ts-node', '@types/node']),
+    installConsumerRoot(roots.cdk8s, packed.tarball, ['cdk8s', ...CDK8S_PLUS, 'constructs', 'typescript', 'ts-node', '@types/node']),
     installConsumerRoot(roots.pulumi, packed.tarball, ['@pulumi/pulumi', '@pulumi/kubernetes', 'typescript', '@types/node']),
   ]);
   // the compiler options of a new TypeScript project, for the ES module and bundler projects
@@ -178,9 +181,9 @@ describe('cdk8s consumer', () => {
     for (const f of files) expect(readFileSync(join(app, 'cli-out', f), 'utf8')).toBe(readFileSync(join(app, 'dist', f), 'utf8'));
   }, 180_000);
 
-  test('an app with the cdk8s idioms (a chart namespace, Duration, Cron, a cdk8s-plus-28 Secret and PVC, escape hatches on cronJob() handles) compiles; `cdk8s synth` writes the objects of the plain props', async () => {
-    const app = join(root, 'idioms');
-    writeFiles(app, { ...cdk8sTemplateFiles(), 'main.ts': CDK8S_IDIOMS_APP });
+  test.each(CDK8S_PLUS)('an app with the cdk8s idioms (a chart namespace, Duration, Cron, %s Secrets (one whole for credentialsSecret) and PVC, escape hatches on cronJob() handles) compiles; `cdk8s synth` writes the objects of the plain props', async (plus) => {
+    const app = join(root, `idioms-${plus}`);
+    writeFiles(app, { ...cdk8sTemplateFiles(), 'main.ts': cdk8sIdiomsApp(plus) });
     await tsc(root, app, '--noEmit');
     await cdk8sSynth(app);
     const written = synthesized(join(app, 'dist'));
@@ -190,9 +193,11 @@ describe('cdk8s consumer', () => {
     expected.find((m) => m.metadata.name === 'cache-shard01').spec.jobTemplate.spec.template.spec.priorityClassName = 'backup-low';
     const shard02 = expected.find((m) => m.metadata.name === 'cache-shard02');
     shard02.metadata.annotations = { ...shard02.metadata.annotations, 'example.com/owner': 'cache-team' };
-    expect(written.filter((m) => m.kind !== 'PersistentVolumeClaim')).toEqual(expected);
-    // the claim is cdk8s-plus's own object, in the chart's namespace, and the etcd CronJobs mount it
-    expect(written.filter((m) => m.kind === 'PersistentVolumeClaim').map((m) => m.metadata)).toEqual([expect.objectContaining({ name: 'etcd-snapshots', namespace: 'backups' })]);
+    const cdk8sPlusObjects = ['PersistentVolumeClaim', 'Secret'];
+    expect(written.filter((m) => !cdk8sPlusObjects.includes(m.kind))).toEqual(expected);
+    // the claim and the Secret are cdk8s-plus's own objects, in the chart's namespace, and the CronJobs name them
+    expect(written.filter((m) => cdk8sPlusObjects.includes(m.kind)).map((m) => [m.kind, m.metadata.name, m.metadata.namespace]).sort())
+      .toEqual([['PersistentVolumeClaim', 'etcd-snapshots', 'backups'], ['Secret', 'aws-credentials', 'backups']]);
     expect(JSON.stringify(written.find((m) => m.metadata.name === 'etcd-cp-1'))).toContain('"persistentVolumeClaim":{"claimName":"etcd-snapshots"}');
   }, 180_000);
 
@@ -200,9 +205,14 @@ describe('cdk8s consumer', () => {
     expect(readmeBlocks.cdk8s.length).toBeGreaterThanOrEqual(1);
   });
 
-  readmeBlocks.cdk8s.forEach((code, i) => {
-    test(`README "## cdk8s" block ${i + 1}, as main.ts of a \`cdk8s init typescript-app\` app, compiles and synthesizes the CronJobs of the policy files it reads`, async () => {
-      const app = join(root, `readme-${i + 1}`);
+  test(`the README's "## cdk8s" blocks import the cdk8s-plus \`cdk8s init typescript-app\` installs (${CDK8S_INIT_PLUS}), if any`, () => {
+    for (const code of readmeBlocks.cdk8s) for (const plus of code.match(/(?<=')cdk8s-plus-[0-9]+(?=')/g) ?? []) expect(plus).toBe(CDK8S_INIT_PLUS);
+  });
+
+  readmeBlocks.cdk8s.forEach((block, i) => {
+    test.each(CDK8S_PLUS)(`README "## cdk8s" block ${i + 1}, with %s, as main.ts of a \`cdk8s init typescript-app\` app, compiles and synthesizes the CronJobs of the policy files it reads`, async (plus) => {
+      const code = block.replace(/'cdk8s-plus-[0-9]+'/g, `'${plus}'`);
+      const app = join(root, `readme-${i + 1}-${plus}`);
       writeFiles(app, { ...cdk8sTemplateFiles(), 'main.ts': code });
       const policyFiles = referencedPolicyFiles(code);
       copyPolicies(app, policyFiles, `README "## cdk8s" block ${i + 1}`);

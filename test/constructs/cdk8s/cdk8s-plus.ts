@@ -9,6 +9,7 @@
  * `k8s.KubeSecret` / `k8s.KubePersistentVolumeClaim`, and
  * `EnvValue.fromSecretValue` of src/container.ts for `envValue`.
  */
+import { ApiObject, ApiObjectMetadata, ApiObjectMetadataDefinition } from 'cdk8s';
 import { Construct } from 'constructs';
 
 /** `EnvValue` of cdk8s-plus (src/container.ts): a value, or where it comes from. */
@@ -79,5 +80,79 @@ export class ImportedPersistentVolumeClaim extends Construct {
 
   public get resourceName(): string {
     return this.name;
+  }
+}
+
+/** cdk8s-plus-28 `ConfigMap.fromConfigMapName(scope, id, name)` (src/config-map.ts, `ImportedConfigMap`). */
+export class ImportedConfigMap extends Construct {
+  public readonly resourceType = 'configmaps';
+  private readonly _name: string;
+
+  constructor(scope: Construct, id: string, name: string) {
+    super(scope, id);
+    this._name = name;
+  }
+
+  public get name(): string {
+    return this._name;
+  }
+
+  public get apiVersion(): string {
+    return 'v1';
+  }
+
+  public get apiGroup(): string {
+    return '';
+  }
+
+  public get kind(): string {
+    return 'ConfigMap';
+  }
+
+  public get resourceName(): string {
+    return this.name;
+  }
+}
+
+/**
+ * cdk8s-plus-28 `new Secret(scope, id, { metadata })` (src/secret.ts, a `base.Resource`, src/base.ts):
+ * its `name`, `kind`, `apiVersion` and `metadata` are those of the `KubeSecret` ApiObject it adds (id
+ * `Resource`), so a Secret the app defines carries its namespace: its chart's, or `metadata.namespace`.
+ */
+export class DefinedSecret extends Construct {
+  public readonly resourceType = 'secrets';
+  private readonly apiObject: ApiObject;
+
+  constructor(scope: Construct, id: string, props: { readonly metadata?: ApiObjectMetadata } = {}) {
+    super(scope, id);
+    this.apiObject = new ApiObject(this, 'Resource', { apiVersion: 'v1', kind: 'Secret', metadata: props.metadata });
+  }
+
+  public get metadata(): ApiObjectMetadataDefinition {
+    return this.apiObject.metadata;
+  }
+
+  public get name(): string {
+    return this.apiObject.name;
+  }
+
+  public get apiVersion(): string {
+    return this.apiObject.apiVersion;
+  }
+
+  public get apiGroup(): string {
+    return '';
+  }
+
+  public get kind(): string {
+    return this.apiObject.kind;
+  }
+
+  public get resourceName(): string {
+    return this.name;
+  }
+
+  public envValue(key: string, options: { readonly optional?: boolean } = {}): EnvValue {
+    return new EnvValue(undefined, { secretKeyRef: { name: this.name, key, optional: options.optional } });
   }
 }

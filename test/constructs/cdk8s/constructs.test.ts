@@ -31,6 +31,17 @@ describe('BackupPolicy construct', () => {
     expect(() => new BackupPolicy(chart, 'policy2', doc)).toThrow(/spec\.defaults\.backoffLimit: received -1; must be >= 0/);
     expect(Testing.synth(chart)).toEqual([]);
   });
+
+  test('a construct whose constructor threw (and was caught) leaves no node: the other constructs of the app synthesize', () => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'c');
+    new BackupPolicy(chart, 'good', vitessPolicy());
+    expect(() => new BackupPolicy(chart, 'bad', vitessPolicy({ cluster: 'Bad' }))).toThrow(PolicyError);
+    expect(chart.node.tryFindChild('bad')).toBeUndefined();
+    new BackupPolicy(chart, 'later', { ...vitessPolicy(), metadata: { name: 'later' } });
+    expect(() => app.synth()).not.toThrow();
+    expect(Testing.synth(chart).map((m) => m.metadata.name)).toEqual([...renderPolicy(vitessPolicy()), ...renderPolicy({ ...vitessPolicy(), metadata: { name: 'later' } })].map((m) => m.metadata.name));
+  });
 });
 
 describe('VitessBackupSchedule construct', () => {

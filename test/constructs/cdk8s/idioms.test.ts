@@ -1,11 +1,11 @@
 // The value types cdk8s users hold give the objects of the equivalent plain props; problems name the prop as written.
-import { Chart, Cron, Duration, Testing } from 'cdk8s';
+import { Chart, Cron, Duration, Size, Testing } from 'cdk8s';
 import { EtcdBackupSchedule, RedisBackupSchedule, VitessBackupSchedule } from '../../../constructs/cdk8s';
 import type { RedisBackupScheduleProps } from '../../../constructs/cdk8s';
 import { PolicyError, toYaml } from '../../../lib';
 import type { Manifest } from '../../../lib';
 import { abbreviateScripts } from '../../support/snapshots';
-import { ImportedPersistentVolumeClaim, ImportedSecret } from './cdk8s-plus';
+import { DefinedSecret, ImportedPersistentVolumeClaim, ImportedSecret } from './cdk8s-plus';
 import { etcdProps, redisProps, vitessProps } from './fixtures';
 
 /** The objects of one construct in a chart of its own. */
@@ -92,6 +92,70 @@ describe('problems name the prop as written (and the policy field)', () => {
       .toEqual(['nodes[1].backoffLimit: received -1; must be >= 0 (policy field spec.etcd.nodes[1].backoffLimit)']);
     expect(problems((chart) => new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, timeout: Duration.millis(100) })))
       .toEqual(['timeout: received Duration 100 millis; a policy duration is a whole number of seconds']);
+  });
+
+  test('problems of cdk8s values and of the policy in one pass, each once', () => {
+    expect(problems((chart) => new RedisBackupSchedule(chart, 'cache', {
+      ...redisProps,
+      timeout: Duration.millis(1500),
+      schedule: Cron.schedule({ minute: '0 0' }),
+      scratch: { size: Size.kibibytes(1e21) },
+      shards: ['shard01', 'shard01'],
+      s3: { ...redisProps.s3, bucket: 'Cache' },
+    }))).toEqual([
+      'schedule: received Cron "0 0 * * * *" (6 fields); a CronJob schedule has 5 (minute hour day-of-month month day-of-week): no seconds or year field',
+      'timeout: received Duration 1 second 500 millis; a policy duration is a whole number of seconds',
+      expect.stringMatching(/^scratch\.size: received Size "1e\+21Ki"; must be a size: /),
+      's3.bucket: received "Cache"; must be a string matching ^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$ (policy field spec.redis.s3.bucket)',
+      'shards[1]: received "shard01"; shard names must be unique (also at shards[0]) (policy field spec.redis.shards[1])',
+    ]);
+  });
+
+  test('a Secret the app defines in another namespace than the objects using it: an error naming both', () => {
+    expect(problems((chart) => {
+      const aws = new DefinedSecret(chart, 'aws', { metadata: { name: 'aws-credentials', namespace: 'ops' } });
+      new RedisBackupSchedule(chart, 'cache', { ...redisProps, namespace: 'cache', s3: { ...redisProps.s3, credentialsSecret: aws } });
+    })).toEqual([
+      's3.credentialsSecret.name: received the Secret "aws-credentials" of namespace "ops"; the objects that use it are in namespace "cache", and a pod reads only its own namespace\'s Secrets: define it in "cache" or set the policy\'s namespace',
+    ]);
+    // the namespaces of the charts, and a problem of the policy beside it
+    const app = Testing.app();
+    const auth = new DefinedSecret(new Chart(app, 'ops', { namespace: 'ops' }), 'auth');
+    let error: PolicyError | undefined;
+    try {
+      new EtcdBackupSchedule(new Chart(app, 'db', { namespace: 'db' }), 'etcd', { ...etcdProps, backoffLimit: -1, destination: { s3: { bucket: 'snapshots', region: 'us-east-1', credentialsSecret: auth } } });
+    } catch (e) {
+      error = e as PolicyError;
+    }
+    expect(error?.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      `destination.s3.credentialsSecret.name: received the Secret "${auth.name}" of namespace "ops"; the objects that use it are in namespace "db", and a pod reads only its own namespace's Secrets: define it in "db" or set the policy's namespace`,
+      'backoffLimit: received -1; must be >= 0 (policy field spec.defaults.backoffLimit)',
+    ]);
+  });
+});
+
+describe('cdk8s-plus Secret objects where a Secret reference is taken', () => {
+  test('credentialsSecret: secret gives the objects of { name: secret.name }; a Secret in the same namespace is accepted', () => {
+    const withObject = synth((chart) => {
+      const imported = new ImportedSecret(chart, 'aws', 'aws-credentials');
+      new RedisBackupSchedule(chart, 'cache', { ...redisProps, s3: { ...redisProps.s3, credentialsSecret: imported } });
+    });
+    expect(withObject).toEqual(synth((chart) => new RedisBackupSchedule(chart, 'cache', redisProps)));
+    const defined = synth((chart) => {
+      const aws = new DefinedSecret(chart, 'aws', { metadata: { name: 'aws-credentials' } });
+      new RedisBackupSchedule(chart, 'cache', { ...redisProps, s3: { ...redisProps.s3, credentialsSecret: aws } });
+    });
+    expect(defined.filter((m) => m.kind !== 'Secret')).toEqual(withObject);
+    expect(defined.find((m) => m.kind === 'Secret')!.metadata).toMatchObject({ name: 'aws-credentials', namespace: 'db' });
+  });
+
+  test('types: a Secret object stands for a reference whose only required field is name; one that needs a key is a compile error', () => {
+    const chart = Testing.chart();
+    const secret = new ImportedSecret(chart, 'auth', 'redis-auth');
+    const ok: RedisBackupScheduleProps = { ...redisProps, s3: { ...redisProps.s3, credentialsSecret: secret } };
+    // @ts-expect-error passwordSecret needs a key: { name: secret, key: 'password' }
+    const keyed: RedisBackupScheduleProps = { ...redisProps, sentinel: { ...redisProps.sentinel, passwordSecret: secret } };
+    expect([ok, keyed]).toHaveLength(2);
   });
 });
 

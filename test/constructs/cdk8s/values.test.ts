@@ -1,8 +1,8 @@
 // cdk8s value types in the props → the policy's own values (constructs/cdk8s/values.ts).
-import { Cron, Duration, Testing } from 'cdk8s';
+import { Cron, Duration, Size, Testing } from 'cdk8s';
 import { IssueList, policySchema, units } from '../../../lib';
-import { CLAIM_NAME_KEYS, DURATION_KEYS, SECRET_LIST_KEYS, SECRET_NAME_KEYS, SECRET_REFERENCE_KEYS, policyValues } from '../../../constructs/cdk8s/values';
-import { ImportedPersistentVolumeClaim, ImportedSecret } from './cdk8s-plus';
+import { CLAIM_NAME_KEYS, CONFIG_MAP_REFERENCE_KEYS, DURATION_KEYS, SIZE_KEYS, SECRET_LIST_KEYS, SECRET_NAME_KEYS, SECRET_REFERENCE_KEYS, policyValues } from '../../../constructs/cdk8s/values';
+import { ImportedConfigMap, ImportedPersistentVolumeClaim, ImportedSecret } from './cdk8s-plus';
 
 function convert(value: unknown): { value: unknown; issues: string[] } {
   const issues = new IssueList();
@@ -57,6 +57,31 @@ describe('Duration', () => {
   });
 });
 
+describe('Size', () => {
+  test('becomes its quantity at every size field; the keys are exactly the schema\'s size fields', () => {
+    const { value, issues } = convert({ scratch: { size: Size.gibibytes(10) }, retention: { maxTotalSize: Size.tebibytes(2) }, pod: { volumes: [{ name: 'v', mountPath: '/v', emptyDir: { sizeLimit: Size.mebibytes(512) } }] } });
+    expect(issues).toEqual([]);
+    expect(value).toEqual({ scratch: { size: '10Gi' }, retention: { maxTotalSize: '2Ti' }, pod: { volumes: [{ name: 'v', mountPath: '/v', emptyDir: { sizeLimit: '512Mi' } }] } });
+    const keys = new Set<string>();
+    const visit = (schema: unknown): void => {
+      if (schema === null || typeof schema !== 'object') return;
+      for (const [k, v] of Object.entries((schema as { properties?: Record<string, { pattern?: string }> }).properties ?? {})) {
+        if (v.pattern === units.SIZE_PATTERN) keys.add(k);
+      }
+      Object.values(schema).forEach(visit);
+    };
+    visit(policySchema);
+    expect([...SIZE_KEYS].sort()).toEqual([...keys].sort());
+  });
+
+  test('a Size that is no quantity, or where no size is taken, is refused at its prop path', () => {
+    expect(convert({ scratch: { size: Size.kibibytes(1e21) }, timeout: Size.gibibytes(1) }).issues).toEqual([
+      expect.stringMatching(/^scratch\.size: received Size "1e\+21Ki"; must be a size: /),
+      'timeout: received a cdk8s Size, which this field does not take',
+    ]);
+  });
+});
+
 describe('Cron', () => {
   test('becomes its expression, at the backup schedule and the retention schedule', () => {
     const { value, issues } = convert({ schedule: Cron.daily(), retention: { schedule: Cron.schedule({ minute: '30', hour: '4', weekDay: '1-5' }) } });
@@ -96,6 +121,23 @@ describe('cdk8s-plus objects', () => {
     });
   });
 
+  test('a Secret or ConfigMap stands for a whole { name } reference; a ConfigMap becomes its name where one is named', () => {
+    const configMap = new ImportedConfigMap(chart, 'config', 'ca-bundle');
+    const { value, issues } = convert({
+      s3: { credentialsSecret: secret },
+      pod: { volumes: [{ name: 'a', mountPath: '/a', configMap }, { name: 'b', mountPath: '/b', configMap: { name: configMap } }] },
+    });
+    expect(issues).toEqual([]);
+    expect(value).toEqual({
+      s3: { credentialsSecret: { name: 'redis-auth' } },
+      pod: { volumes: [{ name: 'a', mountPath: '/a', configMap: { name: 'ca-bundle' } }, { name: 'b', mountPath: '/b', configMap: { name: 'ca-bundle' } }] },
+    });
+    expect(convert({ s3: { credentialsSecret: configMap }, pod: { volumes: [{ name: 'a', mountPath: '/a', configMap: secret }] } }).issues).toEqual([
+      's3.credentialsSecret: received a cdk8s-plus ConfigMap ("ca-bundle"); expected a Secret or its name',
+      'pod.volumes[0].configMap: received a cdk8s-plus Secret ("redis-auth"); expected a ConfigMap or its name',
+    ]);
+  });
+
   test('a claim becomes its name wherever the policy names a PersistentVolumeClaim', () => {
     const { value, issues } = convert({
       destination: { persistentVolumeClaim: { claimName: claim } },
@@ -128,7 +170,7 @@ describe('cdk8s-plus objects', () => {
       Object.values(schema).forEach(visit);
     };
     visit(policySchema);
-    for (const key of [...SECRET_NAME_KEYS, ...SECRET_LIST_KEYS, ...SECRET_REFERENCE_KEYS, ...CLAIM_NAME_KEYS]) expect({ key, inSchema: fields.has(key) }).toEqual({ key, inSchema: true });
+    for (const key of [...SECRET_NAME_KEYS, ...SECRET_LIST_KEYS, ...SECRET_REFERENCE_KEYS, ...CLAIM_NAME_KEYS, ...CONFIG_MAP_REFERENCE_KEYS]) expect({ key, inSchema: fields.has(key) }).toEqual({ key, inSchema: true });
   });
 });
 

@@ -50,6 +50,13 @@ test('a time zone: runs in UTC, the zone named, DST changes within the horizon w
     + '(clocks go back from 03:00 to 02:00): it runs once, at the first (00:00Z)\n');
 });
 
+test('--from takes the time grammar of every CLI time option: epoch seconds, a date and an offset give the same plan', () => {
+  const plan = (from: string) => run(['plan', etcdFile, '--from', from, '--count', '2', '--horizon', '2d']);
+  const iso = plan('2026-12-01T00:00:00Z');
+  expect(iso.code).toBe(0);
+  for (const from of ['1796083200', '2026-12-01', '2026-12-01T01:00+01:00']) expect(plan(from)).toEqual(iso);
+});
+
 test('-o json: the same plan for programs', () => {
   const r = run(['plan', etcdFile, '--from', '2026-12-01T00:00:00Z', '--count', '1', '--horizon', '2d', '-o', 'json']);
   expect(r.code).toBe(0);
@@ -88,7 +95,7 @@ test('- reads a policy from standard input; with two inputs rendering one object
 
 test.each([
   [['--count', '0'], '--count: received "0"; a whole number from 1 to 999'],
-  [['--from', 'tomorrow'], '--from: received "tomorrow"; an ISO time such as 2026-12-01T00:00:00Z'],
+  [['--from', 'tomorrow'], '--from: received "tomorrow"; a time: ISO 8601 with Z or an offset (2026-12-01T03:00:00Z, 2026-12-01T04:00+01:00), a date (2026-12-01: 00:00 UTC), or epoch seconds (1796083200)'],
   [['--horizon', '2 days'], '--horizon: received "2 days"; '],
   [['--horizon', '500d'], '--horizon: received "500d"; must be more than 0s and at most 400d'],
   [['--span', 'week'], '--span sets what the --svg picture shows: give --svg FILE too'],

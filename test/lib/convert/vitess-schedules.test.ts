@@ -1,6 +1,7 @@
 // A VitessBackupSchedule's timing and Job settings through convert and synth: the operator's frequency
 // crons (vitess.md §4.4 vectors), suspend, timeout, history, concurrency, tolerations, and the notes
 // for fields without an equivalent (§1.2).
+import { SCHEDULE_FIELDS, STRATEGY_FIELDS } from '../../../lib/convert/vitess-schedules';
 import { backupSchedule, cluster, convertAndRender, errors, podOf, unwrapped } from './fixtures';
 
 /** Cluster `name` with these keyspaces and one VitessBackupSchedule `s` with this spec. */
@@ -75,4 +76,36 @@ test('fields without an equivalent are converted as well as they can be, each wi
     ['note', 'VitessBackupSchedule example/s', 'spec.affinity'],
     ['note', 'VitessBackupSchedule example/s', 'spec.strategies[0].extraFlags'],
   ]);
+});
+
+describe('every field of a VitessBackupSchedule is carried over or noted with the reason', () => {
+  // vitess.md §1.2 (VitessBackupScheduleSpec = the template + cluster, image, imagePullPolicy) and §1.3 (strategies)
+  const SPEC_FIELDS = ['name', 'cluster', 'schedule', 'frequency', 'backupMethod', 'strategies', 'resources', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit',
+    'suspend', 'startingDeadlineSeconds', 'concurrencyPolicy', 'allowedMissedRun', 'jobTimeoutMinute', 'annotations', 'affinity', 'tolerations', 'image', 'imagePullPolicy'];
+  const STRATEGY = ['name', 'scope', 'keyspace', 'shard', 'extraFlags'];
+
+  test('the module\'s lists are exactly the reference\'s fields', () => {
+    expect([...SCHEDULE_FIELDS.carried, ...SCHEDULE_FIELDS.noted].sort()).toEqual([...SPEC_FIELDS].sort());
+    expect([...STRATEGY_FIELDS.carried, ...STRATEGY_FIELDS.noted].sort()).toEqual([...STRATEGY].sort());
+  });
+
+  test('with every field set: each field it does not carry over has a note (resources included); an unknown field is noted too', () => {
+    const spec = {
+      schedule: '0 2 * * *', backupMethod: 'vtbackup', resources: { requests: { cpu: '100m', memory: '64Mi' } }, successfulJobsHistoryLimit: 1, failedJobsHistoryLimit: 1,
+      suspend: false, startingDeadlineSeconds: 60, concurrencyPolicy: 'Forbid', allowedMissedRun: 5, jobTimeoutMinute: 30, annotations: { a: 'b' },
+      affinity: { nodeAffinity: {} }, tolerations: [{ key: 'k', operator: 'Exists' }], image: 'vitess/vtctldclient:v21', imagePullPolicy: 'Always', futureField: 1,
+      strategies: [{ name: 's', scope: 'Shard', keyspace: 'commerce', shard: '-', extraFlags: { a: 'b' }, weight: 2 }],
+    };
+    const { notes, objects: [[cj]] } = run('example', { commerce: 1 }, spec);
+    expect(errors(notes)).toEqual([]);
+    const noted = notes.filter((n) => n.object.startsWith('VitessBackupSchedule')).map((n) => n.path);
+    expect(noted).toEqual(expect.arrayContaining([...SCHEDULE_FIELDS.noted.filter((f) => f !== 'imagePullPolicy').map((f) => `spec.${f}`), 'spec.futureField', 'spec.strategies[0].extraFlags', 'spec.strategies[0].weight']));
+    expect(notes.find((n) => n.path === 'spec.resources')!.message).toMatch(/^not carried over: the operator gives a schedule's resources only to the vtctldclient container; its vtbackup pods take the first tablet pool's mysqld\.resources/);
+    // the carried ones reach the CronJob
+    const s = (cj as any).spec;
+    expect([s.schedule, s.successfulJobsHistoryLimit, s.failedJobsHistoryLimit, s.suspend, s.startingDeadlineSeconds, s.concurrencyPolicy, s.jobTemplate.spec.activeDeadlineSeconds])
+      .toEqual(['0 2 * * *', 1, 1, false, 60, 'Forbid', 1800]);
+    expect(podOf(cj).tolerations.map((t: any) => t.key)).toEqual(['k']);
+    expect(s.jobTemplate.spec.template.metadata.annotations).toMatchObject({ a: 'b' });
+  });
 });

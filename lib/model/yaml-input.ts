@@ -1,0 +1,61 @@
+/**
+ * What every YAML input of the package gets before it is read: a size limit checked before parsing,
+ * and a duplicate-key check linear in the document's size (the `yaml` package's own `uniqueKeys`
+ * compares each key with every earlier key of its map: an 80,000-key map took minutes).
+ */
+import { Document, Node, isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
+import { childPath } from '../policy/errors';
+
+/**
+ * The largest input file, in bytes: 4 MiB. A policy of 10,000 Vitess shards is about 120 kB, and the
+ * objects a policy renders must each fit etcd's 1.5 MiB request limit; no real policy or operator
+ * object comes near 4 MiB, and a file this size is parsed and validated in about a second.
+ */
+export const MAX_INPUT_BYTES = 4 * 1024 * 1024;
+
+/** The problem with `text`'s size, or undefined when it is within MAX_INPUT_BYTES. */
+export function inputSizeProblem(text: string): string | undefined {
+  if (text.length * 3 <= MAX_INPUT_BYTES) return undefined; // at most 3 UTF-8 bytes per UTF-16 unit
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_INPUT_BYTES) return undefined;
+  return `the input is ${bytes} bytes (${(bytes / 1024 / 1024).toFixed(1)} MiB); at most ${MAX_INPUT_BYTES} (4 MiB) are read: no policy or operator object comes near that size`;
+}
+
+/** A key that appears twice in one map of the document. */
+export interface DuplicateKey {
+  /** Path of the map (`metadata.labels`). */
+  readonly path: string;
+  readonly key: string;
+  /** Offsets of the first and the repeated key. */
+  readonly first: number;
+  readonly offset: number;
+}
+
+/** Every key repeated within its map (keys compared as the strings they become in the document's value). */
+export function duplicateKeys(doc: Document): DuplicateKey[] {
+  const found: DuplicateKey[] = [];
+  const stack: { node: unknown; path: string }[] = [{ node: doc.contents, path: '' }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (isMap(node)) {
+      const seen = new Map<string, number>();
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const key = pair.key;
+        if (isScalar(key) || key === null) {
+          const name = String(isScalar(key) ? key.value : null);
+          const offset = (key as Node | null)?.range?.[0] ?? 0;
+          const first = seen.get(name);
+          if (first === undefined) seen.set(name, offset);
+          else found.push({ path, key: name, first, offset });
+          stack.push({ node: pair.value, path: childPath(path, name) });
+        } else if (!isAlias(key)) {
+          stack.push({ node: pair.value, path });
+        }
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => stack.push({ node: item, path: childPath(path, i) }));
+    }
+  }
+  return found.sort((a, b) => a.offset - b.offset);
+}
