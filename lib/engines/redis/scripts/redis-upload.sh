@@ -13,7 +13,9 @@
 #     stream comes from age-encrypt through stream.age and the object is
 #     <that name>.age) on a pipe that this script holds
 #     open: the CLI cannot see the end of its input before this script lets it.
-#  2. Copies the stream into that pipe, counting the bytes (tee, wc -c).
+#  2. Copies the stream into that pipe, counting the bytes (dd, whose summary
+#     line gives them: one process and one copy, where tee and wc -c were two
+#     processes and two copies).
 #  3. At the end of the stream, reads redis-dump's verdict (result/ok or
 #     result/error, written before the stream ends). Only a good verdict ends
 #     the upload's input, and only then does the CLI complete the object
@@ -125,9 +127,9 @@ stop_children() {
     wait "$aws_pid" 2>/dev/null || :
     aws_pid=
   fi
-  for _p in $tee_pid $wc_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
-  for _p in $tee_pid $wc_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
-  tee_pid='' wc_pid='' job_pid='' meta_pid=''
+  for _p in $copy_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
+  for _p in $copy_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
+  copy_pid='' job_pid='' meta_pid=''
 }
 
 # run_job OUT ERR CMD...: runs CMD in a background subshell, its stdout and
@@ -176,7 +178,7 @@ read_header() {
 # Starts the CLI on the pipe $work/upload, opens that pipe as fd 4 (held until
 # the verdict) and copies the stream (fd 5) into it, counting the bytes.
 start_upload() {
-  mkfifo "$work/upload" "$work/count" || fail "cannot create named pipes in $work"
+  mkfifo "$work/upload" || fail "cannot create a named pipe in $work"
   set -- --only-show-errors --no-progress --metadata \
     "{\"redis-shard\":\"$REDIS_SHARD\",\"redis-server\":\"$server\",\"redis-role\":\"$role\"}"
   if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
@@ -187,11 +189,9 @@ start_upload() {
   aws_pid=$!
   command exec 4>"$work/upload" || fail "cannot open the upload pipe $work/upload"
   phase=streaming
-  tee "$work/count" <&5 >&4 &
-  tee_pid=$!
+  LC_ALL=C dd bs=65536 <&5 >&4 2>"$work/copied" &
+  copy_pid=$!
   exec 5<&-
-  wc -c <"$work/count" >"$work/bytes" 4>&- &
-  wc_pid=$!
 }
 
 # Ends the upload's input after a good verdict and waits for the CLI.
@@ -313,14 +313,14 @@ main() {
   work=$BACKUP_SCRATCH_DIR/upload
   errf=$work/aws.err
   phase=start
-  aws_pid='' tee_pid='' wc_pid='' job_pid='' meta_pid=''
+  aws_pid='' copy_pid='' job_pid='' meta_pid=''
   mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
   stream_init "$stream" || die "cannot create the named pipe $stream"
   trap on_exit EXIT
   trap 'on_signal TERM' TERM
   trap 'on_signal INT' INT
   require_env S3_BUCKET BACKUP_NAME_PREFIX
-  require_cmd aws awk wc tee cat mkfifo sed grep date mktemp
+  require_cmd aws awk dd cat mkfifo sed grep date mktemp
   key=${S3_PREFIX:-}$BACKUP_NAME_PREFIX$timestamp${BACKUP_NAME_SUFFIX:-}
   meta_key=$key.json
   if [ "$encrypted" = true ]; then key=$key.age; fi
@@ -333,13 +333,13 @@ main() {
   read_header
   start_upload
   _st=0
-  wait "$tee_pid" || _st=$?
-  tee_pid=
+  wait "$copy_pid" || _st=$?
+  copy_pid=
   if [ "$_st" -ne 0 ]; then
     # Usually the CLI failed (and stopped reading) before the end of its
     # input: it completed nothing and aborted its own multipart upload.
     # Otherwise the copy failed: stop the CLI before its input ends.
-    tee_st=$_st
+    copy_st=$_st
     kill "$aws_pid" 2>/dev/null || :
     _st=0
     wait "$aws_pid" || _st=$?
@@ -347,13 +347,12 @@ main() {
     exec 4>&-
     if [ ! -s "$errf" ]; then
       abort_multipart
-      fail "copying the stream into the upload to $where failed (tee exit $tee_st); nothing was stored under that name"
+      fail "copying the stream into the upload to $where failed (dd exit $copy_st); nothing was stored under that name"
     fi
     fail "upload to $where failed: $(reason "$_st"); nothing was stored under that name"
   fi
-  wait "$wc_pid" || :
-  wc_pid=
-  bytes=$(cat "$work/bytes" 2>/dev/null) || bytes=
+  # dd's summary: "<n> bytes (...) copied, ..." (GNU and busybox alike)
+  bytes=$(awk '/^[0-9]+ bytes/ { n = $1 } END { print n + 0 }' "$work/copied" 2>/dev/null) || bytes=
   bytes=$((${bytes:-0}))
   if [ ! -f "$result/ok" ]; then
     cancel_upload
