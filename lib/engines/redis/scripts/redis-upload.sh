@@ -13,9 +13,10 @@
 #     stream comes from age-encrypt through stream.age and the object is
 #     <that name>.age) on a pipe that this script holds
 #     open: the CLI cannot see the end of its input before this script lets it.
-#  2. Copies the stream into that pipe, counting the bytes (dd, whose summary
-#     line gives them: one process and one copy, where tee and wc -c were two
-#     processes and two copies).
+#  2. Copies the stream into that pipe, counting the bytes: with one dd, whose
+#     summary line gives them, where dd prints it (GNU; busybox only when built
+#     with that line), else tee into a second pipe that wc -c counts (two
+#     processes, every byte written twice).
 #  3. At the end of the stream, reads redis-dump's verdict (result/ok or
 #     result/error, written before the stream ends). Only a good verdict ends
 #     the upload's input, and only then does the CLI complete the object
@@ -127,9 +128,9 @@ stop_children() {
     wait "$aws_pid" 2>/dev/null || :
     aws_pid=
   fi
-  for _p in $copy_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
-  for _p in $copy_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
-  copy_pid='' job_pid='' meta_pid=''
+  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
+  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
+  copy_pid='' wc_pid='' job_pid='' meta_pid=''
 }
 
 # run_job OUT ERR CMD...: runs CMD in a background subshell, its stdout and
@@ -178,7 +179,7 @@ read_header() {
 # Starts the CLI on the pipe $work/upload, opens that pipe as fd 4 (held until
 # the verdict) and copies the stream (fd 5) into it, counting the bytes.
 start_upload() {
-  mkfifo "$work/upload" || fail "cannot create a named pipe in $work"
+  mkfifo "$work/upload" "$work/count" || fail "cannot create named pipes in $work"
   set -- --only-show-errors --no-progress --metadata \
     "{\"redis-shard\":\"$REDIS_SHARD\",\"redis-server\":\"$server\",\"redis-role\":\"$role\"}"
   if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
@@ -189,9 +190,22 @@ start_upload() {
   aws_pid=$!
   command exec 4>"$work/upload" || fail "cannot open the upload pipe $work/upload"
   phase=streaming
-  LC_ALL=C dd bs=65536 <&5 >&4 2>"$work/copied" &
-  copy_pid=$!
+  if [ "$dd_counts" = true ]; then
+    LC_ALL=C dd bs=65536 <&5 >&4 2>"$work/copied" &
+    copy_pid=$!
+  else
+    tee "$work/count" <&5 >&4 &
+    copy_pid=$!
+    wc -c <"$work/count" >"$work/bytes" 4>&- &
+    wc_pid=$!
+  fi
   exec 5<&-
+}
+
+# Whether this image's dd reports the bytes it copied ("<n> bytes ..."; a
+# busybox built without its third status line prints only the records).
+dd_reports_bytes() {
+  LC_ALL=C dd if=/dev/null of=/dev/null 2>&1 | grep -q '^0 bytes'
 }
 
 # Ends the upload's input after a good verdict and waits for the CLI.
@@ -313,14 +327,16 @@ main() {
   work=$BACKUP_SCRATCH_DIR/upload
   errf=$work/aws.err
   phase=start
-  aws_pid='' copy_pid='' job_pid='' meta_pid=''
+  aws_pid='' copy_pid='' wc_pid='' job_pid='' meta_pid=''
   mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
   stream_init "$stream" || die "cannot create the named pipe $stream"
   trap on_exit EXIT
   trap 'on_signal TERM' TERM
   trap 'on_signal INT' INT
   require_env S3_BUCKET BACKUP_NAME_PREFIX
-  require_cmd aws awk dd cat mkfifo sed grep date mktemp
+  require_cmd aws awk dd tee wc cat mkfifo sed grep date mktemp
+  dd_counts=false
+  if dd_reports_bytes; then dd_counts=true; fi
   key=${S3_PREFIX:-}$BACKUP_NAME_PREFIX$timestamp${BACKUP_NAME_SUFFIX:-}
   meta_key=$key.json
   if [ "$encrypted" = true ]; then key=$key.age; fi
@@ -347,12 +363,17 @@ main() {
     exec 4>&-
     if [ ! -s "$errf" ]; then
       abort_multipart
-      fail "copying the stream into the upload to $where failed (dd exit $copy_st); nothing was stored under that name"
+      fail "copying the stream into the upload to $where failed (copy exit $copy_st); nothing was stored under that name"
     fi
     fail "upload to $where failed: $(reason "$_st"); nothing was stored under that name"
   fi
-  # dd's summary: "<n> bytes (...) copied, ..." (GNU and busybox alike)
-  bytes=$(awk '/^[0-9]+ bytes/ { n = $1 } END { print n + 0 }' "$work/copied" 2>/dev/null) || bytes=
+  if [ "$dd_counts" = true ]; then
+    bytes=$(awk '/^[0-9]+ bytes/ { n = $1 } END { print n + 0 }' "$work/copied" 2>/dev/null) || bytes=
+  else
+    wait "$wc_pid" || :
+    wc_pid=
+    bytes=$(cat "$work/bytes" 2>/dev/null) || bytes=
+  fi
   bytes=$((${bytes:-0}))
   if [ ! -f "$result/ok" ]; then
     cancel_upload
