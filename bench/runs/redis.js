@@ -63,7 +63,7 @@ const cpuList = (by) => Object.entries(by).sort((a, b) => b[1] - a[1]).map(([nam
 async function fill(master, bytes, valueChars) {
   const keys = Math.round(bytes / (valueChars + 40));
   const batch = Math.max(1, Math.min(1000, Math.floor(1e6 / valueChars)));
-  await master.cli(['FLUSHALL']);
+  await master.cli(['FLUSHALL', 'ASYNC']); // a synchronous FLUSHALL of millions of keys outlasts the CLI's timeout on a loaded machine
   const pipe = spawn('redis-cli', ['-h', master.host, '-p', String(master.port), '--pipe', '--pipe-timeout', '0'], {
     env: svc.cleanEnv({ REDISCLI_AUTH: PASSWORD }),
     stdio: ['pipe', 'pipe', 'inherit'],
