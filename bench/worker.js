@@ -4,6 +4,7 @@ const { writeFileSync } = require('fs');
 const { join } = require('path');
 const { isDeepStrictEqual } = require('util');
 const { benchPolicy } = require('./policy');
+const { floorObjects: coreFloorObjects } = require('./floor');
 
 const dist = join(__dirname, '..', 'dist');
 const core = require(join(dist, 'lib'));
@@ -13,61 +14,6 @@ const shards = Number(shardsText);
 const policy = benchPolicy(shards);
 const policyFile = join(outdir, 'bench.json');
 writeFileSync(policyFile, JSON.stringify(policy));
-
-/** The core's objects for a one-shard policy: the template every floor object is made from. */
-function floorObjects(n) {
-  const [template] = core.renderPolicy(benchPolicy(1));
-  const pol = benchPolicy(n);
-  const out = [];
-  for (const { keyspace, shards: list } of pol.spec.vitess.schedules[0].strategies) {
-    for (const shard of list) out.push(shardObject(template, keyspace, shard));
-  }
-  return out;
-}
-
-function shardObject(t, keyspace, shard) {
-  const safe = core.safeShard(shard);
-  const name = core.joinName(['bench', 'nightly', keyspace, safe]);
-  const id = `vitess|bench|nightly|${keyspace}|${shard}`;
-  const labels = { ...t.metadata.labels, 'backup-cronjobs.io/keyspace': keyspace, 'backup-cronjobs.io/shard': safe, 'backup-cronjobs.io/target': name, 'planetscale.com/keyspace': keyspace, 'planetscale.com/shard': safe };
-  const jt = t.spec.jobTemplate;
-  const pt = jt.spec.template;
-  const env = (list) => list.map((e) => {
-    switch (e.name) {
-      case 'BACKUP_JOB': case 'BACKUP_TARGET': return { name: e.name, value: name };
-      case 'VITESS_KEYSPACE': return { name: e.name, value: keyspace };
-      case 'VITESS_SHARD': return { name: e.name, value: shard };
-      default: return e;
-    }
-  });
-  const args = (list) => list.map((a) => {
-    if (a.startsWith('--init_keyspace=')) return `--init_keyspace=${keyspace}`;
-    if (a.startsWith('--init_shard=')) return `--init_shard=${shard}`;
-    if (a.startsWith('--init_db_name_override=')) return `--init_db_name_override=vt_${keyspace}`;
-    return a;
-  });
-  const container = (c) => ({ ...c, env: env(c.env), ...(c.args ? { args: args(c.args) } : {}) });
-  return {
-    ...t,
-    metadata: { ...t.metadata, name, labels },
-    spec: {
-      ...t.spec,
-      schedule: core.schedule.resolveHashedSchedule('H 2 * * *', id),
-      jobTemplate: {
-        ...jt,
-        metadata: { ...jt.metadata, labels },
-        spec: {
-          ...jt.spec,
-          template: {
-            ...pt,
-            metadata: { ...pt.metadata, labels: { ...pt.metadata.labels, ...labels } },
-            spec: { ...pt.spec, initContainers: pt.spec.initContainers.map(container), containers: pt.spec.containers.map(container) },
-          },
-        },
-      },
-    },
-  };
-}
 
 function emitters() {
   const jsyaml = require('js-yaml');
@@ -85,7 +31,9 @@ function cdk8sSynth(addObjects) {
   app.synth();
 }
 
-// Verification (untimed, small sizes only): the floors build exactly the core's objects.
+const floorObjects = (n) => coreFloorObjects(core, n);
+
+// Verification (untimed, small sizes only): the floors build exactly the core's objects (test/bench/floor.test.ts checks it too).
 if (shards <= 1000) {
   const a = floorObjects(shards);
   const b = core.renderPolicy(policy);

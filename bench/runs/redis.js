@@ -7,9 +7,11 @@
 // loopback (test/support/services): redis master + replica + sentinel with passwords, s3rver, Pushgateway
 // (the job pushes its metrics; no retention rules, the bare pipeline has none either).
 //
-// Per data size: fill the shard with `redis-cli --pipe` (SET of 1,000-character random base64 values, which
-// gzip -1 compresses to about 77 %), then JOB and BARE alternately, BENCH_RUNS times each. Printed: the RDB
-// and compressed sizes, the median wall time of each, their ratio, seconds per GB of RDB, the peak scratch
+// Per data shape (value size and dataset size): fill the shard with `redis-cli --pipe` (SET of random
+// base64 values of that many characters, which gzip -1 compresses to about 77 %), then JOB and BARE
+// alternately, BENCH_RUNS times each. Small values (100 B - 1 KB: caches, counters, sessions) cost
+// redis-check-rdb and the RDB encoding per key; large ones (100 KB) are bytes only. Printed: the RDB and
+// compressed sizes, the median wall time of each, their ratio, seconds per GB of RDB, the peak scratch
 // use of the job (an upper bound: every file that appears in the scratch volume is held open from its
 // first inotify event on and its largest size is added up, so a file deleted right after it grew still
 // counts; named pipes hold no data), and the cost the temporary-key design would add (server-side
@@ -18,10 +20,13 @@
 // system of the job's two containers or of the bare pipeline, with all their children, from GNU time
 // wrapped around the unchanged command) are printed, which load from elsewhere disturbs far less. The
 // services' own CPU (redis-server's fork, s3rver) is not in it: it is the same for both.
+// Where the CPU goes: every command the job and the bare pipeline run by name (redis-cli, gzip, aws,
+// redis-check-rdb, tee, head, cat, wc, dd, curl ...) goes through a wrapper that runs it under GNU time,
+// so each run's CPU splits per command (and per container: the rest is the containers' shells).
 // This is a benchmark, not a test: it asserts nothing beyond the runs succeeding.
 //
-// Options (environment): BENCH_SIZES  RDB sizes in MB, default 50,200,1000
-//                        BENCH_RUNS   runs of each per size, default 3
+// Options (environment): BENCH_SHAPES value characters:RDB MB, default 100:200,1000:200,100000:200
+//                        BENCH_RUNS   runs of each per shape, default 3
 //                        BENCH_LEVEL  gzip level of both, default 1
 const { spawn } = require('child_process');
 const crypto = require('crypto');
@@ -34,13 +39,15 @@ const { renderPolicy } = require('../../lib');
 const { cleanupContainerRuns, resolvePodSpec, runPod } = require('../../test/support/run-container');
 const svc = require('../../test/support/services');
 
-const SIZES = (process.env.BENCH_SIZES || '50,200,1000').split(',').map(Number);
+const SHAPES = (process.env.BENCH_SHAPES || '100:200,1000:200,100000:200').split(',').map((shape) => {
+  const [valueChars, mb] = shape.split(':').map(Number);
+  return { valueChars, mb };
+});
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const LEVEL = Number(process.env.BENCH_LEVEL || 1);
 const PASSWORD = 'bench-redis-pw';
 const SENTINEL_PASSWORD = 'bench-sentinel-pw';
 const BUCKET = 'bench';
-const VALUE_CHARS = 1000;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const TIME = '/usr/bin/time'; // GNU time (Debian package `time`)
@@ -50,24 +57,27 @@ const timed = (file, argv) => [TIME, '-f', '%U %S', '-o', file, ...argv];
 const cpuOf = (file) => fs.readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number).reduce((a, b) => a + b, 0);
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
+const cpuList = (by) => Object.entries(by).sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ');
 
-/** SET commands in the Redis protocol, through `redis-cli --pipe`, until the dataset holds about `bytes`. */
-async function fill(master, bytes) {
-  const keys = Math.round(bytes / (VALUE_CHARS + 40));
-  await master.cli(['FLUSHALL']);
-  const pipe = spawn('redis-cli', ['-h', master.host, '-p', String(master.port), '--pipe'], {
+/** SET commands in the Redis protocol, through `redis-cli --pipe`, until the dataset holds about `bytes` in values of `valueChars`. */
+async function fill(master, bytes, valueChars) {
+  const keys = Math.round(bytes / (valueChars + 40));
+  const batch = Math.max(1, Math.min(1000, Math.floor(1e6 / valueChars)));
+  await master.cli(['FLUSHALL', 'ASYNC']); // a synchronous FLUSHALL of millions of keys outlasts the CLI's timeout on a loaded machine
+  const pipe = spawn('redis-cli', ['-h', master.host, '-p', String(master.port), '--pipe', '--pipe-timeout', '0'], {
     env: svc.cleanEnv({ REDISCLI_AUTH: PASSWORD }),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';
   pipe.stdout.on('data', (b) => (out += b));
   const closed = new Promise((resolve) => pipe.on('close', resolve));
-  for (let i = 0; i < keys; i += 1000) {
-    const random = crypto.randomBytes(Math.min(1000, keys - i) * (VALUE_CHARS * 3 / 4)).toString('base64');
+  for (let i = 0; i < keys; i += batch) {
+    const n = Math.min(batch, keys - i);
+    const random = crypto.randomBytes(Math.ceil((n * valueChars * 3) / 4)).toString('base64');
     const parts = [];
-    for (let j = 0; j < Math.min(1000, keys - i); j++) {
+    for (let j = 0; j < n; j++) {
       const key = `key:${i + j}`;
-      const value = random.slice(j * VALUE_CHARS, (j + 1) * VALUE_CHARS);
+      const value = random.slice(j * valueChars, (j + 1) * valueChars);
       parts.push(`*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n${value}\r\n`);
     }
     if (!pipe.stdin.write(parts.join(''))) await new Promise((resolve) => pipe.stdin.once('drain', resolve));
@@ -77,6 +87,27 @@ async function fill(master, bytes) {
   if (code !== 0 || !/errors: 0,/.test(out)) throw new Error(`redis-cli --pipe: exit ${code}\n${out}`);
   const acked = await master.cli(['WAIT', '1', '600000']);
   if (acked !== '1') throw new Error(`the replica did not catch up (WAIT: ${acked})`);
+  return keys;
+}
+
+/** The commands whose CPU is split out: each gets a wrapper that runs the real one under GNU time. */
+const WRAPPED = ['redis-cli', 'redis-check-rdb', 'gzip', 'aws', 'tee', 'head', 'cat', 'wc', 'dd', 'curl', 'sed', 'awk', 'grep', 'date', 'mkfifo', 'timeout'];
+function cpuWrappers(dir, log) {
+  for (const name of WRAPPED) {
+    const real = name === 'aws' ? svc.awsCliPath() : svc.requireCommands(name)[name];
+    fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec ${TIME} -a -o ${log} -f '${name} %U %S' ${real} "$@"\n`, { mode: 0o755 });
+  }
+}
+/** CPU seconds per wrapped command from the wrappers' log (emptied after reading). */
+function cpuByCommand(log) {
+  const by = {};
+  if (!fs.existsSync(log)) return by;
+  for (const line of fs.readFileSync(log, 'utf8').split('\n')) {
+    const m = /^(\S+) ([\d.]+) ([\d.]+)$/.exec(line);
+    if (m) by[m[1]] = (by[m[1]] || 0) + Number(m[2]) + Number(m[3]);
+  }
+  fs.writeFileSync(log, '');
+  return by;
 }
 
 /**
@@ -182,7 +213,7 @@ async function main() {
         return file;
       });
       const t = process.hrtime.bigint();
-      const tracked = await trackScratch(scratch, () => runPod(spec, { secrets, timeoutMs: 3600000, volumeDirs: { scratch } }));
+      const tracked = await trackScratch(scratch, () => runPod(spec, { secrets, timeoutMs: 3600000, volumeDirs: { scratch }, pathPrepend: [wrapDir] }));
       const seconds = Number(process.hrtime.bigint() - t) / 1e9;
       const { results } = tracked.result;
       const dump = results['redis-dump'];
@@ -192,16 +223,21 @@ async function main() {
       const [object] = await s3.listObjects(BUCKET, 'job/');
       await emptyBucket();
       cleanupContainerRuns();
-      const cpu = cpuFiles.reduce((sum, file) => sum + cpuOf(file), 0);
+      const containers = Object.fromEntries(spec.containers.map((c, i) => [c.name, cpuOf(cpuFiles[i])]));
+      const cpu = Object.values(containers).reduce((sum, c) => sum + c, 0);
       cpuFiles.forEach((file) => fs.rmSync(file));
-      return { seconds, cpu, rdb, gz: object.size, peak: tracked.peak, files: tracked.files };
+      const commands = cpuByCommand(cpuLog);
+      const inCommands = Object.values(commands).reduce((sum, c) => sum + c, 0);
+      commands['shells (rest)'] = cpu - inCommands;
+      return { seconds, cpu, rdb, gz: object.size, peak: tracked.peak, files: tracked.files, containers, commands };
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
   }
 
   async function bare() {
-    const pipeline = `redis-cli -h ${replica.host} -p ${replica.port} --rdb - 2>/dev/null | gzip -${LEVEL} | ${aws} --endpoint-url ${s3.endpoint} s3 cp - s3://${BUCKET}/bare/dump.rdb.gz`;
+    const w = (name) => path.join(wrapDir, name);
+    const pipeline = `${w('redis-cli')} -h ${replica.host} -p ${replica.port} --rdb - 2>/dev/null | ${w('gzip')} -${LEVEL} | ${w('aws')} --endpoint-url ${s3.endpoint} s3 cp - s3://${BUCKET}/bare/dump.rdb.gz`;
     const cpuFile = path.join(cpuDir, 'bare.cpu');
     const [cmd, ...args] = timed(cpuFile, ['sh', '-c', pipeline]);
     const t = process.hrtime.bigint();
@@ -210,23 +246,28 @@ async function main() {
     if (r.code !== 0) throw new Error(`bare pipeline failed: ${r.stderr}`);
     const cpu = cpuOf(cpuFile);
     fs.rmSync(cpuFile);
+    const commands = cpuByCommand(cpuLog);
     const [object] = await s3.listObjects(BUCKET, 'bare/');
     // What the temporary-key design would add: promote by server-side copy, then delete the temporary
     // key. (Timed on this object: s3rver cannot copy a key with ':' in it, like the job's.)
     const promote = (await awsTimed(['s3api', 'copy-object', '--bucket', BUCKET, '--key', 'promoted', '--copy-source', `${BUCKET}/${object.key}`]))
       + (await awsTimed(['s3api', 'delete-object', '--bucket', BUCKET, '--key', object.key]));
     await emptyBucket();
-    return { seconds, cpu, gz: object.size, promote };
+    return { seconds, cpu, gz: object.size, promote, commands };
   }
 
   // GNU time's output files: not under /tmp, which the harness maps to the pod's tmp volume in commands.
   const cpuDir = fs.mkdtempSync('/var/tmp/bcj-bench-cpu-');
+  const wrapDir = fs.mkdtempSync('/var/tmp/bcj-bench-wrap-');
+  const cpuLog = path.join(cpuDir, 'commands.cpu');
+  cpuWrappers(wrapDir, cpuLog);
   const rows = [];
+  const breakdown = [];
   try {
-    for (const size of SIZES) {
+    for (const { valueChars, mb: size } of SHAPES) {
       const t = Date.now();
-      await fill(shard.master, size * 1e6);
-      console.error(`${size} MB: filled in ${((Date.now() - t) / 1000).toFixed(1)} s; load average ${load()}`);
+      const keys = await fill(shard.master, size * 1e6, valueChars);
+      console.error(`${size} MB of ${valueChars}-character values (${keys} keys): filled in ${((Date.now() - t) / 1000).toFixed(1)} s; load average ${load()}`);
       const jobs = [];
       const bares = [];
       for (let i = 0; i < RUNS; i++) {
@@ -235,6 +276,7 @@ async function main() {
         console.error(`  run ${i + 1}: job ${jobs[i].seconds.toFixed(2)} s (CPU ${jobs[i].cpu.toFixed(2)} s), ` +
           `bare ${bares[i].seconds.toFixed(2)} s (CPU ${bares[i].cpu.toFixed(2)} s), ` +
           `peak scratch ${jobs[i].peak} B in ${jobs[i].files} files, promote ${bares[i].promote.toFixed(2)} s; load average ${load()}`);
+        console.error(`    job CPU by container: ${cpuList(jobs[i].containers)}; by command: ${cpuList(jobs[i].commands)}; bare CPU by command: ${cpuList(bares[i].commands)}`);
       }
       const rdb = jobs[0].rdb;
       const jobS = median(jobs.map((r) => r.seconds));
@@ -242,8 +284,10 @@ async function main() {
       const min = (rs) => Math.min(...rs.map((r) => r.seconds));
       const jobCpu = median(jobs.map((r) => r.cpu));
       const bareCpu = median(bares.map((r) => r.cpu));
+      const medianOf = (runs, field) => Object.fromEntries(Object.keys(runs[0][field]).map((k) => [k, median(runs.map((r) => r[field][k] || 0))]));
+      breakdown.push({ shape: `${size} MB, ${valueChars} B values`, containers: medianOf(jobs, 'containers'), job: medianOf(jobs, 'commands'), bare: medianOf(bares, 'commands'), load: load() });
       rows.push({
-        size: `${size} MB`,
+        size: `${size} MB, ${valueChars} B values (${keys} keys)`,
         rdb: mb(rdb),
         gz: mb(jobs[0].gz),
         job: `${jobS.toFixed(2)} / ${min(jobs).toFixed(2)}`,
@@ -263,6 +307,7 @@ async function main() {
   } finally {
     await svc.stopAll();
     fs.rmSync(cpuDir, { recursive: true, force: true });
+    fs.rmSync(wrapDir, { recursive: true, force: true });
   }
   console.error(`load average at the end: ${load()}`);
   const header = ['size', 'RDB MB', 'gz MB', 'job s median / min', 'bare s median / min', 'ratio median / min', 'CPU s job / bare (ratio)',
@@ -271,12 +316,9 @@ async function main() {
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const r of rows) console.log(`| ${keys.map((k) => r[k]).join(' | ')} |`);
-  // What each further GB costs, between consecutive sizes: flat when the time grows linearly.
-  for (let i = 1; i < rows.length; i++) {
-    const [a, b] = [rows[i - 1], rows[i]];
-    const gb = (b.rdbBytes - a.rdbBytes) / 1e9;
-    console.log(`marginal ${a.size} → ${b.size}: job ${((b.jobSeconds - a.jobSeconds) / gb).toFixed(1)} s/GB, bare ${((b.bareSeconds - a.bareSeconds) / gb).toFixed(1)} s/GB`);
-  }
+  console.log('\n| data | job CPU by container (medians, s) | job CPU by command (medians, s) | bare CPU by command (medians, s) | load after (1, 5, 15 min) |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const b of breakdown) console.log(`| ${b.shape} | ${cpuList(b.containers)} | ${cpuList(b.job)} | ${cpuList(b.bare)} | ${b.load} |`);
   console.log(`\n${RUNS} runs each, gzip -${LEVEL}, ${os.cpus().length} cores; "promote s": copy-object + delete-object of an object of that size (what uploading to a temporary key would add); the bare object holds the 40-byte end mark that redis-cli --rdb - passes on.`);
 }
 

@@ -1,7 +1,8 @@
 /** `synth`: policies in, manifests out (stdout, or one `<policy>.k8s.yaml` per policy in a directory). */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from 'fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, readdirSync, rmSync, statSync, writeSync } from 'fs';
 import { join } from 'path';
-import { parseAllDocuments } from 'yaml';
+import { StringDecoder } from 'string_decoder';
+import { parseDocument } from 'yaml';
 import type { Manifest } from '../kubernetes/objects';
 import { MANAGED_BY } from '../model/resolve';
 import { CliIO, Command, EXIT, UsageError, choice, parseCommand, policyFiles } from './command';
@@ -64,6 +65,9 @@ function synth(args: readonly string[], io: CliIO): number {
     return EXIT.ok;
   }
   mkdirSync(out, { recursive: true });
+  // Which files an earlier synth left is decided before writing, over the files this run does not write:
+  // no output of this run is ever read.
+  const stale = writtenEarlier(out, outputs);
   for (const [key, objects] of outputs) {
     const fd = openSync(join(out, key), 'w');
     try {
@@ -73,33 +77,70 @@ function synth(args: readonly string[], io: CliIO): number {
     }
     io.stderr(`wrote ${join(out, key)}\n`);
   }
-  for (const stale of writtenEarlier(out).filter((f) => !outputs.has(f))) {
-    rmSync(join(out, stale));
-    io.stderr(`removed ${join(out, stale)} (an earlier synth wrote it; no input renders policy ${stale.slice(0, -OUTPUT_SUFFIX.length)} now)\n`);
+  for (const name of stale) {
+    rmSync(join(out, name));
+    io.stderr(`removed ${join(out, name)} (an earlier synth wrote it; no input renders policy ${name.slice(0, -OUTPUT_SUFFIX.length)} now)\n`);
   }
   return EXIT.ok;
 }
 
-/** The `*.k8s.yaml` files of `dir` that synth wrote: every document is an object labelled managed-by backup-cronjobs. */
-function writtenEarlier(dir: string): string[] {
+/** The `*.k8s.yaml` files of `dir`, other than this run's outputs, that synth wrote: every document is an object labelled managed-by backup-cronjobs. */
+function writtenEarlier(dir: string, outputs: ReadonlyMap<string, unknown>): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith(OUTPUT_SUFFIX))
+    .filter((e) => e.isFile() && e.name.endsWith(OUTPUT_SUFFIX) && !outputs.has(e.name))
     .map((e) => e.name)
-    .filter((name) => isOurs(readFileSync(join(dir, name), 'utf8')))
+    .filter((name) => isOurs(join(dir, name)))
     .sort();
 }
 
-/** Our output never uses aliases: a file that does is not ours (and is not expanded). */
-function isOurs(text: string): boolean {
-  const docs = parseAllDocuments(text);
-  if (!Array.isArray(docs) || docs.length === 0) return false;
-  return docs.every((d) => {
-    if (d.errors.length > 0) return false;
-    try {
-      const o = d.toJS({ maxAliasCount: 0 }) as { metadata?: { labels?: Record<string, unknown> } } | null;
-      return o?.metadata?.labels?.['app.kubernetes.io/managed-by'] === MANAGED_BY;
-    } catch {
-      return false;
+const READ_CHUNK = 64 * 1024;
+/**
+ * Reads `file` a chunk at a time and checks each document as soon as it is complete, stopping at the
+ * first one that is not ours: a foreign file is read only up to its first foreign document; a file of
+ * ours is read whole, as every one of its documents must be ours before it may be removed.
+ */
+function isOurs(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const decoder = new StringDecoder('utf8');
+    const chunk = Buffer.allocUnsafe(READ_CHUNK);
+    let pending = '';
+    for (;;) {
+      const n = readSync(fd, chunk, 0, READ_CHUNK, null);
+      pending += n > 0 ? decoder.write(chunk.subarray(0, n)) : decoder.end();
+      // complete documents: those followed by the start of another
+      for (let next = nextDocumentStart(pending); next > 0; next = nextDocumentStart(pending)) {
+        if (!isOurDocument(pending.slice(0, next))) return false;
+        pending = pending.slice(next);
+      }
+      if (n === 0) return isOurDocument(pending);
     }
-  });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Where the second document of `text` starts: its `---` line (at column 0 a document marker is never part of
+ * a scalar, so the text splits there exactly); -1 while none is seen (yet).
+ */
+function nextDocumentStart(text: string): number {
+  for (let i = text.indexOf('\n---'); i >= 0; i = text.indexOf('\n---', i + 1)) {
+    const after = text[i + 4];
+    if (after === undefined) return -1; // the next chunk may make it `----`
+    if (after === '\n' || after === '\r' || after === ' ' || after === '\t') return i + 1;
+  }
+  return -1;
+}
+
+/** Our output never uses aliases: a document that does is not ours (and is not expanded). */
+function isOurDocument(text: string): boolean {
+  const d = parseDocument(text);
+  if (d.errors.length > 0) return false;
+  try {
+    const o = d.toJS({ maxAliasCount: 0 }) as { metadata?: { labels?: Record<string, unknown> } } | null;
+    return o?.metadata?.labels?.['app.kubernetes.io/managed-by'] === MANAGED_BY;
+  } catch {
+    return false;
+  }
 }

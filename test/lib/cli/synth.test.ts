@@ -1,3 +1,4 @@
+import fs = require('fs');
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { parseAllDocuments } from 'yaml';
@@ -79,6 +80,85 @@ describe('--out removes the files an earlier synth wrote that no input renders a
   test('a file synth wrote for a policy that is still an input is rewritten, not removed', () => {
     const again = run(['synth', good, '--out', out]);
     expect(again.stderr).toBe(`wrote ${join(out, 'example.k8s.yaml')}\n`);
+  });
+});
+
+describe('--out reads no file it writes, and earlier files only as far as it must to know they are its own', () => {
+  const out = join(dir, 'reads');
+  const etcdFile = writePolicy(dir, 'etcd-reads.yaml', etcdPolicy());
+
+  /** Runs the CLI, recording the bytes read from each file under `out` (by readFileSync, or open + readSync). */
+  function runReading(args: readonly string[]): { code: number; stderr: string; bytesRead: Map<string, number>; writes: string[] } {
+    const bytesRead = new Map<string, number>();
+    const writes: string[] = [];
+    const paths = new Map<number, string>();
+    const realOpen = fs.openSync;
+    const realRead = fs.readSync;
+    const realReadFile = fs.readFileSync;
+    const spies = [
+      jest.spyOn(fs, 'openSync').mockImplementation(((path: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
+        const fd = realOpen(path, flags ?? 'r', mode);
+        paths.set(fd, String(path));
+        if (flags === 'w') writes.push(String(path));
+        return fd;
+      }) as typeof fs.openSync),
+      jest.spyOn(fs, 'readSync').mockImplementation(((fd: number, ...rest: unknown[]) => {
+        const n = (realRead as (...a: unknown[]) => number)(fd, ...rest);
+        const path = paths.get(fd);
+        if (path?.startsWith(out)) bytesRead.set(path, (bytesRead.get(path) ?? 0) + n);
+        return n;
+      }) as typeof fs.readSync),
+      jest.spyOn(fs, 'readFileSync').mockImplementation(((path: fs.PathOrFileDescriptor, options?: unknown) => {
+        const r = (realReadFile as (...a: unknown[]) => string | Buffer)(path, options);
+        if (String(path).startsWith(out)) bytesRead.set(String(path), (bytesRead.get(String(path)) ?? 0) + r.length);
+        return r;
+      }) as typeof fs.readFileSync),
+    ];
+    try {
+      const r = run(args);
+      return { code: r.code, stderr: r.stderr, bytesRead, writes };
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  }
+
+  test('its own outputs, from this run or an earlier one, are never read', () => {
+    mkdirSync(out, { recursive: true });
+    const first = runReading(['synth', good, etcdFile, '--out', out]);
+    expect(first.code).toBe(0);
+    expect(first.writes.sort()).toEqual([join(out, 'etcd.k8s.yaml'), join(out, 'example.k8s.yaml')]);
+    expect(first.bytesRead).toEqual(new Map());
+    const again = runReading(['synth', good, etcdFile, '--out', out]);
+    expect(again.code).toBe(0);
+    expect(again.writes).toHaveLength(2);
+    expect(again.bytesRead).toEqual(new Map());
+  });
+
+  test('a foreign file is read up to the end of its first foreign document (and kept); a file of ours is read whole (and removed)', () => {
+    const ours = join(out, 'etcd.k8s.yaml');
+    const oursText = readFileSync(ours, 'utf8');
+    // big files of many documents (4 MiB), as another tool writes them: none labelled managed-by backup-cronjobs
+    const theirs = (i: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: theirs-${i}\n  labels:\n    app.kubernetes.io/managed-by: Helm\ndata:\n  x: "${'y'.repeat(4000)}"\n`;
+    const big = Array.from({ length: 1024 }, (_, i) => theirs(i)).join('---\n');
+    const foreignName = join(out, 'big-foreign.k8s.yaml');
+    const foreignText = `${big}---\n${oursText}`;
+    writeFileSync(foreignName, foreignText);
+    // a foreign file whose first documents are ours: read past them, up to the first foreign one
+    const lateName = join(out, 'late-foreign.k8s.yaml');
+    const lateText = `${oursText}---\n${big}`;
+    writeFileSync(lateName, lateText);
+
+    const r = runReading(['synth', good, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`wrote ${join(out, 'example.k8s.yaml')}\nremoved ${ours} (an earlier synth wrote it; no input renders policy etcd now)\n`);
+    expect(r.bytesRead.get(ours)).toBe(Buffer.byteLength(oursText));
+    expect(r.bytesRead.get(join(out, 'example.k8s.yaml'))).toBeUndefined();
+    expect(r.bytesRead.get(foreignName)).toBeLessThan(Buffer.byteLength(foreignText) / 10);
+    expect(r.bytesRead.get(lateName)).toBeGreaterThan(Buffer.byteLength(oursText));
+    expect(r.bytesRead.get(lateName)).toBeLessThan(Buffer.byteLength(lateText) / 10);
+    expect(readFileSync(foreignName, 'utf8')).toBe(foreignText);
+    expect(readFileSync(lateName, 'utf8')).toBe(lateText);
+    expect(existsSync(ours)).toBe(false);
   });
 });
 

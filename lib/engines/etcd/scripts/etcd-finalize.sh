@@ -184,25 +184,25 @@ store_s3() {
 # ETCD_BACKUP_FILES files_src (the archive's) with its facts. Each must still
 # hold the bytes verified (or counted by the encrypt step).
 artifacts() {
-  files_src=''
+  files_src='' src_size='' src_sha256='' fingerprints='' files_entries='' files_size='' files_sha256='' files_src_size='' files_src_sha256=''
   if [ -n "${ETCD_BACKUP_AGE_PARTIAL:-}" ]; then
     encrypted=true src=$ETCD_BACKUP_AGE_PARTIAL
-    src_size=$(etcd_scratch_value encrypted-size)
-    src_sha256=$(etcd_scratch_value encrypted-sha256)
-    fingerprints=$(etcd_scratch_value age-recipients)
+    etcd_scratch_read src_size encrypted-size
+    etcd_scratch_read src_sha256 encrypted-sha256
+    etcd_scratch_read fingerprints age-recipients
   else
     encrypted=false src=$ETCD_BACKUP_PARTIAL src_size=$size
   fi
   if [ -n "${ETCD_BACKUP_FILES:-}" ]; then
     require_env ETCD_BACKUP_FILES_SUFFIX ETCD_BACKUP_FILES_PARTIAL
-    files_entries=$(etcd_scratch_value files-entries)
-    files_size=$(etcd_scratch_value files-size)
-    files_sha256=$(etcd_scratch_value files-sha256)
+    etcd_scratch_read files_entries files-entries
+    etcd_scratch_read files_size files-size
+    etcd_scratch_read files_sha256 files-sha256
     if [ "$encrypted" = true ]; then
       require_env ETCD_BACKUP_FILES_AGE_PARTIAL
       files_src=$ETCD_BACKUP_FILES_AGE_PARTIAL
-      files_src_size=$(etcd_scratch_value files-encrypted-size)
-      files_src_sha256=$(etcd_scratch_value files-encrypted-sha256)
+      etcd_scratch_read files_src_size files-encrypted-size
+      etcd_scratch_read files_src_sha256 files-encrypted-sha256
     else
       files_src=$ETCD_BACKUP_FILES_PARTIAL files_src_size=$files_size
     fi
@@ -222,18 +222,23 @@ main() {
   require_cmd date stat sed awk chmod mv rm cat mktemp head
   etcd_step_start undo_finalize
   umask 077
-  started=$(etcd_scratch_value started)
+  started='' size='' sha256='' tool='' restored='' key_count='' status=''
+  etcd_scratch_read started started
   etcd_require_int "the run's start time" "$started"
-  size=$(etcd_scratch_value verified-size)
-  sha256=$(etcd_scratch_value verified-sha256)
-  tool=$(etcd_scratch_value verified-tool)
-  restored=$(etcd_scratch_value verified-restore)
-  key_count=$(etcd_scratch_value verified-key-count)
-  status=$(etcd_scratch_value status.json)
-  revision=$(printf '%s\n' "$status" | etcd_json_num revision)
-  hash=$(printf '%s\n' "$status" | etcd_json_num hash)
-  total_key=$(printf '%s\n' "$status" | etcd_json_num totalKey)
-  total_size=$(printf '%s\n' "$status" | etcd_json_num totalSize)
+  etcd_scratch_read size verified-size
+  etcd_scratch_read sha256 verified-sha256
+  etcd_scratch_read tool verified-tool
+  etcd_scratch_read restored verified-restore
+  etcd_scratch_read key_count verified-key-count
+  etcd_scratch_read status status.json
+  etcd_json_get "$status" revision
+  revision=$ETCD_JSON_VALUE
+  etcd_json_get "$status" hash
+  hash=$ETCD_JSON_VALUE
+  etcd_json_get "$status" totalKey
+  total_key=$ETCD_JSON_VALUE
+  etcd_json_get "$status" totalSize
+  total_size=$ETCD_JSON_VALUE
   for v in "$size" "$revision" "$hash" "$total_key" "$total_size" ${key_count:+"$key_count"}; do etcd_require_int "a verified snapshot fact" "$v"; done
   case $restored in true | false) ;; *) die "unexpected verify result '$restored'" ;; esac
 

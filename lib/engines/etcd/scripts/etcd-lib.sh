@@ -19,10 +19,49 @@ etcd_json_num() {
   sed -n "s/.*\"$1\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p" | head -n 1
 }
 
+# etcd_json_get TEXT FIELD: etcd_json_num without a process (every one a step
+# starts costs a fork and an exec): the unsigned integer value of "FIELD" in
+# TEXT (which holds it once, as etcdctl's -w json output does) into
+# ETCD_JSON_VALUE; empty when TEXT has no such number.
+etcd_json_get() {
+  ETCD_JSON_VALUE=
+  case $1 in *"\"$2\":"*) ;; *) return 0 ;; esac
+  _jg=${1#*\""$2"\":}
+  while :; do
+    case $_jg in
+      ' '* | '	'*) _jg=${_jg#?} ;;
+      *) break ;;
+    esac
+  done
+  ETCD_JSON_VALUE=${_jg%%[!0-9]*}
+}
+
+# etcd_read_file VAR FILE: VAR=$(cat FILE) without a process (the file's lines,
+# trailing newlines removed); non-zero when FILE cannot be read.
+etcd_read_file() {
+  _rf='' _rf_line=''
+  { while IFS= read -r _rf_line || [ -n "$_rf_line" ]; do
+    _rf="$_rf$_rf_line
+"
+    _rf_line=
+  done; } <"$2" || return 1
+  while :; do
+    case $_rf in
+      *'
+') _rf=${_rf%?} ;;
+      *) break ;;
+    esac
+  done
+  eval "$1=\$_rf"
+}
+
 # A JSON string literal for $1 (escapes backslash and double quote; the values
 # written here are names, URLs and versions without control characters).
 etcd_json_str() {
-  printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+  case $1 in
+    *[\\\"]*) printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')" ;;
+    *) printf '"%s"' "$1" ;;
+  esac
 }
 
 # Fails unless $2 (named $1) is an unsigned integer.
@@ -36,6 +75,12 @@ etcd_require_int() {
 etcd_scratch_value() {
   [ -f "$ETCD_BACKUP_SCRATCH/$1" ] || die "$ETCD_BACKUP_SCRATCH/$1 is missing: an earlier step of this pod did not finish"
   cat "$ETCD_BACKUP_SCRATCH/$1"
+}
+
+# etcd_scratch_read VAR NAME: VAR=$(etcd_scratch_value NAME) without a process.
+etcd_scratch_read() {
+  [ -f "$ETCD_BACKUP_SCRATCH/$2" ] || die "$ETCD_BACKUP_SCRATCH/$2 is missing: an earlier step of this pod did not finish"
+  etcd_read_file "$1" "$ETCD_BACKUP_SCRATCH/$2" || die "cannot read $ETCD_BACKUP_SCRATCH/$2"
 }
 
 # Bytes in regular file $1, from its inode (busybox's `wc -c` reads every
@@ -98,10 +143,16 @@ etcd_check_snapshot() {
   if ! step_run "$ETCD_TOOL" snapshot status "$_cs_file" -w json >"$_cs_out" 2>"$_cs_out.err"; then
     die "integrity check failed: $ETCD_TOOL snapshot status rejected $_cs_file: $(etcd_last_line "$_cs_out.err")"
   fi
-  ETCD_SNAP_REVISION=$(etcd_json_num revision <"$_cs_out")
-  ETCD_SNAP_HASH=$(etcd_json_num hash <"$_cs_out")
-  ETCD_SNAP_TOTAL_KEY=$(etcd_json_num totalKey <"$_cs_out")
-  ETCD_SNAP_TOTAL_SIZE=$(etcd_json_num totalSize <"$_cs_out")
+  _cs_status=''
+  etcd_read_file _cs_status "$_cs_out" || die "cannot read $_cs_out"
+  etcd_json_get "$_cs_status" revision
+  ETCD_SNAP_REVISION=$ETCD_JSON_VALUE
+  etcd_json_get "$_cs_status" hash
+  ETCD_SNAP_HASH=$ETCD_JSON_VALUE
+  etcd_json_get "$_cs_status" totalKey
+  ETCD_SNAP_TOTAL_KEY=$ETCD_JSON_VALUE
+  etcd_json_get "$_cs_status" totalSize
+  ETCD_SNAP_TOTAL_SIZE=$ETCD_JSON_VALUE
   if [ -z "$ETCD_SNAP_REVISION" ] || [ -z "$ETCD_SNAP_HASH" ] || [ -z "$ETCD_SNAP_TOTAL_KEY" ] || [ -z "$ETCD_SNAP_TOTAL_SIZE" ]; then
     die "integrity check failed: $ETCD_TOOL snapshot status printed no hash/revision/totalKey/totalSize: $(head -c 300 "$_cs_out")"
   fi
@@ -165,12 +216,17 @@ etcd_key_count() {
     ETCD_KEY_COUNT_ERROR=$(etcd_last_line "$_kc_out.err")
     return 1
   fi
-  if ! grep -q '"header":' "$_kc_out"; then
-    ETCD_KEY_COUNT_ERROR="unexpected answer: $(head -c 200 "$_kc_out")"
-    return 1
-  fi
-  ETCD_KEY_COUNT=$(etcd_json_num count <"$_kc_out")
-  ETCD_KEY_COUNT=${ETCD_KEY_COUNT:-0}
+  _kc_answer=''
+  etcd_read_file _kc_answer "$_kc_out" || _kc_answer=
+  case $_kc_answer in
+    *'"header":'*) ;;
+    *)
+      ETCD_KEY_COUNT_ERROR="unexpected answer: $(head -c 200 "$_kc_out")"
+      return 1
+      ;;
+  esac
+  etcd_json_get "$_kc_answer" count
+  ETCD_KEY_COUNT=${ETCD_JSON_VALUE:-0}
 }
 
 # Free bytes of the filesystem holding directory $1.

@@ -57,14 +57,18 @@ precheck() {
   if ! step_run env ETCDCTL_COMMAND_TIMEOUT="${ETCD_BACKUP_STATUS_TIMEOUT:-15s}" etcdctl endpoint status -w json >"$out" 2>"$out.err"; then
     die "cannot get the status of the etcd member at $ETCDCTL_ENDPOINTS: $(etcd_last_line "$out.err"); no snapshot taken"
   fi
-  status=$(cat "$out")
+  status=''
+  etcd_read_file status "$out" || die "cannot read $out"
   case $status in
     *'"isLearner":true'*) die "the etcd member at $ETCDCTL_ENDPOINTS is a learner, not a voting member: no snapshot taken from it" ;;
   esac
-  db=$(printf '%s\n' "$status" | etcd_json_num dbSize)
+  etcd_json_get "$status" dbSize
+  db=$ETCD_JSON_VALUE
   [ -n "$db" ] || die "etcdctl endpoint status reported no dbSize: $(printf '%s' "$status" | head -c 300); no snapshot taken"
-  revision=$(printf '%s\n' "$status" | etcd_json_num revision)
-  version=$(printf '%s\n' "$status" | sed -n 's/.*"version":"\([^"]*\)".*/\1/p')
+  etcd_json_get "$status" revision
+  revision=$ETCD_JSON_VALUE
+  version=
+  case $status in *'"version":"'*) version=${status##*\"version\":\"} version=${version%%\"*} ;; esac
 
   free=$(etcd_free_bytes "$work") || die "cannot read the free space of $work with df"
   need=$((db * factor))

@@ -20,9 +20,15 @@ main() {
   have="$nl$("$ETCD_BACKUP_TOOLS/busybox" --list)$nl"
   for applet in $APPLETS; do
     case $have in
-      *"$nl$applet$nl"*) ln -sf busybox "$ETCD_BACKUP_TOOLS/$applet" || die "cannot link $ETCD_BACKUP_TOOLS/$applet" ;;
+      *"$nl$applet$nl"*) ;;
       *) die "$busybox has no $applet applet; the etcd steps need: $APPLETS" ;;
     esac
+  done
+  # One process links every applet (`ln` per applet is a process each: about 45);
+  # a busybox built without --install gets the links one by one.
+  "$ETCD_BACKUP_TOOLS/busybox" --install -s "$ETCD_BACKUP_TOOLS" 2>/dev/null || :
+  for applet in $APPLETS; do
+    [ -L "$ETCD_BACKUP_TOOLS/$applet" ] || ln -sf busybox "$ETCD_BACKUP_TOOLS/$applet" || die "cannot link $ETCD_BACKUP_TOOLS/$applet"
   done
   "$ETCD_BACKUP_TOOLS/sh" -c true || die "$ETCD_BACKUP_TOOLS/sh does not run"
   info "installed $busybox into $ETCD_BACKUP_TOOLS with the applets $APPLETS"

@@ -13,7 +13,10 @@
 #     stream comes from age-encrypt through stream.age and the object is
 #     <that name>.age) on a pipe that this script holds
 #     open: the CLI cannot see the end of its input before this script lets it.
-#  2. Copies the stream into that pipe, counting the bytes (tee, wc -c).
+#  2. Copies the stream into that pipe, counting the bytes: with one dd, whose
+#     summary line gives them, where dd prints it (GNU; busybox only when built
+#     with that line), else tee into a second pipe that wc -c counts (two
+#     processes, every byte written twice).
 #  3. At the end of the stream, reads redis-dump's verdict (result/ok or
 #     result/error, written before the stream ends). Only a good verdict ends
 #     the upload's input, and only then does the CLI complete the object
@@ -125,9 +128,9 @@ stop_children() {
     wait "$aws_pid" 2>/dev/null || :
     aws_pid=
   fi
-  for _p in $tee_pid $wc_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
-  for _p in $tee_pid $wc_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
-  tee_pid='' wc_pid='' job_pid='' meta_pid=''
+  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
+  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
+  copy_pid='' wc_pid='' job_pid='' meta_pid=''
 }
 
 # run_job OUT ERR CMD...: runs CMD in a background subshell, its stdout and
@@ -187,11 +190,22 @@ start_upload() {
   aws_pid=$!
   command exec 4>"$work/upload" || fail "cannot open the upload pipe $work/upload"
   phase=streaming
-  tee "$work/count" <&5 >&4 &
-  tee_pid=$!
+  if [ "$dd_counts" = true ]; then
+    LC_ALL=C dd bs=65536 <&5 >&4 2>"$work/copied" &
+    copy_pid=$!
+  else
+    tee "$work/count" <&5 >&4 &
+    copy_pid=$!
+    wc -c <"$work/count" >"$work/bytes" 4>&- &
+    wc_pid=$!
+  fi
   exec 5<&-
-  wc -c <"$work/count" >"$work/bytes" 4>&- &
-  wc_pid=$!
+}
+
+# Whether this image's dd reports the bytes it copied ("<n> bytes ..."; a
+# busybox built without its third status line prints only the records).
+dd_reports_bytes() {
+  LC_ALL=C dd if=/dev/null of=/dev/null 2>&1 | grep -q '^0 bytes'
 }
 
 # Ends the upload's input after a good verdict and waits for the CLI.
@@ -313,14 +327,16 @@ main() {
   work=$BACKUP_SCRATCH_DIR/upload
   errf=$work/aws.err
   phase=start
-  aws_pid='' tee_pid='' wc_pid='' job_pid='' meta_pid=''
+  aws_pid='' copy_pid='' wc_pid='' job_pid='' meta_pid=''
   mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
   stream_init "$stream" || die "cannot create the named pipe $stream"
   trap on_exit EXIT
   trap 'on_signal TERM' TERM
   trap 'on_signal INT' INT
   require_env S3_BUCKET BACKUP_NAME_PREFIX
-  require_cmd aws awk wc tee cat mkfifo sed grep date mktemp
+  require_cmd aws awk dd tee wc cat mkfifo sed grep date mktemp
+  dd_counts=false
+  if dd_reports_bytes; then dd_counts=true; fi
   key=${S3_PREFIX:-}$BACKUP_NAME_PREFIX$timestamp${BACKUP_NAME_SUFFIX:-}
   meta_key=$key.json
   if [ "$encrypted" = true ]; then key=$key.age; fi
@@ -333,13 +349,13 @@ main() {
   read_header
   start_upload
   _st=0
-  wait "$tee_pid" || _st=$?
-  tee_pid=
+  wait "$copy_pid" || _st=$?
+  copy_pid=
   if [ "$_st" -ne 0 ]; then
     # Usually the CLI failed (and stopped reading) before the end of its
     # input: it completed nothing and aborted its own multipart upload.
     # Otherwise the copy failed: stop the CLI before its input ends.
-    tee_st=$_st
+    copy_st=$_st
     kill "$aws_pid" 2>/dev/null || :
     _st=0
     wait "$aws_pid" || _st=$?
@@ -347,13 +363,17 @@ main() {
     exec 4>&-
     if [ ! -s "$errf" ]; then
       abort_multipart
-      fail "copying the stream into the upload to $where failed (tee exit $tee_st); nothing was stored under that name"
+      fail "copying the stream into the upload to $where failed (copy exit $copy_st); nothing was stored under that name"
     fi
     fail "upload to $where failed: $(reason "$_st"); nothing was stored under that name"
   fi
-  wait "$wc_pid" || :
-  wc_pid=
-  bytes=$(cat "$work/bytes" 2>/dev/null) || bytes=
+  if [ "$dd_counts" = true ]; then
+    bytes=$(awk '/^[0-9]+ bytes/ { n = $1 } END { print n + 0 }' "$work/copied" 2>/dev/null) || bytes=
+  else
+    wait "$wc_pid" || :
+    wc_pid=
+    bytes=$(cat "$work/bytes" 2>/dev/null) || bytes=
+  fi
   bytes=$((${bytes:-0}))
   if [ ! -f "$result/ok" ]; then
     cancel_upload

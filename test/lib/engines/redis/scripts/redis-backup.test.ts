@@ -4,6 +4,7 @@
 // (Encryption, restore drills and Sentinel coverage: redis-trust.test.ts.)
 import * as fs from 'fs';
 import * as path from 'path';
+import { spawnSync } from 'child_process';
 import { gunzipSync } from 'zlib';
 import { configMapsOf } from '../../../../support/run-container';
 import { signalAtOnce } from '../../../../support/proc';
@@ -29,6 +30,7 @@ import {
   standIn,
   startRedisServices,
   stopRedisServices,
+  tempDir,
 } from './fixtures';
 
 jest.setTimeout(120000);
@@ -150,8 +152,14 @@ test('retention keeps the newest N objects of this shard and touches nothing els
 
 test('a stream larger than one multipart chunk: the stored object is exactly the RDB (busybox and this machine\'s tools)', async () => {
   const jobs = render({ s3: { bucket: BUCKET, path: 'big', region: 'us-east-1' } }, {}, 'redis-big');
+  // The upload side counts the stream with dd where dd reports the bytes it copied (GNU), else with tee
+  // into wc -c: this machine's busybox dd prints only the records, so the first run takes that path.
+  const busyboxDd = tempDir('bcj-busybox-dd-');
+  fs.symlinkSync(findCommand('busybox')!, path.join(busyboxDd, 'dd'));
+  expect(spawnSync(path.join(busyboxDd, 'dd'), ['if=/dev/null', 'of=/dev/null'], { encoding: 'utf8' }).stderr).not.toMatch(/bytes/);
+  expect(spawnSync(findCommand('dd')!, ['if=/dev/null', 'of=/dev/null'], { encoding: 'utf8', env: { LC_ALL: 'C' } }).stderr).toMatch(/^0 bytes/m);
   for (const busybox of [true, false]) {
-    const run = await runBackupPod(jobs.shard03, { busybox });
+    const run = await runBackupPod(jobs.shard03, { busybox, upload: busybox ? { pathPrepend: [busyboxDd] } : {} });
     expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
     expect(run.upload.stderr).not.toMatch(/ (warn|error) /);
     const [key] = await backupsUnder('big/');
