@@ -84,9 +84,14 @@ export function resolveResources(defaults: ContainerResources, overrides: Resour
   return { resources: { requests, limits }, conflicts };
 }
 
+/** A container's own default, or a shell step's when the engine sets none. */
+export function defaultResources(c: EngineContainer): ContainerResources {
+  return c.resources ?? STEP_RESOURCES.shell;
+}
+
 /** The container with its resources resolved under the policy's overrides (conflicts are refused when the policy is resolved). */
 export function withResources(c: EngineContainer, options: PodOptions, main: boolean): EngineContainer {
-  return { ...c, resources: resolveResources(c.resources, resourceOverrides(options, c.name, main)).resources };
+  return { ...c, resources: resolveResources(defaultResources(c), resourceOverrides(options, c.name, main)).resources };
 }
 
 function above(request: string, limit: string): boolean {
