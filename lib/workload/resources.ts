@@ -26,7 +26,7 @@ const profile = (cpu: string, memory: string, memoryLimit: string): ContainerRes
  * Numbers and sources: docs/operations/resources.md.
  */
 export const STEP_RESOURCES = {
-  /** POSIX sh (busybox or the image's) with its tools: copies, renames, sha256sum, tar, gzip, listings, curl pushes (2-10 MiB measured). */
+  /** POSIX sh (busybox or the image's) with its tools: copies, renames, sha256sum, tar, gzip, listings, curl pushes (2-11 MiB measured). */
   shell: profile('10m', '16Mi', '64Mi'),
   /** The aws CLI (Python): uploads, downloads, listings, deletions (74-143 MiB measured; the stdin upload buffers 10 parts of 8 MiB). */
   awsCli: profile('100m', '128Mi', '512Mi'),
