@@ -61,8 +61,11 @@ export interface Container {
 /** A container as an engine describes it (env values and args escaped, scripts rendered by the workload builder). */
 export interface EngineContainer extends Omit<Container, 'env' | 'args' | 'command' | 'resources'> {
   readonly command?: readonly string[] | ScriptCommand;
-  /** The step's default requests and memory limit (the policy's overrides go on top). */
-  readonly resources: ContainerResources;
+  /**
+   * The step's default requests and memory limit (the policy's overrides go on top).
+   * @default - the profile of a shell step (`STEP_RESOURCES.shell`, docs/operations/resources.md)
+   */
+  readonly resources?: ContainerResources;
   readonly args?: readonly (string | Expansion)[];
   readonly env?: readonly EngineEnvVar[];
 }

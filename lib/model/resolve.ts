@@ -18,7 +18,7 @@ import type { EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
 import { SCRIPTS_DIR, SCRIPTS_VOLUME } from '../workload/scripts';
 import { ResolvedMetricsAuth, withMetricsEndpoint } from '../workload/metrics-endpoint';
-import { resolveResources, resourceOverrides } from '../workload/resources';
+import { defaultResources, resolveResources, resourceOverrides } from '../workload/resources';
 import { policyContext, validatePolicy } from './validate';
 
 export { MANAGED_BY };
@@ -167,7 +167,7 @@ export function checkPodAgainstEngine(
   if (options.annotations) issues.addProblem(childPath(childPath(levelPath, 'pod'), 'annotations'), annotationsSizeProblem({ ...policyAnnotations, ...options.annotations }));
   for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
     const main = pod.mainContainers.includes(c.name);
-    for (const k of resolveResources(c.resources, resourceOverrides(options, c.name, main)).conflicts) {
+    for (const k of resolveResources(defaultResources(c), resourceOverrides(options, c.name, main)).conflicts) {
       const field = options.containerResources?.[c.name] ? `containerResources.${c.name}` : 'resources';
       issues.add(
         childPath(childPath(levelPath, 'pod'), field),

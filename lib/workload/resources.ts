@@ -26,7 +26,7 @@ const profile = (cpu: string, memory: string, memoryLimit: string): ContainerRes
  * Numbers and sources: docs/operations/resources.md.
  */
 export const STEP_RESOURCES = {
-  /** POSIX sh (busybox or the image's) with its tools: copies, renames, sha256sum, tar, gzip, listings, curl pushes (2-10 MiB measured). */
+  /** POSIX sh (busybox or the image's) with its tools: copies, renames, sha256sum, tar, gzip, listings, curl pushes (2-11 MiB measured). */
   shell: profile('10m', '16Mi', '64Mi'),
   /** The aws CLI (Python): uploads, downloads, listings, deletions (74-143 MiB measured; the stdin upload buffers 10 parts of 8 MiB). */
   awsCli: profile('100m', '128Mi', '512Mi'),
@@ -84,9 +84,14 @@ export function resolveResources(defaults: ContainerResources, overrides: Resour
   return { resources: { requests, limits }, conflicts };
 }
 
+/** A container's own default, or a shell step's when the engine sets none. */
+export function defaultResources(c: EngineContainer): ContainerResources {
+  return c.resources ?? STEP_RESOURCES.shell;
+}
+
 /** The container with its resources resolved under the policy's overrides (conflicts are refused when the policy is resolved). */
 export function withResources(c: EngineContainer, options: PodOptions, main: boolean): EngineContainer {
-  return { ...c, resources: resolveResources(c.resources, resourceOverrides(options, c.name, main)).resources };
+  return { ...c, resources: resolveResources(defaultResources(c), resourceOverrides(options, c.name, main)).resources };
 }
 
 function above(request: string, limit: string): boolean {

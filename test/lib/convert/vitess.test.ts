@@ -67,7 +67,8 @@ describe('the 401 manifest (vitess.md §4.3)', () => {
   test('jobTimeoutMinute 5 and history limits 2/3 on every CronJob; the pool\'s mysqld resources and data volume', () => {
     for (const o of objects as any[]) {
       expect([o.spec.jobTemplate.spec.activeDeadlineSeconds, o.spec.successfulJobsHistoryLimit, o.spec.failedJobsHistoryLimit]).toEqual([300, 2, 3]);
-      expect(vtbackup(o).resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' } });
+      // the pool's requests; vtbackup's default memory limit where the operator sets none
+      expect(vtbackup(o).resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' }, limits: { memory: '1Gi' } });
       const claim = podOf(o).volumes.find((v: any) => v.name === 'persistent-volume-claim');
       expect(claim.ephemeral.volumeClaimTemplate.spec).toMatchObject({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } });
     }

@@ -6,7 +6,7 @@ import { join } from 'path';
 import { parse } from 'yaml';
 import { renderPolicy } from '../../../lib';
 import type { Manifest } from '../../../lib';
-import { STEP_RESOURCES, resolveResources } from '../../../lib/workload/resources';
+import { STEP_RESOURCES, resolveResources, withResources } from '../../../lib/workload/resources';
 import { etcdPolicy, problems } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
@@ -76,6 +76,12 @@ describe('defaults: one profile per step', () => {
       'example-daily-commerce-x-x/vtbackup': STEP_RESOURCES.vtbackup,
       'example-prune-commerce-x-x/retention-prune': STEP_RESOURCES.vtctldclient,
     });
+  });
+
+  test('a container an engine gives no resources gets a shell step\'s, under the policy\'s overrides', () => {
+    const c = { name: 'backup', image: 'busybox' };
+    expect(withResources(c, {}, true).resources).toEqual(STEP_RESOURCES.shell);
+    expect(withResources(c, { resources: { limits: { memory: '1Gi' } } }, true).resources).toEqual({ ...STEP_RESOURCES.shell, limits: { memory: '1Gi' } });
   });
 
   test('every profile requests cpu and memory and limits memory at or above its request, and nothing else', () => {

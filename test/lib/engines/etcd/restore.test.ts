@@ -73,7 +73,8 @@ test('the policy\'s pod settings, and the node\'s own, reach the Job exactly as 
   const own = { limits: { memory: '1Gi' } };
   const policy = etcdPolicy({ mode: 'perNode', nodes: ['cp-1', { name: 'cp-3', pod: { resources: own } }] }, { defaults: { pod } });
   const objects = renderPolicy(policy);
-  for (const [node, resources] of [['cp-1', pod.resources], ['cp-3', own]] as const) {
+  // resource by resource: cp-3's own limit over spec.defaults' requests
+  for (const [node, resources] of [['cp-1', pod.resources], ['cp-3', { requests: pod.resources.requests, limits: own.limits }]] as const) {
     const cronJob = objects.find((o) => o.metadata.name === `etcd-${node}`)!;
     const job = restoreJobOf(policy, ['--target', node, '--snapshot', SNAPSHOT]);
     const backupPod = podOf(cronJob);
