@@ -109,8 +109,8 @@ _pm_curl() {
   { _pm_curl_config | { curl -sS --fail --max-time 10 --config /dev/fd/3 "$@" 3<&0 <&4 4<&-; }; } 4<&0
 }
 
-# The curl config lines (user, header, cacert) for the env's credentials and
-# CA bundle, each value quoted and escaped as curl's config syntax wants.
+# The curl config lines (cacert, user, header) for the env's CA bundle and
+# credentials, each value quoted and escaped as curl's config syntax wants.
 _pm_curl_config() {
   LC_ALL=C awk '
     function quoted(s,   out, i, c) {
@@ -128,9 +128,9 @@ _pm_curl_config() {
     BEGIN {
       user = ENVIRON["BACKUP_PUSHGATEWAY_USERNAME"]; password = ENVIRON["BACKUP_PUSHGATEWAY_PASSWORD"]
       token = ENVIRON["BACKUP_PUSHGATEWAY_TOKEN"]; ca = ENVIRON["BACKUP_PUSHGATEWAY_CA_FILE"]
+      if (ca != "") print "cacert = " quoted(ca)
       if (user != "" || password != "") print "user = " quoted(user ":" password)
       if (token != "") print "header = " quoted("Authorization: Bearer " token)
-      if (ca != "") print "cacert = " quoted(ca)
     }'
 }
 
