@@ -26,7 +26,7 @@ export interface SchedulePolicyProps {
   readonly retention?: RetentionOptions;
   /** @default - no metrics */
   readonly metrics?: MetricsOptions;
-  /** @default - inline */
+  /** How the containers get their scripts (`spec.scripts`). @default - mode configMap: the policy's one ConfigMap */
   readonly scripts?: ScriptsOptions;
   /** Client-side encryption (`spec.encryption`; etcd and Redis). @default - stored as written */
   readonly encryption?: EncryptionOptions;

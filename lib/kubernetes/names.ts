@@ -22,11 +22,29 @@ export function sanitize(part: string): string {
 }
 
 /**
- * Joins name parts into a DNS-1123 name of at most `max` characters. A name
- * that is too long (or had to be sanitized) keeps its head and gets a hash of
- * the original parts, so distinct inputs stay distinct.
+ * The parts without one that repeats the end of the part before it
+ * (`frequent-customer`, `customer` → `frequent-customer`; `cp-1`, `cp-1` →
+ * `cp-1`), compared as they appear in a name (sanitized).
  */
-export function joinName(parts: readonly string[], max: number = CRONJOB_NAME_MAX): string {
+export function withoutRepeats(parts: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const part of parts) {
+    const clean = sanitize(part);
+    const previous = out.length > 0 ? sanitize(out[out.length - 1]) : '';
+    if (clean.length > 0 && (previous === clean || previous.endsWith(`-${clean}`))) continue;
+    out.push(part);
+  }
+  return out;
+}
+
+/**
+ * Joins name parts into a DNS-1123 name of at most `max` characters, a part
+ * that repeats the end of the one before it dropped. A name that is too long
+ * (or had to be sanitized) keeps its head and gets a hash of the parts, so
+ * distinct inputs stay distinct.
+ */
+export function joinName(names: readonly string[], max: number = CRONJOB_NAME_MAX): string {
+  const parts = withoutRepeats(names);
   const clean = parts.map(sanitize).filter((p) => p.length > 0);
   const joined = clean.join('-');
   const exact = parts.join('-') === joined;

@@ -90,7 +90,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
   const issues = new IssueList();
   const namespace = context.namespace;
   const metrics = resolveMetrics(policy, definition.metricsPrefix);
-  const scripts = policy.spec.scripts?.mode ?? 'inline';
+  const scripts = policy.spec.scripts?.mode ?? JOB_DEFAULTS.scriptsMode;
   const settings = engineTargets.map((t) => resolveSettings(mergeSettings(policy.spec.defaults, t.overrides), t.defaults, t.schedule));
   const schedules = resolveSchedules(engineTargets, settings, issues);
   const names = new Map<string, EngineTarget>();

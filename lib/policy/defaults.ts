@@ -16,6 +16,8 @@ export const JOB_DEFAULTS = {
   tolerationOperator: 'Equal',
   alertSeverity: 'warning',
   staleAfterIntervals: 2,
+  /** spec.scripts.mode: the scripts in the policy's one ConfigMap, as written. */
+  scriptsMode: 'configMap',
   /** Metric names of engines that do not set their own prefix. */
   metricsPrefix: 'backup_cronjobs',
 } as const;

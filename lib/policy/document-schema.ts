@@ -40,9 +40,9 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
         }),
         scripts: obj('How the containers get their shell scripts.', {
           mode: strEnum(
-            'inline: each container command holds the functions it runs. configMap: one ConfigMap per policy (<policy>-scripts-<hash>) holds the modules, mounted read-only at /scripts; commands keep their entry\'s main and source the rest (apply it with the CronJobs, prune old ones).',
-            ['inline', 'configMap'],
-            { default: 'inline' },
+            'configMap: one immutable ConfigMap per policy (<policy>-scripts-<content hash>) holds every script file as written, mounted read-only at /scripts; each command keeps its entry\'s main and sources the rest (apply it with the CronJobs, prune old ones). inline: each container command holds the functions it runs, comments dropped (self-contained CronJobs).',
+            ['configMap', 'inline'],
+            { default: JOB_DEFAULTS.scriptsMode },
           ),
         }),
         encryption: obj('Client-side encryption of every artifact while it is written (etcd, redis); stored as <name>.age.', {

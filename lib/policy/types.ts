@@ -231,13 +231,15 @@ export interface PrometheusRuleOptions {
 /** How the containers get their shell scripts. */
 export interface ScriptsOptions {
   /**
-   * `inline`: each container's command holds the shell functions it runs (self-contained CronJobs).
-   * `configMap`: one ConfigMap per policy, named `<policy>-scripts-<content hash>`, holds the script
-   * modules once, mounted read-only at `/scripts`; each command keeps its entry's `main` and sources
-   * the rest. Apply the ConfigMap with the CronJobs and prune the old ones.
-   * @default 'inline'
+   * `configMap`: one immutable ConfigMap per policy, named `<policy>-scripts-<content hash>`, holds
+   * every script file once, as written, mounted read-only at `/scripts`; each command keeps its
+   * entry's `main` and sources the rest. Apply the ConfigMap with the CronJobs and prune the old
+   * ones (docs/operations/upgrades.md).
+   * `inline`: each container's command holds the shell functions it runs, comments dropped
+   * (self-contained CronJobs).
+   * @default 'configMap'
    */
-  readonly mode?: 'inline' | 'configMap';
+  readonly mode?: 'configMap' | 'inline';
 }
 
 export interface PolicyMetadata {

@@ -1,14 +1,13 @@
 /** Parsing script modules into functions and top-level code, and keeping only what an entry reaches. */
-import { packAwkPrograms } from './awk';
-import { packShellLines } from './shell';
-
-/** Embedded lines are packed up to this many characters (longer single commands stay whole). */
-export const PACK_WIDTH = 120;
 
 /** One shell function of a module: its name, its code lines and the words its code uses. */
 export interface ShellFunction {
   readonly name: string;
+  /** Its lines as written, comment-only and blank lines dropped. */
   readonly lines: readonly string[];
+  /** Where it is in the file: its first and last line (0-based, inclusive), comments included. */
+  readonly start: number;
+  readonly end: number;
   readonly words: ReadonlySet<string>;
 }
 
@@ -16,6 +15,8 @@ export interface ScriptModule {
   readonly file: string;
   /** Where it lives, for messages (`lib/scripts/common.sh`). */
   readonly path: string;
+  /** The file's text, byte for byte. */
+  readonly text: string;
   /** Modules joined whenever this one is (`# needs:`). */
   readonly needs: readonly string[];
   /** Modules joined when their feature is enabled (`# optional:`). */
@@ -49,11 +50,9 @@ function headerList(text: string, field: 'needs' | 'optional' | 'one-of'): strin
  * Splits a module into top-level code and functions. Functions start with
  * `name() {` at column 0 and end with `}` alone at column 0, or are one line
  * (`name() { ...; }`). Heredocs are refused: dropping comment lines could
- * change their content. Multi-line awk programs, and the commands of a
- * function, are packed onto lines of up to PACK_WIDTH characters (unless
- * `packed` is false: the lines as written, for measuring what packing saves).
+ * change their content. Lines are kept as written.
  */
-export function parseModule(file: string, path: string, text: string, packed = true): ScriptModule {
+export function parseModule(file: string, path: string, text: string): ScriptModule {
   if (/<<-?\s*['"]?[A-Za-z_]/.test(text)) throw new Error(`${path}: heredocs are not supported in embedded scripts`);
   const topLevel: string[] = [];
   const functions: ShellFunction[] = [];
@@ -69,19 +68,21 @@ export function parseModule(file: string, path: string, text: string, packed = t
       }
       continue;
     }
+    const begin = i;
     const body = [line];
     if (!/\}\s*$/.test(start[2])) {
       for (i++; i < lines.length && lines[i] !== '}'; i++) if (!COMMENT_OR_BLANK.test(lines[i])) body.push(lines[i]);
       if (i >= lines.length) throw new Error(`${path}: function ${start[1]} has no closing "}" at the start of a line`);
       body.push('}');
     }
-    const fn = { name: start[1], lines: packed ? packShellLines(packAwkPrograms(body, PACK_WIDTH), PACK_WIDTH) : body, words: words(body) };
+    const fn = { name: start[1], lines: body, start: begin, end: i, words: words(body) };
     functions.push(fn);
     segments.push(fn);
   }
   return {
     file,
     path,
+    text,
     needs: headerList(text, 'needs'),
     optional: headerList(text, 'optional'),
     oneOf: headerList(text, 'one-of'),

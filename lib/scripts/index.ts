@@ -22,8 +22,8 @@ export type ScriptFeatures = Readonly<Record<string, boolean>>;
 
 /**
  * A container command that runs a composed script. The workload builder
- * renders it: the whole composition in the command (inline), or the entry's
- * own code sourcing its modules from the policy's ConfigMap.
+ * renders it: the entry's `main` sourcing its modules from the policy's
+ * ConfigMap (the default), or the whole composition in the command (inline).
  */
 export interface ScriptCommand {
   readonly entry: string;
@@ -61,24 +61,6 @@ function scriptLocations(): Map<string, string> {
 }
 
 const modules = new Map<string, ScriptModule>();
-let packed = true;
-
-/**
- * `render()` with every script's lines as written (comments still dropped, nothing packed): what
- * `npm run size` compares packing with. Not for manifests.
- */
-export function withScriptLinesAsWritten<T>(render: () => T): T {
-  packed = false;
-  modules.clear();
-  composed.clear();
-  try {
-    return render();
-  } finally {
-    packed = true;
-    modules.clear();
-    composed.clear();
-  }
-}
 
 /** One parsed script file by name. */
 export function scriptModule(file: string): ScriptModule {
@@ -86,7 +68,7 @@ export function scriptModule(file: string): ScriptModule {
   if (!module) {
     const where = scriptLocations().get(file);
     if (!where) throw new Error(`no script named ${file} in lib/${SHARED_DIR} or lib/engines/*/scripts`);
-    module = parseModule(file, `lib/${where}`, readFileSync(join(LIB, where), 'utf8'), packed);
+    module = parseModule(file, `lib/${where}`, readFileSync(join(LIB, where), 'utf8'));
     modules.set(file, module);
   }
   return module;
@@ -144,9 +126,8 @@ const composed = new Map<string, string>();
 /**
  * The text of `entry` as embedded in a manifest: a header, then per module a
  * marker line (`# <file>`) and the lines it contributes (its
- * top-level code and the functions the entry can reach), comment-only and
- * blank lines dropped, awk programs and commands packed onto lines of up to
- * PACK_WIDTH characters.
+ * top-level code and the functions the entry can reach), each line as
+ * written, comment-only and blank lines dropped.
  */
 export function scriptText(entry: string, features: ScriptFeatures = {}): string {
   const order = scriptModules(entry, features);
@@ -155,7 +136,7 @@ export function scriptText(entry: string, features: ScriptFeatures = {}): string
   if (text === undefined) {
     const parts = reachable(order);
     checkChoices(entry, order, parts.flatMap((p) => p.lines));
-    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (lib/scripts, lib/engines/*/scripts; comments dropped, lines packed)`];
+    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (lib/scripts, lib/engines/*/scripts; comments dropped)`];
     for (const part of parts) lines.push(`# ${part.file}`, ...part.lines);
     text = `${lines.join('\n')}\n`;
     composed.set(key, text);

@@ -1,10 +1,12 @@
 /**
- * Scripts whose modules are files mounted into the container (the policy's
- * ConfigMap) instead of being embedded: the container's command keeps the
- * entry's own code (`main` and its top-level lines) and sources the rest.
+ * Scripts whose files are mounted into the container (the policy's
+ * ConfigMap) instead of being embedded. The ConfigMap holds every file as
+ * written: a module byte for byte, an entry without its `main() { ... }`
+ * definition and its `main "$@"` line. The container's command sources the
+ * files in order, then holds the entry's `main` as written and calls it.
  */
-import type { ScriptModule } from './compose';
-import { SCRIPT_HEADER, ScriptFeatures, scriptModules, scriptText } from './index';
+import type { ScriptModule, ShellFunction } from './compose';
+import { SCRIPT_HEADER, ScriptFeatures, scriptModule, scriptModules, scriptText } from './index';
 
 /** One file of the policy's script ConfigMap. */
 export interface ScriptFile {
@@ -12,34 +14,67 @@ export interface ScriptFile {
   readonly text: string;
 }
 
-const isOwnCode = (segment: ScriptModule['segments'][number]) => typeof segment === 'string' || segment.name === 'main';
+/** The line that calls an entry's main, alone at column 0. */
+export const MAIN_CALL = 'main "$@"';
 
-function lines(module: ScriptModule, own: boolean): string[] {
-  return module.segments.filter((s) => isOwnCode(s) === own).flatMap((s) => (typeof s === 'string' ? [s] : s.lines));
+/** An entry's `main` and the line of its `main "$@"` call (0-based lines of its file). */
+export interface EntryMain {
+  readonly main: ShellFunction;
+  readonly call: number;
+}
+
+/** Where `main` and its call are in an entry file; an entry without exactly one of each is refused. */
+export function entryMain(module: ScriptModule): EntryMain {
+  const mains = module.functions.filter((f) => f.name === 'main');
+  const lines = module.text.split('\n');
+  const calls = lines.flatMap((l, i) => (l === MAIN_CALL ? [i] : []));
+  if (mains.length !== 1 || calls.length !== 1) {
+    throw new Error(`${module.path}: an entry defines main() once and calls ${MAIN_CALL} once at the start of a line; found ${mains.length} and ${calls.length}`);
+  }
+  return { main: mains[0], call: calls[0] };
+}
+
+/** The text of an entry file as the ConfigMap holds it: its bytes without main's definition and its call line. */
+export function entryWithoutMain(module: ScriptModule): string {
+  const { main, call } = entryMain(module);
+  return module.text.split('\n').filter((_, i) => i !== call && (i < main.start || i > main.end)).join('\n');
+}
+
+/** The lines of an entry's `main` as written, comments included. */
+export function mainLines(module: ScriptModule): string[] {
+  const { main } = entryMain(module);
+  return module.text.split('\n').slice(main.start, main.end + 1);
+}
+
+/** A script file as the ConfigMap holds it: a module as written, an entry without main. */
+export function scriptFileText(file: string, isEntry: boolean): string {
+  const module = scriptModule(file);
+  return isEntry ? entryWithoutMain(module) : module.text;
 }
 
 /**
- * The files `entry` sources, in order: each module whole (every function, so
- * that one file serves every container of the policy), and the entry's own
- * functions besides `main`. Comments dropped, lines packed as inline.
+ * The files `entry` sources, in order: each module as written (every
+ * function, so that one file serves every container of the policy), the
+ * entry without main. Refuses, as inline does, a composition that misses a
+ * chosen module.
  */
 export function sourcedFiles(entry: string, features: ScriptFeatures = {}): ScriptFile[] {
-  scriptText(entry, features); // refuses a composition that misses a chosen module, as inline
-  return scriptModules(entry, features).flatMap((m) => {
-    const body = m.file === entry ? lines(m, false) : m.segments.flatMap((s) => (typeof s === 'string' ? [s] : s.lines));
-    if (body.length === 0) return [];
-    return [{ file: m.file, text: [`${SCRIPT_HEADER}: ${m.path}${m.file === entry ? ' without main' : ''} (comments dropped, lines packed)`, ...body, ''].join('\n') }];
-  });
+  scriptText(entry, features);
+  return scriptModules(entry, features).map((m) => ({ file: m.file, text: scriptFileText(m.file, m.file === entry) }));
 }
 
-/** The text `sh -c` runs: a header, one line sourcing the files from `dir`, then the entry's own code. */
+/**
+ * The text `sh -c` runs: a header line, one line sourcing the files from
+ * `dir` (which runs their top-level code, in the order inline runs it), then
+ * the entry's `main` as written and its call.
+ */
 export function sourcingText(entry: string, features: ScriptFeatures, dir: string): string {
   const files = sourcedFiles(entry, features);
-  const own = lines(scriptModules(entry, features).find((m) => m.file === entry)!, true);
   return [
-    `${SCRIPT_HEADER}: ${entry}; its functions and modules from ${dir} (the policy's script ConfigMap)`,
+    `${SCRIPT_HEADER}: main of ${entry}; every other line of it and of its modules from ${dir} (the policy's script ConfigMap)`,
     files.map((f) => `. ${dir}/${f.file}`).join('; '),
-    ...own,
+    ...mainLines(scriptModule(entry)),
+    MAIN_CALL,
     '',
   ].join('\n');
 }

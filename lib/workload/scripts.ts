@@ -1,10 +1,11 @@
 /**
- * Script commands as the workload builder renders them: the whole
- * composition inline in the container (the default), or the entry's own code
- * sourcing its modules from the policy's script ConfigMap, mounted read-only.
+ * Script commands as the workload builder renders them: the entry's `main`
+ * sourcing the script files from the policy's ConfigMap, mounted read-only
+ * (the default), or the whole composition inline in the container.
  */
 import { createHash } from 'crypto';
 import type { EngineContainer, EngineEnvVar, Manifest, Volume, VolumeMount } from '../kubernetes/objects';
+import { CONFIGMAP_MAX_SIZE_BYTES } from '../kubernetes/validation/configmap';
 import { RETENTION_ENV } from '../retention/env';
 import { ScriptCommand, ScriptFeatures, inlineCommand, isScriptCommand, stem } from '../scripts';
 import { sourcedFiles, sourcingText } from '../scripts/sourced';
@@ -48,10 +49,11 @@ export function scriptVolumes(containers: readonly EngineContainer[], scripts: S
 }
 
 /**
- * The policy's script ConfigMap: every file its containers source, each once,
- * named `<policy>-scripts-<hash of the data>` so that a change of any script
- * is a new ConfigMap that every CronJob switches to at once. Immutable: a
- * ConfigMap of that name always holds those bytes.
+ * The policy's script ConfigMap: every file its containers source, each once
+ * and as written (see sourcedFiles), named `<policy>-scripts-<hash of the
+ * data>` so that a change of any script is a new ConfigMap that every CronJob
+ * switches to at once. Immutable: a ConfigMap of that name always holds those
+ * bytes. Refused when the files exceed what a ConfigMap holds (1 MiB).
  */
 export function scriptsConfigMap(
   policy: string,
@@ -67,6 +69,7 @@ export function scriptsConfigMap(
   const keys = Object.keys(data).sort();
   if (keys.length === 0) return undefined;
   const sorted = Object.fromEntries(keys.map((k) => [k, data[k]]));
+  checkScriptsSize(policy, sorted);
   const hash = createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 10);
   return {
     apiVersion: 'v1',
@@ -75,4 +78,12 @@ export function scriptsConfigMap(
     immutable: true,
     data: sorted,
   };
+}
+
+/** Fails when script files total more than `limit` bytes (what a ConfigMap holds: 1 MiB), naming the way out. */
+export function checkScriptsSize(policy: string, data: Readonly<Record<string, string>>, limit = CONFIGMAP_MAX_SIZE_BYTES): void {
+  const size = Object.values(data).reduce((n, text) => n + Buffer.byteLength(text, 'utf8'), 0);
+  if (size > limit) {
+    throw new Error(`the scripts of policy ${policy} total ${size} bytes, more than the ${limit} bytes (1 MiB) a ConfigMap holds: set spec.scripts.mode: inline`);
+  }
 }

@@ -294,6 +294,35 @@ function toBuffer(v: string | Buffer): Buffer {
   return Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8');
 }
 
+/** A policy's script ConfigMap (`<policy>-scripts-<hash>`, spec.scripts.mode configMap, the default). */
+const SCRIPTS_CONFIGMAP = /-scripts-[0-9a-f]{10}$/;
+
+/**
+ * The script ConfigMaps a pod's volumes name, with the files its containers source (the sourcing line of
+ * each `sh -c` command: `. /scripts/common.sh; ...`), taken from lib/scripts as the renderer takes them:
+ * each module as written, the entry without main. Used when a test gives no such ConfigMap in
+ * opts.configMaps (the tests that do pass the rendered one; scripts-as-written.test.ts checks that the
+ * rendered ConfigMap holds exactly these bytes).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function scriptConfigMapsOf(spec: any): Record<string, KeyValues> {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { scriptFileText } = require('../../lib/scripts/sourced') as typeof import('../../lib/scripts/sourced');
+  const out: Record<string, KeyValues> = {};
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const names: string[] = ((spec.volumes ?? []) as any[]).map((v) => v.configMap?.name).filter((n) => typeof n === 'string' && SCRIPTS_CONFIGMAP.test(n));
+  if (names.length === 0) return out;
+  const data: Record<string, string> = {};
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers] as { command?: unknown }[]) {
+    const script = Array.isArray(c.command) ? (c.command as string[]).find((s) => typeof s === 'string' && s.startsWith('# backup-cronjobs: main of ')) : undefined;
+    if (!script) continue;
+    const files = script.split('\n')[1].split('; ').map((s) => s.replace(/^\. \/scripts\//, ''));
+    files.forEach((file, i) => (data[file] = scriptFileText(file, i === files.length - 1)));
+  }
+  for (const name of names) out[name] = data;
+  return out;
+}
+
 interface KeyToPath {
   key: string;
   path: string;
@@ -359,7 +388,7 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
     ...opts.pod,
   };
   const secrets = opts.secrets ?? {};
-  const configMaps = opts.configMaps ?? {};
+  const configMaps = { ...scriptConfigMapsOf(spec), ...opts.configMaps };
   const overrides = opts.env ?? {};
 
   const lookupRef = (kind: 'Secret' | 'ConfigMap', ref: { name?: string; key: string; optional?: boolean }, envName: string): string | undefined => {

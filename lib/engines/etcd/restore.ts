@@ -70,7 +70,8 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
   return {
     notes,
     job: {
-      nameParts: ['restore', node, snapshotStamp(spec, request.snapshot)],
+      // the snapshot's node only when it is another node than the one restored
+      nameParts: ['restore', node, ...snapshotStamp(spec, request.snapshot).filter((part, i) => i === 0 || part !== node)],
       component: 'restore',
       labels: { 'backup-cronjobs.io/node': labelValue(node) },
       // a snapshot name is no label value (":" in its time): an annotation names it exactly
@@ -100,10 +101,12 @@ function snapshotNameProblem(spec: ResolvedEtcd, snapshot: string): string | und
 /** A snapshot's name without `.age`. */
 const clearName = (snapshot: string) => (snapshot.endsWith(ENCRYPTED_SUFFIX) ? snapshot.slice(0, -ENCRYPTED_SUFFIX.length) : snapshot);
 
-/** The part of a snapshot name that tells snapshots of one policy apart: `<time>_<node>`. */
-function snapshotStamp(spec: ResolvedEtcd, snapshot: string): string {
+/** The parts of a snapshot name that tell snapshots of one policy apart: `<time>`, `<node>` (node names have no `_`). */
+function snapshotStamp(spec: ResolvedEtcd, snapshot: string): string[] {
   const clear = clearName(snapshot);
-  return clear.slice(spec.namePrefix.length, clear.length - ETCD_DEFAULTS.extension.length);
+  const stamp = clear.slice(spec.namePrefix.length, clear.length - ETCD_DEFAULTS.extension.length);
+  const node = stamp.lastIndexOf('_');
+  return node < 0 ? [stamp] : [stamp.slice(0, node), stamp.slice(node + 1)];
 }
 
 /**

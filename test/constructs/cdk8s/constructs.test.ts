@@ -16,9 +16,9 @@ describe('BackupPolicy construct', () => {
     expect(policy.cronJobs.map((c) => c.name)).toEqual(['example-daily-customer-x-80', 'example-daily-customer-80-x']);
   });
 
-  test('a single object is the default child, for escape hatches', () => {
+  test('a single object is the default child, for escape hatches (inline scripts: no ConfigMap)', () => {
     const chart = Testing.chart();
-    const policy = new BackupPolicy(chart, 'policy', vitessPolicy());
+    const policy = new BackupPolicy(chart, 'policy', vitessPolicy({}, { scripts: { mode: 'inline' } }));
     expect(policy.node.defaultChild).toBeInstanceOf(ApiObject);
     ApiObject.of(policy.node.defaultChild!).addJsonPatch();
     expect((policy.node.defaultChild as ApiObject).kind).toBe('CronJob');
@@ -65,7 +65,7 @@ describe('VitessBackupSchedule construct', () => {
   test('scheduleName, job settings and cluster settings route to the right place', () => {
     const chart = Testing.chart();
     const s = new VitessBackupSchedule(chart, 'x', { ...props, scheduleName: 'nightly', suspend: true, allowFirstBackup: true });
-    const cj = s.manifests[0] as any;
+    const cj = s.manifests.find((m) => m.kind === 'CronJob') as any;
     expect(cj.metadata.name).toBe('example-nightly-commerce-x-x');
     expect(cj.spec.suspend).toBe(true);
     expect(cj.spec.jobTemplate.spec.template.spec.containers[0].env).toContainEqual({ name: 'VITESS_ALLOW_FIRST_BACKUP', value: 'true' });

@@ -37,7 +37,10 @@ test('etcd: by node; cluster mode: the one CronJob, key "cluster"', () => {
   const cluster = new EtcdBackupSchedule(chart, 'cluster', { name: 'etcd-cluster' });
   expect(cluster.cronJob()).toBe(cluster.cronJob('cluster'));
   expect(cluster.cronJob().name).toBe('etcd-cluster');
-  expect(cluster.node.defaultChild).toBe(cluster.cronJob()); // a single object is `Resource`
+  // two objects (the script ConfigMap, the CronJob): no default child; inline, a single object is `Resource`
+  expect(cluster.node.defaultChild).toBeUndefined();
+  const inline = new EtcdBackupSchedule(chart, 'inline', { name: 'etcd-inline', scripts: { mode: 'inline' } });
+  expect(inline.node.defaultChild).toBe(inline.cronJob());
 });
 
 test('etcd restore drills: drillCronJob by the key of the backups they drill', () => {

@@ -38,7 +38,7 @@ test('without a namespace in the props, the objects are what the core renders fo
   // THEN
   const objects = Testing.synth(chart) as Manifest[];
   expect(objects).toEqual(renderPolicy(redisSchedulePolicy({ ...redisProps, namespace: 'cache' } as never)));
-  expect(objects.map((m) => m.kind)).toEqual(['CronJob', 'CronJob', 'CronJob', 'CronJob', 'PrometheusRule']);
+  expect(objects.map((m) => m.kind)).toEqual(['ConfigMap', 'CronJob', 'CronJob', 'CronJob', 'CronJob', 'PrometheusRule']);
   const named = objects.flatMap(namespacesIn);
   expect(named.length).toBeGreaterThan(objects.length + 4); // affinity terms and alert expressions name it too
   expect(new Set(named)).toEqual(new Set(['cache']));
@@ -67,5 +67,5 @@ test('BackupPolicy and BackupPolicy.fromFile: a policy without metadata.namespac
   const fromFile = BackupPolicy.fromFile(chart, 'file', file);
   rmSync(dir, { recursive: true });
   const kept = new BackupPolicy(chart, 'kept', { ...vitessPolicy(), metadata: { name: 'other', namespace: 'example' } });
-  expect([fromProps, fromFile, kept].map((p) => [p.namespace, ...p.manifests.flatMap(namespacesIn)])).toEqual([['db', 'db'], ['db', 'db'], ['example', 'example']]);
+  expect([fromProps, fromFile, kept].map((p) => [p.namespace, ...p.manifests.flatMap(namespacesIn)])).toEqual([['db', 'db', 'db'], ['db', 'db', 'db'], ['example', 'example', 'example']]);
 });

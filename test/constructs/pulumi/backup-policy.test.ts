@@ -23,6 +23,7 @@ test('registers backup-cronjobs:index:BackupPolicy with one typed child per core
   const expected = renderPolicy(doc());
   expect(policy.manifests).toEqual(expected);
   expect(urns.map(parseUrn)).toEqual([
+    { types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:core/v1:ConfigMap'], name: `shop-configmap-${expected[0].metadata.name}` },
     { types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:batch/v1:CronJob'], name: 'shop-cronjob-shop-daily-customer-x-80' },
     { types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:batch/v1:CronJob'], name: 'shop-cronjob-shop-daily-customer-80-x' },
   ]);
@@ -43,13 +44,14 @@ test('children are parented to the component and never auto-named', async () => 
   const [aUrns, bUrns] = await Promise.all([settle(a), settle(b)]);
   expect(seen.map((s) => [s.type, s.name, s.parent === a])).toEqual([
     ['backup-cronjobs:index:BackupPolicy', 'a', false],
+    ['kubernetes:core/v1:ConfigMap', expect.stringMatching(/^a-configmap-shop-scripts-[0-9a-f]{10}$/), true],
     ['kubernetes:batch/v1:CronJob', 'a-cronjob-shop-daily-customer-x-80', true],
     ['kubernetes:batch/v1:CronJob', 'a-cronjob-shop-daily-customer-80-x', true],
   ]);
   // the URN of every child carries its parent's type; names are prefixed by the component name
   for (const [component, urns] of [['a', aUrns], ['b', bUrns]] as const) {
-    expect(urns.map((u) => parseUrn(u).types)).toEqual(urns.map(() => ['backup-cronjobs:index:BackupPolicy', 'kubernetes:batch/v1:CronJob']));
-    expect(urns.every((u) => parseUrn(u).name.startsWith(`${component}-cronjob-`))).toBe(true);
+    expect(urns.map((u) => parseUrn(u).types)).toEqual(urns.map((_, i) => ['backup-cronjobs:index:BackupPolicy', i === 0 ? 'kubernetes:core/v1:ConfigMap' : 'kubernetes:batch/v1:CronJob']));
+    expect(urns.every((u, i) => parseUrn(u).name.startsWith(`${component}-${i === 0 ? 'configmap' : 'cronjob'}-`))).toBe(true);
   }
   // metadata.name is the core's name, set explicitly (no Pulumi auto-naming suffix)
   for (const child of [...a.cronJobs, ...b.cronJobs]) {
@@ -61,7 +63,7 @@ test('two components rendering the same object fail at construction, naming both
   const { BackupPolicy } = await load();
   const first = new BackupPolicy('first', policyArgs());
   expect(() => new BackupPolicy('second', policyArgs())).toThrow(
-    /CronJob\.batch db\/shop-daily-customer-x-80 is rendered by both component backup-cronjobs:index:BackupPolicy::first and component backup-cronjobs:index:BackupPolicy::second/,
+    /ConfigMap db\/shop-scripts-[0-9a-f]{10} is rendered by both component backup-cronjobs:index:BackupPolicy::first and component backup-cronjobs:index:BackupPolicy::second/,
   );
   const other = new k8s.Provider('other-cluster', {});
   const third = new BackupPolicy('third', policyArgs(), { provider: other });
@@ -74,7 +76,7 @@ test('cronJobNames and namespace are outputs, registered with registerOutputs', 
   await settle(policy);
   expect(await unwrap(policy.cronJobNames)).toEqual(['shop-daily-customer-x-80', 'shop-daily-customer-80-x']);
   expect(policy.cronJobs).toHaveLength(2);
-  expect(policy.resources).toHaveLength(2);
+  expect(policy.resources).toHaveLength(3); // the script ConfigMap and the CronJobs
   expect(await unwrap(policy.namespace)).toBe('db');
   expect(await registeredOutputs(await unwrap(policy.urn))).toEqual({
     cronJobNames: ['shop-daily-customer-x-80', 'shop-daily-customer-80-x'],
@@ -91,9 +93,9 @@ test('namespace override: the objects are what the core renders for that namespa
   expect(policy.manifests).toEqual(expected);
   expect(await unwrap(policy.namespace)).toBe('other');
   const inputs = urns.map((urn) => registered.find((r) => r.name === parseUrn(urn).name)!.inputs as any);
-  expect(inputs.map((i) => i.metadata.namespace)).toEqual(['other', 'other']);
+  expect(inputs.map((i) => i.metadata.namespace)).toEqual(['other', 'other', 'other']);
   // the serialization group's anti-affinity term is scoped to the new namespace too
-  const terms = inputs[0].spec.jobTemplate.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+  const terms = inputs[1].spec.jobTemplate.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
   expect(terms[0].namespaces).toEqual(['other']);
   expect(JSON.stringify(inputs)).not.toContain('"db"');
 });
@@ -106,7 +108,7 @@ test('fromFile loads a one-policy file, with an optional namespace override', as
   await Promise.all([settle(policy), settle(moved)]);
   expect(await unwrap(policy.cronJobNames)).toEqual(['vitess-file-daily-commerce-x-x']);
   expect(await unwrap(policy.namespace)).toBe('vitess');
-  expect(moved.manifests.map((m) => m.metadata.namespace)).toEqual(['elsewhere']);
+  expect(moved.manifests.map((m) => m.metadata.namespace)).toEqual(['elsewhere', 'elsewhere']);
 });
 
 test('an invalid policy throws PolicyError synchronously, names the field, and registers nothing', async () => {

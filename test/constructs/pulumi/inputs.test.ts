@@ -121,7 +121,7 @@ test('a namespace and a Secret name from other resources\' Outputs reach the chi
   // THEN: everything registered is the plain render with those values
   const inputs = await childInputs(schedule);
   expect(inputs.map(canonicalJson)).toEqual(renderPolicy(redisSchedulePolicy({ ...args, namespace: 'backups' })).map(canonicalJson));
-  const [cronJob, rule] = inputs as any[];
+  const [, cronJob, rule] = inputs as any[]; // after the script ConfigMap
   expect(cronJob.metadata.namespace).toBe('backups');
   expect(cronJob.spec.jobTemplate.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaces).toEqual(['backups']);
   expect(JSON.stringify(cronJob)).toContain('"secretKeyRef":{"key":"AWS_ACCESS_KEY_ID","name":"aws-credentials"}');
@@ -136,7 +136,7 @@ test('a secret Output stays secret where it is, and only there', async () => {
     name: 'secret', namespace: 'redis', shards: ['shard01'], sentinel: { addresses: ['sentinel.redis.svc:26379'] },
     s3: { bucket: pulumi.secret('hidden-bucket'), region: 'us-east-1' },
   });
-  const [urn] = await settle(schedule);
+  const [, urn] = await settle(schedule); // the CronJob, after the script ConfigMap
   const { inputs } = registered.find((r) => r.name === parseUrn(urn).name)!;
   const SECRET = '4dabf18193072939515e22adb298388d';
   expect(Object.keys(inputs.spec as object)).toContain(SECRET); // the provider gets the property holding it as a secret

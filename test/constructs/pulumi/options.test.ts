@@ -18,8 +18,9 @@ test('a provider passed in opts.provider is used by every child', async () => {
   const cluster = new k8s.Provider('cluster-a', { kubeconfig: '~/.kube/config-a' });
   const providerRef = `${await unwrap(cluster.urn)}::${await unwrap(cluster.id)}`;
   const policy = new BackupPolicy('with-provider', policyArgs(), { provider: cluster });
+  // another policy name than the BackupPolicy's: one name in one namespace renders one script ConfigMap name
   const schedule = new VitessBackupSchedule('nightly', {
-    name: 'shop', namespace: 'db', cluster: 'shop',
+    name: 'shop-nightly', namespace: 'db', cluster: 'shop',
     topology: { globalServerAddress: 'shop-etcd-client.db.svc:2379' }, vtctldServer: 'shop-vtctld.db.svc:15999',
     storage: { s3: { region: 'us-east-1', bucket: 'shop-backups' } },
     schedule: '0 3 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }],

@@ -70,7 +70,10 @@ describe.each(ROWS)('$type', (row) => {
     const c = component(m, row, 'nightly', row.args);
     const urns = await settle(c);
     expect(parseUrn(await unwrap(c.urn))).toEqual({ types: [`backup-cronjobs:index:${row.type}`], name: 'nightly' });
-    expect(urns.map(parseUrn)).toEqual(row.cronJobNames.map((n) => ({ types: [`backup-cronjobs:index:${row.type}`, 'kubernetes:batch/v1:CronJob'], name: `nightly-cronjob-${n}` })));
+    expect(urns.map(parseUrn)).toEqual([
+      { types: [`backup-cronjobs:index:${row.type}`, 'kubernetes:core/v1:ConfigMap'], name: expect.stringMatching(/^nightly-configmap-[a-z0-9-]+-scripts-[0-9a-f]{10}$/) },
+      ...row.cronJobNames.map((n) => ({ types: [`backup-cronjobs:index:${row.type}`, 'kubernetes:batch/v1:CronJob'], name: `nightly-cronjob-${n}` })),
+    ]);
     expect(await unwrap(c.cronJobNames)).toEqual(row.cronJobNames);
     expect(c.cronJobs).toHaveLength(row.cronJobNames.length);
     expect(await registeredOutputs(await unwrap(c.urn))).toEqual({ cronJobNames: row.cronJobNames, namespace: row.args.namespace });
@@ -104,7 +107,7 @@ test('Vitess: scheduleName, job settings and cluster settings route like the cdk
   const m = await load();
   const c = component(m, ROWS[0], 'x', { ...ROWS[0].args, scheduleName: 'weekly' });
   await settle(c);
-  const cj = c.manifests[0] as any;
+  const cj = c.manifests.find((o) => o.kind === 'CronJob') as any;
   expect(cj.metadata.name).toBe('shop-weekly-customer-x-80');
   expect(cj.metadata.labels.team).toBe('data');
   expect(cj.spec.suspend).toBe(true);

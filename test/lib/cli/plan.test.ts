@@ -1,4 +1,4 @@
-import { readFileSync } from 'fs';
+import { readFileSync, readdirSync } from 'fs';
 import { join } from 'path';
 import { resolvePolicy } from '../../../lib';
 import { planPolicies } from '../../../lib/model/plan';
@@ -115,4 +115,16 @@ test('a horizon holding more runs than the plan takes is a usage error naming th
   const r = run(['plan', minutely, '--horizon', '100d']);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/runs more than 100000 times .*: at most 100000 runs per CronJob are planned; give a shorter --horizon\n/);
+});
+
+describe('the shipped examples plan clean: no overlapping runs, no DST change, over a year from two starting points', () => {
+  const examples = join(__dirname, '..', '..', '..', 'examples', 'policies');
+  const files = readdirSync(examples).filter((f) => /\.ya?ml$/.test(f)).sort();
+  test.each(files)('%s', (file) => {
+    for (const from of ['2026-01-01T00:00:00Z', '2026-07-01T00:00:00Z']) {
+      const r = run(['plan', join(examples, file), '--from', from, '--horizon', '365d', '-o', 'json']);
+      expect(r.code).toBe(0);
+      expect({ file, from, warnings: JSON.parse(r.stdout).warnings }).toEqual({ file, from, warnings: [] });
+    }
+  });
 });

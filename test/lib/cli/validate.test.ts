@@ -8,8 +8,8 @@ const good = writePolicy(dir, 'good.yaml', vitessPolicy());
 
 test('one line per valid file, counting its objects; nothing rendered to stdout', () => {
   const etcd = writePolicy(dir, 'etcd.yaml', etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'] }));
-  expect(run(['validate', good, etcd])).toEqual({ code: 0, stdout: `${good}: valid (1 object)\n${etcd}: valid (2 objects)\n`, stderr: '' });
-  expect(run(['validate', '-'], JSON.stringify(vitessPolicy()))).toEqual({ code: 0, stdout: '<stdin>: valid (1 object)\n', stderr: '' });
+  expect(run(['validate', good, etcd])).toEqual({ code: 0, stdout: `${good}: valid (2 objects)\n${etcd}: valid (3 objects)\n`, stderr: '' });
+  expect(run(['validate', '-'], JSON.stringify(vitessPolicy()))).toEqual({ code: 0, stdout: '<stdin>: valid (2 objects)\n', stderr: '' });
 });
 
 test('invalid or unreadable files: exit 1, every problem, no line for the valid ones', () => {

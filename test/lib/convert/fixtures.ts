@@ -175,15 +175,17 @@ export interface Converted {
   readonly notes: Note[];
   /** The printed policies, read back as a user's file would be. */
   readonly yaml: string[];
-  /** What `synth` renders from each printed policy. */
+  /** What `synth` renders from each printed policy, but its script ConfigMap (the same for any converted policy; test/lib/workload covers it). */
   readonly objects: Manifest[][];
 }
+
+const isScriptsConfigMap = (o: Manifest) => o.kind === 'ConfigMap' && /-scripts-[0-9a-f]{10}$/.test(o.metadata.name);
 
 /** convert → YAML → load → render, as `convert` then `synth` would. */
 export function convertAndRender(docs: unknown[]): Converted {
   const { policies, notes } = convertDocuments(docs, 'input.yaml');
   const yaml = policies.map(convertedYaml);
-  return { notes, yaml, objects: yaml.map((text) => loadPolicies(text, 'converted.yaml').flatMap((p) => renderPolicy(p))) };
+  return { notes, yaml, objects: yaml.map((text) => loadPolicies(text, 'converted.yaml').flatMap((p) => renderPolicy(p)).filter((o) => !isScriptsConfigMap(o))) };
 }
 
 export const podOf = (o: any) => o.spec.jobTemplate.spec.template.spec;

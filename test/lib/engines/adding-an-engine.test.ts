@@ -61,15 +61,23 @@ test('an engine made of ARCHITECTURE.md\'s folder and one registry line is valid
     expect.stringMatching(/^spec\.example\.extra: unknown field/),
     'spec.example.databases: received "all"; name each database',
   ]);
-  expect(out.objects.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`)).toEqual(['CronJob/shop-orders', 'CronJob/shop-users']);
-  const [cronJob] = out.objects;
+  expect(out.objects.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`)).toEqual([expect.stringMatching(/^ConfigMap\/shop-scripts-[0-9a-f]{10}$/), 'CronJob/shop-orders', 'CronJob/shop-users']);
+  const [, cronJob] = out.objects;
   expect(cronJob.metadata.labels).toMatchObject({ 'backup-cronjobs.io/engine': 'example', 'backup-cronjobs.io/database': 'orders', 'app.kubernetes.io/component': 'backup' });
   expect(cronJob.spec.schedule).toBe('0 3 * * *');
   expect(cronJob.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(1800);
   const container = cronJob.spec.jobTemplate.spec.template.spec.containers[0];
-  expect(container.command[2]).toMatch(/^# backup-cronjobs: example-backup\.sh[\s\S]*# metrics\.sh[\s\S]*main "\$@"\n$/);
+  expect(container.command[2].split('\n').slice(0, 2)).toEqual([
+    '# backup-cronjobs: main of example-backup.sh; every other line of it and of its modules from /scripts (the policy\'s script ConfigMap)',
+    '. /scripts/common.sh; . /scripts/metrics.sh; . /scripts/example-backup.sh',
+  ]);
+  expect(container.command[2]).toMatch(/\nmain\(\) \{\n[\s\S]*\}\nmain "\$@"\n$/);
   expect(container.env).toContainEqual({ name: 'BACKUP_METRICS_PREFIX', value: 'example_backup' });
-  // the composed script runs
-  const log = execFileSync('/bin/sh', ['-c', container.command[2], 'example-backup'], { env: { PATH: process.env.PATH, EXAMPLE_DATABASE: 'orders' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // the script runs with the policy's ConfigMap's files where the pod mounts them
+  const scripts = join(work, 'scripts');
+  mkdirSync(scripts);
+  for (const [file, text] of Object.entries(out.objects[0].data as Record<string, string>)) writeFileSync(join(scripts, file), text);
+  const command = container.command[2].replace(/\/scripts\//g, `${scripts}/`);
+  const log = execFileSync('/bin/sh', ['-c', command, 'example-backup'], { env: { PATH: process.env.PATH, EXAMPLE_DATABASE: 'orders' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   expect(log).toBe('');
 });

@@ -3,6 +3,7 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { renderPolicy } from '../../../lib';
+import { renderCronJobs } from '../../support/render';
 import { generatorName } from '../../../lib/model/provenance';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
@@ -31,11 +32,11 @@ test('every object of every kind carries the generator and the policy', () => {
 });
 
 test('the schedule as written, only where the CronJob runs another one (H fields hashed, stagger)', () => {
-  const [hashed] = renderPolicy(redisPolicy({ shards: ['shard01'] }, { defaults: { schedule: 'H 2 * * *' } })) as unknown as { metadata: { annotations: Record<string, string> }; spec: { schedule: string } }[];
+  const [hashed] = renderCronJobs(redisPolicy({ shards: ['shard01'] }, { defaults: { schedule: 'H 2 * * *' } })) as unknown as { metadata: { annotations: Record<string, string> }; spec: { schedule: string } }[];
   expect(hashed.spec.schedule).toMatch(/^\d+ 2 \* \* \*$/);
   expect(hashed.metadata.annotations['backup-cronjobs.io/schedule']).toBe('H 2 * * *');
 
-  const staggered = renderPolicy(redisPolicy({}, { defaults: { schedule: '0 2 * * *', stagger: { window: '30m' } } })) as unknown as { metadata: { annotations: Record<string, string> }; spec: { schedule: string } }[];
+  const staggered = renderCronJobs(redisPolicy({}, { defaults: { schedule: '0 2 * * *', stagger: { window: '30m' } } })) as unknown as { metadata: { annotations: Record<string, string> }; spec: { schedule: string } }[];
   const moved = staggered.filter((o) => o.spec.schedule !== '0 2 * * *');
   expect(moved.length).toBeGreaterThan(0);
   for (const o of staggered) expect(o.metadata.annotations['backup-cronjobs.io/schedule']).toBe(o.spec.schedule === '0 2 * * *' ? undefined : '0 2 * * *');
@@ -45,7 +46,7 @@ test('the schedule as written, only where the CronJob runs another one (H fields
 });
 
 test('on the objects only: job and pod templates keep the policy\'s own annotations', () => {
-  const [cronJob] = renderPolicy(redisPolicy({ shards: ['shard01'] }, { defaults: { schedule: 'H 2 * * *' } })) as unknown as { spec: { jobTemplate: { metadata: { annotations?: Record<string, string> }; spec: { template: { metadata: { annotations?: Record<string, string> } } } } } }[];
+  const [cronJob] = renderCronJobs(redisPolicy({ shards: ['shard01'] }, { defaults: { schedule: 'H 2 * * *' } })) as unknown as { spec: { jobTemplate: { metadata: { annotations?: Record<string, string> }; spec: { template: { metadata: { annotations?: Record<string, string> } } } } } }[];
   expect(cronJob.spec.jobTemplate.metadata.annotations).toBeUndefined();
   expect(cronJob.spec.jobTemplate.spec.template.metadata.annotations).toBeUndefined();
 });

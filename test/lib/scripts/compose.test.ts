@@ -3,8 +3,8 @@
 import { execFileSync } from 'child_process';
 import { readFileSync } from 'fs';
 import { parseModule, reachable } from '../../../lib/scripts/compose';
-import { inlineCommand, scriptModules, scriptText, shellCommand, withScriptLinesAsWritten } from '../../../lib/scripts';
-import { sourcedFiles, sourcingText } from '../../../lib/scripts/sourced';
+import { inlineCommand, scriptModule, scriptModules, scriptText, shellCommand } from '../../../lib/scripts';
+import { entryMain, entryWithoutMain, sourcedFiles, sourcingText } from '../../../lib/scripts/sourced';
 import { requireCommands } from '../../support/services/commands';
 import { SHIPPED_FILES } from './shipped';
 
@@ -31,16 +31,17 @@ describe('parseModule', () => {
     'main "$@"',
   ].join('\n'));
 
-  test('header lists, top-level code and functions (comments dropped, short functions on one line)', () => {
+  test('header lists, top-level code and functions as written (comment lines dropped), with where each is in the file', () => {
     expect(m.needs).toEqual(['a.sh', 'b.sh']);
     expect(m.optional).toEqual(['metrics.sh']);
     expect(m.oneOf).toEqual(['dest-a.sh', 'dest-b.sh']);
     expect(m.topLevel).toEqual(['set -eu', 'main "$@"']);
-    expect(m.functions.map((f) => [f.name, f.lines])).toEqual([
-      ['one', ['one() { two; }']],
-      ['two', ['two() { echo "$1"; }']],
-      ['main', ['main() { one; }']],
+    expect(m.functions.map((f) => [f.name, f.lines, f.start, f.end])).toEqual([
+      ['one', ['one() { two; }'], 6, 6],
+      ['two', ['two() {', '  echo "$1"', '}'], 8, 11],
+      ['main', ['main() {', '  one', '}'], 12, 14],
     ]);
+    expect(m.text.split('\n')[9]).toBe('  # inner comment');
   });
 
   test('refuses heredocs and unterminated functions', () => {
@@ -65,7 +66,7 @@ describe('reachable', () => {
     const parts = reachable([lib, over, entry]);
     const text = parts.flatMap((p) => p.lines).join('\n');
     expect(text.match(/^hook\(\)/gm)).toHaveLength(1);
-    expect(parts.find((p) => p.file === 'over.sh')?.lines).toEqual(['hook() { echo real; }']);
+    expect(parts.find((p) => p.file === 'over.sh')?.lines).toEqual(['hook() {', '  echo real', '}']);
   });
 });
 
@@ -132,36 +133,35 @@ describe('renderings', () => {
     expect(inlineCommand({ ...shellCommand('etcd-snapshot.sh'), shell: '$(TOOLS)/sh' })[0]).toBe('$(TOOLS)/sh');
   });
 
-  test('sourced: the entry keeps main and its top-level lines; its other functions and every module are files, each whole', () => {
+  test('sourced: modules as written, the entry without main; the command sources them in order, then main as written and its call', () => {
     const features = { metrics: true, 'retention-s3': true };
     const files = sourcedFiles('etcd-finalize.sh', features);
     expect(files.map((f) => f.file)).toEqual(['common.sh', 's3.sh', 'retention-s3.sh', 'retention.sh', 'step.sh', 'etcd-lib.sh', 'metrics.sh', 'etcd-finalize.sh']);
-    const finalize = files.find((f) => f.file === 'etcd-finalize.sh')!.text;
+    const source = (file: string) => readFileSync(SHIPPED_FILES.find((f) => f.endsWith(`/${file}`))!, 'utf8');
+    for (const f of files.slice(0, -1)) expect(f.text).toBe(source(f.file));
+    const finalize = files[files.length - 1].text;
+    // everything of the file but main and its call: comments and top-level code (state=start) included
     expect(defs(finalize)).toEqual(['undo_finalize', 'remove_uploads', 'metadata', 'files_paths_json', 'stored_check', 'store_dir', 'upload', 'store_s3', 'artifacts']);
-    // whole modules, so that one file serves every container: etcd-lib.sh with the functions finalize never calls
-    expect(defs(files.find((f) => f.file === 'etcd-lib.sh')!.text)).toContain('etcd_restore_into');
+    expect(finalize).toMatch(/^state=start$/m);
+    expect(finalize.split('\n').length).toBe(source('etcd-finalize.sh').split('\n').length - (entryMain(scriptModule('etcd-finalize.sh')).main.end - entryMain(scriptModule('etcd-finalize.sh')).main.start + 2));
     const text = sourcingText('etcd-finalize.sh', features, '/scripts');
-    expect(text.split('\n').slice(1, 2)).toEqual(['. /scripts/common.sh; . /scripts/s3.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/step.sh; . /scripts/etcd-lib.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh']);
+    expect(text.split('\n')[0]).toBe('# backup-cronjobs: main of etcd-finalize.sh; every other line of it and of its modules from /scripts (the policy\'s script ConfigMap)');
+    expect(text.split('\n')[1]).toBe('. /scripts/common.sh; . /scripts/s3.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/step.sh; . /scripts/etcd-lib.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh');
     expect(defs(text)).toEqual(['main']);
-    expect(text).toMatch(/^state=start$/m);
-    expect(text).toMatch(/\nmain "\$@"\n$/);
+    const main = source('etcd-finalize.sh').split('\n');
+    expect(text.split('\n').slice(2, -2)).toEqual(main.slice(main.indexOf('main() {'), main.indexOf('main "$@"') - 1));
+    expect(text).toMatch(/\n\}\nmain "\$@"\n$/);
   });
 
-  test('sourced: an entry whose only function is main sources no file of its own', () => {
-    expect(sourcingText('prune.sh', { 'retention-vitess': true }, '/s').split('\n')[1]).toBe('. /s/common.sh; . /s/retention-vitess.sh; . /s/retention.sh');
+  test('sourced: an entry whose only function is main is still a file (its comments); a function after main stays in it', () => {
+    expect(sourcingText('prune.sh', { 'retention-vitess': true }, '/s').split('\n')[1]).toBe('. /s/common.sh; . /s/retention-vitess.sh; . /s/retention.sh; . /s/prune.sh');
+    expect(defs(entryWithoutMain(scriptModule('etcd-prune.sh')))).toEqual(['prune']);
   });
-});
 
-describe('withScriptLinesAsWritten (what npm run size compares packing with)', () => {
-  test('inside: each function as written, comments dropped; after: packed again, the same text as before', () => {
-    const features = { metrics: true, 'retention-s3': true };
-    const before = scriptText('redis-upload.sh', features);
-    const written = withScriptLinesAsWritten(() => scriptText('redis-upload.sh', features));
-    const source = readFileSync(SHIPPED_FILES.find((f) => f.endsWith('/metrics.sh'))!, 'utf8').split('\n');
-    const body = source.slice(source.indexOf('push_metrics() {'), source.indexOf('}', source.indexOf('push_metrics() {')) + 1);
-    expect(written).toContain(body.filter((l) => !/^\s*(#.*)?$/.test(l)).join('\n'));
-    expect(written.split('\n').length).toBeGreaterThan(before.split('\n').length);
-    expect(defs(written)).toEqual(defs(before));
-    expect(scriptText('redis-upload.sh', features)).toBe(before);
+  test('an entry must define main once and call it once', () => {
+    const entry = (text: string) => parseModule('e.sh', 'lib/e.sh', text);
+    expect(() => entryMain(entry('f() { :; }\nmain "$@"\n'))).toThrow('lib/e.sh: an entry defines main() once and calls main "$@" once at the start of a line; found 0 and 1');
+    expect(() => entryMain(entry('main() {\n  :\n}\n'))).toThrow(/found 1 and 0/);
+    expect(entryWithoutMain(entry('# c\nmain() {\n  :\n}\n\nmain "$@"\n'))).toBe('# c\n\n');
   });
 });

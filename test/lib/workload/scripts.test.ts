@@ -1,7 +1,9 @@
-// spec.scripts.mode configMap: one ConfigMap per policy holding every script module once, named by its
-// content, mounted read-only into each container that runs a script; commands keep their entry's main.
+// spec.scripts.mode configMap (the default): one ConfigMap per policy holding every script file once, named by
+// its content, mounted read-only into each container that runs a script; commands keep their entry's main.
+// scripts-as-written.test.ts checks its content byte for byte against the files.
 import { Manifest, PolicyError, policySchema, renderPolicy } from '../../../lib';
 import { validateObject } from '../../../lib/kubernetes/validation';
+import { checkScriptsSize } from '../../../lib/workload/scripts';
 import { SCRIPT_HEADER } from '../../../lib/scripts';
 import { parseModule } from '../../../lib/scripts/compose';
 import { etcdPolicy } from '../engines/etcd/fixtures';
@@ -35,7 +37,6 @@ describe.each([
     expect(configMap.metadata.name).toMatch(new RegExp(`^${policy.metadata.name}-scripts-[0-9a-f]{10}$`));
     expect(configMap.metadata.labels).toMatchObject({ 'app.kubernetes.io/instance': policy.metadata.name, 'app.kubernetes.io/component': 'scripts' });
     expect(validateObject(configMap)).toEqual([]);
-    expect(Object.values(configMap.data).every((text) => text.startsWith(SCRIPT_HEADER))).toBe(true);
   });
 
   test('every container that runs a script mounts it read-only at /scripts and sources from it; others do not', () => {
@@ -67,10 +68,21 @@ describe.each([
   });
 });
 
-test('inline is the default: no ConfigMap, no scripts volume', () => {
-  const objects = renderPolicy(redisPolicy());
+test('configMap is the default; inline is the opt-in: no ConfigMap, no scripts volume', () => {
+  const byDefault = renderPolicy(redisPolicy());
+  expect(byDefault[0].kind).toBe('ConfigMap');
+  expect(byDefault).toEqual(renderPolicy(redisPolicy({}, sourced)));
+  const objects = renderPolicy(redisPolicy({}, { scripts: { mode: 'inline' } }));
   expect(objects.map((o) => o.kind)).not.toContain('ConfigMap');
   expect(JSON.stringify(objects)).not.toContain('"scripts"');
+});
+
+test('scripts over what a ConfigMap holds (1 MiB) are an error naming the way out, not a refused object', () => {
+  expect(() => checkScriptsSize('p', { 'a.sh': 'x'.repeat(1024 * 1024) })).not.toThrow();
+  expect(() => checkScriptsSize('p', { 'a.sh': 'x'.repeat(1024 * 1024), 'b.sh': 'y' })).toThrow(
+    'the scripts of policy p total 1048577 bytes, more than the 1048576 bytes (1 MiB) a ConfigMap holds: set spec.scripts.mode: inline',
+  );
+  expect(() => checkScriptsSize('p', { 'a.sh': 'é'.repeat(6) }, 11)).toThrow(/total 12 bytes/);
 });
 
 test('a script change is a new ConfigMap name: the hash covers the content', () => {
@@ -91,12 +103,12 @@ test('in configMap mode the scripts volume and /scripts are the engine\'s: a pol
     expect((e as PolicyError).message).toMatch(/spec\.defaults\.pod\.volumes\[1\]\.mountPath: received "\/scripts"; the engine already mounts a volume there/);
   }
   // inline mode has no such volume: both are fine there
-  expect(() => renderPolicy(redisPolicy({}, { defaults: { pod: { volumes: [volume, at] } } }))).not.toThrow();
+  expect(() => renderPolicy(redisPolicy({}, { scripts: { mode: 'inline' }, defaults: { pod: { volumes: [volume, at] } } }))).not.toThrow();
 });
 
 test('the policy schema documents spec.scripts.mode', () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const spec = (policySchema as any).properties.spec.properties;
-  expect(spec.scripts.properties.mode).toMatchObject({ enum: ['inline', 'configMap'], default: 'inline' });
+  expect(spec.scripts.properties.mode).toMatchObject({ enum: ['configMap', 'inline'], default: 'configMap' });
   expect(() => renderPolicy(redisPolicy({}, { scripts: { mode: 'files' } }))).toThrow(/spec\.scripts\.mode/);
 });

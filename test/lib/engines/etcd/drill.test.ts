@@ -23,7 +23,7 @@ describe('perNode with a hostPath destination', () => {
   const list = drills(policy);
 
   test('one drill CronJob per node, after the backups, on the drill schedule, with the drill deadline; valid for the API server', () => {
-    expect(objs.map((o) => o.metadata.name)).toEqual(['etcd-cp-1', 'etcd-cp-2', 'etcd-cp-3', 'etcd-drill-cp-1', 'etcd-drill-cp-2', 'etcd-drill-cp-3']);
+    expect(objs.map((o) => o.metadata.name)).toEqual([expect.stringMatching(/^etcd-scripts-[0-9a-f]{10}$/), 'etcd-cp-1', 'etcd-cp-2', 'etcd-cp-3', 'etcd-drill-cp-1', 'etcd-drill-cp-2', 'etcd-drill-cp-3']);
     for (const cj of list) {
       expect(cj.spec).toMatchObject({ schedule: '0 4 * * 0', concurrencyPolicy: 'Forbid' });
       expect(jobSpec(cj).activeDeadlineSeconds).toBe(30 * 60);
@@ -53,7 +53,7 @@ describe('perNode with a hostPath destination', () => {
       expect(pod.automountServiceAccountToken).toBe(false);
       expect(pod.priorityClassName).toBeUndefined();
       expect(pod.affinity.podAntiAffinity).toBeUndefined();
-      expect(names(pod.volumes)).toEqual(['backup', 'scratch']);
+      expect(names(pod.volumes)).toEqual(['backup', 'scratch', 'scripts']);
       expect(Object.keys(jobSpec(cj).template.metadata.labels)).not.toContain('backup-cronjobs.io/serialization-group');
       for (const c of [...pod.initContainers, ...pod.containers]) {
         expect(Object.keys(envOf(cj, c.name)).filter((n) => n.startsWith('ETCDCTL_') && n !== 'ETCDCTL_API')).toEqual([]);
@@ -125,7 +125,7 @@ test('S3: anywhere (off the control plane\'s disks), non-root, no volume but scr
     expect(pod.affinity).toBeUndefined();
     expect(pod.tolerations).toBeUndefined();
     expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(names(pod.volumes)).toEqual(['scratch']);
+    expect(names(pod.volumes)).toEqual(['scratch', 'scripts']);
     expect(containerOf(cj, 'fetch').image).toBe('amazon/aws-cli:2.17.64');
     expect(containerOf(cj, 'report').image).toBe('amazon/aws-cli:2.17.64');
     expect(envOf(cj, 'fetch').AWS_ACCESS_KEY_ID).toEqual({ secretKeyRef: { name: 's3-creds', key: 'AWS_ACCESS_KEY_ID' } });

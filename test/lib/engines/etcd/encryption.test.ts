@@ -1,7 +1,8 @@
 // What spec.encryption and spec.etcd.controlPlaneFiles change in the etcd backup pod: which
 // container does what, which volume each mounts, where the clear snapshot lives; and the
 // policy errors of controlPlaneFiles (field path, value received, what is allowed).
-import { renderPolicy } from '../../../../lib';
+
+import { renderCronJobs } from '../../../support/render';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerOf, envOf, etcdPolicy, podOf, problems } from './fixtures';
 
@@ -11,7 +12,7 @@ const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => 
 const mounts = (o: unknown, container: string) => names(containerOf(o, container).volumeMounts);
 
 describe('spec.encryption (hostPath)', () => {
-  const [cj] = renderPolicy(etcdPolicy({}, { encryption: { age } }));
+  const [cj] = renderCronJobs(etcdPolicy({}, { encryption: { age } }));
   const pod = podOf(cj);
 
   test('an encrypt step in the age image runs between the snapshot step and finalize', () => {
@@ -28,7 +29,7 @@ describe('spec.encryption (hostPath)', () => {
       ETCD_BACKUP_PARTIAL: '/scratch/.etcd-snapshot_etcd_$(ETCD_BACKUP_NODE).partial',
       ETCD_BACKUP_RESTORE_CHECK_DIR: '/scratch/.etcd-snapshot_etcd_$(ETCD_BACKUP_NODE).restore-check',
     });
-    expect(mounts(cj, 'snapshot')).toEqual(['etcd-certs', 'scratch']);
+    expect(mounts(cj, 'snapshot')).toEqual(['etcd-certs', 'scratch', 'scripts']);
   });
 
   test('age writes into a hidden temporary name in the destination; finalize renames it; the metadata stays <name>.json', () => {
@@ -37,13 +38,13 @@ describe('spec.encryption (hostPath)', () => {
       ETCD_BACKUP_AGE_PARTIAL: '/backup/.etcd-snapshot_etcd_$(ETCD_BACKUP_NODE).partial.age',
       BACKUP_AGE_RECIPIENTS: RECIPIENT,
     });
-    expect(mounts(cj, 'encrypt')).toEqual(['backup', 'scratch']);
+    expect(mounts(cj, 'encrypt')).toEqual(['backup', 'scratch', 'scripts']);
     expect(envOf(cj, 'finalize')).toMatchObject({ ETCD_BACKUP_AGE_PARTIAL: '/backup/.etcd-snapshot_etcd_$(ETCD_BACKUP_NODE).partial.age', BACKUP_DIR: '/backup' });
-    expect(mounts(cj, 'finalize')).toEqual(['backup', 'scratch']);
+    expect(mounts(cj, 'finalize')).toEqual(['backup', 'scratch', 'scripts']);
   });
 
   test('recipients from a Secret: mounted read-only in the encrypt step only', () => {
-    const [o] = renderPolicy(etcdPolicy({}, { encryption: { age: { image: 'a:1', recipientsSecret: { name: 'keys', key: 'r.txt' } } } }));
+    const [o] = renderCronJobs(etcdPolicy({}, { encryption: { age: { image: 'a:1', recipientsSecret: { name: 'keys', key: 'r.txt' } } } }));
     expect(podOf(o).volumes).toContainEqual({ name: 'age-recipients', secret: { secretName: 'keys', items: [{ key: 'r.txt', path: 'recipients.txt' }] } });
     const mounting = [...podOf(o).initContainers, ...podOf(o).containers].filter((c: { volumeMounts: { name: string }[] }) => c.volumeMounts.some((m) => m.name === 'age-recipients'));
     expect(names(mounting)).toEqual(['encrypt']);
@@ -52,9 +53,9 @@ describe('spec.encryption (hostPath)', () => {
   });
 
   test('S3: the ciphertext is written into scratch for finalize to upload', () => {
-    const [o] = renderPolicy(etcdPolicy({ destination: { s3: { bucket: 'bkt', region: 'r' } } }, { encryption: { age } }));
+    const [o] = renderCronJobs(etcdPolicy({ destination: { s3: { bucket: 'bkt', region: 'r' } } }, { encryption: { age } }));
     expect(envOf(o, 'encrypt').ETCD_BACKUP_AGE_PARTIAL).toBe('/scratch/.etcd-snapshot_etcd_$(ETCD_BACKUP_NODE).partial.age');
-    expect(mounts(o, 'encrypt')).toEqual(['scratch']);
+    expect(mounts(o, 'encrypt')).toEqual(['scratch', 'scripts']);
     expect(containerOf(o, 'finalize').image).toBe('amazon/aws-cli:2.17.64');
     expectValidManifests([o]);
   });
@@ -62,7 +63,7 @@ describe('spec.encryption (hostPath)', () => {
 
 describe('spec.etcd.controlPlaneFiles', () => {
   test('kubeadm\'s directories by default, read-only hostPaths at /host<path>, in the snapshot step only', () => {
-    const [cj] = renderPolicy(etcdPolicy({ controlPlaneFiles: {} }, { encryption: { age } }));
+    const [cj] = renderCronJobs(etcdPolicy({ controlPlaneFiles: {} }, { encryption: { age } }));
     const pod = podOf(cj);
     expect(pod.volumes).toEqual(expect.arrayContaining([
       { name: 'control-plane-files-0', hostPath: { path: '/etc/kubernetes/pki', type: 'Directory' } },
@@ -82,17 +83,21 @@ describe('spec.etcd.controlPlaneFiles', () => {
     expectValidManifests([cj]);
   });
 
-  test('the snapshot step embeds the archive functions only when the policy archives files', () => {
+  test('the snapshot step sources (or, inline, embeds) the archive functions only when the policy archives files', () => {
     const script = (o: unknown) => containerOf(o, 'snapshot').command[2] as string;
-    const [plain] = renderPolicy(etcdPolicy());
-    const [archiving] = renderPolicy(etcdPolicy({ controlPlaneFiles: { allowUnencrypted: true } }));
+    const inline = { scripts: { mode: 'inline' } };
+    const [plain] = renderCronJobs(etcdPolicy({}, inline));
+    const [archiving] = renderCronJobs(etcdPolicy({ controlPlaneFiles: { allowUnencrypted: true } }, inline));
     expect(script(plain)).not.toContain('etcd_archive_files()');
     expect(script(archiving)).toContain('etcd_archive_files()');
+    const sources = (o: unknown) => script(o).split('\n')[1];
+    expect(sources(renderCronJobs(etcdPolicy())[0])).not.toContain('/scripts/etcd-files.sh');
+    expect(sources(renderCronJobs(etcdPolicy({ controlPlaneFiles: { allowUnencrypted: true } }))[0])).toContain('. /scripts/etcd-files.sh');
   });
 
   test('retention deletes an archive with its snapshot, whether or not the policy archives files now', () => {
     for (const etcd of [{}, { controlPlaneFiles: { allowUnencrypted: true } }]) {
-      const [cj] = renderPolicy(etcdPolicy(etcd));
+      const [cj] = renderCronJobs(etcdPolicy(etcd));
       expect(envOf(cj, 'finalize').BACKUP_SIDECAR_SUFFIXES).toBe('.json .control-plane-files.tar.gz');
     }
   });

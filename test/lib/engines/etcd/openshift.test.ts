@@ -67,6 +67,7 @@ describe('distribution openshift, every other default', () => {
 
   test('renders the ServiceAccount, the SCC, the Role and its RoleBinding before the CronJob, all valid', () => {
     expect(objects.map((o) => `${o.kind}/${o.metadata.namespace ?? '(cluster)'}/${o.metadata.name}`)).toEqual([
+      expect.stringMatching(new RegExp(`^ConfigMap/${NS}/etcd-scripts-[0-9a-f]{10}$`)),
       `ServiceAccount/${NS}/etcd-sa`,
       `SecurityContextConstraints/(cluster)/${SCC_NAME}`,
       `Role/${NS}/etcd-use-scc`,
@@ -80,7 +81,7 @@ describe('distribution openshift, every other default', () => {
     const { 'app.kubernetes.io/component': component, 'backup-cronjobs.io/target': target, 'backup-cronjobs.io/etcd-mode': mode, ...common } = cronJob.metadata.labels!;
     expect([component, target, mode]).toEqual(['backup', 'etcd', 'cluster']);
     expect(common).toMatchObject({ team: 'platform', 'backup-cronjobs.io/policy': 'etcd' });
-    for (const o of objects.slice(0, 4)) {
+    for (const o of objects.slice(1, 5)) {
       expect({ kind: o.kind, labels: o.metadata.labels }).toEqual({ kind: o.kind, labels: { ...common, 'app.kubernetes.io/component': 'pod-security' } });
       expect({ kind: o.kind, annotations: o.metadata.annotations }).toEqual({ kind: o.kind, annotations: cronJob.metadata.annotations });
     }
@@ -166,7 +167,7 @@ describe('distribution openshift, every other default', () => {
       // every pod sets RuntimeDefault
       seccompProfiles: ['runtime/default'],
     });
-    expect(volumeTypes(pods)).toEqual(['emptyDir', 'hostPath']);
+    expect(volumeTypes(pods)).toEqual(['configMap', 'emptyDir', 'hostPath']);
   });
 
   test('the SCC admits the CronJob\'s pod and the restore Job\'s pod as they are', () => {
@@ -195,15 +196,15 @@ describe('distribution openshift, every other default', () => {
 describe('the SCC follows the pods of each policy', () => {
   const s3 = { s3: { bucket: 'etcd-backups', region: 'eu-west-1' } };
   test.each<[string, BackupPolicy, string[], Record<string, unknown>]>([
-    ['a PVC destination', openshiftPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } } }), ['emptyDir', 'hostPath', 'persistentVolumeClaim'], {}],
-    ['the scripts in a ConfigMap', openshiftPolicy({}, { scripts: { mode: 'configMap' } }), ['configMap', 'emptyDir', 'hostPath'], {}],
-    ['an extra Secret volume', openshiftPolicy({}, { defaults: { pod: { volumes: [{ name: 'ca', mountPath: '/etc/extra', secret: { secretName: 'ca' } }] } } }), ['emptyDir', 'hostPath', 'secret'], {}],
-    ['no host network', openshiftPolicy({ hostNetwork: false, endpoint: 'https://10.0.0.11:2379' }), ['emptyDir', 'hostPath'], { allowHostNetwork: false }],
-    ['perNode with a retention-prune CronJob per node', openshiftPolicy({ mode: 'perNode', nodes: ['master-0', 'master-1', 'master-2'] }, { retention: { keepLast: 7, schedule: '30 2 * * *' } }), ['emptyDir', 'hostPath'], { runAsUser: { type: 'MustRunAs', uid: 0 } }],
+    ['a PVC destination', openshiftPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } } }), ['configMap', 'emptyDir', 'hostPath', 'persistentVolumeClaim'], {}],
+    ['the scripts inline (no ConfigMap)', openshiftPolicy({}, { scripts: { mode: 'inline' } }), ['emptyDir', 'hostPath'], {}],
+    ['an extra Secret volume', openshiftPolicy({}, { defaults: { pod: { volumes: [{ name: 'ca', mountPath: '/etc/extra', secret: { secretName: 'ca' } }] } } }), ['configMap', 'emptyDir', 'hostPath', 'secret'], {}],
+    ['no host network', openshiftPolicy({ hostNetwork: false, endpoint: 'https://10.0.0.11:2379' }), ['configMap', 'emptyDir', 'hostPath'], { allowHostNetwork: false }],
+    ['perNode with a retention-prune CronJob per node', openshiftPolicy({ mode: 'perNode', nodes: ['master-0', 'master-1', 'master-2'] }, { retention: { keepLast: 7, schedule: '30 2 * * *' } }), ['configMap', 'emptyDir', 'hostPath'], { runAsUser: { type: 'MustRunAs', uid: 0 } }],
     // the S3 prune pod runs as nobody (65534): the smallest range holding 0 and 65534
-    ['S3 with a retention-prune CronJob', openshiftPolicy({ destination: s3 }, { retention: { keepLast: 7, schedule: '30 2 * * *' } }), ['emptyDir', 'hostPath'], { runAsUser: { type: 'MustRunAsRange', uidRangeMin: 0, uidRangeMax: 65534 } }],
+    ['S3 with a retention-prune CronJob', openshiftPolicy({ destination: s3 }, { retention: { keepLast: 7, schedule: '30 2 * * *' } }), ['configMap', 'emptyDir', 'hostPath'], { runAsUser: { type: 'MustRunAsRange', uidRangeMin: 0, uidRangeMax: 65534 } }],
     // no certificates: the backups mount no host directory, the restore Job still does
-    ['S3 over plain http', openshiftPolicy({ destination: s3, endpoint: 'http://127.0.0.1:2379' }), ['emptyDir', 'hostPath'], { allowHostDirVolumePlugin: true, seLinuxContext: { type: 'MustRunAs', seLinuxOptions: { type: 'spc_t' } } }],
+    ['S3 over plain http', openshiftPolicy({ destination: s3, endpoint: 'http://127.0.0.1:2379' }), ['configMap', 'emptyDir', 'hostPath'], { allowHostDirVolumePlugin: true, seLinuxContext: { type: 'MustRunAs', seLinuxOptions: { type: 'spc_t' } } }],
   ])('%s', (_what, policy, volumes, fields) => {
     const objects = renderPolicy(policy);
     expectValidManifests(objects);
@@ -222,7 +223,7 @@ describe('the SCC follows the pods of each policy', () => {
   test('the backups of S3 over plain http mount no host directory: hostPath is in the SCC for the restore Job', () => {
     const policy = openshiftPolicy({ destination: s3, endpoint: 'http://127.0.0.1:2379' });
     const [cronJob] = cronJobs(renderPolicy(policy));
-    expect(volumeTypes([podOf(cronJob)])).toEqual(['emptyDir']);
+    expect(volumeTypes([podOf(cronJob)])).toEqual(['configMap', 'emptyDir']);
     expect(volumeTypes([podOf(restoreOf(policy))])).toEqual(['emptyDir', 'hostPath']);
   });
 });
@@ -260,7 +261,7 @@ describe('the other distributions', () => {
     ['rke2', { distribution: 'rke2' }, ['/var/lib/rancher/rke2/server/tls/etcd', 'server-ca.crt', 'client.crt', 'client.key'], 'node-role.kubernetes.io/etcd'],
   ])('%s: its certificates and node role; no ServiceAccount and no SCC', (_what, etcd, [hostPath, ca, cert, key], roleLabel) => {
     const objects = renderPolicy(policyOf(etcd));
-    expect(objects.map((o) => o.kind)).toEqual(['CronJob']);
+    expect(objects.map((o) => o.kind)).toEqual(['ConfigMap', 'CronJob']);
     expect(certs(objects)).toEqual([hostPath, `/etc/etcd-backup/pki/${ca}`, `/etc/etcd-backup/pki/${cert}`, `/etc/etcd-backup/pki/${key}`]);
     expect(role(objects)).toBe(roleLabel);
     expect(podOf(cronJobs(objects)[0]).serviceAccountName).toBeUndefined();

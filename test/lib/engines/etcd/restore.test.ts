@@ -28,8 +28,10 @@ describe('perNode: the Job restores a snapshot on the --target node', () => {
   });
 
   test('its name follows from the policy, the node and the snapshot: deterministic, distinct, a DNS label of at most 63', () => {
-    expect(job.metadata.name).toBe(joinName(['etcd', 'restore', 'cp-2', '2026-01-01T00:00:00Z_cp-1'], 63));
+    // cp-1's snapshot restored on cp-2: both nodes named; a node's own snapshot names it once
+    expect(job.metadata.name).toBe(joinName(['etcd', 'restore', 'cp-2', '2026-01-01T00:00:00Z', 'cp-1'], 63));
     expect(job.metadata.name).toMatch(/^etcd-restore-cp-2-2026-01-01t00-00-00z-cp-1-[0-9a-f]{8}$/);
+    expect(restoreJobOf(policy, ['--target', 'cp-1', '--snapshot', SNAPSHOT]).metadata.name).toMatch(/^etcd-restore-cp-1-2026-01-01t00-00-00z-[0-9a-f]{8}$/);
     expect(restoreJobOf(policy, ['--target', 'cp-2', '--snapshot', SNAPSHOT])).toEqual(job);
     expect(restoreJobOf(policy, ['--target', 'cp-1', '--snapshot', SNAPSHOT]).metadata.name).not.toBe(job.metadata.name);
     expect(restoreJobOf(policy, ['--target', 'cp-2', '--snapshot', SNAPSHOT.replace('00:00:00Z', '06:00:00Z')]).metadata.name).not.toBe(job.metadata.name);

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { Testing } from 'cdk8s';
 import { EtcdBackupSchedule } from '../../../../constructs/cdk8s';
 import { policySchema, renderPolicy, toYaml } from '../../../../lib';
+import { renderCronJobs } from '../../../support/render';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerOf, cronJobs, envOf, etcdPolicy, podOf, problems, restoreJobOf } from './fixtures';
@@ -19,11 +20,11 @@ const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => 
 
 describe('cluster mode with every default (kubeadm)', () => {
   const objs = renderPolicy(etcdPolicy());
-  const [cj] = objs;
+  const [, cj] = objs;
   const pod = podOf(cj);
 
-  test('one CronJob named after the policy, the etcd deadline, Forbid, a starting deadline', () => {
-    expect(objs.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['CronJob/etcd']);
+  test('one CronJob named after the policy, after its script ConfigMap, the etcd deadline, Forbid, a starting deadline', () => {
+    expect(objs.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([expect.stringMatching(/^ConfigMap\/etcd-scripts-[0-9a-f]{10}$/), 'CronJob/etcd']);
     expect(cj.spec).toMatchObject({ schedule: '@daily', concurrencyPolicy: 'Forbid', startingDeadlineSeconds: 600 });
     expect(jobSpec(cj)).toMatchObject({ activeDeadlineSeconds: 900, backoffLimit: 1 });
     expectValidManifests(objs);
@@ -110,6 +111,7 @@ describe('cluster mode with every default (kubeadm)', () => {
       { name: 'etcd-certs', hostPath: { path: '/etc/kubernetes/pki/etcd', type: 'Directory' } },
       { name: 'backup', hostPath: { path: '/var/lib/etcd-backup', type: 'DirectoryOrCreate' } },
       { name: 'scratch', emptyDir: {} },
+      { name: 'scripts', configMap: { name: objs[0].metadata.name } },
     ]);
     const mounting = [...pod.initContainers, ...pod.containers]
       .filter((c: { volumeMounts: { name: string }[] }) => c.volumeMounts.some((m) => m.name === 'etcd-certs'))
@@ -139,7 +141,7 @@ describe('cluster mode with every default (kubeadm)', () => {
 });
 
 describe('perNode mode (three kubeadm control-plane nodes)', () => {
-  const objs = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2', { name: 'cp-3', schedule: '30 1 * * *' }] }, { defaults: { schedule: '0 3 * * *' } }));
+  const objs = renderCronJobs(etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2', { name: 'cp-3', schedule: '30 1 * * *' }] }, { defaults: { schedule: '0 3 * * *' } }));
 
   test('one CronJob per node, pinned by hostname, its schedule staggered over 15 minutes', () => {
     expect(objs.map((o) => o.metadata.name)).toEqual(['etcd-cp-1', 'etcd-cp-2', 'etcd-cp-3']);
@@ -161,15 +163,15 @@ describe('perNode mode (three kubeadm control-plane nodes)', () => {
   });
 
   test('a policy stagger or a hashed schedule replaces the default stagger', () => {
-    const own = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'] }, { defaults: { schedule: '0 3 * * *', stagger: { window: '1h' } } }));
+    const own = renderCronJobs(etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'] }, { defaults: { schedule: '0 3 * * *', stagger: { window: '1h' } } }));
     expect(own.map(scheduleOf)).toEqual(['0 3 * * *', '30 3 * * *']);
-    const hashed = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'] }, { defaults: { schedule: 'H 3 * * *' } }));
+    const hashed = renderCronJobs(etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'] }, { defaults: { schedule: 'H 3 * * *' } }));
     expect(hashed.map(scheduleOf).every((s) => /^\d+ 3 \* \* \*$/.test(s))).toBe(true);
   });
 
   test('long node names get deterministic, hash-suffixed CronJob names of at most 52 characters', () => {
     const node = 'ip-10-0-123-45.eu-central-1.compute.internal';
-    const [o] = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: [node] }, {}, 'production-etcd-backups'));
+    const [o] = renderCronJobs(etcdPolicy({ mode: 'perNode', nodes: [node] }, {}, 'production-etcd-backups'));
     expect(o.metadata.name.length).toBeLessThanOrEqual(52);
     expect(o.metadata.name).toMatch(/^production-etcd-backups-ip-10-0-123-45-.*-[0-9a-f]{8}$/);
     expect(podOf(o).nodeSelector).toEqual({ 'kubernetes.io/hostname': node });
@@ -182,19 +184,19 @@ describe('node roles and tolerations', () => {
     ['master', 'node-role.kubernetes.io/master', ['node-role.kubernetes.io/master:NoSchedule', 'node-role.kubernetes.io/control-plane:NoSchedule']],
     ['etcd', 'node-role.kubernetes.io/etcd', ['node-role.kubernetes.io/etcd:NoExecute', 'node-role.kubernetes.io/control-plane:NoSchedule', 'CriticalAddonsOnly:NoExecute']],
   ])('%s', (nodeRole, label, taints) => {
-    const [o] = renderPolicy(etcdPolicy({ nodeRole: nodeRole as 'master' | 'etcd' }));
+    const [o] = renderCronJobs(etcdPolicy({ nodeRole: nodeRole as 'master' | 'etcd' }));
     expect(podOf(o).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions).toEqual([{ key: label, operator: 'Exists' }]);
     expect(podOf(o).tolerations.map((t: { key: string; effect: string }) => `${t.key}:${t.effect}`)).toEqual(taints);
   });
 
   test('tolerateAllTaints tolerates everything (OpenShift style); policy placement adds to the engine\'s', () => {
-    const [o] = renderPolicy(etcdPolicy({ tolerateAllTaints: true }, { defaults: { placement: { nodeSelector: { zone: 'a' }, tolerations: [{ key: 'x', operator: 'Exists' }] } } }));
+    const [o] = renderCronJobs(etcdPolicy({ tolerateAllTaints: true }, { defaults: { placement: { nodeSelector: { zone: 'a' }, tolerations: [{ key: 'x', operator: 'Exists' }] } } }));
     expect(podOf(o).tolerations).toEqual([{ operator: 'Exists' }, { key: 'x', operator: 'Exists' }]);
     expect(podOf(o).nodeSelector).toEqual({ zone: 'a' });
   });
 
   test('priorityClassName, hostNetwork, endpoint, certificates and timeout can be changed', () => {
-    const [o] = renderPolicy(etcdPolicy(
+    const [o] = renderCronJobs(etcdPolicy(
       { hostNetwork: false, endpoint: 'https://10.0.0.1:2379', certificates: { hostPath: '/var/lib/rancher/k3s/server/tls/etcd', caFile: 'server-ca.crt', certFile: 'client.crt', keyFile: 'client.key' } },
       { defaults: { timeout: '30m', pod: { priorityClassName: 'backup-critical' } } },
     ));
@@ -209,7 +211,7 @@ describe('node roles and tolerations', () => {
 
 describe('destinations', () => {
   test('a PVC (with subPath) instead of the hostPath', () => {
-    const [o] = renderPolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups', subPath: 'cluster-a' } }, retentionScope: 'cluster' }));
+    const [o] = renderCronJobs(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups', subPath: 'cluster-a' } }, retentionScope: 'cluster' }));
     expect(podOf(o).volumes[1]).toEqual({ name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } });
     expect(containerOf(o, 'finalize').volumeMounts[0]).toEqual({ name: 'backup', mountPath: '/backup', subPath: 'cluster-a' });
     expect(envOf(o, 'finalize').ETCD_BACKUP_RETENTION_SCOPE).toBe('cluster');
@@ -217,10 +219,10 @@ describe('destinations', () => {
   });
 
   test('S3: the snapshot is taken into scratch, finalize runs the aws CLI image with credentials from a Secret', () => {
-    const [o] = renderPolicy(etcdPolicy({
+    const [o] = renderCronJobs(etcdPolicy({
       destination: { s3: { bucket: 'b-1', path: 'prod/etcd', region: 'eu-west-1', endpoint: 'https://minio.example.com', credentialsSecret: { name: 'creds', sessionTokenKey: 'token' }, serverSideEncryption: 'aws:kms', kmsKeyId: 'k1', storageClass: 'STANDARD_IA' } },
     }));
-    expect(podOf(o).volumes.map((v: { name: string }) => v.name)).toEqual(['etcd-certs', 'scratch']);
+    expect(podOf(o).volumes.map((v: { name: string }) => v.name)).toEqual(['etcd-certs', 'scratch', 'scripts']);
     expect(containerOf(o, 'finalize').image).toBe('amazon/aws-cli:2.17.64');
     expect(envOf(o, 'snapshot').ETCD_BACKUP_PARTIAL).toBe('/scratch/.etcd-snapshot_etcd_$(ETCD_BACKUP_NODE).partial');
     expect(envOf(o, 'finalize')).toMatchObject({
@@ -241,7 +243,7 @@ describe('destinations', () => {
   });
 
   test('an http endpoint mounts and passes no certificates', () => {
-    const [o] = renderPolicy(etcdPolicy({ endpoint: 'http://127.0.0.1:2379' }));
+    const [o] = renderCronJobs(etcdPolicy({ endpoint: 'http://127.0.0.1:2379' }));
     expect(JSON.stringify(o)).not.toMatch(/etcd-certs|ETCDCTL_CACERT|ETCDCTL_KEY/);
   });
 });
@@ -351,9 +353,10 @@ describe('any valid policy renders valid, deterministic manifests (property)', (
   });
 });
 
-test('the embedded scripts survive the kubelet\'s $(VAR) expansion: no $$ and no $(NAME) of a container env var', () => {
+test('the embedded scripts survive the kubelet\'s $(VAR) expansion: no $$ and no $(NAME) of a container env var (either mode)', () => {
   const policy = etcdPolicy({ mode: 'perNode', nodes: ['a'], destination: { s3: { bucket: 'bucket', region: 'r' } } });
-  const objs = [...renderPolicy(policy), restoreJobOf(policy, ['--target', 'a', '--snapshot', 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_a.db'])];
+  const inline = etcdPolicy(policy.spec.etcd, { scripts: { mode: 'inline' } });
+  const objs = [...renderCronJobs(policy), ...renderCronJobs(inline), restoreJobOf(policy, ['--target', 'a', '--snapshot', 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_a.db'])];
   for (const o of objs) {
     const pod = podOf(o);
     for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {

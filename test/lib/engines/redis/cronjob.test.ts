@@ -1,11 +1,11 @@
-// One redis CronJob with every default, as a reviewer reads it (scripts by hash): a small snapshot
+// One redis CronJob with every default and its script ConfigMap, as a reviewer reads them (scripts by hash): a small snapshot
 // beside the whole-example snapshots in test/__snapshots__.
 import { renderPolicy, toYaml } from '../../../../lib';
 import { abbreviateScripts } from '../../../support/snapshots';
 import { redisPolicy } from './fixtures';
 
-test('one CronJob (one shard) with every default', () => {
+test('one CronJob (one shard) with every default, after its script ConfigMap', () => {
   const objects = renderPolicy(redisPolicy({ shards: ['shard01'] }));
-  expect(objects.map((o) => o.kind)).toEqual(['CronJob']);
+  expect(objects.map((o) => o.kind)).toEqual(['ConfigMap', 'CronJob']);
   expect(toYaml(abbreviateScripts(objects))).toMatchSnapshot();
 });

@@ -26,7 +26,7 @@ describe('without encryption', () => {
   const list = drills(policy);
 
   test('one drill CronJob per shard, after the backups, named <policy>-<shard>-drill, on the drill schedule and deadline; valid for the API server', () => {
-    expect(objs.map((o) => o.metadata.name)).toEqual(['redis-shard01', 'redis-shard02', 'redis-shard01-drill', 'redis-shard02-drill']);
+    expect(objs.map((o) => o.metadata.name)).toEqual([expect.stringMatching(/^redis-scripts-[0-9a-f]{10}$/), 'redis-shard01', 'redis-shard02', 'redis-shard01-drill', 'redis-shard02-drill']);
     list.forEach((cj, i) => {
       const shard = `shard0${i + 1}`;
       for (const l of [labels(cj), jobSpec(cj).template.metadata.labels]) {
@@ -53,7 +53,7 @@ describe('without encryption', () => {
       ['restore', 'redis:7.2.8-alpine'],
     ]);
     expect(pod.containers.map((c: { name: string; image: string }) => [c.name, c.image])).toEqual([['report', 'amazon/aws-cli:2.17.64']]);
-    expect(names(pod.volumes)).toEqual(['scratch', 'tmp']);
+    expect(names(pod.volumes)).toEqual(['scratch', 'tmp', 'scripts']);
     expect(JSON.stringify(list[0])).not.toMatch(/age-identity|BACKUP_AGE_/);
   });
 

@@ -13,7 +13,7 @@ import { containerOf, envOf, issuesOf, podOf, redisPolicy } from './fixtures';
 const cronJobs = (objects: Manifest[]) => objects.filter((o) => o.kind === 'CronJob');
 
 test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, valid against the API schema', () => {
-  const objects = renderPolicy(redisPolicy({}, { defaults: { schedule: '0 3 * * *' } }));
+  const objects = cronJobs(renderPolicy(redisPolicy({}, { defaults: { schedule: '0 3 * * *' } })));
   expectValidManifests(objects);
   expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['CronJob/redis-shard01', 'CronJob/redis-shard02']);
   for (const [i, o] of objects.entries()) {
@@ -109,7 +109,7 @@ test('retention rules and metrics reach the upload step; a retention schedule re
     BACKUP_NAMESPACE: { fieldRef: { fieldPath: 'metadata.namespace' } },
   });
 
-  const objects = renderPolicy(redisPolicy({}, { retention: { keepLast: 2, schedule: '30 4 * * *' } }));
+  const objects = cronJobs(renderPolicy(redisPolicy({}, { retention: { keepLast: 2, schedule: '30 4 * * *' } })));
   expectValidManifests(objects);
   expect(objects.map((o) => o.metadata.name)).toEqual(['redis-shard01', 'redis-shard02', 'redis-shard01-prune', 'redis-shard02-prune']);
   const prune = objects[2] as any;
@@ -132,7 +132,7 @@ test('scratch: emptyDir with a size limit, or a per-run PVC', () => {
     accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '10Gi' } },
   });
   for (const c of ['redis-dump', 's3-upload']) {
-    expect(containerOf(pvc, c).volumeMounts).toEqual([{ name: 'scratch', mountPath: '/scratch' }, { name: 'tmp', mountPath: '/tmp' }]);
+    expect(containerOf(pvc, c).volumeMounts).toEqual([{ name: 'scratch', mountPath: '/scratch' }, { name: 'tmp', mountPath: '/tmp' }, { name: 'scripts', mountPath: '/scripts', readOnly: true }]);
   }
 });
 
@@ -174,7 +174,7 @@ test('bad input names the field, the value and what is allowed', () => {
 });
 
 test('shard names that are not DNS labels still give valid, distinct CronJob names and label values', () => {
-  const objects = renderPolicy(redisPolicy({ shards: ['Shard_01', 'shard.01', 'shard-01'] }));
+  const objects = cronJobs(renderPolicy(redisPolicy({ shards: ['Shard_01', 'shard.01', 'shard-01'] })));
   expectValidManifests(objects);
   const names = objects.map((o) => o.metadata.name);
   expect(new Set(names).size).toBe(3);
@@ -185,7 +185,7 @@ test('shard names that are not DNS labels still give valid, distinct CronJob nam
 test('the example policy keeps ShardedRedisBackup\'s features: two shards at the same minute, MinIO, keepLast, not paused, a timeout', () => {
   const file = join(__dirname, '..', '..', '..', '..', 'examples', 'policies', 'redis-sharded.yaml');
   const [policy] = loadPolicies(readFileSync(file, 'utf8'), file);
-  const objects = renderPolicy(policy);
+  const objects = cronJobs(renderPolicy(policy));
   expectValidManifests(objects);
   expect(objects.map((o) => o.metadata.name)).toEqual(['redis-backup-shard01', 'redis-backup-shard02']);
   for (const o of objects as any[]) {
@@ -216,7 +216,7 @@ test('the cdk8s RedisBackupSchedule emits the same objects as the equivalent pol
     spec: { defaults: { schedule: '0 3 * * *' }, retention: { keepLast: 3 }, redis: { sentinel: props.sentinel, shards: props.shards, s3: props.s3 } },
   });
   expect(toYaml(construct.manifests as Manifest[])).toBe(toYaml(expected));
-  expect(Testing.synth(chart)).toHaveLength(2);
+  expect(Testing.synth(chart)).toHaveLength(3);
   expect(() => new RedisBackupSchedule(Testing.chart(), 'bad', { ...props, shards: [] })).toThrow('  shards: received 0 item(s); at least 1 required (policy field spec.redis.shards)');
 });
 

@@ -1,11 +1,11 @@
-// One vitess CronJob with every default, as a reviewer reads it (scripts by hash): a small snapshot
+// One vitess CronJob with every default and its script ConfigMap, as a reviewer reads them (scripts by hash): a small snapshot
 // beside the whole-example snapshots in test/__snapshots__.
 import { renderPolicy, toYaml } from '../../../../lib';
 import { abbreviateScripts } from '../../../support/snapshots';
 import { vitessPolicy } from './fixtures';
 
-test('one CronJob with every default', () => {
+test('one CronJob with every default, after its script ConfigMap', () => {
   const objects = renderPolicy(vitessPolicy());
-  expect(objects.map((o) => o.kind)).toEqual(['CronJob']);
+  expect(objects.map((o) => o.kind)).toEqual(['ConfigMap', 'CronJob']);
   expect(toYaml(abbreviateScripts(objects))).toMatchSnapshot();
 });

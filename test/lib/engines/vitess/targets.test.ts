@@ -1,5 +1,6 @@
 // Rendered Vitess CronJobs against vitess-operator's own vectors (reference/vitess.md §7) and the rules.
 import { renderPolicy, PolicyError } from '../../../../lib';
+import { renderCronJobs } from '../../../support/render';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { vitessPolicy } from './fixtures';
 
@@ -65,7 +66,7 @@ const VECTOR_A = [
 
 describe('vtbackup flags match vitess-operator', () => {
   test('S3 on MinIO, builtin engine, numeric mysqld tag (vector B)', () => {
-    const [cj] = renderPolicy(vitessPolicy({
+    const [cj] = renderCronJobs(vitessPolicy({
       images: { mysqld: 'mysql:8.0.40' },
       dbInitScriptSecret: { name: 'example-cluster-config', key: 'init_db.sql' },
       storage: { s3: { region: 'us-east-1', bucket: 'my-bucket', keyPrefix: 'vt/', endpoint: 'minio.minio.svc:9000', forcePathStyle: true, authSecret: { name: 's3-creds', key: 'credentials' } } },
@@ -80,7 +81,7 @@ describe('vtbackup flags match vitess-operator', () => {
   });
 
   test('xtrabackup to a file PVC with parallelism from the CPU request (vector A)', () => {
-    const [cj] = renderPolicy(vitessPolicy({
+    const [cj] = renderCronJobs(vitessPolicy({
       backupEngine: 'xtrabackup',
       images: { mysqld: 'vitess/lite:mysql80' },
       dbInitScriptSecret: { name: 'example-cluster-config', key: 'init_db.sql' },
@@ -94,7 +95,7 @@ describe('vtbackup flags match vitess-operator', () => {
   });
 
   test('xtrabackup parallelism rounds the CPU request up (1500m → 2)', () => {
-    const [cj] = renderPolicy(vitessPolicy({ backupEngine: 'xtrabackup' }, { defaults: { pod: { resources: { requests: { cpu: '1500m' } } } } }));
+    const [cj] = renderCronJobs(vitessPolicy({ backupEngine: 'xtrabackup' }, { defaults: { pod: { resources: { requests: { cpu: '1500m' } } } } }));
     expect(vtbackup(cj).args).toContain('--xtrabackup_backup_flags=--parallel=2');
   });
 
@@ -104,13 +105,13 @@ describe('vtbackup flags match vitess-operator', () => {
       ['--azblob_backup_account_key_file=/vt/secrets/azblob-backup-auth/key', '--azblob_backup_account_name=acct', '--azblob_backup_container_name=cont', '--azblob_backup_storage_root=example', '--backup_storage_implementation=azblob']],
     ['ceph', { ceph: { authSecret: { name: 'ceph', key: 'ceph.json' } } }, ['--backup_storage_implementation=ceph', '--ceph_backup_storage_config=/vt/secrets/ceph-backup-auth/ceph.json']],
   ])('%s storage flags (vector C)', (_kind, storage, expected) => {
-    const [cj] = renderPolicy(vitessPolicy({ storage } as any));
+    const [cj] = renderCronJobs(vitessPolicy({ storage } as any));
     const storageFlags = vtbackup(cj).args.filter((a: string) => /^--(backup_storage_implementation|gcs_|azblob_|ceph_|s3_)/.test(a));
     expect(storageFlags).toEqual(expected);
   });
 
   test('vtbackup retention flags come from the policy, in Go duration form', () => {
-    const [cj] = renderPolicy(vitessPolicy({ vtbackupRetention: { minRetentionTime: '7d', minRetentionCount: 3, minBackupInterval: '90m' } }));
+    const [cj] = renderCronJobs(vitessPolicy({ vtbackupRetention: { minRetentionTime: '7d', minRetentionCount: 3, minBackupInterval: '90m' } }));
     const args = vtbackup(cj).args;
     expect(args).toContain('--min_retention_time=168h0m0s');
     expect(args).toContain('--min_retention_count=3');
@@ -118,7 +119,7 @@ describe('vtbackup flags match vitess-operator', () => {
   });
 
   test('extra flags are merged, sorted, and may override the restore path', () => {
-    const [cj] = renderPolicy(vitessPolicy({ extraFlags: { 'tablet_manager_grpc_ca': '/certs/ca.pem', 'builtinbackup-incremental-restore-path': '/tmp/x' } }));
+    const [cj] = renderCronJobs(vitessPolicy({ extraFlags: { 'tablet_manager_grpc_ca': '/certs/ca.pem', 'builtinbackup-incremental-restore-path': '/tmp/x' } }));
     const args: string[] = vtbackup(cj).args;
     expect(args).toContain('--tablet_manager_grpc_ca=/certs/ca.pem');
     expect(args).toContain('--builtinbackup-incremental-restore-path=/tmp/x');
@@ -137,7 +138,7 @@ describe('vtbackup flags match vitess-operator', () => {
   });
 
   test('dashed spelling for Vitess >= 22', () => {
-    const [cj] = renderPolicy(vitessPolicy({ flagStyle: 'dashed' }));
+    const [cj] = renderCronJobs(vitessPolicy({ flagStyle: 'dashed' }));
     const args: string[] = vtbackup(cj).args;
     expect(args).toContain('--init-keyspace=commerce');
     expect(args).toContain('--s3-backup-storage-bucket=my-bucket');
@@ -152,7 +153,7 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
       { name: 'hourly', schedule: '@hourly', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
     ],
   });
-  const objects = renderPolicy(policy);
+  const objects = renderCronJobs(policy);
 
   test('names, labels and shard env', () => {
     expect(objects.map((o) => o.metadata.name)).toEqual([
@@ -187,7 +188,7 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
 
   test('scratch: emptyDir without a size, a generic ephemeral PVC with one', () => {
     expect(vtbackup(objects[0]).volumeMounts).toContainEqual({ name: 'vt-root', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' });
-    const [cj] = renderPolicy(vitessPolicy({ scratch: { size: '50Gi', storageClassName: 'fast', accessModes: ['ReadWriteOncePod'] } }));
+    const [cj] = renderCronJobs(vitessPolicy({ scratch: { size: '50Gi', storageClassName: 'fast', accessModes: ['ReadWriteOncePod'] } }));
     expect(podOf(cj).volumes).toContainEqual({
       name: 'persistent-volume-claim',
       ephemeral: { volumeClaimTemplate: { metadata: { labels: { 'app.kubernetes.io/managed-by': 'backup-cronjobs' } }, spec: { accessModes: ['ReadWriteOncePod'], storageClassName: 'fast', resources: { requests: { storage: '50Gi' } } } } },
@@ -197,7 +198,7 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
   });
 
   test('per-level overrides: schedule settings win over spec.defaults, field by field', () => {
-    const [a, b] = renderPolicy(vitessPolicy({
+    const [a, b] = renderCronJobs(vitessPolicy({
       schedules: [
         { name: 'a', strategies: [{ keyspace: 'commerce', shards: ['-'] }] },
         { name: 'b', suspend: true, timeout: '30m', backoffLimit: 0, ttlAfterFinished: '1d', strategies: [{ keyspace: 'commerce', shards: ['-'] }] },
@@ -210,7 +211,7 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
   });
 
   test('frequency uses the operator hash over cluster|keyspace|shard|expanded name', () => {
-    const [cj] = renderPolicy(vitessPolicy({
+    const [cj] = renderCronJobs(vitessPolicy({
       cluster: 'example',
       schedules: [{ name: 'customer-all', frequency: '6h', strategies: [{ keyspace: 'customer', shards: ['-8000', '8000-'] }] }],
     }));
@@ -221,7 +222,7 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
 
 describe('placement and serialization', () => {
   test('node selector, node affinity (hard and soft), tolerations, pod affinity, serialization group', () => {
-    const [cj] = renderPolicy(vitessPolicy({}, {
+    const [cj] = renderCronJobs(vitessPolicy({}, {
       defaults: {
         placement: {
           nodeSelector: { 'node-role.example.com/database': 'true' },
@@ -246,12 +247,12 @@ describe('placement and serialization', () => {
   });
 
   test('node-scoped group uses the hostname topology', () => {
-    const [cj] = renderPolicy(vitessPolicy({}, { defaults: { placement: { serializationGroup: { name: 'g' } } } }));
+    const [cj] = renderCronJobs(vitessPolicy({}, { defaults: { placement: { serializationGroup: { name: 'g' } } } }));
     expect(podOf(cj).affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
   });
 
   test('pod options: pull secrets, priority class, service account, extra env and volumes', () => {
-    const [cj] = renderPolicy(vitessPolicy({}, {
+    const [cj] = renderCronJobs(vitessPolicy({}, {
       defaults: {
         pod: {
           imagePullSecrets: ['regcred'], priorityClassName: 'backup', serviceAccountName: 'vitess-backup', imagePullPolicy: 'Always',
@@ -275,7 +276,7 @@ describe('placement and serialization', () => {
 
 describe('retention', () => {
   test('with a prune schedule: one retention-prune CronJob per keyspace/shard, backups prune nothing themselves', () => {
-    const objects = renderPolicy(vitessPolicy({
+    const objects = renderCronJobs(vitessPolicy({
       schedules: [
         { name: 'nightly', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] },
         { name: 'hourly', schedule: '@hourly', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
@@ -298,9 +299,11 @@ describe('retention', () => {
   });
 
   test('without a prune schedule: every backup run prunes its shard after the backup', () => {
-    const [cj] = renderPolicy(vitessPolicy({}, { retention: { maxAge: '30d' } }));
+    const [cj] = renderCronJobs(vitessPolicy({}, { retention: { maxAge: '30d' } }));
     expect(vtbackup(cj).env).toContainEqual({ name: 'RETENTION_MAX_AGE_SECONDS', value: '2592000' });
-    expect(vtbackup(cj).command[2]).toContain('retention_apply()');
+    expect(vtbackup(cj).command[2].split('\n')[1]).toContain('. /scripts/retention.sh');
+    const [inline] = renderCronJobs(vitessPolicy({}, { retention: { maxAge: '30d' }, scripts: { mode: 'inline' } }));
+    expect(vtbackup(inline).command[2]).toContain('retention_apply()');
   });
 
   test('maxTotalSize is refused for Vitess (vtctld lists no sizes)', () => {

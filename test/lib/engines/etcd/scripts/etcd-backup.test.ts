@@ -149,9 +149,9 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   expect(run.log).not.toMatch(/ error /);
 });
 
-test('configMap mode: the same run with the script modules sourced from the policy\'s ConfigMap, mounted at /scripts', async () => {
+test('the default (configMap mode): the rendered ConfigMap\'s files, mounted at /scripts, sourced by every step', async () => {
   const dest = tempDir('dest');
-  const objects = renderPolicy(etcdPolicy({ endpoint: etcd.endpoint }, { retention: { keepLast: 3 }, scripts: { mode: 'configMap' } }));
+  const objects = renderPolicy(etcdPolicy({ endpoint: etcd.endpoint }, { retention: { keepLast: 3 } }));
   const cronJob = objects.find((o) => o.kind === 'CronJob')!;
   const run = await runPod(cronJob, { volumes: volumes(dest), configMaps: configMapsOf(objects) });
   expect(run.log).not.toMatch(/ error /);
@@ -160,6 +160,20 @@ test('configMap mode: the same run with the script modules sourced from the poli
   for (const step of ['tools', 'snapshot', 'finalize']) {
     const source = run.results[step].argv[2].split('\n')[1];
     expect(source).toMatch(new RegExp(`^\\. ${run.results[step].mounts['/scripts']}/common\\.sh`));
+  }
+});
+
+test('inline mode (the opt-in): the same run with every function in the command, no /scripts volume', async () => {
+  const dest = tempDir('dest');
+  const objects = renderPolicy(etcdPolicy({ endpoint: etcd.endpoint }, { retention: { keepLast: 3 }, scripts: { mode: 'inline' } }));
+  expect(objects.map((o) => o.kind)).not.toContain('ConfigMap');
+  const run = await runPod(objects.find((o) => o.kind === 'CronJob')!, { volumes: volumes(dest) });
+  expect(run.log).not.toMatch(/ error /);
+  expect(run.failed).toBeUndefined();
+  expect(finalNames(dest)).toHaveLength(1);
+  for (const step of ['tools', 'snapshot', 'finalize']) {
+    expect(run.results[step].mounts['/scripts']).toBeUndefined();
+    expect(run.results[step].argv[2].split('\n')[1]).toBe('# common.sh');
   }
 });
 

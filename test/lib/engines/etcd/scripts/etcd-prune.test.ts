@@ -48,6 +48,7 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
 
   test('the backups as before, then <policy>-prune-<node> for every node, in node order', () => {
     expect(objs.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      expect.stringMatching(/^ConfigMap\/etcd-scripts-[0-9a-f]{10}$/),
       'CronJob/etcd-cp-1', 'CronJob/etcd-cp-2', 'CronJob/etcd-cp-3',
       'CronJob/etcd-prune-cp-1', 'CronJob/etcd-prune-cp-2', 'CronJob/etcd-prune-cp-3',
     ]);
@@ -78,6 +79,7 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     expect(pod.volumes).toEqual([
       { name: 'backup', hostPath: { path: '/var/lib/etcd-backup', type: 'DirectoryOrCreate' } },
       { name: 'scratch', emptyDir: {} },
+      { name: 'scripts', configMap: { name: objs[0].metadata.name } },
     ]);
     expect(podOf(named(objs, 'etcd-cp-1')).volumes).toContainEqual(pod.volumes[0]);
     expect(pod.containers.map((c: { name: string }) => c.name)).toEqual(['retention-prune']);
@@ -85,8 +87,8 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     const c = containerOf(named(objs, 'etcd-prune-cp-1'), 'retention-prune');
     expect(c.image).toBe('busybox:1.36.1-musl');
     expect(c.command.slice(-1)).toEqual(['etcd-prune']);
-    expect(c.command[2]).toMatch(/^# backup-cronjobs: etcd-prune\.sh with the functions it reaches/);
-    expect(c.volumeMounts).toEqual([{ name: 'backup', mountPath: '/backup' }, { name: 'scratch', mountPath: '/scratch' }]);
+    expect(c.command[2]).toMatch(/^# backup-cronjobs: main of etcd-prune\.sh; /);
+    expect(c.volumeMounts).toEqual([{ name: 'backup', mountPath: '/backup' }, { name: 'scratch', mountPath: '/scratch' }, { name: 'scripts', mountPath: '/scripts', readOnly: true }]);
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
     expect(pod.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });
     expect(pod.automountServiceAccountToken).toBe(false);
@@ -133,8 +135,9 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     expect(prunes(without)).toEqual([]);
     expect(retentionKeys(envOf(named(without, 'etcd-cp-1'), 'finalize')).sort()).toEqual(['RETENTION_DAILY', 'RETENTION_DRY_RUN', 'RETENTION_KEEP_LAST', 'RETENTION_TIME_ZONE']);
     expect(restoreJob(policy)).toEqual(restoreJob(etcdPolicy(policy.spec.etcd, { ...policy.spec, retention: { keepLast: 6, daily: 7 } })));
-    // apart from the RETENTION_* env of finalize, the backup CronJobs are the same
-    const strip = (o: Manifest) => JSON.parse(JSON.stringify(o), (k, v) => (k === 'env' && Array.isArray(v) ? v.filter((e: { name: string }) => !e.name.startsWith('RETENTION_')) : v));
+    // apart from the RETENTION_* env of finalize and the script ConfigMap's name (the prune adds etcd-prune.sh), the backup CronJobs are the same
+    const strip = (o: Manifest) => JSON.parse(JSON.stringify(o), (k, v) => (k === 'env' && Array.isArray(v) ? v.filter((e: { name: string }) => !e.name.startsWith('RETENTION_'))
+      : k === 'configMap' && /-scripts-[0-9a-f]{10}$/.test(v?.name) ? { name: '<scripts>' } : v));
     expect(backups(objs).map(strip)).toEqual(backups(without).map(strip));
   });
 
@@ -161,7 +164,7 @@ describe('PVC and S3: one retention-prune CronJob for the policy', () => {
     expect(pod.nodeSelector).toBeUndefined();
     expect(pod.affinity).toEqual(podOf(named(objs, 'etcd')).affinity);
     expect(pod.tolerations).toEqual(podOf(named(objs, 'etcd')).tolerations);
-    expect(pod.volumes).toEqual([{ name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } }, { name: 'scratch', emptyDir: {} }]);
+    expect(pod.volumes).toEqual([{ name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } }, { name: 'scratch', emptyDir: {} }, { name: 'scripts', configMap: { name: objs[0].metadata.name } }]);
     expect(pod.securityContext.runAsUser).toBe(0);
     expect(pod.hostNetwork).toBeUndefined();
     const env = envOf(p, 'retention-prune');
@@ -190,7 +193,7 @@ describe('PVC and S3: one retention-prune CronJob for the policy', () => {
     const c = containerOf(p, 'retention-prune');
     expect(c.image).toBe('amazon/aws-cli:2.17.64');
     expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(pod.volumes).toEqual([{ name: 'scratch', emptyDir: {} }]);
+    expect(pod.volumes).toEqual([{ name: 'scratch', emptyDir: {} }, { name: 'scripts', configMap: { name: objs[0].metadata.name } }]);
     expect(pod.hostNetwork).toBe(true);
     expect(pod.affinity.nodeAffinity).toEqual(podOf(named(objs, 'etcd')).affinity.nodeAffinity);
     expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels).toEqual({ 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' });

@@ -191,8 +191,8 @@ test('the RDB sent with its length (repl-diskless-sync no on the replica), and v
   expect(await keysOfObject(key)).toBe(KEYS.shard02);
 });
 
-test('configMap mode: both steps source their modules from the policy\'s ConfigMap; backup, retention and metrics as inline', async () => {
-  const spec = { retention: { keepLast: 1 }, scripts: { mode: 'configMap' } };
+test('the default (configMap mode): both steps source the rendered ConfigMap\'s files; backup, retention and metrics', async () => {
+  const spec = { retention: { keepLast: 1 } };
   const objects = renderAll({ shards: ['shard01'], s3: { bucket: BUCKET, path: 'sourced', region: 'us-east-1' } }, spec, 'sourced');
   const cronJob = objects.find((o) => o.kind === 'CronJob')!;
   const configMaps = configMapsOf(objects);
@@ -209,6 +209,24 @@ test('configMap mode: both steps source their modules from the policy\'s ConfigM
   expect(keys[0]).not.toBe(older); // keepLast: 1 pruned the older object
   expect(await keysOfObject(keys[0])).toBe(KEYS.shard01);
   expect(await metric('redis_backup_success_total', 'shard01', 'sourced')).toBe(1);
+});
+
+test('inline mode (the opt-in): both steps carry every function in their commands, no ConfigMap; backup, retention and metrics', async () => {
+  const spec = { retention: { keepLast: 1 }, scripts: { mode: 'inline' } };
+  const objects = renderAll({ shards: ['shard01'], s3: { bucket: BUCKET, path: 'inline', region: 'us-east-1' } }, spec, 'inline');
+  expect(objects.map((o) => o.kind)).not.toContain('ConfigMap');
+  const older = 'inline/redis-backup_shard01_2023-09-20T08:30:01Z.rdb.gz';
+  await s3.putObject(BUCKET, older, 'old');
+  const run = await runBackupPod(objects.find((o) => o.kind === 'CronJob')!);
+  expect(run.dump.stderr).not.toMatch(/ error /);
+  expect(run.upload.stderr).not.toMatch(/ error /);
+  expect(run.upload.code).toBe(0);
+  expect(run.upload.argv[2].split('\n')[1]).toBe('# common.sh');
+  const keys = await backupsUnder('inline/');
+  expect(keys).toHaveLength(1);
+  expect(keys[0]).not.toBe(older);
+  expect(await keysOfObject(keys[0])).toBe(KEYS.shard01);
+  expect(await metric('redis_backup_success_total', 'shard01', 'inline')).toBe(1);
 });
 
 describe('failures: non-zero exit, one error line, no object, a failure counted', () => {

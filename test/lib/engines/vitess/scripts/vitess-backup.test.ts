@@ -166,14 +166,14 @@ describe('Vitess backup type decided at run time', () => {
   });
 });
 
-test('configMap mode: init and backup source their modules from the policy\'s ConfigMap; same decision, same flags', async () => {
-  const inline = await runBackup({ backups: BACKUPS });
-  const sourced = await runBackup({ backups: BACKUPS }, { spec: { scripts: { mode: 'configMap' } } });
-  expect(errorLines(sourced.stderr)).toEqual([]);
-  expect(sourced.code).toBe(0);
-  expect(sourced.manifestArgs).toEqual(inline.manifestArgs);
-  expect(sourced.vtbackupArgs).toEqual([...sourced.runArgs, '--initial_backup=false']);
-  expect(sourced.calls).toEqual(inline.calls);
+test('inline mode (the opt-in): init and backup with every function in their commands; same decision, same flags as the default', async () => {
+  const sourced = await runBackup({ backups: BACKUPS });
+  const inline = await runBackup({ backups: BACKUPS }, { spec: { scripts: { mode: 'inline' } } });
+  expect(errorLines(inline.stderr)).toEqual([]);
+  expect(inline.code).toBe(0);
+  expect(inline.manifestArgs).toEqual(sourced.manifestArgs);
+  expect(inline.vtbackupArgs).toEqual([...inline.runArgs, '--initial_backup=false']);
+  expect(inline.calls).toEqual(sourced.calls);
 });
 
 test('init container: an image without vtctldclient fails with one error line; it pushes nothing, even with metrics', async () => {
