@@ -268,14 +268,29 @@ const retention = (pools: Pools) => rec({
   schedule: some(pick(pools, ['@daily', '30 4 * * *'], ['H 4 * * *', '0 0 * * 7', '']), 1),
 });
 
+/** A CA bundle from a ConfigMap or a Secret key (CaBundleRef). */
+const caBundle = (pools: Pools) => fc.oneof(rec({ configMap: secretRef(pools) }), rec({ secret: secretRef(pools) }));
+/** Drops a CA bundle that only an adversarial pool may pair with a plain-HTTP (or missing) URL. */
+const httpsOnlyBundle = <T extends { caBundle?: unknown }>(pools: Pools, url: unknown, value: T): T =>
+  (pools.adversarial || (typeof url === 'string' && url.startsWith('https://')) ? value : { ...value, caBundle: undefined });
+
 const pushgatewayUrls = (pools: Pools) => pick(pools, ['http://pushgateway.monitoring.svc:9091', 'https://pg.example.com'], ['http://pg/$(AWS_SECRET_ACCESS_KEY)', 'http://x$$y:9091', 'https://ü.example']);
 const metrics = (pools: Pools) => rec({
   pushgatewayUrl: some(pushgatewayUrls(pools), 12),
+  auth: some(fc.oneof(
+    rec({ basicAuthSecret: rec({ name: subdomain(pools), usernameKey: some(fc.constant('user'), 1), passwordKey: some(fc.constant('pass'), 1) }) }),
+    rec({ bearerTokenSecret: secretRef(pools) }),
+  ), 2),
+  caBundle: some(caBundle(pools), 2),
   prometheusRule: some(rec({
     labels: some(labels(pools)),
     severity: some(pick(pools, ['warning', 'critical'], [name63, 'a.b_c-D', '0'])),
     staleAfterIntervals: some(fc.integer({ min: 1, max: 100 })),
   }), 2),
+}).map(({ auth, ...m }) => {
+  // credentials and a CA bundle need a Pushgateway (a bundle an https one), unless the pool is adversarial
+  const withAuth = { ...m, ...(pools.adversarial || m.pushgatewayUrl !== undefined ? (auth as Record<string, unknown> | undefined) : {}) };
+  return httpsOnlyBundle(pools, m.pushgatewayUrl, withAuth);
 });
 
 /** age recipients as age-keygen and ssh-keygen print them; adversarial: almost-recipients the schema must refuse, and `$`. */
@@ -337,7 +352,8 @@ const vitessStorage = (pools: Pools) => fc.oneof(
       region: freeText(pools, ['us-east-1', 'eu-west-1']), bucket: freeText(pools, ['backups', 'my.bucket']),
       keyPrefix: some(freeText(pools, ['vt', 'a/b/', 'prod/'])), endpoint: some(freeText(pools, ['http://minio:9000', 'https://s3.example.com'])),
       forcePathStyle: some(fc.boolean()), minPartSize: some(pick(pools, [5242880, 1, 2 ** 40], [2 ** 53, 1e21])), authSecret: some(secretRef(pools)),
-    }),
+      caBundle: some(caBundle(pools), 2),
+    }).map((s3) => (pools.adversarial || !String(s3.endpoint ?? '').startsWith('http://') ? s3 : { ...s3, caBundle: undefined })),
   }),
   rec({ gcs: rec({ bucket: freeText(pools, ['gcs-bucket']), keyPrefix: some(freeText(pools, ['vt'])), authSecret: some(secretRef(pools)) }) }),
   rec({ azblob: rec({ account: freeText(pools, ['acct']), container: freeText(pools, ['backups']), keyPrefix: some(freeText(pools, ['vt'])), authSecret: secretRef(pools) }) }),
@@ -404,12 +420,18 @@ const s3Destination = (pools: Pools) => rec({
     name: subdomain(pools), accessKeyIdKey: some(secretKeys(pools), 1), secretAccessKeyKey: some(secretKeys(pools), 1), sessionTokenKey: some(secretKeys(pools), 1),
   })),
   storageClass: some(pick(pools, ['STANDARD_IA', 'GLACIER'], ['X', '_'])),
+  caBundle: some(caBundle(pools), 2),
   encryption: some(fc.oneof(
     { weight: 4, arbitrary: rec({ serverSideEncryption: fc.constant('AES256') }) },
     { weight: 4, arbitrary: rec({ serverSideEncryption: fc.constant('aws:kms'), kmsKeyId: some(pick(pools, ['alias/backup', 'arn:aws:kms:us-east-1:1:key/x'], ['k$(AWS_SECRET_ACCESS_KEY)', '$$'])) }) },
     { weight: pools.adversarial ? 1 : 0, arbitrary: rec({ kmsKeyId: fc.constant('alias/without-kms') }) },
   ), 1),
-}).map(({ encryption, ...s3 }) => ({ ...s3, ...(encryption as Record<string, unknown> | undefined) }));
+}).map(({ encryption, ...s3 }) => ({
+  ...s3,
+  ...(encryption as Record<string, unknown> | undefined),
+  // a CA bundle is refused for a plain-HTTP endpoint, unless the pool is adversarial
+  ...(pools.adversarial || !String(s3.endpoint ?? '').startsWith('http://') ? {} : { caBundle: undefined }),
+}));
 
 // ---------------------------------------------------------------------------------------------
 // Redis
