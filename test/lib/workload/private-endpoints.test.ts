@@ -68,7 +68,7 @@ describe('an S3 CA bundle', () => {
   });
 
   test('a Secret key works as well as a ConfigMap key', () => {
-    const [o] = renderPolicy(redisPolicy({ s3: { bucket: 'my-bucket', region: 'us-east-1', caBundle: { secret: { name: 'minio-tls', key: 'tls-ca.pem' } } } }));
+    const [o] = workloads(renderPolicy(redisPolicy({ s3: { bucket: 'my-bucket', region: 'us-east-1', caBundle: { secret: { name: 'minio-tls', key: 'tls-ca.pem' } } } })));
     expect(podOf(o).volumes).toContainEqual({ name: 's3-ca-bundle', secret: { secretName: 'minio-tls', items: [{ key: 'tls-ca.pem', path: 'ca.crt' }] } });
   });
 
@@ -115,7 +115,7 @@ describe('a Pushgateway behind authentication and a private CA', () => {
   });
 
   test('a bearer token comes from its Secret key; other basic-auth keys are taken', () => {
-    const env = (metrics: Record<string, unknown>) => envOf(containersOf(renderPolicy(redisPolicy({}, { metrics }))[0]).find((c) => c.name === 's3-upload'));
+    const env = (metrics: Record<string, unknown>) => envOf(containersOf(workloads(renderPolicy(redisPolicy({}, { metrics })))[0]).find((c) => c.name === 's3-upload'));
     expect(env({ pushgatewayUrl: 'https://gw:9091', bearerTokenSecret: { name: 'gw-token', key: 'token' } }).BACKUP_PUSHGATEWAY_TOKEN)
       .toEqual({ secretKeyRef: { name: 'gw-token', key: 'token' } });
     const basic = env({ pushgatewayUrl: 'https://gw:9091', basicAuthSecret: { name: 'gw', usernameKey: 'user', passwordKey: 'pass' } });
