@@ -5,13 +5,14 @@
 import { accessSync, chmodSync, constants, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join, normalize } from 'path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { loadPolicies, renderPolicy } from '../lib';
 import { runCli } from '../lib/cli';
 import { FIELDS_FILE, withTable } from '../scripts/policy-fields';
 import { backupSchedule, cluster } from './lib/convert/fixtures';
 import { sectionCodeBlocks } from './package/readme-blocks';
 import { expectValidManifests } from './support/k8s-validate';
+import { webConfig } from './support/services/pushgateway';
 import { CodeBlock, anchors, codeBlocks, markdownFiles, relativeLinks } from './support/markdown';
 
 const root = join(__dirname, '..');
@@ -24,7 +25,7 @@ const blocks = new Map(files.map((f) => [f, codeBlocks(text.get(f)!, f)]));
  * Pages other branches write, linked before they land. The integrator empties this list once they are
  * merged; a link to any other missing file fails.
  */
-const DANGLING = ['docs/operations/upgrades.md'];
+const DANGLING: string[] = [];
 
 /** Programs the docs may name that need a cluster, a key or root: checked against this list, never run. */
 const EXTERNAL = new Set(['kubectl', 'pulumi', 'age', 'etcdutl', 'oc', 'k3s', 'crictl', 'aws', 'mkdir', 'cp', 'mv', 'sudo', 'export']);
@@ -87,6 +88,19 @@ describe.each(files)('%s', (file) => {
     });
   }
 
+  const webConfigs = blocks.get(file)!.filter((b) => kind(b) === 'web-config');
+  if (webConfigs.length > 0) {
+    test('a Pushgateway web config has the fields the real Pushgateway of the tests is started with', () => {
+      const tested = JSON.parse(webConfig({ tls: { certFile: 'tls.crt', keyFile: 'tls.key', caFile: 'ca.crt' }, basicAuth: true })!);
+      for (const block of webConfigs) {
+        const doc = parse(block.text) as Record<string, Record<string, unknown>>;
+        expect(Object.keys(doc).sort()).toEqual(Object.keys(tested).sort());
+        expect(Object.keys(doc.tls_server_config).sort()).toEqual(Object.keys(tested.tls_server_config).sort());
+        for (const hash of Object.values(doc.basic_auth_users)) expect(hash).toMatch(/^\$2[aby]\$\d\d\$/);
+      }
+    });
+  }
+
   const shell = blocks.get(file)!.filter((b) => kind(b) === 'commands');
   if (shell.length > 0) {
     test('every command runs as written (backup-cronjobs), or names an npm script, a file or a known tool', () => {
@@ -122,15 +136,21 @@ test('the TypeScript blocks are the ones the consumer tests and the adding-an-en
   const ts = [...blocks.values()].flat().filter((b) => b.language === 'ts');
   const consumers = ts.filter((b) => b.file === 'README.md');
   expect(consumers.map((b) => b.text)).toEqual([...sectionCodeBlocks(readme, '## cdk8s', 'ts'), ...sectionCodeBlocks(readme, '## Pulumi', 'ts')]);
-  expect(ts.filter((b) => b.file !== 'README.md').map((b) => `${b.file} ${b.section} ${b.name}`)).toEqual(['ARCHITECTURE.md ## Adding an engine lib/engines/example/index.ts']);
+  expect(ts.filter((b) => b.file !== 'README.md').map((b) => `${b.file} ${b.section} ${b.name}`)).toEqual([
+    'ARCHITECTURE.md ## Adding an engine lib/engines/example/index.ts',
+    'docs/operations/private-endpoints.md ## The Pushgateway (`spec.metrics`) undefined',
+  ]);
 });
 
-type Kind = 'policy' | 'commands' | 'output' | 'consumer-ts' | 'engine-file';
+type Kind = 'policy' | 'commands' | 'output' | 'consumer-ts' | 'engine-file' | 'construct-example' | 'web-config';
 
 /** How a block is tested, or undefined when nothing tests it. */
 function kind(b: CodeBlock): Kind | undefined {
   if (b.file === 'ARCHITECTURE.md' && b.section === '## Adding an engine' && b.name?.startsWith('lib/engines/example/')) return 'engine-file';
+  // Run as written by test/constructs/cdk8s/private-endpoints.test.ts.
+  if (b.language === 'ts' && b.file === 'docs/operations/private-endpoints.md') return 'construct-example';
   if (b.language === 'ts') return b.file === 'README.md' && (b.section === '## cdk8s' || b.section === '## Pulumi') ? 'consumer-ts' : undefined;
+  if (b.language === 'yaml' && b.text.startsWith('# pushgateway --web.config.file')) return 'web-config';
   if (b.language === 'yaml') return 'policy';
   if (b.language === 'sh') return 'commands';
   if (b.language === '') return 'output';

@@ -1,24 +1,29 @@
-// The cdk8s example of docs/operations/private-endpoints.md: a cdk8s-plus Secret (its basic-auth keys `username`
-// and `password` are the defaults) names the Pushgateway's credentials, ConfigMap keys the CA bundles.
+// The cdk8s example of docs/operations/private-endpoints.md, run as written: a cdk8s-plus Secret (its basic-auth
+// keys `username` and `password` are the defaults) names the Pushgateway's credentials, ConfigMap keys the CA bundles.
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import { App, Chart, Testing } from 'cdk8s';
+import * as ts from 'typescript';
 import { RedisBackupSchedule } from '../../../constructs/cdk8s';
+import { codeBlocks } from '../../support/markdown';
 import { ImportedSecret } from './cdk8s-plus';
 
-test('a cdk8s-plus BasicAuthSecret and a CA bundle reach the pushing container by reference', () => {
+const PAGE = 'docs/operations/private-endpoints.md';
+
+/** The page's TypeScript block, compiled; it uses `chart`, `kplus` and `RedisBackupSchedule` as a chart's main.ts would. */
+function docsExample(): (chart: Chart, kplus: unknown, schedule: typeof RedisBackupSchedule) => void {
+  const blocks = codeBlocks(readFileSync(join(__dirname, '..', '..', '..', PAGE), 'utf8'), PAGE).filter((b) => b.language === 'ts');
+  expect(blocks).toHaveLength(1);
+  const js = ts.transpileModule(blocks[0].text, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020 } }).outputText;
+  return new Function('chart', 'kplus', 'RedisBackupSchedule', js) as never;
+}
+
+test('the docs example: a cdk8s-plus Secret and CA bundles reach the pushing container by reference', () => {
   const app = new App();
   const chart = new Chart(app, 'backups', { namespace: 'redis' });
-  const auth = new ImportedSecret(chart, 'pushgateway-auth', 'pushgateway-auth'); // kplus.Secret.fromSecretName
-  new RedisBackupSchedule(chart, 'redis', {
-    name: 'redis-backup',
-    sentinel: { addresses: ['redis-sentinel.redis.svc:26379'] },
-    shards: ['shard01'],
-    s3: { bucket: 'redis-backups', region: 'us-east-1', endpoint: 'https://minio.example.com:9000', caBundle: { configMap: { name: 'minio-ca', key: 'ca.crt' } } },
-    metrics: {
-      pushgatewayUrl: 'https://pushgateway.monitoring.svc:9091',
-      basicAuthSecret: { name: auth },
-      caBundle: { configMap: { name: 'kube-root-ca.crt', key: 'ca.crt' } },
-    },
-  });
+  // kplus.Secret.fromSecretName, as cdk8s-plus implements it (./cdk8s-plus.ts cites the source).
+  const kplus = { Secret: { fromSecretName: (scope: Chart, id: string, name: string) => new ImportedSecret(scope, id, name) } };
+  docsExample()(chart, kplus, RedisBackupSchedule);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const cronJob: any = Testing.synth(chart).find((o) => o.kind === 'CronJob');
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

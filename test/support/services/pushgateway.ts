@@ -60,7 +60,7 @@ function httpGetText(url: string, opts: { timeoutMs?: number; ca?: Buffer; auth?
 }
 
 /** The web config file (YAML; JSON is YAML) of `opts`, or undefined without TLS and auth. */
-function webConfig(opts: PushgatewayOptions): string | undefined {
+export function webConfig(opts: PushgatewayOptions): string | undefined {
   if (!opts.tls && !opts.basicAuth) return undefined;
   return JSON.stringify({
     ...(opts.tls ? { tls_server_config: { cert_file: opts.tls.certFile, key_file: opts.tls.keyFile } } : {}),
