@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages the test suite runs for real (idempotent; needs root or sudo).
 set -eu
-packages="busybox redis-server redis-sentinel redis-tools etcd-server etcd-client prometheus-pushgateway prometheus awscli shellcheck openssl curl gzip age chromium time"
+packages="util-linux mount busybox redis-server redis-sentinel redis-tools etcd-server etcd-client prometheus-pushgateway prometheus awscli shellcheck openssl curl gzip age chromium time"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

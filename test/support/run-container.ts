@@ -614,14 +614,15 @@ function securityWrapper(
   const byDepth = Object.entries(mounts).sort(([, a], [, b]) => a.length - b.length);
   const setup = ['set -e'];
   for (const [mp, host] of byDepth) {
-    setup.push(`mount --bind ${shellQuote(host)} ${shellQuote(host)}`);
-    if (readOnlyMounts.has(mp)) setup.push(`mount -o remount,bind,ro ${shellQuote(host)}`);
+    setup.push(`/usr/bin/mount --bind ${shellQuote(host)} ${shellQuote(host)}`);
+    if (readOnlyMounts.has(mp)) setup.push(`/usr/bin/mount -o remount,bind,ro ${shellQuote(host)}`);
   }
-  if (sc.readOnlyRootFilesystem === true) setup.push('mount -o remount,bind,ro /');
+  if (sc.readOnlyRootFilesystem === true) setup.push('/usr/bin/mount -o remount,bind,ro /');
   const ids = [`--reuid=${uid}`, `--regid=${gid}`, groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups'];
   // no capabilities, for uid 0 too (capabilities.drop: ALL); nothing regains them (allowPrivilegeEscalation: false)
-  setup.push(`exec setpriv ${ids.join(' ')} --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"`);
-  return ['unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', setup.join('\n'), 'sh'];
+  // util-linux by path: the container's PATH may put busybox applets of the same names first (the etcd tools step links them all)
+  setup.push(`exec /usr/bin/setpriv ${ids.join(' ')} --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"`);
+  return ['/usr/bin/unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', setup.join('\n'), 'sh'];
 }
 
 function walkDirs(dir: string): string[] {
