@@ -1,6 +1,6 @@
 // Pulumi program: one BackupPolicy component per example policy (the same
 // files as the cdk8s app in examples/cdk8s/main.ts), named after the policy.
-// Run from the repository root: `pulumi preview` / `pulumi up` (see README).
+// Run from the repository root: `pulumi preview` / `pulumi up` (see docs/frontends/pulumi.md).
 import type * as pulumi from '@pulumi/pulumi';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';

@@ -224,7 +224,7 @@ export const podOptions = (pools: Pools) => rec({
     pick(pools, ['vtbackup', 'init-vt-root', 'snapshot', 'finalize', 'tools', 'encrypt', 'redis-dump', 's3-upload', 'retention-prune', 'restore'], ['nope', 'Snapshot', '']),
     rec({ requests: some(resourceMap(pools)), limits: some(resourceMap(pools)) }),
     { maxKeys: 2 },
-  )),
+  ), 1), // rarer: a name of another engine's container is refused, which would crowd out accepted policies
   imagePullSecrets: some(fc.array(subdomain(pools), { maxLength: 2 })),
   priorityClassName: some(pick(pools, ['high', 'backup.low'], [subdomain253, subdomain254, 'system-node-critical', name64])),
   serviceAccountName: some(pick(pools, ['backup', 'sa.v1'], [subdomain253, name64, 'default'])),
@@ -272,7 +272,15 @@ const retention = (pools: Pools) => rec({
 const caBundle = (pools: Pools) => fc.oneof(rec({ configMap: secretRef(pools) }), rec({ secret: secretRef(pools) }));
 /** Drops a CA bundle that only an adversarial pool may pair with a plain-HTTP (or missing) URL. */
 const httpsOnlyBundle = <T extends { caBundle?: unknown }>(pools: Pools, url: unknown, value: T): T =>
-  (pools.adversarial || (typeof url === 'string' && url.startsWith('https://')) ? value : { ...value, caBundle: undefined });
+  (keepsBundle(pools, url) ? value : { ...value, caBundle: undefined });
+/**
+ * A bundle stays with an https (or default) URL; with a plain-HTTP one only when the URL is adversarial too
+ * (a plausible http:// URL with a bundle would be refused in most mixed runs and crowd out accepted policies).
+ */
+function keepsBundle(pools: Pools, url: unknown): boolean {
+  if (typeof url === 'string' && url.startsWith('https://')) return true;
+  return pools.adversarial && (typeof url !== 'string' || /[$]/.test(url));
+}
 
 const pushgatewayUrls = (pools: Pools) => pick(pools, ['http://pushgateway.monitoring.svc:9091', 'https://pg.example.com'], ['http://pg/$(AWS_SECRET_ACCESS_KEY)', 'http://x$$y:9091', 'https://ü.example']);
 const metrics = (pools: Pools) => rec({
@@ -353,7 +361,7 @@ const vitessStorage = (pools: Pools) => fc.oneof(
       keyPrefix: some(freeText(pools, ['vt', 'a/b/', 'prod/'])), endpoint: some(freeText(pools, ['http://minio:9000', 'https://s3.example.com'])),
       forcePathStyle: some(fc.boolean()), minPartSize: some(pick(pools, [5242880, 1, 2 ** 40], [2 ** 53, 1e21])), authSecret: some(secretRef(pools)),
       caBundle: some(caBundle(pools), 2),
-    }).map((s3) => (pools.adversarial || !String(s3.endpoint ?? '').startsWith('http://') ? s3 : { ...s3, caBundle: undefined })),
+    }).map((s3) => (s3.endpoint === undefined || keepsBundle(pools, s3.endpoint) ? s3 : { ...s3, caBundle: undefined })),
   }),
   rec({ gcs: rec({ bucket: freeText(pools, ['gcs-bucket']), keyPrefix: some(freeText(pools, ['vt'])), authSecret: some(secretRef(pools)) }) }),
   rec({ azblob: rec({ account: freeText(pools, ['acct']), container: freeText(pools, ['backups']), keyPrefix: some(freeText(pools, ['vt'])), authSecret: secretRef(pools) }) }),
@@ -430,7 +438,7 @@ const s3Destination = (pools: Pools) => rec({
   ...s3,
   ...(encryption as Record<string, unknown> | undefined),
   // a CA bundle is refused for a plain-HTTP endpoint, unless the pool is adversarial
-  ...(pools.adversarial || !String(s3.endpoint ?? '').startsWith('http://') ? {} : { caBundle: undefined }),
+  ...(s3.endpoint === undefined || keepsBundle(pools, s3.endpoint) ? {} : { caBundle: undefined }),
 }));
 
 // ---------------------------------------------------------------------------------------------

@@ -212,7 +212,8 @@ test('the retention-prune CronJob (retention.schedule) prunes the objects for re
   }
   for (const k of foreign) await s3.putObject(BUCKET, k, 'not ours');
 
-  const objs = renderPolicy(s3Policy({}, { retention: { keepLast: 1, schedule: '30 5 * * *' } }, { retentionScope: 'node' }));
+  // the workloads (runPod mounts the policy's scripts as its ConfigMap holds them)
+  const objs = renderPolicy(s3Policy({}, { retention: { keepLast: 1, schedule: '30 5 * * *' } }, { retentionScope: 'node' })).filter((o) => o.kind !== 'ConfigMap');
   expect(objs.map((o) => o.metadata.name)).toEqual(['etcd', 'etcd-prune']);
   // as the kubelet runs it: uid 65534, no capabilities, a read-only root filesystem
   const run = await runPod(objs[1], { secrets, enforceSecurityContext: true, timeoutMs: 240_000 });
