@@ -142,7 +142,7 @@ test('the TypeScript blocks are the ones the consumer tests and the adding-an-en
   ]);
 });
 
-type Kind = 'policy' | 'commands' | 'output' | 'consumer-ts' | 'engine-file' | 'construct-example' | 'web-config';
+type Kind = 'policy' | 'commands' | 'output' | 'consumer-ts' | 'engine-file' | 'construct-example' | 'web-config' | 'package-error';
 
 /** How a block is tested, or undefined when nothing tests it. */
 function kind(b: CodeBlock): Kind | undefined {
@@ -150,6 +150,8 @@ function kind(b: CodeBlock): Kind | undefined {
   // Run as written by test/constructs/cdk8s/private-endpoints.test.ts.
   if (b.language === 'ts' && b.file === 'docs/operations/private-endpoints.md') return 'construct-example';
   if (b.language === 'ts') return b.file === 'README.md' && (b.section === '## cdk8s' || b.section === '## Pulumi') ? 'consumer-ts' : undefined;
+  // Compared with the package's message by test/lib/workload/resources.test.ts.
+  if (b.language === 'text' && b.file === 'docs/operations/resources.md') return 'package-error';
   if (b.language === 'yaml' && b.text.startsWith('# pushgateway --web.config.file')) return 'web-config';
   if (b.language === 'yaml') return 'policy';
   if (b.language === 'sh') return 'commands';
