@@ -17,12 +17,15 @@ class EnvValue {
   constructor(public readonly value?: string, public readonly valueFrom?: unknown) {}
 }
 
-/** cdk8s-plus-28 `Secret.fromSecretName(scope, id, name)`. */
-export class ImportedSecret extends Construct {
-  public readonly resourceType = 'secrets';
+/**
+ * What cdk8s-plus-28's imported resources share (`ImportedSecret` in src/secret.ts,
+ * `ImportedPersistentVolumeClaim` in src/pvc.ts, `ImportedConfigMap` in src/config-map.ts): a name, and
+ * the core/v1 group, version and kind of their resource.
+ */
+abstract class ImportedResource extends Construct {
   private readonly _name: string;
 
-  constructor(scope: Construct, id: string, name: string) {
+  constructor(scope: Construct, id: string, name: string, public readonly resourceType: string, private readonly _kind: string) {
     super(scope, id);
     this._name = name;
   }
@@ -40,11 +43,18 @@ export class ImportedSecret extends Construct {
   }
 
   public get kind(): string {
-    return 'Secret';
+    return this._kind;
   }
 
   public get resourceName(): string {
     return this.name;
+  }
+}
+
+/** cdk8s-plus-28 `Secret.fromSecretName(scope, id, name)`. */
+export class ImportedSecret extends ImportedResource {
+  constructor(scope: Construct, id: string, name: string) {
+    super(scope, id, name, 'secrets', 'Secret');
   }
 
   public envValue(key: string, options: { readonly optional?: boolean } = {}): EnvValue {
@@ -53,64 +63,16 @@ export class ImportedSecret extends Construct {
 }
 
 /** cdk8s-plus-28 `PersistentVolumeClaim.fromClaimName(scope, id, claimName)`. */
-export class ImportedPersistentVolumeClaim extends Construct {
-  public readonly resourceType = 'persistentvolumeclaims';
-  private readonly _name: string;
-
+export class ImportedPersistentVolumeClaim extends ImportedResource {
   constructor(scope: Construct, id: string, name: string) {
-    super(scope, id);
-    this._name = name;
-  }
-
-  public get name(): string {
-    return this._name;
-  }
-
-  public get apiVersion(): string {
-    return 'v1';
-  }
-
-  public get apiGroup(): string {
-    return '';
-  }
-
-  public get kind(): string {
-    return 'PersistentVolumeClaim';
-  }
-
-  public get resourceName(): string {
-    return this.name;
+    super(scope, id, name, 'persistentvolumeclaims', 'PersistentVolumeClaim');
   }
 }
 
 /** cdk8s-plus-28 `ConfigMap.fromConfigMapName(scope, id, name)` (src/config-map.ts, `ImportedConfigMap`). */
-export class ImportedConfigMap extends Construct {
-  public readonly resourceType = 'configmaps';
-  private readonly _name: string;
-
+export class ImportedConfigMap extends ImportedResource {
   constructor(scope: Construct, id: string, name: string) {
-    super(scope, id);
-    this._name = name;
-  }
-
-  public get name(): string {
-    return this._name;
-  }
-
-  public get apiVersion(): string {
-    return 'v1';
-  }
-
-  public get apiGroup(): string {
-    return '';
-  }
-
-  public get kind(): string {
-    return 'ConfigMap';
-  }
-
-  public get resourceName(): string {
-    return this.name;
+    super(scope, id, name, 'configmaps', 'ConfigMap');
   }
 }
 
