@@ -13,6 +13,15 @@ const OPENSHIFT_ETCD_NAMESPACE = 'openshift-etcd';
 /** `setRetentionPolicyInitContainer` defaults (periodicbackupcontroller.go). */
 const DEFAULT_MAX_NUMBER = 15;
 const DEFAULT_MAX_SIZE_GB = 10;
+/** Every field of Backup's spec (openshift/api config/v1alpha1 types_backup.go, reference etcd.md §1.1). */
+export const BACKUP_FIELDS = {
+  spec: ['etcd'],
+  etcd: ['schedule', 'timeZone', 'retentionPolicy', 'pvcName'],
+  retentionPolicy: ['retentionType', 'retentionNumber', 'retentionSize'],
+  retentionNumber: ['maxNumberOfBackups'],
+  retentionSize: ['maxSizeOfBackupsGb'],
+} as const;
+const BACKUP_SOURCE = 'Backup (config.openshift.io/v1alpha1)';
 
 export function convertOpenShiftBackup(doc: Obj, notes: Notes): Draft | undefined {
   const meta = asObj(doc.metadata);
@@ -23,6 +32,12 @@ export function convertOpenShiftBackup(doc: Obj, notes: Notes): Draft | undefine
     return undefined;
   }
   const etcd = asObj(asObj(doc.spec)?.etcd) ?? {};
+  const policy = asObj(etcd.retentionPolicy);
+  notes.unknownFields(object, 'spec', asObj(doc.spec), BACKUP_FIELDS.spec, BACKUP_SOURCE);
+  notes.unknownFields(object, 'spec.etcd', etcd, BACKUP_FIELDS.etcd, BACKUP_SOURCE);
+  notes.unknownFields(object, 'spec.etcd.retentionPolicy', policy, BACKUP_FIELDS.retentionPolicy, BACKUP_SOURCE);
+  notes.unknownFields(object, 'spec.etcd.retentionPolicy.retentionNumber', asObj(policy?.retentionNumber), BACKUP_FIELDS.retentionNumber, BACKUP_SOURCE);
+  notes.unknownFields(object, 'spec.etcd.retentionPolicy.retentionSize', asObj(policy?.retentionSize), BACKUP_FIELDS.retentionSize, BACKUP_SOURCE);
   const comments: FieldComment[] = [{ path: [], text: `Converted from ${object} by backup-cronjobs convert.` }];
   const retention = retentionRules(asObj(etcd.retentionPolicy), object, notes, comments);
   if (!retention) return undefined;
@@ -85,6 +100,7 @@ function retentionRules(policy: Obj | undefined, object: string, notes: Notes, c
   const size = asInt(asObj(policy?.retentionSize)?.maxSizeOfBackupsGb);
   if (type === 'RetentionSize') {
     const gb = size ?? DEFAULT_MAX_SIZE_GB;
+    if (number !== undefined) notes.note(object, 'spec.etcd.retentionPolicy.retentionNumber', 'ignored by OpenShift with retentionType: RetentionSize; not carried over');
     comments.push({
       path: ['spec', 'retention', 'maxTotalSize'],
       text: `maxSizeOfBackupsGb ${size ?? `unset: OpenShift's default ${DEFAULT_MAX_SIZE_GB}`}; OpenShift's "Gb" is GiB (x 1024^3 bytes). It deletes every backup past the budget, newest first, even the newest when it alone is over; here the newest is always kept.`,
@@ -99,6 +115,9 @@ function retentionRules(policy: Obj | undefined, object: string, notes: Notes, c
   const why = !policy
     ? `retentionPolicy unset: OpenShift's default, RetentionNumber with ${DEFAULT_MAX_NUMBER}`
     : `maxNumberOfBackups ${number ?? `unset: OpenShift's default ${DEFAULT_MAX_NUMBER}`}`;
+  if (type === 'RetentionNumber' && size !== undefined) {
+    notes.note(object, 'spec.etcd.retentionPolicy.retentionSize', 'ignored by OpenShift with retentionType: RetentionNumber; not carried over');
+  }
   if (type === '' && size !== undefined) {
     notes.note(object, 'spec.etcd.retentionPolicy.retentionSize', `ignored by OpenShift without retentionType: RetentionSize (it keeps ${keep} backups); converted the same way: set retention.maxTotalSize: ${size}Gi instead of keepLast if you meant the size`);
   }

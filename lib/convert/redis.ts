@@ -12,6 +12,12 @@ import { Draft, FieldComment, Notes, Obj, asArr, asBool, asInt, asObj, asStr, ob
 /** saas-operator defaults (api/v1alpha1/shardedredisbackup_types.go `Default()`, sentinel_types.go). */
 const SRB_DEFAULTS = { timeout: '10m', historyLimit: 10 } as const;
 const SENTINEL_DEFAULTS = { replicas: 3, port: 26379, component: 'redis-sentinel' } as const;
+/** Every field of ShardedRedisBackup's spec and s3Options (shardedredisbackup_types.go@a10ed06, reference redis-and-peers.md A.3). */
+export const SRB_FIELDS = {
+  spec: ['schedule', 'timeout', 'historyLimit', 'pause', 'sentinelRef', 'dbFile', 'sshOptions', 'pollInterval', 's3Options'],
+  s3Options: ['bucket', 'path', 'region', 'credentialsSecretRef', 'serviceEndpoint'],
+} as const;
+const SRB_SOURCE = 'ShardedRedisBackup (saas-operator a10ed06)';
 
 export function convertShardedRedisBackup(doc: Obj, sentinels: readonly Obj[], notes: Notes): Draft | undefined {
   const meta = asObj(doc.metadata);
@@ -24,6 +30,8 @@ export function convertShardedRedisBackup(doc: Obj, sentinels: readonly Obj[], n
     notes.error(object, 'metadata.name', 'a ShardedRedisBackup needs a name (the policy is named after it)');
     return undefined;
   }
+  notes.unknownFields(object, 'spec', spec, SRB_FIELDS.spec, SRB_SOURCE);
+  notes.unknownFields(object, 'spec.s3Options', asObj(spec.s3Options), SRB_FIELDS.s3Options, SRB_SOURCE);
   const defaults = jobSettings(spec, object, notes, comments);
   const sentinelRef = asStr(spec.sentinelRef);
   const sentinel = sentinels.find((s) => asStr(asObj(s.metadata)?.name) === sentinelRef && (asStr(asObj(s.metadata)?.namespace) ?? namespace) === namespace);

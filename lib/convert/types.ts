@@ -100,6 +100,13 @@ export class Notes {
     this.items.push(note);
   }
 
+  /** Notes each field of `value` that `known` does not list: convert does not carry it over. */
+  unknownFields(object: string, path: string, value: Obj | undefined, known: readonly string[], source: string): void {
+    for (const key of Object.keys(value ?? {}).filter((k) => !known.includes(k))) {
+      this.note(object, at(path, key), `not a field of ${source} that convert knows: not carried over`);
+    }
+  }
+
   get errorCount(): number {
     return this.items.filter((n) => n.level === 'error').length;
   }

@@ -78,6 +78,10 @@ export function readCluster(cluster: Obj, object: string, notes: Notes): Cluster
   if (!asStr(meta?.namespace)) notes.note(object, 'metadata.namespace', 'not set: assumed "default" (the namespace of the vtctld and etcd Services); set it if the cluster runs elsewhere');
   const spec = asObj(cluster.spec) ?? {};
   const backup = asObj(spec.backup);
+  notes.unknownFields(object, 'spec.backup', backup, VITESS_BACKUP_FIELDS.backup, VITESS_SOURCE);
+  if (backup?.subcontroller !== undefined) {
+    notes.note(object, 'spec.backup.subcontroller', 'the pod of the operator\'s backup-storage subcontroller, which lists backups for its status: not needed, nothing here runs it');
+  }
   const engine = asStr(backup?.engine) ?? 'builtin';
   if (engine !== 'builtin' && engine !== 'xtrabackup' && engine !== 'mysqlshell') {
     notes.error(object, 'spec.backup.engine', `received "${engine}"; the operator knows builtin, xtrabackup and mysqlshell`);
@@ -180,6 +184,7 @@ function readShardSettings(
     return undefined;
   }
   const locationPath = `spec.backup.locations[${locations.map(asObj).indexOf(location)}]`;
+  noteLocationFields(location, locationPath, object, notes);
   const storage = readStorage(location, locationPath, object, notes);
   const initScript = asObj(template?.databaseInitScriptSecret);
   const vttablet = asObj(pool.vttablet);
@@ -202,6 +207,31 @@ function readShardSettings(
     scratch: scratch(asObj(pool.dataVolumeClaimTemplate), at(poolPath, 'dataVolumeClaimTemplate'), object, notes),
     poolPath,
   };
+}
+
+/**
+ * Every field of a VitessCluster's spec.backup, of a backup location and of each storage kind
+ * (vitess-operator HEAD: pkg/apis/planetscale/v2 vitesscluster_types.go ClusterBackupSpec, vitessbackupstorage_types.go VitessBackupLocation and its kinds; minPartSize since #702).
+ */
+export const VITESS_BACKUP_FIELDS = {
+  backup: ['locations', 'engine', 'schedules', 'subcontroller'],
+  location: ['name', 's3', 'gcs', 'azblob', 'ceph', 'volume', 'volumeSubPath', 'annotations'],
+  s3: ['region', 'bucket', 'keyPrefix', 'endpoint', 'forcePathStyle', 'minPartSize', 'authSecret'],
+  gcs: ['bucket', 'keyPrefix', 'authSecret'],
+  azblob: ['account', 'container', 'keyPrefix', 'authSecret'],
+  ceph: ['authSecret'],
+} as const;
+const VITESS_SOURCE = 'VitessCluster (vitess-operator HEAD)';
+
+/** The location's fields that are not carried over: unknown ones, and its pod annotations. */
+function noteLocationFields(location: Obj, path: string, object: string, notes: Notes): void {
+  notes.unknownFields(object, path, location, VITESS_BACKUP_FIELDS.location, VITESS_SOURCE);
+  for (const kind of ['s3', 'gcs', 'azblob', 'ceph'] as const) {
+    notes.unknownFields(object, at(path, kind), asObj(location[kind]), VITESS_BACKUP_FIELDS[kind], VITESS_SOURCE);
+  }
+  if (Object.keys(asObj(location.annotations) ?? {}).length > 0) {
+    notes.note(object, at(path, 'annotations'), 'not carried over: the operator\'s scheduled vtbackup pods do not get them either; set spec.defaults.pod.annotations if the backup pods need them (e.g. for cloud credentials)');
+  }
 }
 
 /** `VitessBackupLocation` → the policy's storage (the operator's flags are the same per kind, §2.8). */
