@@ -2,7 +2,7 @@
 import { Document, LineCounter, Node, Pair, YAMLMap, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { PolicyError, PolicyIssue, pathSegments } from '../policy/errors';
 import type { BackupPolicy } from '../registry';
-import { validatePolicy } from './validate';
+import { validateParsedDocument } from './validate';
 import { duplicateKeys, inputSizeProblem } from './yaml-input';
 
 /** At most this many alias expansions per document: more is a "billion laughs" document, not a policy. */
@@ -50,7 +50,7 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
     if (value === null || value === undefined) return;
     let problems: readonly PolicyIssue[];
     try {
-      policies.push(validatePolicy(value)); // validated once: its PolicyError holds the problems
+      policies.push(validateParsedDocument(value)); // validated once: its PolicyError holds the problems
       return;
     } catch (e) {
       if (!(e instanceof PolicyError)) throw e;

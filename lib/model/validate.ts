@@ -25,7 +25,18 @@ export function isValidatedPolicy(value: unknown): value is BackupPolicy {
 /** Validates one parsed document; throws PolicyError listing every problem. Returns a frozen copy. */
 export function validatePolicy(input: unknown, source?: string): BackupPolicy {
   if (isValidatedPolicy(input)) return input;
-  const doc = withoutUndefined(input);
+  return validateOwned(withoutUndefined(input), source);
+}
+
+/**
+ * Validates a document nobody else holds (the parser's fresh output, with no `undefined` in it) and
+ * freezes it in place: the loader's path, which saves a copy of a document that may be megabytes.
+ */
+export function validateParsedDocument(doc: unknown, source?: string): BackupPolicy {
+  return validateOwned(doc, source);
+}
+
+function validateOwned(doc: unknown, source: string | undefined): BackupPolicy {
   const issues = policyIssues(doc);
   if (issues.length > 0) throw new PolicyError(issues, source);
   const policy = deepFreeze(doc) as BackupPolicy;

@@ -48,7 +48,8 @@ export function duplicateKeys(doc: Document): DuplicateKey[] {
           const first = seen.get(name);
           if (first === undefined) seen.set(name, offset);
           else found.push({ path, key: name, first, offset });
-          stack.push({ node: pair.value, path: childPath(path, name) });
+          // a scalar value holds no key: its path is never needed (an 80,000-key map made 80,000 paths)
+          if (isMap(pair.value) || isSeq(pair.value)) stack.push({ node: pair.value, path: childPath(path, name) });
         } else if (!isAlias(key)) {
           stack.push({ node: pair.value, path });
         }

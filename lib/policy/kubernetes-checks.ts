@@ -31,11 +31,14 @@ function addAll(problems: readonly Problem[], base: string, issues: IssueList): 
 
 /** Label keys (qualified names) and values of a map that becomes labels or a selector. */
 export function checkLabels(labels: Readonly<Record<string, string>> | undefined, path: string, issues: IssueList): void {
-  for (const [key, value] of Object.entries(labels ?? {})) {
-    const at = childPath(path, key);
+  for (const key in labels) {
+    const value = labels[key];
     const keyProblem = qualifiedNameProblem(key);
+    const valueProblem = typeof value === 'string' ? labelValueProblem(value) : undefined;
+    if (keyProblem === undefined && valueProblem === undefined) continue; // the path only for a problem
+    const at = childPath(path, key);
     if (keyProblem) issues.add(at, `the key: ${keyProblem}`);
-    issues.addProblem(at, typeof value === 'string' ? labelValueProblem(value) : undefined);
+    issues.addProblem(at, valueProblem);
   }
 }
 

@@ -49,6 +49,14 @@ export function isInt64(value: string): boolean {
   return n >= -(2n ** 63n) && n < 2n ** 63n;
 }
 
+/** An ASCII DNS-1123 subdomain prefix (≤ 253) and a name (≤ 63): valid for IsQualifiedName; other values take the slow path. */
+const PLAIN_QUALIFIED_NAME = /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*)\/)?([A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+
+function isPlainQualifiedName(value: string): boolean {
+  const m = PLAIN_QUALIFIED_NAME.exec(value);
+  return m !== null && (m[1] === undefined || m[1].length <= 253) && m[2].length <= QUALIFIED_NAME_MAX_LENGTH;
+}
+
 /** IsQualifiedName: the API server's messages, empty when valid. */
 export function qualifiedNameErrors(value: string): string[] {
   const errors: string[] = [];
@@ -87,11 +95,13 @@ function goLowerCase(value: string): string {
 
 /** A qualified name: label keys, topology keys, toleration keys, resource and condition names. */
 export function qualifiedNameProblem(value: string): string | undefined {
+  if (isPlainQualifiedName(value)) return undefined; // the common case, without building messages
   return received(value, qualifiedNameErrors(value));
 }
 
 /** A label value (≤ 63 characters, may be empty). */
 export function labelValueProblem(value: string): string | undefined {
+  if (value.length <= LABEL_VALUE_MAX_LENGTH && LABEL_VALUE.test(value)) return undefined; // ASCII only: length is bytes
   return received(value, labelValueErrors(value));
 }
 
