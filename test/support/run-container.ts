@@ -89,6 +89,13 @@ export interface RunContainerOptions {
   pod?: FakePodInfo;
   /** Enforce the securityContext (uid, groups, no capabilities, read-only root and mounts): see the contract above. */
   enforceSecurityContext?: boolean;
+  /**
+   * With enforceSecurityContext and a pod fsGroup: names of opts.volumes whose volume applies fsGroup (a CSI
+   * driver with fsGroupPolicy File). At every container start their dir is given to the fsGroup as the
+   * kubelet's SetVolumeOwnership does (pkg/volume/volume_linux.go, fsGroupChangePolicy Always): recursively
+   * group-owned, files |= 0660, directories |= 0770 and setgid. Other opts.volumes stay as the test made them.
+   */
+  fsGroupVolumes?: string[];
   /** Data written to the container's stdin (default: no stdin, like a container without `stdin: true`). */
   stdin?: string | Buffer;
   /** Called with the PID of argv[0] (the container's PID 1; its process group has the same id) once it runs. */
@@ -558,7 +565,13 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
       throw new Error(`runContainer: workingDir ${container.workingDir} is not under a mapped volume (-> ${cwd} does not exist); pass opts.cwd`);
     }
   }
-  const wrapper = opts.enforceSecurityContext ? securityWrapper(spec, container, podVolumes, volumeDirs, mounts, readOnlyMounts, [home, ...(opts.pathPrepend ?? []).map((p) => path.resolve(p))]) : undefined;
+  const fsGroupDirs = (opts.fsGroupVolumes ?? []).map((name) => {
+    if (opts.volumes?.[name] === undefined) throw new Error(`runContainer: fsGroupVolumes names ${JSON.stringify(name)}, which opts.volumes does not map`);
+    return path.resolve(opts.volumes[name]);
+  });
+  const wrapper = opts.enforceSecurityContext
+    ? securityWrapper(spec, container, podVolumes, volumeDirs, mounts, readOnlyMounts, [home, ...(opts.pathPrepend ?? []).map((p) => path.resolve(p))], fsGroupDirs)
+    : undefined;
   return { argv, wrapper, env, cwd: cwd ?? home, volumeDirs, mounts };
 }
 
@@ -576,7 +589,7 @@ const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 function securityWrapper(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   spec: any, container: any, podVolumes: Map<string, any>, volumeDirs: Record<string, string>,
-  mounts: Record<string, string>, readOnlyMounts: Set<string>, readable: string[],
+  mounts: Record<string, string>, readOnlyMounts: Set<string>, readable: string[], fsGroupDirs: readonly string[] = [],
 ): string[] {
   if (process.getuid?.() !== 0) throw new Error('runContainer: enforceSecurityContext needs root (to change uid and mount)');
   const podSc = spec.securityContext ?? {};
@@ -603,6 +616,17 @@ function securityWrapper(
     for (const f of walkFiles(dir)) {
       fs.chownSync(f, fs.statSync(f).uid, fsGroup);
       fs.chmodSync(f, (fs.statSync(f).mode & 0o7777) | 0o040);
+    }
+  }
+  for (const dir of fsGroupDirs) {
+    if (fsGroup === undefined) break;
+    for (const d of walkDirs(dir)) {
+      fs.chownSync(d, fs.statSync(d).uid, fsGroup);
+      fs.chmodSync(d, (fs.statSync(d).mode & 0o7777) | 0o2770);
+    }
+    for (const f of walkFiles(dir)) {
+      fs.chownSync(f, fs.statSync(f).uid, fsGroup);
+      fs.chmodSync(f, (fs.statSync(f).mode & 0o7777) | 0o660);
     }
   }
   for (const [mp, host] of Object.entries(mounts)) {

@@ -21,6 +21,8 @@ export const ETCD_DEFAULTS = {
   pruneTimeout: '15m',
   /** uid/gid of the S3 retention-prune pod (any non-root uid works for the aws CLI; `nobody`). */
   s3PruneUid: 65534,
+  /** uid of the retention-prune pod of a PVC that honours fsGroup (`nobody`, in the policy's fsGroup). */
+  pvcPruneUid: 65534,
   /** Deadline of a restore drill: a download, a decryption, a restore and a member's start, each of the whole database. */
   drillTimeout: '30m',
   /** Seconds a drill's temporary member may take to answer after the restore (it opens the database and rebuilds its index). */

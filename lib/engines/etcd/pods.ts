@@ -255,7 +255,7 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
     containers: [finalize],
     mainContainers: ['snapshot', ...(encrypt ? ['encrypt'] : []), 'finalize'],
     volumes: [...certs.volumes, ...(files?.volumes ?? []), ...l.volumes, ...(recipients?.volumes ?? []), scratchVolume, ...s3Volumes(spec)],
-    securityContext: rootPodSecurity(),
+    securityContext: { ...rootPodSecurity(), ...(fsGroupOf(spec) !== undefined ? { fsGroup: fsGroupOf(spec) } : {}) },
     hostNetwork: spec.hostNetwork || undefined,
     placement: enginePlacement(spec, pinned, true),
     priorityClassName: ETCD_DEFAULTS.priorityClassName,
@@ -278,13 +278,26 @@ function controlPlaneFilesParts(spec: ResolvedEtcd): { volumes: Volume[]; mounts
   };
 }
 
+/** The fsGroup of a PVC destination that honours it. */
+function fsGroupOf(spec: ResolvedEtcd): number | undefined {
+  return spec.destination.kind === 'persistentVolumeClaim' ? spec.destination.fsGroup : undefined;
+}
+
+/** Non-root where the destination allows it: S3, and a PVC that honours fsGroup; else uid 0 (the snapshots' owner). */
+function pruneSecurity(spec: ResolvedEtcd): Record<string, unknown> {
+  if (spec.destination.kind === 's3') return restrictedPodSecurity(ETCD_DEFAULTS.s3PruneUid);
+  const fsGroup = fsGroupOf(spec);
+  return fsGroup !== undefined ? restrictedPodSecurity(ETCD_DEFAULTS.pvcPruneUid, fsGroup) : rootPodSecurity();
+}
+
 /**
  * The retention-prune pod: one `retention-prune` container running
  * etcd-prune.sh in the finalize step's image. Least privilege per destination:
  * - hostPath (`node` set): pinned to the node, that one directory mounted,
  *   uid 0 (the snapshots are root's, mode 0600), no host network;
  * - PVC: on the control-plane role's nodes (where the backups mount the
- *   volume), uid 0 for the same reason, no host network;
+ *   volume), no host network; non-root in the volume's fsGroup when it honours
+ *   fsGroup (`persistentVolumeClaim.fsGroup`), else uid 0 for the same reason;
  * - S3: on the same nodes and network as the backups (so the endpoint and the
  *   ambient credentials are the ones the uploads used), non-root, no volume
  *   besides scratch.
@@ -315,7 +328,7 @@ export function prunePod(spec: ResolvedEtcd, policy: PolicyContext, node: string
     containers: [prune],
     mainContainers: ['retention-prune'],
     volumes: [...l.volumes, scratchVolume, ...s3Volumes(spec)],
-    securityContext: d.kind === 's3' ? restrictedPodSecurity(ETCD_DEFAULTS.s3PruneUid) : rootPodSecurity(),
+    securityContext: pruneSecurity(spec),
     hostNetwork: d.kind === 's3' ? spec.hostNetwork || undefined : undefined,
     placement: enginePlacement(spec, node, true),
   };

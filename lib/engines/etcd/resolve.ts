@@ -9,7 +9,7 @@ import type { EtcdDistribution, EtcdSpec } from './types';
 
 export type ResolvedDestination =
   | { readonly kind: 'hostPath'; readonly path: string }
-  | { readonly kind: 'persistentVolumeClaim'; readonly claimName: string; readonly subPath?: string }
+  | { readonly kind: 'persistentVolumeClaim'; readonly claimName: string; readonly subPath?: string; readonly fsGroup?: number }
   | { readonly kind: 's3'; readonly s3: ResolvedS3 };
 
 export interface ResolvedNode {
@@ -74,7 +74,7 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
   const destination: ResolvedDestination = d?.s3
     ? { kind: 's3', s3: resolveS3(d.s3) }
     : d?.persistentVolumeClaim
-      ? { kind: 'persistentVolumeClaim', claimName: d.persistentVolumeClaim.claimName, subPath: d.persistentVolumeClaim.subPath }
+      ? { kind: 'persistentVolumeClaim', claimName: d.persistentVolumeClaim.claimName, subPath: d.persistentVolumeClaim.subPath, fsGroup: d.persistentVolumeClaim.fsGroup }
       : { kind: 'hostPath', path: d?.hostPath?.path ?? ETCD_DEFAULTS.hostPath };
   const busybox = spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage;
   return {

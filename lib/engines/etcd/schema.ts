@@ -45,6 +45,7 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
     persistentVolumeClaim: obj('A PersistentVolumeClaim.', {
       claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
       subPath: nonEmptyStr('Sub-path in the volume.', { pattern: '^[^/](.*[^/])?$' }),
+      fsGroup: int('The volume honours fsGroup (CSI fsGroupPolicy File, or ReadWriteOnceWithFSType for a ReadWriteOnce volume with an fsType): the backup and prune pods get this fsGroup and the retention-prune pod runs as non-root (uid 65534). Unset: the prune pod runs as uid 0 without capabilities.', 1, 2147483647),
     }, ['claimName']),
     s3: s3DestinationSchema('S3 or an S3-compatible store.', 'S3-compatible endpoint URL (must resolve from the node).'),
   }, [], { minProperties: 1, maxProperties: 1 }),

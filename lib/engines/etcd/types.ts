@@ -61,6 +61,16 @@ export interface EtcdPvcDestination {
   readonly claimName: string;
   /** @default - the volume's root */
   readonly subPath?: string;
+  /**
+   * The volume honours `fsGroup` (its CSI driver's `fsGroupPolicy` is `File`, or
+   * `ReadWriteOnceWithFSType` for a ReadWriteOnce volume with an fsType): the backup and prune pods get
+   * this `fsGroup`, the kubelet makes the volume group-writable, and the retention-prune pod runs as
+   * non-root (uid 65534 in this group). Leave it unset for a volume that ignores fsGroup (NFS and most
+   * ReadWriteMany volumes): the prune pod then runs as uid 0, without capabilities, as the snapshots'
+   * owner.
+   * @default - unset: the prune pod runs as uid 0
+   */
+  readonly fsGroup?: number;
 }
 
 /** Where snapshots go: exactly one. @default - hostPath `/var/lib/etcd-backup` */

@@ -259,11 +259,20 @@ etcd_s3_download() {
   info "downloaded s3://$S3_BUCKET/$1 ($_dl_got bytes)"
 }
 
+# Whether BACKUP_DIR can be listed (the reason in _rt_err when not): an
+# unreadable directory is a failed listing, never one without snapshots. Call
+# it outside $(...) to keep the reason.
+etcd_dir_listable() {
+  [ -d "$BACKUP_DIR" ] || { _rt_err="directory $BACKUP_DIR does not exist"; return 1; }
+  { [ -r "$BACKUP_DIR" ] && [ -x "$BACKUP_DIR" ]; } || { _rt_err="directory $BACKUP_DIR is not readable"; return 1; }
+}
+
 # The node names found in this policy's snapshot names, encrypted (".age")
 # or not (one per line, sorted).
 etcd_nodes_seen() {
   case $BACKUP_DEST_KIND in
     dir)
+      etcd_dir_listable || return 1
       _ns_names=$(
         for _ns_f in "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"$ETCD_BACKUP_EXTENSION" "$BACKUP_DIR/$BACKUP_NAME_PREFIX"*"$ETCD_BACKUP_EXTENSION.age"; do
           if [ -f "$_ns_f" ]; then printf '%s\n' "${_ns_f##*/}"; fi
@@ -299,6 +308,7 @@ etcd_list() {
     return
   fi
   _el_own=${BACKUP_NAME_SUFFIX:-}
+  if [ "$BACKUP_DEST_KIND" = dir ]; then etcd_dir_listable || return 1; fi
   _el_nodes=$(etcd_nodes_seen) || return 1
   for _el_n in $_el_nodes; do
     BACKUP_NAME_SUFFIX=_$_el_n$ETCD_BACKUP_EXTENSION

@@ -57,7 +57,11 @@ prune() {
     etcd_prune
   else
     info "retention prune of $(retention_destination)_<node>$ETCD_BACKUP_EXTENSION, each node on its own, starting"
-    nodes=$(etcd_nodes_seen) || die "listing the snapshots at $(retention_destination) failed; nothing deleted"
+    _rt_err=
+    if [ "$BACKUP_DEST_KIND" = dir ]; then
+      etcd_dir_listable || die "listing the snapshots at $(retention_destination) failed ($_rt_err); nothing deleted"
+    fi
+    nodes=$(etcd_nodes_seen) || die "listing the snapshots at $(retention_destination) failed${_rt_err:+ ($_rt_err)}; nothing deleted"
     count=0
     for node in $nodes; do
       BACKUP_NAME_SUFFIX=_$node$ETCD_BACKUP_EXTENSION

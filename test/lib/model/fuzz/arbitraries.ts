@@ -498,7 +498,11 @@ export const etcdSpec = (pools: Pools) => fc.tuple(fc.constantFrom('cluster', 'p
   certificates: some(rec({ hostPath: some(hostPaths(pools)), caFile: some(fileNames(pools)), certFile: some(fileNames(pools)), keyFile: some(fileNames(pools)) }), 1),
   destination: some(fc.oneof(
     rec({ hostPath: rec({ path: some(hostPaths(pools)) }) }),
-    rec({ persistentVolumeClaim: rec({ claimName: subdomain(pools), subPath: some(pick(pools, ['etcd', 'a/b'], ['a/../b', '..', 'x/..', '$(X)'])) }) }),
+    rec({ persistentVolumeClaim: rec({
+      claimName: subdomain(pools),
+      subPath: some(pick(pools, ['etcd', 'a/b'], ['a/../b', '..', 'x/..', '$(X)'])),
+      fsGroup: some(pick(pools, [1000, 65534], [0, -1, 2147483648]), 1),
+    }) }),
     rec({ s3: s3Destination(pools) }),
   )),
   namePrefix: fc.constant(namePrefix),

@@ -445,6 +445,46 @@ describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
   });
 });
 
+describe('PVC with fsGroup: the prune pod runs non-root (issue 20.9)', () => {
+  const FS_GROUP = 4242;
+  const objs = renderPolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups', fsGroup: FS_GROUP } } }, { retention: { keepLast: 2, schedule: SCHEDULE } }));
+
+  test('rendered: the prune pod as uid 65534 in the fsGroup (restricted), the backups as uid 0 with the same fsGroup', () => {
+    expect(podOf(named(objs, 'etcd-prune')).securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: FS_GROUP, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(podOf(named(objs, 'etcd')).securityContext).toMatchObject({ runAsUser: 0, fsGroup: FS_GROUP });
+    expect(podOf(named(renderPolicy(etcdPolicy({ destination: pvc }, { retention: { keepLast: 2, schedule: SCHEDULE } })), 'etcd-prune')).securityContext.runAsUser).toBe(0);
+    expectValidManifests(objs);
+  });
+
+  /** A directory as the backups leave it: root's, 0700, snapshots and metadata 0600. */
+  function rootOwnedDir(): string {
+    const dir = backupDir(cp1);
+    fs.chmodSync(dir, 0o700);
+    for (const f of filesOf(dir)) fs.chmodSync(path.join(dir, f), 0o600);
+    return dir;
+  }
+  const enforced = (dir: string, fsGroupVolumes: string[]) => runContainer(named(objs, 'etcd-prune'), 'retention-prune', {
+    volumes: { backup: dir }, env: { RETENTION_NOW: String(T0 + 5) }, enforceSecurityContext: true, fsGroupVolumes,
+  });
+
+  test('on a volume that applies fsGroup (as the kubelet does), uid 65534 prunes the root-owned snapshots', async () => {
+    const dir = rootOwnedDir();
+    const r = await enforced(dir, ['backup']);
+    expect(r.code).toBe(0);
+    expect(errorLines(r)).toEqual([]);
+    expect(remaining(dir)).toEqual(cp1.slice(0, 2).sort());
+    expect(fs.statSync(dir).gid).toBe(FS_GROUP);
+  });
+
+  test('on a volume that ignores fsGroup (NFS), the non-root prune fails with one error line and deletes nothing: leave fsGroup unset there', async () => {
+    const dir = rootOwnedDir();
+    const r = await enforced(dir, []);
+    expect(r.code).not.toBe(0);
+    expect(errorLines(r)).toEqual([expect.stringMatching(/listing the snapshots at .* failed \(directory .* is not readable\); nothing deleted/)]);
+    expect(remaining(dir)).toEqual([...cp1].sort());
+  });
+});
+
 /** What lib/retention's planner keeps of these names (time from the name). */
 function plannedKeeps(rules: RetentionRules, names: string[]): string[] {
   const entries = names.map((name) => ({ name, size: 0, time: Date.parse(/_(\d{4}-.*?Z)_/.exec(name)![1]) / 1000 }));
