@@ -5,6 +5,7 @@ import { closest } from '../messages';
 import { CliIO, Command, EXIT, UsageError, processIO } from './command';
 import { convertCommand } from './convert';
 import { discoverCommand } from './discover';
+import { listCommand } from './list';
 import { planCommand } from './plan';
 import { restoreCommand } from './restore';
 import { retentionCommand } from './retention';
@@ -14,7 +15,7 @@ import { validateCommand } from './validate';
 
 export type { CliIO } from './command';
 
-const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, restoreCommand, convertCommand, discoverCommand, schemaCommand, retentionCommand];
+const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, listCommand, restoreCommand, convertCommand, discoverCommand, schemaCommand, retentionCommand];
 
 export const USAGE = `Usage: backup-cronjobs <command> [options]
 

@@ -72,6 +72,33 @@ export interface PodContext {
   readonly metrics: boolean;
 }
 
+/** Where one target's backups are stored, as `backup-cronjobs list` reads them (the names the scripts write). */
+export interface BackupStore {
+  /** What the backups are of (a shard; the policy's name for etcd). */
+  readonly target: string;
+  readonly kind: 's3' | 'dir';
+  /** s3 */
+  readonly bucket?: string;
+  /** s3: the key prefix before the names (`<path>/`). @default - the bucket's root */
+  readonly keyPrefix?: string;
+  /** s3 @default - AWS */
+  readonly endpoint?: string;
+  /** s3 */
+  readonly region?: string;
+  /** Backup names: `<namePrefix><YYYY-MM-DDTHH:MM:SSZ><nameSuffix>`, `.age` after it when encrypted. */
+  readonly namePrefix: string;
+  readonly nameSuffix: string;
+  /** Each backup's metadata (JSON): `<name without .age><metadataSuffix>`. */
+  readonly metadataSuffix: string;
+  /**
+   * The names carry the node (`<time>_<node><nameSuffix>`): `each` node's backups are kept or deleted
+   * on their own, or all nodes' `together` (etcd's retentionScope). @default - no node in the names
+   */
+  readonly nodes?: 'each' | 'together';
+  /** Content facts of the metadata (`keyCount`, `revision`), in this order. */
+  readonly contentFacts: readonly string[];
+}
+
 /** What a CronJob does: back up, prune, or test-restore the newest backup. */
 export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill';
 
@@ -173,6 +200,10 @@ export interface EngineDefinition<Spec> {
   restoreJob?(spec: Spec, policy: PolicyContext, request: RestoreRequest): EngineRestore;
   /** Without `restoreJob`: how this engine's backups are restored instead. @default - none */
   readonly restoreHelp?: string;
+  /** Where each target's backups are stored (`backup-cronjobs list`). @default - none: `listHelp` */
+  backupStores?(spec: Spec, policy: PolicyContext): readonly BackupStore[];
+  /** Without `backupStores`: how this engine's backups are listed instead. @default - none */
+  readonly listHelp?: string;
   /**
    * The objects the policy's pods need besides their CronJobs, given the pod
    * spec of every CronJob as rendered (validated specs only).

@@ -31,6 +31,20 @@ export const etcdEngine: EngineDefinition<EtcdSpec> = {
     const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
     return openshiftObjects(resolved, policy, pods, (request) => etcdRestoreJob(resolved, spec.restore, policy, request));
   },
+  backupStores: (spec, policy) => {
+    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
+    const d = resolved.destination;
+    const names = {
+      namePrefix: resolved.namePrefix,
+      nameSuffix: ETCD_DEFAULTS.extension,
+      metadataSuffix: ETCD_DEFAULTS.metadataSuffix,
+      nodes: resolved.retentionScope === 'cluster' ? 'together' as const : 'each' as const,
+      contentFacts: ['revision', 'keyCount'],
+    };
+    return [d.kind === 's3'
+      ? { target: policy.metadata.name, kind: 's3', bucket: d.s3.bucket, keyPrefix: d.s3.keyPrefix, endpoint: d.s3.endpoint, region: d.s3.region, ...names }
+      : { target: policy.metadata.name, kind: 'dir', ...names }];
+  },
   encryption: true,
   drill: true,
 };

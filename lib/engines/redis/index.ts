@@ -3,7 +3,7 @@ import type { EngineDefinition } from '../engine';
 import { REDIS_DEFAULTS } from './defaults';
 import { resolveRedis } from './resolve';
 import { redisSchema } from './schema';
-import { redisTargets } from './targets';
+import { redisTargets, shardNamePrefix } from './targets';
 import type { RedisSpec } from './types';
 import { validateRedis } from './validate';
 
@@ -19,6 +19,13 @@ export const redisEngine: EngineDefinition<RedisSpec> = {
   retentionDestination: () => 's3',
   validate: (spec, policy, issues) => validateRedis(spec, policy.path, issues),
   targets: (spec, policy) => redisTargets(resolveRedis(spec, policy.path), policy),
+  backupStores: (spec, policy) => {
+    const { s3, shards } = resolveRedis(spec, policy.path);
+    return shards.map(({ name }) => ({
+      target: name, kind: 's3' as const, bucket: s3.bucket, keyPrefix: s3.keyPrefix, endpoint: s3.endpoint, region: s3.region,
+      namePrefix: shardNamePrefix(name), nameSuffix: REDIS_DEFAULTS.nameSuffix, metadataSuffix: REDIS_DEFAULTS.metadataSuffix, contentFacts: ['keyCount'],
+    }));
+  },
   encryption: true,
   drill: true,
   reportsCoverage: true,

@@ -20,6 +20,7 @@ export const vitessEngine: EngineDefinition<VitessSpec> = {
   reportsCoverage: true,
   validate: (spec, policy, issues) => validateVitess(spec, policy.path, issues),
   targets: (spec, policy) => vitessTargets(resolveVitess(spec), policy),
+  listHelp: 'Vitess backups are listed by vtctld: vtctldclient --server <vtctld> GetBackups <keyspace>/<shard> (list does not read them)',
   restoreHelp: 'Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup '
     + 'restores the newest complete backup of its shard when it starts (with --restore_from_backup_ts, the newest taken at or before that time), '
     + 'and vtbackup restores the newest backup before taking each new one. '

@@ -1,0 +1,129 @@
+/**
+ * `backup-cronjobs list`, its pure part: where a policy's backups are stored (each engine's
+ * `backupStores`), and, given what a store holds, the backups with their metadata's content facts
+ * and what the policy's retention rules keep or delete next — the plan the prune would make.
+ * Reading the stores (the aws CLI, a directory) is the CLI's part.
+ */
+import type { BackupStore } from '../engines/engine';
+import { retentionRules } from '../policy/retention-options';
+import type { BackupPolicy } from '../registry';
+import { engineDefinition, enginesOf } from '../registry';
+import { planRetention } from '../retention';
+import type { RetentionReason } from '../retention';
+import { policyContext } from './validate';
+
+export type { BackupStore } from '../engines/engine';
+
+/** An object of a store (key without the store's key prefix) or a file of its directory. */
+export interface StoredObject {
+  readonly name: string;
+  readonly size: number;
+}
+
+/** One backup of a store, as `list` prints it. */
+export interface ListedBackup {
+  readonly target: string;
+  /** etcd: the node that took it. @default - none */
+  readonly node?: string;
+  /** The object's key (without the store's key prefix) or file name. */
+  readonly name: string;
+  /** From the name: `YYYY-MM-DDTHH:MM:SSZ`. */
+  readonly time: string;
+  readonly size: number;
+  readonly encrypted: boolean;
+  /** The content facts of its metadata (`revision`, `keyCount`), or why there are none. */
+  readonly facts: Readonly<Record<string, number | string>>;
+  readonly metadata: 'read' | 'missing' | 'unreadable';
+  /** What the retention rules do with it next: keep (and why) or delete; none without rules. */
+  readonly retention?: { readonly keep: boolean; readonly reasons: readonly RetentionReason[] };
+}
+
+/** Where a policy's backups are: its engine's stores, or (an engine without) how to list them. */
+export function policyStores(policy: BackupPolicy): { readonly stores: readonly BackupStore[]; readonly help?: string } {
+  const [engine] = enginesOf(policy.spec);
+  const definition = engineDefinition(engine);
+  if (!definition.backupStores) return { stores: [], help: definition.listHelp ?? `the ${engine} engine's backups cannot be listed` };
+  return { stores: definition.backupStores(policy.spec[engine], policyContext(policy, engine)) };
+}
+
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+const NODE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** The parts of a backup's name, or undefined for any other object (metadata, temporary files, other policies). */
+function parseName(store: BackupStore, name: string): { time: string; node?: string; encrypted: boolean } | undefined {
+  if (!name.startsWith(store.namePrefix)) return undefined;
+  const encrypted = name.endsWith('.age');
+  const clear = encrypted ? name.slice(0, -4) : name;
+  const time = clear.slice(store.namePrefix.length, store.namePrefix.length + 20);
+  const rest = clear.slice(store.namePrefix.length + 20);
+  if (!TIME.test(time) || Number.isNaN(Date.parse(time)) || new Date(Date.parse(time)).toISOString().replace('.000', '') !== time) return undefined;
+  if (!rest.endsWith(store.nameSuffix)) return undefined;
+  if (store.nodes === undefined) return rest === store.nameSuffix ? { time, encrypted } : undefined;
+  const node = rest.slice(1, rest.length - store.nameSuffix.length);
+  return rest.startsWith('_') && NODE.test(node) ? { time, node, encrypted } : undefined;
+}
+
+/**
+ * The backups among `objects`, newest first, with the facts of their metadata (`metadataOf` returns
+ * the text of `<name without .age><metadataSuffix>`, or undefined when it does not exist) and the
+ * retention plan of the policy (per node for `nodes: each`).
+ */
+export function listStore(
+  store: BackupStore,
+  objects: readonly StoredObject[],
+  metadataOf: (name: string) => string | undefined,
+  policy: BackupPolicy,
+  now: number,
+): ListedBackup[] {
+  const found = objects.flatMap((o) => {
+    const parts = parseName(store, o.name);
+    return parts ? [{ ...o, ...parts }] : [];
+  });
+  const rules = retentionRules(policy.spec.retention);
+  const timeZone = policy.spec.defaults?.timeZone ?? 'UTC';
+  const plans = new Map<string, { keep: boolean; reasons: readonly RetentionReason[] }>();
+  if (rules !== undefined) {
+    const groups = new Map<string, typeof found>();
+    for (const b of found) {
+      const group = store.nodes === 'each' ? b.node ?? '' : '';
+      groups.set(group, [...(groups.get(group) ?? []), b]);
+    }
+    for (const members of groups.values()) {
+      const plan = planRetention(members.map((b) => ({ name: b.name, time: Date.parse(b.time) / 1000, size: b.size })), rules, { now, timeZone });
+      for (const e of plan.entries) plans.set(e.name, { keep: e.keep, reasons: e.reasons });
+    }
+  }
+  return found
+    .sort((a, b) => (a.time !== b.time ? (a.time < b.time ? 1 : -1) : a.name < b.name ? 1 : -1))
+    .map((b) => {
+      const { facts, metadata } = contentFacts(store, metadataOf(`${b.encrypted ? b.name.slice(0, -4) : b.name}${store.metadataSuffix}`));
+      return {
+        target: store.target,
+        ...(b.node !== undefined ? { node: b.node } : {}),
+        name: b.name,
+        time: b.time,
+        size: b.size,
+        encrypted: b.encrypted,
+        facts,
+        metadata,
+        ...(plans.has(b.name) ? { retention: plans.get(b.name)! } : {}),
+      };
+    });
+}
+
+function contentFacts(store: BackupStore, text: string | undefined): { facts: Record<string, number | string>; metadata: ListedBackup['metadata'] } {
+  if (text === undefined) return { facts: {}, metadata: 'missing' };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return { facts: {}, metadata: 'unreadable' };
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return { facts: {}, metadata: 'unreadable' };
+  const facts: Record<string, number | string> = {};
+  for (const key of store.contentFacts) {
+    const value = (doc as Record<string, unknown>)[key];
+    if (typeof value === 'number' || typeof value === 'string') facts[key] = value;
+  }
+  return { facts, metadata: 'read' };
+}
