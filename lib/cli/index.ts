@@ -4,6 +4,7 @@ import { dirname, join } from 'path';
 import { closest } from '../messages';
 import { CliIO, Command, EXIT, UsageError, processIO } from './command';
 import { convertCommand } from './convert';
+import { dashboardCommand } from './dashboard';
 import { discoverCommand } from './discover';
 import { listCommand } from './list';
 import { planCommand } from './plan';
@@ -15,7 +16,7 @@ import { validateCommand } from './validate';
 
 export type { CliIO } from './command';
 
-const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, listCommand, restoreCommand, convertCommand, discoverCommand, schemaCommand, retentionCommand];
+const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, listCommand, restoreCommand, convertCommand, discoverCommand, schemaCommand, dashboardCommand, retentionCommand];
 
 export const USAGE = `Usage: backup-cronjobs <command> [options]
 

@@ -26,6 +26,7 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   mawk: 'mawk',
   busybox: 'busybox',
   promtool: 'prometheus',
+  prometheus: 'prometheus',
   shellcheck: 'shellcheck',
   jq: 'jq',
   rclone: 'rclone',

@@ -25,3 +25,4 @@ export * from './redis';
 export * from './etcd';
 export * from './s3';
 export * from './pushgateway';
+export * from './prometheus';

@@ -45,7 +45,7 @@ export interface PushgatewayOptions {
   basicAuth?: boolean;
 }
 
-function httpGetText(url: string, opts: { timeoutMs?: number; ca?: Buffer; auth?: string } = {}): Promise<{ status: number; body: string }> {
+export function httpGetText(url: string, opts: { timeoutMs?: number; ca?: Buffer; auth?: string } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const get = url.startsWith('https:') ? https.get : http.get;
     const r = get(url, { timeout: opts.timeoutMs ?? 5000, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.auth ? { auth: opts.auth } : {}) }, (res) => {
