@@ -4,6 +4,8 @@ import { createHash } from 'crypto';
 export const CRONJOB_NAME_MAX = 52;
 export const LABEL_VALUE_MAX = 63;
 export const DNS_LABEL_MAX = 63;
+/** Names of most objects (ConfigMaps, Secrets): DNS-1123 subdomains. */
+export const DNS_SUBDOMAIN_MAX = 253;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

@@ -5,6 +5,7 @@
  * `prefix` variable picks the engine's metric prefix, `namespace` and `policy` filter the targets.
  * Deterministic JSON (Grafana's dashboard model, schemaVersion 39).
  */
+import { shortHash } from '../kubernetes/names';
 import { ENGINE_KEYS, engineDefinition } from '../registry';
 
 /** One panel: a title, what it shows, and its PromQL (Grafana variables `${prefix}`, `$namespace`, `$policy`). */
@@ -85,11 +86,19 @@ export function metricPrefixes(): string[] {
   return [...new Set(ENGINE_KEYS.map((k) => engineDefinition(k).metricsPrefix))];
 }
 
-/** The dashboard JSON model, ready for Grafana's import or its dashboard sidecar. */
-export function grafanaDashboard(): Record<string, unknown> {
-  const prefixes = metricPrefixes();
+/** One policy's dashboard: its own uid and title, the variables set to its namespace, policy and prefix. */
+export interface DashboardScope {
+  readonly namespace: string;
+  readonly policy: string;
+  readonly prefix: string;
+}
+
+/** The dashboard JSON model, ready for Grafana's import or its dashboard sidecar; `scope`: one policy's. */
+export function grafanaDashboard(scope?: DashboardScope): Record<string, unknown> {
+  const prefixes = scope ? [scope.prefix, ...metricPrefixes().filter((p) => p !== scope.prefix)] : metricPrefixes();
   const datasource = { type: 'prometheus', uid: '${datasource}' };
-  const labelVariable = (name: string) => ({
+  const selected = (value: string | undefined) => (value === undefined ? { text: 'All', value: '$__all' } : { text: value, value });
+  const labelVariable = (name: 'namespace' | 'policy') => ({
     name,
     type: 'query',
     datasource,
@@ -99,11 +108,11 @@ export function grafanaDashboard(): Record<string, unknown> {
     allValue: '.*',
     refresh: 2,
     sort: 1,
-    current: { text: 'All', value: '$__all' },
+    current: selected(scope?.[name]),
   });
   return {
-    title: 'backup-cronjobs',
-    uid: 'backup-cronjobs',
+    title: scope ? `backup-cronjobs: ${scope.namespace}/${scope.policy}` : 'backup-cronjobs',
+    uid: scope ? `backup-cronjobs-${shortHash(`${scope.namespace}/${scope.policy}`)}` : 'backup-cronjobs',
     description: 'Backups of backup-cronjobs policies: the metrics their runs push to the Pushgateway.',
     tags: ['backup-cronjobs', 'backups'],
     schemaVersion: 39,

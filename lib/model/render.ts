@@ -3,7 +3,10 @@ import type { EngineContainer, Manifest, PodSpec } from '../kubernetes/objects';
 import { validateObject } from '../kubernetes/validation';
 import { buildCronJob } from '../workload/jobs';
 import { INLINE_SCRIPTS, ScriptsRendering, scriptsConfigMap } from '../workload/scripts';
+import { DNS_SUBDOMAIN_MAX, joinName } from '../kubernetes/names';
+import { METRICS_DEFAULTS } from '../policy/defaults';
 import { prometheusRule } from './alerts';
+import { grafanaDashboard } from './dashboard';
 import { provenance } from './provenance';
 import { engineDefinition } from '../registry';
 import { ResolvedPolicy, commonLabels, resolvePolicy } from './resolve';
@@ -32,14 +35,33 @@ export function renderResolved(r: ResolvedPolicy): Manifest[] {
     return withAnnotations(buildCronJob(id, t.schedule, t.settings, t.pod, scripts), annotations(t.schedule));
   });
   const rule = prometheusRule(r);
+  const dashboard = dashboardConfigMap(r);
   const objects = [
     ...(configMap ? [withAnnotations(configMap, annotations())] : []),
     ...engineObjects(r, cronJobs.map(podSpecOf)).map((o) => withAnnotations(o, annotations())),
     ...cronJobs,
     ...(rule ? [withAnnotations(rule, annotations())] : []),
+    ...(dashboard ? [withAnnotations(dashboard, annotations())] : []),
   ];
   for (const o of objects) assertAccepted(o);
   return objects;
+}
+
+/** `spec.metrics.grafanaDashboard`: the dashboard of this policy, in a ConfigMap for Grafana's dashboard sidecar. */
+function dashboardConfigMap(r: ResolvedPolicy): Manifest | undefined {
+  const options = r.policy.spec.metrics?.grafanaDashboard;
+  if (!options || !r.metrics) return undefined;
+  const dashboard = grafanaDashboard({ namespace: r.namespace, policy: r.name, prefix: r.metrics.prefix });
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: joinName([r.name, 'grafana-dashboard'], DNS_SUBDOMAIN_MAX),
+      namespace: r.namespace,
+      labels: { ...commonLabels(r.policy, r.engine, 'dashboard'), ...(options.labels ?? METRICS_DEFAULTS.grafanaDashboardLabels) },
+    },
+    data: { [`backup-cronjobs-${r.namespace}-${r.name}.json`]: `${JSON.stringify(dashboard, null, 2)}\n` },
+  };
 }
 
 /** The engine's objects for these pods, with the labels every object of the policy carries. */

@@ -76,6 +76,7 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
     checkLabels(policy.metadata?.labels, 'metadata.labels', issues);
     checkAnnotations(policy.metadata?.annotations, 'metadata.annotations', issues);
     checkLabels(spec.metrics?.prometheusRule?.labels, 'spec.metrics.prometheusRule.labels', issues);
+    checkLabels(spec.metrics?.grafanaDashboard?.labels, 'spec.metrics.grafanaDashboard.labels', issues);
   });
   const only = engines.length === 1 ? engines[0] : undefined;
   if (spec.retention) {
@@ -121,7 +122,7 @@ function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefi
 
 /** `spec.metrics`' authentication and CA bundle: for a Pushgateway URL, one way to authenticate, a bundle only for https. */
 function validateMetricsEndpoint(metrics: MetricsOptions, issues: IssueList): void {
-  const set = (['basicAuthSecret', 'bearerTokenSecret', 'caBundle'] as const).filter((k) => metrics[k] !== undefined);
+  const set = (['basicAuthSecret', 'bearerTokenSecret', 'caBundle', 'grafanaDashboard'] as const).filter((k) => metrics[k] !== undefined);
   if (metrics.pushgatewayUrl === undefined) {
     for (const k of set) issues.add(`spec.metrics.${k}`, 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
     return;

@@ -27,6 +27,8 @@ export const METRICS_DEFAULTS = {
   /** The keys of a `kubernetes.io/basic-auth` Secret. */
   basicAuthUsernameKey: 'username',
   basicAuthPasswordKey: 'password',
+  /** The label kube-prometheus-stack's Grafana dashboard sidecar selects by default. */
+  grafanaDashboardLabels: { grafana_dashboard: '1' },
 } as const;
 
 /** The label every pod of a serialization group carries. */

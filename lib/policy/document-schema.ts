@@ -37,6 +37,9 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
             severity: str('severity label of the alerts.', { pattern: '^[A-Za-z0-9._-]{1,63}$', default: JOB_DEFAULTS.alertSeverity }),
             staleAfterIntervals: int('A backup is stale after this many schedule intervals plus the run timeout.', 1, 100, { default: JOB_DEFAULTS.staleAfterIntervals }),
           }),
+          grafanaDashboard: obj('A ConfigMap <policy>-grafana-dashboard holding the Grafana dashboard of this policy\'s pushed metrics, for Grafana\'s dashboard sidecar; needs pushgatewayUrl.', {
+            labels: labelValues('Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1", kube-prometheus-stack\'s).'),
+          }),
         }),
         scripts: obj('How the containers get their shell scripts.', {
           mode: strEnum(

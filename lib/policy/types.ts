@@ -217,6 +217,18 @@ export interface MetricsOptions {
    * @default - no PrometheusRule
    */
   readonly prometheusRule?: PrometheusRuleOptions;
+  /**
+   * Render a ConfigMap `<policy>-grafana-dashboard` holding the Grafana dashboard of this
+   * policy's pushed metrics (`backup-cronjobs dashboard`, set to this namespace, policy and
+   * engine), for Grafana's dashboard sidecar. Needs `pushgatewayUrl`.
+   * @default - no dashboard ConfigMap
+   */
+  readonly grafanaDashboard?: GrafanaDashboardOptions;
+}
+
+export interface GrafanaDashboardOptions {
+  /** Labels of the ConfigMap, which the sidecar selects. @default { grafana_dashboard: '1' } (kube-prometheus-stack's) */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export interface PrometheusRuleOptions {

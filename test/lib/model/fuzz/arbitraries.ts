@@ -295,9 +295,12 @@ const metrics = (pools: Pools) => rec({
     severity: some(pick(pools, ['warning', 'critical'], [name63, 'a.b_c-D', '0'])),
     staleAfterIntervals: some(fc.integer({ min: 1, max: 100 })),
   }), 2),
-}).map(({ auth, ...m }) => {
+  grafanaDashboard: some(rec({ labels: some(labels(pools)) }), 1),
+}).map(({ auth, grafanaDashboard, ...m }) => {
   // credentials and a CA bundle need a Pushgateway (a bundle an https one), unless the pool is adversarial
-  const withAuth = { ...m, ...(pools.adversarial || m.pushgatewayUrl !== undefined ? (auth as Record<string, unknown> | undefined) : {}) };
+  // credentials, a CA bundle and the dashboard need a Pushgateway
+  const needsGateway = pools.adversarial || m.pushgatewayUrl !== undefined;
+  const withAuth: typeof m & Record<string, unknown> = { ...m, ...(needsGateway ? (auth as Record<string, unknown> | undefined) : {}), ...(needsGateway && grafanaDashboard !== undefined ? { grafanaDashboard } : {}) };
   return httpsOnlyBundle(pools, m.pushgatewayUrl, withAuth);
 });
 
