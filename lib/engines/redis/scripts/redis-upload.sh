@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: s3.sh redis-stream.sh
+# needs: step.sh s3.sh redis-stream.sh
 # optional: retention.sh metrics.sh
 # Upload side of a Redis shard backup: container `s3-upload` (aws CLI image).
 # It runs at the same time as container `redis-dump` (redis-dump.sh) of the
@@ -37,9 +37,10 @@
 #     shard's objects only (prefix $S3_PREFIX$BACKUP_NAME_PREFIX, exact name
 #     pattern; the object just verified must be the newest) via retention.sh.
 #
-# TERM/INT (the Job's deadline, pod deletion): stops the upload and its
-# helpers, deletes the object if it may have been completed but is not
-# verified yet, aborts an unfinished multipart upload, pushes the failure
+# TERM/INT (the Job's deadline, pod deletion): step.sh's frame stops the
+# upload and its helpers while this script still holds the upload's input
+# open (so that the CLI cannot complete); then this side deletes the object
+# if it may have been completed but is not verified yet, aborts an unfinished multipart upload, pushes the failure
 # metrics and exits 1. This side's end leaves the marker upload.exit (see
 # redis-stream.sh). Each S3 call of that path has one attempt, a 5 s
 # connect and a 10 s read timeout; the pod's terminationGracePeriodSeconds
@@ -123,33 +124,9 @@ abort_multipart() {
 # Stops the CLI first (while this script still holds its input open, so that
 # it cannot complete), then the helpers, and waits for them.
 stop_children() {
-  if [ -n "$aws_pid" ]; then
-    kill "$aws_pid" 2>/dev/null || :
-    wait "$aws_pid" 2>/dev/null || :
-    aws_pid=
-  fi
-  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
-  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
-  copy_pid='' wc_pid='' job_pid='' meta_pid=''
-}
-
-# run_job OUT ERR CMD...: runs CMD in a background subshell, its stdout and
-# stderr into the files OUT and ERR ("-": this script's), and waits for it, so
-# that a TERM is handled at once; sets _st to its exit status. With s3_exec
-# the subshell is the aws process itself. (A function called with its own
-# redirections would send the TERM handler's log lines there too.)
-run_job() {
-  _rj_out=$1 _rj_err=$2
-  shift 2
-  (
-    if [ "$_rj_out" != - ]; then exec >"$_rj_out"; fi
-    if [ "$_rj_err" != - ]; then exec 2>"$_rj_err"; fi
-    "$@"
-  ) &
-  job_pid=$!
-  _st=0
-  wait "$job_pid" || _st=$?
-  job_pid=
+  # shellcheck disable=SC2086 # PIDs or nothing
+  step_stop $aws_pid $copy_pid $wc_pid $meta_pid
+  aws_pid='' copy_pid='' wc_pid='' meta_pid=''
 }
 
 # redis-dump's reason when it recorded one, else age-encrypt's; else the dump
@@ -288,32 +265,30 @@ prune_after_backup() {
   retention_apply "$1"
 }
 
-on_signal() {
-  trap '' TERM INT
-  stream_unwatch
+# After a TERM/INT has stopped every process of this side (step.sh): what
+# the phase leaves to clean up, with one attempt per S3 call.
+upload_stopped() {
+  # shellcheck disable=SC2034 # stream_watch_pid: redis-stream.sh's
+  stream_watch_pid='' aws_pid='' copy_pid='' wc_pid='' meta_pid=''
   AWS_MAX_ATTEMPTS=1
   export AWS_MAX_ATTEMPTS
-  _was=$phase
-  stop_children
   exec 4>&- 5<&-
-  case $_was in
+  case $phase in
     verified) die "stopped by SIG$1 after $where was verified, during retention: the backup is complete, retention did not finish" ;;
     streaming) abort_multipart ;;
     completing | stored)
-      if [ "$_was" = completing ]; then abort_multipart; fi
+      if [ "$phase" = completing ]; then abort_multipart; fi
       fail "stopped by SIG$1 (the Job's deadline, or the pod was deleted) before $where was verified; $(remove_final_object)" ;;
   esac
   fail "stopped by SIG$1 (the Job's deadline, or the pod was deleted); no object stored under $where"
 }
 
-on_exit() {
-  # ending already: a TERM now would only log a second error line
-  trap '' TERM INT
+# On any exit (step.sh): stops what still runs (the CLI first), leaves the
+# marker upload.exit. The pinned aws config is in the step's TMPDIR.
+undo_upload() {
   stream_unwatch
   stop_children
   stream_leave "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
-  rm -rf "$work"
-  if [ -n "${s3_pinned_config:-}" ]; then rm -f "$s3_pinned_config"; fi
 }
 
 main() {
@@ -324,15 +299,13 @@ main() {
   # with spec.encryption, age-encrypt writes the stream this side reads
   if [ "$encrypted" = true ]; then stream=$BACKUP_SCRATCH_DIR/stream.age writer=encrypt; else stream=$BACKUP_SCRATCH_DIR/stream writer=dump; fi
   result=$BACKUP_SCRATCH_DIR/result
-  work=$BACKUP_SCRATCH_DIR/upload
-  errf=$work/aws.err
   phase=start
-  aws_pid='' copy_pid='' wc_pid='' job_pid='' meta_pid=''
-  mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
+  aws_pid='' copy_pid='' wc_pid='' meta_pid=''
   stream_init "$stream" || die "cannot create the named pipe $stream"
-  trap on_exit EXIT
-  trap 'on_signal TERM' TERM
-  trap 'on_signal INT' INT
+  step_begin undo_upload redis-upload
+  step_on_stop upload_stopped
+  work=$TMPDIR
+  errf=$work/aws.err
   require_env S3_BUCKET BACKUP_NAME_PREFIX
   require_cmd aws awk dd tee wc cat mkfifo sed grep date mktemp
   dd_counts=false
@@ -393,7 +366,8 @@ main() {
   complete_upload
 
   start_metadata
-  run_job "$work/stored" "$errf" s3_exec s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text
+  _st=0
+  step_run s3_exec s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text >"$work/stored" 2>"$errf" || _st=$?
   [ "$_st" -eq 0 ] || { _hs=$_st; stop_metadata; fail "cannot read back the size of $where: $(reason "$_hs"); $(remove_final_object)"; }
   stored=$(cat "$work/stored")
   if [ "$stored" != "$bytes" ]; then
@@ -407,7 +381,8 @@ main() {
   push_coverage
   if retention_configured; then
     # A failure has logged its own error line.
-    run_job - - prune_after_backup "$key"
+    _st=0
+    step_run prune_after_backup "$key" || _st=$?
     [ "$_st" -eq 0 ] || exit "$_st"
   fi
   info "backup of shard $REDIS_SHARD complete: $where"
