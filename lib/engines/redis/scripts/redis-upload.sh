@@ -45,8 +45,8 @@
 # TERM/INT (the Job's deadline, pod deletion): step.sh's frame stops the
 # upload and its helpers while this script still holds the upload's input
 # open (so that the CLI cannot complete); then this side deletes the object
-# if it may have been completed but is not verified yet, aborts an unfinished multipart upload, pushes the failure
-# metrics and exits 1. This side's end leaves the marker upload.exit (see
+# if it may have been completed but its metadata is not stored yet, aborts an
+# unfinished multipart upload, pushes the failure metrics and exits 1. This side's end leaves the marker upload.exit (see
 # redis-stream.sh). Each S3 call of that path has one attempt, a 5 s
 # connect and a 10 s read timeout; the pod's terminationGracePeriodSeconds
 # (lib/engines/redis/index.ts) covers them.
