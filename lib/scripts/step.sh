@@ -47,6 +47,24 @@ step_phase() {
   step_doing=$*
 }
 
+# step_on_stop FUNC: a TERM/INT, once every process of the step has stopped,
+# calls FUNC SIGNAL (TERM or INT) instead of failing with the line above: FUNC
+# ends the step its own way (its cleanup after a stop, its own line). Any PID
+# the step kept is gone by then.
+step_on_stop() {
+  step_stopped=$1
+}
+
+# step_stop PID...: stops those processes of the step (TERM), in that order,
+# each waited for before the next; for an undo or a cancel, where the rest of
+# the step goes on.
+step_stop() {
+  for _ss_pid in "$@"; do
+    kill "$_ss_pid" 2>/dev/null || :
+    wait "$_ss_pid" 2>/dev/null || :
+  done
+}
+
 # Stops every process of the step, waits for its own children, then fails.
 step_signalled() {
   trap '' TERM INT
@@ -54,5 +72,6 @@ step_signalled() {
   exec 1>&8 2>&9
   kill -s TERM 0 2>/dev/null || :
   wait || :
+  if [ -n "${step_stopped:-}" ]; then "$step_stopped" "$1"; fi
   die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) while $step_doing"
 }

@@ -76,7 +76,7 @@ describe('the backup destination is chosen at render time (retention.sh takes on
   test('a Redis upload to S3 carries the S3 lister and deleter only: no directory or Vitess code, no etcd code, the metrics hook once', () => {
     const text = scriptText('redis-upload.sh', { ...upload, 'retention-s3': true });
     expect(scriptModules('redis-upload.sh', { ...upload, 'retention-s3': true }).map((m) => m.file)).toEqual([
-      'common.sh', 's3.sh', 'redis-stream.sh', 'retention-s3.sh', 'retention.sh', 'metrics.sh', 'redis-upload.sh',
+      'common.sh', 'step.sh', 's3.sh', 'redis-stream.sh', 'retention-s3.sh', 'retention.sh', 'metrics.sh', 'redis-upload.sh',
     ]);
     expect(text).toContain('list-objects-v2');
     expect(text).not.toMatch(/BACKUP_DIR|vtctldclient/);
@@ -86,7 +86,7 @@ describe('the backup destination is chosen at render time (retention.sh takes on
   });
 
   test('without retention, no retention code at all', () => {
-    expect(scriptModules('redis-upload.sh', { metrics: true, 'retention-s3': true }).map((m) => m.file)).toEqual(['common.sh', 's3.sh', 'redis-stream.sh', 'metrics.sh', 'redis-upload.sh']);
+    expect(scriptModules('redis-upload.sh', { metrics: true, 'retention-s3': true }).map((m) => m.file)).toEqual(['common.sh', 'step.sh', 's3.sh', 'redis-stream.sh', 'metrics.sh', 'redis-upload.sh']);
   });
 
   test('an entry that reaches the destination functions without a choice is refused at render time', () => {

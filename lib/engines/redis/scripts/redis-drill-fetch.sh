@@ -5,7 +5,8 @@
 # its retention lists it (<prefix><UTC time>.rdb.gz, or the same with .age;
 # ties: the greater name), checks its age against spec.drill.maxBackupAge,
 # and downloads it and its metadata (<name without .age>.json) into
-# BACKUP_DRILL_DIR, checking the downloaded size against the listed one.
+# BACKUP_DRILL_DIR, checking the listed size against the bytes the backup
+# sent (the metadata's size) and the downloaded size against the listed one.
 # Facts recorded (drill-steps.sh): started, name, time, metadata.json, and
 # `backup` (the downloaded file; `gzip` too when it is not encrypted).
 # Env: BACKUP_DRILL_DIR, REDIS_SHARD, REDIS_DRILL_METADATA_SUFFIX, S3_*,
@@ -34,6 +35,8 @@ main() {
   clear=${name%.age}
   step_phase "downloading s3://$S3_BUCKET/$clear$REDIS_DRILL_METADATA_SUFFIX"
   s3_download "$clear$REDIS_DRILL_METADATA_SUFFIX" "$BACKUP_DRILL_DIR/metadata.json"
+  sent=$(sed -n 's/.*"size":[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$BACKUP_DRILL_DIR/metadata.json")
+  [ -z "$sent" ] || [ "$sent" = "$size" ] || die "s3://$S3_BUCKET/$name is listed with $size bytes, but the backup sent $sent (its metadata's size): the stored object is not the one the backup wrote"
   file=$BACKUP_DRILL_DIR/backup.rdb.gz
   case $name in *.age) file=$file.age ;; esac
   step_phase "downloading s3://$S3_BUCKET/$name"

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: redis-stream.sh age.sh
+# needs: step.sh redis-stream.sh age.sh
 # Encryption side of a Redis shard backup with spec.encryption.age: container
 # `age-encrypt` (spec.encryption.age.image: sh, sed, sha256sum, age). It runs
 # at the same time as `redis-dump` and `s3-upload`, between them:
@@ -15,29 +15,26 @@
 #     completes the upload only after both good verdicts. A stream that ended
 #     without redis-dump's good verdict (result/ok) gets none: this side
 #     logs that and ends, redis-dump and s3-upload report the failure.
-# TERM/INT stops age and exits 1; s3-upload, stopped at the same time, stores
+# TERM/INT stops age (step.sh's frame) and exits 1; s3-upload, stopped at the same time, stores
 # nothing. This side's end leaves the marker encrypt.exit and releases both
 # pipes (see redis-stream.sh).
 # Env: BACKUP_SCRATCH_DIR, BACKUP_AGE_RECIPIENTS | BACKUP_AGE_RECIPIENTS_FILE.
 
-on_signal() {
-  trap '' TERM INT
+# On any exit (step.sh): stops age if it still runs, leaves the marker
+# encrypt.exit and releases both pipes.
+undo_encrypt() {
   stream_unwatch
-  if [ -n "$age_pid" ]; then kill "$age_pid" 2>/dev/null || :; fi
-  die "stopped by SIG$1 (the Job's deadline, or the pod was deleted) while encrypting; no backup taken"
-}
-
-on_exit() {
-  # ending already: a TERM now would only log a second error line
-  trap '' TERM INT
-  stream_unwatch
-  if [ -n "$age_pid" ]; then
-    kill "$age_pid" 2>/dev/null || :
-    wait "$age_pid" 2>/dev/null || :
-  fi
-  rm -rf "$work"
+  # shellcheck disable=SC2086 # age_pid: a PID or nothing
+  step_stop $age_pid
+  age_pid=
   stream_leave "$in" "$BACKUP_SCRATCH_DIR/encrypt.exit"
   stream_leave "$out" "$BACKUP_SCRATCH_DIR/encrypt.exit"
+}
+
+# After a TERM/INT has stopped age (step.sh): nothing is left to stop.
+encrypt_stopped() {
+  # shellcheck disable=SC2034 # stream_watch_pid: redis-stream.sh's
+  stream_watch_pid='' age_pid=''
 }
 
 main() {
@@ -45,15 +42,15 @@ main() {
   in=$BACKUP_SCRATCH_DIR/stream
   out=$BACKUP_SCRATCH_DIR/stream.age
   result=$BACKUP_SCRATCH_DIR/result
-  work=$BACKUP_SCRATCH_DIR/encrypt
   age_pid=
-  mkdir -p "$result" "$work" || { log error "cannot create $result and $work: the scratch volume is not writable"; exit 1; }
+  mkdir -p "$result" || { log error "cannot create $result: the scratch volume is not writable"; exit 1; }
   # shellcheck disable=SC2034 # read by die (common.sh)
   die_record=$result/encrypt-error
   { stream_init "$in" && stream_init "$out"; } || die "cannot create the named pipes $in and $out; no backup taken"
-  trap on_exit EXIT
-  trap 'on_signal TERM' TERM
-  trap 'on_signal INT' INT
+  step_phase 'encrypting; no backup taken'
+  step_begin undo_encrypt redis-encrypt
+  step_on_stop encrypt_stopped
+  work=$TMPDIR
   require_cmd age sed sha256sum
   recipients=$(age_recipients_file)
   age_fingerprints "$recipients" >"$result/age_fingerprints" || die "cannot compute the fingerprints of the age recipients; no backup taken"

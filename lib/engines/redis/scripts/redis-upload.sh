@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: s3.sh redis-stream.sh
+# needs: step.sh s3.sh redis-stream.sh
 # optional: retention.sh metrics.sh
 # Upload side of a Redis shard backup: container `s3-upload` (aws CLI image).
 # It runs at the same time as container `redis-dump` (redis-dump.sh) of the
@@ -26,21 +26,27 @@
 #     completes nothing, and the unfinished multipart upload is aborted (best
 #     effort; a bucket lifecycle rule AbortIncompleteMultipartUpload is the
 #     safety net).
-#  4. Verifies the stored size (head-object ContentLength) against the bytes
-#     counted, then stores the metadata <name without .age>.json (shard,
-#     time, server, role, rdbSize, keyCount, size, encryption.recipients: the
-#     fingerprints age-encrypt recorded). After any failure from the
-#     completion on, the object and its metadata are deleted (a completion that failed client-side may still
-#     have happened server-side).
+#  4. Once the object is complete, stores the metadata <name without .age>.json
+#     (shard, time, server, role, rdbSize, keyCount, size: the bytes counted,
+#     encryption.recipients: the fingerprints age-encrypt recorded) with a
+#     second CLI started beside the upload, which waits for its input on a
+#     pipe until then: its start-up overlaps the dump. A completed upload is
+#     the whole stream: the CLI ends its input only at EOF, S3 checks each
+#     request's length and checksum and stores a PutObject or a
+#     CompleteMultipartUpload whole or not at all; restore drills compare the
+#     listed size with the metadata's. After any failure from the completion
+#     on, the object and its metadata are deleted (a completion that failed
+#     client-side may still have happened server-side).
 #  5. Pushes the success metrics (and, after any run, uncovered_shards when
 #     redis-dump counted them: result/uncovered), then applies the retention rules to this
 #     shard's objects only (prefix $S3_PREFIX$BACKUP_NAME_PREFIX, exact name
 #     pattern; the object just verified must be the newest) via retention.sh.
 #
-# TERM/INT (the Job's deadline, pod deletion): stops the upload and its
-# helpers, deletes the object if it may have been completed but is not
-# verified yet, aborts an unfinished multipart upload, pushes the failure
-# metrics and exits 1. This side's end leaves the marker upload.exit (see
+# TERM/INT (the Job's deadline, pod deletion): step.sh's frame stops the
+# upload and its helpers while this script still holds the upload's input
+# open (so that the CLI cannot complete); then this side deletes the object
+# if it may have been completed but its metadata is not stored yet, aborts an
+# unfinished multipart upload, pushes the failure metrics and exits 1. This side's end leaves the marker upload.exit (see
 # redis-stream.sh). Each S3 call of that path has one attempt, a 5 s
 # connect and a 10 s read timeout; the pod's terminationGracePeriodSeconds
 # (lib/engines/redis/index.ts) covers them.
@@ -123,33 +129,9 @@ abort_multipart() {
 # Stops the CLI first (while this script still holds its input open, so that
 # it cannot complete), then the helpers, and waits for them.
 stop_children() {
-  if [ -n "$aws_pid" ]; then
-    kill "$aws_pid" 2>/dev/null || :
-    wait "$aws_pid" 2>/dev/null || :
-    aws_pid=
-  fi
-  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do kill "$_p" 2>/dev/null || :; done
-  for _p in $copy_pid $wc_pid $job_pid $meta_pid; do wait "$_p" 2>/dev/null || :; done
-  copy_pid='' wc_pid='' job_pid='' meta_pid=''
-}
-
-# run_job OUT ERR CMD...: runs CMD in a background subshell, its stdout and
-# stderr into the files OUT and ERR ("-": this script's), and waits for it, so
-# that a TERM is handled at once; sets _st to its exit status. With s3_exec
-# the subshell is the aws process itself. (A function called with its own
-# redirections would send the TERM handler's log lines there too.)
-run_job() {
-  _rj_out=$1 _rj_err=$2
-  shift 2
-  (
-    if [ "$_rj_out" != - ]; then exec >"$_rj_out"; fi
-    if [ "$_rj_err" != - ]; then exec 2>"$_rj_err"; fi
-    "$@"
-  ) &
-  job_pid=$!
-  _st=0
-  wait "$job_pid" || _st=$?
-  job_pid=
+  # shellcheck disable=SC2086 # PIDs or nothing
+  step_stop $aws_pid $copy_pid $wc_pid $meta_pid
+  aws_pid='' copy_pid='' wc_pid='' meta_pid=''
 }
 
 # redis-dump's reason when it recorded one, else age-encrypt's; else the dump
@@ -176,10 +158,11 @@ read_header() {
   esac
 }
 
-# Starts the CLI on the pipe $work/upload, opens that pipe as fd 4 (held until
-# the verdict) and copies the stream (fd 5) into it, counting the bytes.
+# Starts the CLI on the pipe $work/upload and the metadata's (start_metadata),
+# opens that pipe as fd 4 (held until the verdict) and copies the stream (fd
+# 5) into it, counting the bytes.
 start_upload() {
-  mkfifo "$work/upload" "$work/count" || fail "cannot create named pipes in $work"
+  mkfifo "$work/upload" "$work/count" "$work/metadata" || fail "cannot create named pipes in $work"
   set -- --only-show-errors --no-progress --metadata \
     "{\"redis-shard\":\"$REDIS_SHARD\",\"redis-server\":\"$server\",\"redis-role\":\"$role\"}"
   if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
@@ -188,15 +171,16 @@ start_upload() {
   info "uploading the dump of $server ($role) to $where"
   (s3_exec s3 cp "$@" - "$where") <"$work/upload" >/dev/null 2>"$errf" 5<&- &
   aws_pid=$!
+  start_metadata
   command exec 4>"$work/upload" || fail "cannot open the upload pipe $work/upload"
   phase=streaming
   if [ "$dd_counts" = true ]; then
-    LC_ALL=C dd bs=65536 <&5 >&4 2>"$work/copied" &
+    LC_ALL=C dd bs=65536 <&5 >&4 2>"$work/copied" 6>&- &
     copy_pid=$!
   else
-    tee "$work/count" <&5 >&4 &
+    tee "$work/count" <&5 >&4 6>&- &
     copy_pid=$!
-    wc -c <"$work/count" >"$work/bytes" 4>&- &
+    wc -c <"$work/count" >"$work/bytes" 4>&- 6>&- &
     wc_pid=$!
   fi
   exec 5<&-
@@ -227,55 +211,66 @@ complete_upload() {
 # parts stored: they are aborted.
 cancel_upload() {
   stop_children
-  exec 4>&-
+  exec 4>&- 6>&-
   if [ "$bytes" -ge 8388608 ]; then abort_multipart; fi
   phase=start
 }
 
-# A JSON string of $1 (backslashes and quotes escaped).
+# A JSON string of $1 (backslashes and quotes escaped: sed only for those).
 json_str() {
-  printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+  case $1 in
+    *[\\\"]*) printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')" ;;
+    *) printf '"%s"' "$1" ;;
+  esac
 }
 
 # The backup's metadata: what the restore drill compares with (keyCount: the
 # keys redis-check-rdb read; none with verifyRdb false) and, encrypted, the
 # recipients' fingerprints.
 metadata() {
-  printf '{\n'
-  printf '  "name": %s,\n' "$(json_str "${key##*/}")"
-  printf '  "shard": %s,\n' "$(json_str "$REDIS_SHARD")"
-  printf '  "time": %s,\n' "$(json_str "$timestamp")"
-  printf '  "server": %s,\n' "$(json_str "$server")"
-  printf '  "role": %s,\n' "$(json_str "$role")"
-  printf '  "rdbSize": %s,\n' "$rdb_bytes"
-  if [ -n "$keys" ]; then printf '  "keyCount": %s,\n' "$keys"; fi
-  printf '  "size": %s,\n' "$bytes"
-  if [ "$encrypted" = true ]; then printf '  "encryption": {"tool": "age", "recipients": %s},\n' "$(cat "$result/age_fingerprints")"; fi
-  printf '  "policy": %s\n' "$(json_str "${BACKUP_POLICY:-}")"
-  printf '}\n'
+  printf '{\n  "name": '
+  json_str "${key##*/}"
+  printf ',\n  "shard": '
+  json_str "$REDIS_SHARD"
+  printf ',\n  "time": '
+  json_str "$timestamp"
+  printf ',\n  "server": '
+  json_str "$server"
+  printf ',\n  "role": '
+  json_str "$role"
+  printf ',\n  "rdbSize": %s' "$rdb_bytes"
+  if [ -n "$keys" ]; then printf ',\n  "keyCount": %s' "$keys"; fi
+  printf ',\n  "size": %s' "$bytes"
+  if [ "$encrypted" = true ]; then printf ',\n  "encryption": {"tool": "age", "recipients": %s}' "$(cat "$result/age_fingerprints")"; fi
+  printf ',\n  "policy": '
+  json_str "${BACKUP_POLICY:-}"
+  printf '\n}\n'
 }
 
-# Starts uploading the metadata as <name without .age>.json in the background
-# (meta_pid), beside the size check: two CLI starts side by side. A failed
-# check stops it (stop_metadata) before anything is deleted; retention deletes
-# it with the backup.
+# Starts the CLI that stores the metadata as <name without .age>.json
+# (meta_pid), reading it from the pipe $work/metadata, which this script opens
+# as fd 6 and holds: the CLI starts up beside the upload and sends nothing
+# before store_metadata writes the metadata and ends its input. Stopped while
+# fd 6 is open (any failure before), it stores nothing. Retention deletes the
+# metadata with the backup.
 start_metadata() {
-  metadata >"$work/metadata.json" || fail "cannot write $work/metadata.json; $(remove_final_object)"
   set -- --only-show-errors --no-progress --content-type application/json
   if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
   if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
   if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
-  (s3_exec s3 cp "$@" "$work/metadata.json" "s3://$S3_BUCKET/$meta_key") >/dev/null 2>"$work/metadata.err" &
+  (s3_exec s3 cp "$@" - "s3://$S3_BUCKET/$meta_key") <"$work/metadata" >/dev/null 2>"$work/metadata.err" 5<&- &
   meta_pid=$!
+  command exec 6>"$work/metadata" || fail "cannot open the metadata pipe $work/metadata"
 }
 
-stop_metadata() {
-  if [ -n "$meta_pid" ]; then kill "$meta_pid" 2>/dev/null || :; wait "$meta_pid" 2>/dev/null || :; meta_pid=; fi
-}
-
-# Waits for the metadata upload; fails the run (and deletes the backup) if it failed.
-finish_metadata() {
+# Stores the metadata once the object is complete; fails the run (and deletes
+# the backup) if that fails.
+store_metadata() {
+  trap '' PIPE
   _st=0
+  metadata >&6 || _st=$?
+  trap - PIPE
+  exec 6>&-
   wait "$meta_pid" || _st=$?
   meta_pid=
   [ "$_st" -eq 0 ] || { cp "$work/metadata.err" "$errf" 2>/dev/null || :; fail "cannot store the metadata s3://$S3_BUCKET/$meta_key: $(reason "$_st"); $(remove_final_object)"; }
@@ -288,32 +283,30 @@ prune_after_backup() {
   retention_apply "$1"
 }
 
-on_signal() {
-  trap '' TERM INT
-  stream_unwatch
+# After a TERM/INT has stopped every process of this side (step.sh): what
+# the phase leaves to clean up, with one attempt per S3 call.
+upload_stopped() {
+  # shellcheck disable=SC2034 # stream_watch_pid: redis-stream.sh's
+  stream_watch_pid='' aws_pid='' copy_pid='' wc_pid='' meta_pid=''
   AWS_MAX_ATTEMPTS=1
   export AWS_MAX_ATTEMPTS
-  _was=$phase
-  stop_children
-  exec 4>&- 5<&-
-  case $_was in
+  exec 4>&- 5<&- 6>&-
+  case $phase in
     verified) die "stopped by SIG$1 after $where was verified, during retention: the backup is complete, retention did not finish" ;;
     streaming) abort_multipart ;;
     completing | stored)
-      if [ "$_was" = completing ]; then abort_multipart; fi
+      if [ "$phase" = completing ]; then abort_multipart; fi
       fail "stopped by SIG$1 (the Job's deadline, or the pod was deleted) before $where was verified; $(remove_final_object)" ;;
   esac
   fail "stopped by SIG$1 (the Job's deadline, or the pod was deleted); no object stored under $where"
 }
 
-on_exit() {
-  # ending already: a TERM now would only log a second error line
-  trap '' TERM INT
+# On any exit (step.sh): stops what still runs (the CLI first), leaves the
+# marker upload.exit. The pinned aws config is in the step's TMPDIR.
+undo_upload() {
   stream_unwatch
   stop_children
   stream_leave "$stream" "$BACKUP_SCRATCH_DIR/upload.exit"
-  rm -rf "$work"
-  if [ -n "${s3_pinned_config:-}" ]; then rm -f "$s3_pinned_config"; fi
 }
 
 main() {
@@ -324,15 +317,13 @@ main() {
   # with spec.encryption, age-encrypt writes the stream this side reads
   if [ "$encrypted" = true ]; then stream=$BACKUP_SCRATCH_DIR/stream.age writer=encrypt; else stream=$BACKUP_SCRATCH_DIR/stream writer=dump; fi
   result=$BACKUP_SCRATCH_DIR/result
-  work=$BACKUP_SCRATCH_DIR/upload
-  errf=$work/aws.err
   phase=start
-  aws_pid='' copy_pid='' wc_pid='' job_pid='' meta_pid=''
-  mkdir -p "$work" || die "cannot create $work: the scratch volume is not writable"
+  aws_pid='' copy_pid='' wc_pid='' meta_pid=''
   stream_init "$stream" || die "cannot create the named pipe $stream"
-  trap on_exit EXIT
-  trap 'on_signal TERM' TERM
-  trap 'on_signal INT' INT
+  step_begin undo_upload redis-upload
+  step_on_stop upload_stopped
+  work=$TMPDIR
+  errf=$work/aws.err
   require_env S3_BUCKET BACKUP_NAME_PREFIX
   require_cmd aws awk dd tee wc cat mkfifo sed grep date mktemp
   dd_counts=false
@@ -384,30 +375,22 @@ main() {
     if [ -s "$result/encrypt-error" ]; then fail "$(cat "$result/encrypt-error")"; fi
     fail "the encryption container (age-encrypt) ended without a result (killed? see its log); no backup taken"
   fi
-  rdb_bytes=$(cat "$result/rdb_bytes")
-  keys=$(cat "$result/keys")
+  read -r rdb_bytes <"$result/rdb_bytes" || :
+  read -r keys <"$result/keys" || :
   if [ "$bytes" -le 0 ]; then
     cancel_upload
     fail "the stream from the dump container was empty"
   fi
   complete_upload
-
-  start_metadata
-  run_job "$work/stored" "$errf" s3_exec s3api head-object --bucket "$S3_BUCKET" --key "$key" --query ContentLength --output text
-  [ "$_st" -eq 0 ] || { _hs=$_st; stop_metadata; fail "cannot read back the size of $where: $(reason "$_hs"); $(remove_final_object)"; }
-  stored=$(cat "$work/stored")
-  if [ "$stored" != "$bytes" ]; then
-    stop_metadata
-    fail "$where holds $stored bytes, the upload sent $bytes; $(remove_final_object)"
-  fi
-  finish_metadata
+  store_metadata
   phase=verified
-  info "verified $where: $bytes bytes stored (rdb $rdb_bytes bytes${keys:+, $keys keys}, from $server, $role)"
+  info "stored $where: $bytes bytes (rdb $rdb_bytes bytes${keys:+, $keys keys}, from $server, $role)"
   push_metrics success "$(elapsed)" "$bytes"
   push_coverage
   if retention_configured; then
     # A failure has logged its own error line.
-    run_job - - prune_after_backup "$key"
+    _st=0
+    step_run prune_after_backup "$key" || _st=$?
     [ "$_st" -eq 0 ] || exit "$_st"
   fi
   info "backup of shard $REDIS_SHARD complete: $where"

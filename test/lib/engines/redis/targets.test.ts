@@ -222,6 +222,6 @@ test('the cdk8s RedisBackupSchedule emits the same objects as the equivalent pol
 
 test('the Redis scripts are shellcheck-clean POSIX sh', () => {
   const lib = join(__dirname, '..', '..', '..', '..', 'lib');
-  const files = [join(lib, 'scripts', 'common.sh'), join(lib, 'scripts', 's3.sh'), ...['redis-dump.sh', 'redis-upload.sh', 'redis-stream.sh'].map((f) => join(lib, 'engines', 'redis', 'scripts', f))];
+  const files = [join(lib, 'scripts', 'common.sh'), join(lib, 'scripts', 'step.sh'), join(lib, 'scripts', 's3.sh'), ...['redis-dump.sh', 'redis-sentinel.sh', 'redis-encrypt.sh', 'redis-upload.sh', 'redis-stream.sh'].map((f) => join(lib, 'engines', 'redis', 'scripts', f))];
   expect(execFileSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', ...files], { encoding: 'utf8' })).toBe('');
 });

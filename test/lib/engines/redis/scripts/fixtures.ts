@@ -308,9 +308,10 @@ async function waitForFile(file: string, ms = 60000): Promise<void> {
 
 /**
  * A stand-in for aws: the real CLI, held at one point until `release` appears in STANDIN_DIR.
- * STANDIN_HOLD=upload: an `s3 cp -` upload gets the first MiB of its input, then `upload-started`
- * appears and the rest waits. STANDIN_HOLD=verify: `s3api head-object` writes `verifying` and
- * waits. It prints nothing of its own. A TERM is noted in `aws-got-term`, then ends the real CLI
+ * STANDIN_HOLD=upload: the backup's `s3 cp -` upload gets the first MiB of its input, then
+ * `upload-started` appears and the rest waits. STANDIN_HOLD=metadata: the metadata's `s3 cp -` upload
+ * (`<name>.json`, whose input ends once the backup is complete) reads its input, writes
+ * `storing-metadata` and waits. It prints nothing of its own. A TERM is noted in `aws-got-term`, then ends the real CLI
  * and the stand-in.
  */
 function heldAws(): { bin: string; dir: string } {
@@ -318,7 +319,8 @@ function heldAws(): { bin: string; dir: string } {
   const bin = standIn('aws', [
     'hold() { while [ ! -e "$STANDIN_DIR/release" ]; do sleep 0.05; done; }',
     'case "$STANDIN_HOLD: $* " in',
-    '  *"verify: "*" s3api head-object "*) : >"$STANDIN_DIR/verifying"; hold; exec ' + awsCliPath() + ' "$@" ;;',
+    '  *"metadata: "*" s3 cp "*" - s3://"*".json "*) cat >"$STANDIN_DIR/metadata.json"; : >"$STANDIN_DIR/storing-metadata"; hold; exec ' + awsCliPath() + ' "$@" <"$STANDIN_DIR/metadata.json" ;;',
+    '  *" s3 cp "*" - s3://"*".json "*) exec ' + awsCliPath() + ' "$@" ;;',
     '  *"upload: "*" s3 cp "*" - s3://"*) ;;',
     '  *) exec ' + awsCliPath() + ' "$@" ;;',
     'esac',
@@ -345,7 +347,7 @@ export interface HeldPids {
 export async function heldRun(opts: {
   policy: string;
   prefix: string;
-  condition: 'upload-started' | 'verifying';
+  condition: 'upload-started' | 'storing-metadata';
   spec?: Record<string, unknown>;
   release?: boolean;
   during: (pids: HeldPids) => void;
@@ -358,7 +360,7 @@ export async function heldRun(opts: {
     encrypt: { onSpawn: (pid) => (pids.encrypt = pid) },
     upload: {
       pathPrepend: [held.bin],
-      env: { STANDIN_DIR: held.dir, STANDIN_HOLD: opts.condition === 'verifying' ? 'verify' : 'upload' },
+      env: { STANDIN_DIR: held.dir, STANDIN_HOLD: opts.condition === 'storing-metadata' ? 'metadata' : 'upload' },
       onSpawn: (pid) => (pids.upload = pid),
     },
   });

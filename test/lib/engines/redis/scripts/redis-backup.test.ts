@@ -166,7 +166,7 @@ test('a stream larger than one multipart chunk: the stored object is exactly the
     expect(await keysOfObject(key)).toBe(BIG_KEYS);
     const size = (await s3.listObjects(BUCKET, key))[0].size;
     expect(size).toBeGreaterThan(8 * 1024 * 1024);
-    expect(run.upload.stderr).toContain(`verified s3://${BUCKET}/${key}: ${size} bytes stored`);
+    expect(run.upload.stderr).toContain(`stored s3://${BUCKET}/${key}: ${size} bytes`);
     await s3.deleteObject(BUCKET, key);
   }
 });
@@ -327,14 +327,16 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     expect(run.upload.stderr).toMatch(/ warn could not list the unfinished multipart uploads of s3:\/\/backups\/corrupt\/.*NotImplemented/);
   });
 
-  test('S3 down, a missing bucket, or a stored size that does not match: no object under the final name', async () => {
+  test('S3 down, a missing bucket, or the metadata not stored: no object under the final name', async () => {
     const closed = await freePort();
     const down = render({ s3: { bucket: BUCKET, path: 's3down', region: 'us-east-1', endpoint: `http://127.0.0.1:${closed}` } }, {}, 'redis-s3down');
     const noBucket = render({ s3: { bucket: 'no-such-bucket', path: 'nobucket', region: 'us-east-1' } }, {}, 'redis-s3down');
-    // An S3 that reports another size than was sent (`--query ContentLength --output text` prints
-    // the number alone): the object is deleted again.
+    // The metadata object refused once the backup is complete (the real CLI, its destination moved to a
+    // bucket that does not exist): the backup is deleted again.
     const bin = standIn('aws', [
-      'for a in "$@"; do [ "$a" = head-object ] && { echo 7; exit 0; }; done',
+      'last=; for a in "$@"; do last=$a; done',
+      'case $last in s3://*.json) ;; *) exec ' + awsCliPath() + ' "$@" ;; esac',
+      'n=$#; i=0; for a in "$@"; do i=$((i + 1)); if [ "$i" -eq "$n" ]; then set -- "$@" "s3://no-such-bucket/${a#s3://*/}"; else set -- "$@" "$a"; fi; done; shift "$n"',
       `exec ${awsCliPath()} "$@"`,
     ]);
     // Another policy, so another metrics group: runs of one group never overlap.
@@ -346,7 +348,7 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     ]);
     await expectFailure(downRun, /upload to s3:\/\/backups\/s3down\/redis-backup_shard01_\S+ failed: Could not connect to the endpoint URL: .*; deleting that key to be sure failed too \(Could not connect/, 's3down/', 'shard01', 'redis-s3down');
     await expectFailure(noBucketRun, /upload to s3:\/\/no-such-bucket\/nobucket\/redis-backup_shard02_\S+ failed: An error occurred \(NoSuchBucket\) when calling the PutObject operation/, 'nobucket/', 'shard02', 'redis-s3down');
-    await expectFailure(badSizeRun, /s3:\/\/backups\/badsize\/redis-backup_shard01_\S+ holds 7 bytes, the upload sent \d+; no object left under that name$/, 'badsize/', 'shard01', 'redis-size');
+    await expectFailure(badSizeRun, /cannot store the metadata s3:\/\/backups\/badsize\/redis-backup_shard01_\S+\.json: An error occurred \(NoSuchBucket\) when calling the PutObject operation: .*; no object left under that name$/, 'badsize/', 'shard01', 'redis-size');
     for (const run of [downRun, noBucketRun, badSizeRun]) expect(run.dump.code).toBe(0); // the dump itself was good
   });
 
@@ -359,8 +361,8 @@ describe('failures: non-zero exit, one error line, no object, a failure counted'
     await expectFailure(run, /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\); no object stored under s3:\/\/backups\/term\/redis-backup_shard03_/, 'term/', 'shard03', 'redis-term');
   });
 
-  test('TERM while the stored size is being checked: the object already under the final name is deleted', async () => {
-    const { run } = await heldRun({ policy: 'redis-term-verify', prefix: 'termverify', condition: 'verifying', during: (pids) => {
+  test('TERM while the metadata is being stored: the object already under the final name is deleted', async () => {
+    const { run } = await heldRun({ policy: 'redis-term-verify', prefix: 'termverify', condition: 'storing-metadata', during: (pids) => {
       process.kill(pids.upload, 'SIGTERM');
     } });
     expect(run.dump.code).toBe(0);

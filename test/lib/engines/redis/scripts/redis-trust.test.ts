@@ -214,13 +214,17 @@ describe('a failed drill: one error line, success 0 pushed', () => {
     const meta = await metadataOf(key);
     await s3.putObject(BUCKET, `${key}.json`, JSON.stringify({ ...meta, keyCount: KEYS.shard01 + 1 }));
     await expectDrillFailure(plain('mismatch', 'drill-mismatch'), new RegExp(`key count mismatch: \\S+ loaded ${KEYS.shard01} keys, the backup recorded ${KEYS.shard01 + 1}$`), 'drill-mismatch');
+    // the stored object is not as long as the backup sent (the metadata's size)
+    await s3.putObject(BUCKET, `${key}.json`, JSON.stringify({ ...meta, size: (meta.size as number) + 1 }));
+    await expectDrillFailure(plain('mismatch', 'drill-mismatch'), new RegExp(`is listed with ${meta.size as number} bytes, but the backup sent ${(meta.size as number) + 1} \\(its metadata's size\\): the stored object is not the one the backup wrote$`), 'drill-mismatch');
 
     // a corrupt object: one byte of the RDB changed (the gzip stays valid), its size unchanged
     const rdb = Buffer.from(gunzipSync(await s3.getObject(BUCKET, key)));
     rdb[21] ^= 0x01;
     const corrupt = key.replace('mismatch/', 'corrupt-drill/');
-    await s3.putObject(BUCKET, corrupt, gzipSync(rdb));
-    await s3.putObject(BUCKET, `${corrupt}.json`, JSON.stringify(meta));
+    const corruptGz = gzipSync(rdb);
+    await s3.putObject(BUCKET, corrupt, corruptGz);
+    await s3.putObject(BUCKET, `${corrupt}.json`, JSON.stringify({ ...meta, size: corruptGz.length }));
     await expectDrillFailure(plain('corrupt-drill', 'drill-corrupt'), /redis-check-rdb rejected \S+: \[offset \d+\] RDB CRC error$/, 'drill-corrupt');
 
     // a backup older than maxBackupAge
