@@ -14,8 +14,8 @@ const root = resolve(process.env.BENCH_ROOT || join(__dirname, '..'));
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT || 120);
 const MIB = 1024 * 1024;
-/** lib/model/load.ts MAX_POLICY_BYTES (4 MiB). */
-const LIMIT = 4 * MIB;
+/** lib/model/yaml-input.ts MAX_INPUT_BYTES (1.5 MiB, etcd's request limit). */
+const LIMIT = 1572864;
 
 const HEAD = [
   'apiVersion: backup-cronjobs.io/v1alpha1',
@@ -35,10 +35,10 @@ const TAIL = [
   '',
 ];
 
-/** A policy whose metadata.labels has `keys` keys (the last one a copy of the first with `duplicate`). */
-function labelPolicy(keys, duplicate = false) {
+/** A policy whose metadata.labels has `keys` keys (the last one a copy of the first with `duplicate`); `short`: `k000000: v`. */
+function labelPolicy(keys, duplicate = false, short = false) {
   const lines = [...HEAD];
-  for (let i = 0; i < keys; i++) lines.push(`    example.com/k${String(i).padStart(6, '0')}: v`);
+  for (let i = 0; i < keys; i++) lines.push(`    ${short ? '' : 'example.com/'}k${String(i).padStart(6, '0')}: v`);
   if (duplicate) lines[lines.length - 1] = lines[HEAD.length];
   return [...lines, ...TAIL].join('\n');
 }
@@ -70,9 +70,10 @@ try {
   const cases = [
     ['labels-20000', labelPolicy(20_000)],
     ['labels-40000', labelPolicy(40_000)],
-    ['labels-80000', labelPolicy(80_000)],
-    ['labels-80000-duplicate', labelPolicy(80_000, true)],
-    ['at-limit-4MiB', policyOfSize(LIMIT)],
+    ['labels-80000-short', labelPolicy(80_000, false, true)],
+    ['labels-80000-short-duplicate', labelPolicy(80_000, true, true)],
+    ['labels-80000-prefixed', labelPolicy(80_000)],
+    ['at-limit-1.5MiB', policyOfSize(LIMIT)],
     ['labels-400000', labelPolicy(400_000)],
     ['20MB', policyOfSize(20_000_000)],
   ];

@@ -53,13 +53,13 @@ test('exit 1 for an object that cannot be converted, and for a YAML syntax error
   expect(syntax.stderr).toMatch(/^error: broken\.yaml: document 1: YAML syntax: /);
 });
 
-test('exit 1 for a repeated key (named with both lines) and for a file over 4 MiB (refused unparsed)', () => {
+test('exit 1 for a repeated key (named with both lines) and for a file over 1.5 MiB (refused unparsed)', () => {
   const repeated = runConvert([{ name: 'twice.yaml', text: 'kind: Backup\nmetadata:\n  name: a\n  name: b\n' }]);
   expect(repeated).toMatchObject({ code: 1, stdout: '' });
   expect(repeated.stderr).toMatch(/^error: twice\.yaml:4: document 1: metadata: duplicate key "name" \(first at line 3\)$/m);
-  const large = runConvert([{ name: 'large.yaml', text: `# ${'x'.repeat(5 * 1024 * 1024)}\n` }]);
+  const large = runConvert([{ name: 'large.yaml', text: `# ${'x'.repeat(2 * 1024 * 1024)}\n` }]);
   expect(large).toMatchObject({ code: 1, stdout: '' });
-  expect(large.stderr).toMatch(/^error: large\.yaml: the input is 5242883 bytes \(5\.0 MiB\); at most 4194304 \(4 MiB\) are read/m);
+  expect(large.stderr).toMatch(/^error: large\.yaml: the input is 2097155 bytes \(2\.0 MiB\); at most 1572864 \(1\.5 MiB, etcd's request limit, which every Kubernetes object fits\) are read: split the input into several files$/m);
 });
 
 test('exit 1 for a file with no document', () => {
