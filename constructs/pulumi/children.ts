@@ -5,7 +5,7 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import type { Manifest } from '../../lib';
+import type { Manifest } from '../../lib/internal';
 
 type ChildClass = new (name: string, args: never, opts?: pulumi.CustomResourceOptions) => pulumi.CustomResource;
 

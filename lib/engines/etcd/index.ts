@@ -7,6 +7,9 @@ import { etcdRestoreJob } from './restore';
 import { etcdSchema } from './schema';
 import { etcdTargets } from './targets';
 import type { EtcdSpec } from './types';
+import type { EtcdScheduleProps } from './props';
+import type { NO_OWN_FIELDS } from '../props';
+import { ETCD_PROPS } from './props';
 import { validateEtcd } from './validate';
 
 export * from './types';
@@ -15,7 +18,8 @@ export { etcdNamePrefix } from './resolve';
 export { etcdSchedulePolicy } from './props';
 export type { EtcdScheduleProps } from './props';
 
-export const etcdEngine: EngineDefinition<EtcdSpec> = {
+export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO_OWN_FIELDS> = {
+  props: ETCD_PROPS,
   schema: etcdSchema,
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
   validate: (spec, policy, issues) => validateEtcd(spec, policy, issues),
