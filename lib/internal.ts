@@ -6,6 +6,7 @@
 export * from './index';
 export { IssueList, childPath, show } from './policy/errors';
 export * as units from './units';
+export { sortKeys } from './yaml';
 export { findCollisions, formatCollision, objectKey } from './model/collisions';
 export { objectByKey, objectKeys } from './model/resolve';
 export type { ObjectKeys } from './model/resolve';
