@@ -16,15 +16,17 @@ export { policySchema } from './registry';
 export type { BackupPolicy, BackupPolicySpec, EngineKey } from './registry';
 export type { Schema } from './policy/schema-builders';
 export type { S3Destination, S3Credentials } from './engines/s3';
-export type { EtcdSpec, EtcdNodeSpec, EtcdNodeRole, EtcdDistribution, EtcdCertificates, EtcdDestination, EtcdHostPathDestination, EtcdPvcDestination, EtcdImages, EtcdRestoreSpec } from './engines/etcd/types';
+export type { EtcdSpec, EtcdNodeSpec, EtcdNodeRole, EtcdDistribution, EtcdCertificates, EtcdControlPlaneFiles, EtcdDestination, EtcdHostPathDestination, EtcdPvcDestination, EtcdImages, EtcdRestoreSpec } from './engines/etcd/types';
 export type { RedisSpec, RedisShardSpec, RedisSentinel, RedisScratch } from './engines/redis/types';
-export type { VitessSpec, VitessSchedule, VitessStrategy, VitessStorage, VitessScratch } from './engines/vitess/types';
+export type { VitessSpec, VitessSchedule, VitessStrategy, VitessStorage, VitessS3Storage, VitessGcsStorage, VitessAzblobStorage, VitessCephStorage, VitessFileStorage, VitessScratch } from './engines/vitess/types';
 
 // The flat props of one engine's schedule (what the cdk8s constructs and Pulumi components take).
 export type { SchedulePolicyProps } from './engines/props';
 export type { EtcdScheduleProps } from './engines/etcd/props';
 export type { RedisScheduleProps } from './engines/redis/props';
 export type { VitessScheduleProps } from './engines/vitess/props';
+export type { EngineScheduleProps, ScheduleEngineKey } from './registry';
+export type { PropsLayout } from './engines/props';
 
 // Errors: every problem at once, each at its field path.
 export { PolicyError } from './policy/errors';
@@ -42,6 +44,7 @@ export type { Manifest, ObjectMeta } from './kubernetes/objects';
 // What `backup-cronjobs plan` and `restore` print, as data.
 export { planPolicies } from './model/plan';
 export type { Plan, PlanOptions, PlanRun, PlanTarget, PlanOverlap, PlanDst } from './model/plan';
+export type { DstAmbiguity, OffsetChange } from './schedule/dst';
 export { restoreJob } from './model/restore';
 export type { RestoreOutcome, RestoreRequest } from './model/restore';
 

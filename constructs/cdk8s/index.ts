@@ -1,5 +1,5 @@
 export * from './backup-policy';
 export * from './schedule-construct';
 export * from './engine-schedules';
-export type { PolicySource } from '../core';
+export type { PolicyLike, PolicySource } from '../core';
 export type { Cdk8sValues, ClaimObject, ConfigMapObject, SecretObject } from './values';

@@ -8,7 +8,7 @@
  * and recognized by shape, never imported.
  */
 import type { Cron, Duration, Size } from 'cdk8s';
-import { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, IssueList, childPath, show, units } from '../../lib/internal';
+import { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, IssueList, childPath, isPlainObject, show, units } from '../../lib/internal';
 import type { EngineFields } from '../../lib/internal';
 
 /**
@@ -243,9 +243,4 @@ function isCron(value: object): value is Cron {
 function isKubernetesObject(value: object): value is ClaimObject {
   const o = value as Partial<Record<'name' | 'kind' | 'apiVersion', unknown>>;
   return typeof o.name === 'string' && typeof o.kind === 'string' && typeof o.apiVersion === 'string';
-}
-
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }

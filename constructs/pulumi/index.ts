@@ -2,5 +2,5 @@ export * from './policy-component';
 export * from './backup-policy';
 export * from './schedule-component';
 export * from './engine-schedules';
-export type { PolicySource } from '../core';
+export type { PolicyLike, PolicySource } from '../core';
 export type { WithInputs } from './inputs';

@@ -7,7 +7,7 @@
  * objects is a plain value, known at construction.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { PASS_THROUGH_FIELDS, childPath, passThroughFormat } from '../../lib/internal';
+import { PASS_THROUGH_FIELDS, childPath, isPlainObject, passThroughFormat } from '../../lib/internal';
 import type { COMMON_PASS_THROUGH, EngineFields, PassThroughFormat } from '../../lib/internal';
 
 /** The common pass-through fields and every engine's own (from the core's registry). */
@@ -149,10 +149,4 @@ function escapeRegExp(text: string): string {
 /** A Promise, from any realm. */
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }

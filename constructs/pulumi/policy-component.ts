@@ -77,9 +77,9 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   protected readonly label: string;
 
   /**
-   * @param type the type name (`BackupPolicy`), prefixed with `backup-cronjobs:index:`
-   * @param source the args and their mapping to a policy, validated and rendered here
-   * @param opts passed to the component as given (provider(s), protect, aliases, ...); children inherit through `parent`
+   * @param type - the type name (`BackupPolicy`), prefixed with `backup-cronjobs:index:`
+   * @param source - the args and their mapping to a policy, validated and rendered here
+   * @param opts - passed to the component as given (provider(s), protect, aliases, ...); children inherit through `parent`
    */
   protected constructor(type: string, name: string, source: PolicySource, opts?: pulumi.ComponentResourceOptions) {
     const token = `${TYPE_TOKEN_PREFIX}:${type}`;

@@ -115,7 +115,7 @@ export interface EngineTarget {
    * like a drill.
    * @default false
    */
-  readonly drills?: boolean;
+  readonly restoresFirst?: boolean;
   readonly pod: (ctx: PodContext) => EnginePod;
 }
 
