@@ -3,7 +3,7 @@
 // `--check` changes nothing and exits 1 when a report would change, or on any api-extractor warning.
 'use strict';
 const { execFileSync } = require('child_process');
-const { mkdirSync, mkdtempSync, rmSync } = require('fs');
+const { mkdirSync, rmSync } = require('fs');
 const { join } = require('path');
 const { Extractor, ExtractorConfig } = require('@microsoft/api-extractor');
 const { TSDocConfigFile } = require('@microsoft/tsdoc-config');
@@ -17,8 +17,10 @@ const ENTRIES = [
 ];
 
 const check = process.argv.includes('--check');
-mkdirSync(join(root, '.tmp'), { recursive: true });
-const dts = mkdtempSync(join(root, '.tmp', 'api-'));
+// A fixed folder: the report names the declaration files of its warnings by path.
+const dts = join(root, '.tmp', 'api-dts');
+rmSync(dts, { recursive: true, force: true });
+mkdirSync(dts, { recursive: true });
 try {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly', '--outDir', dts], { cwd: root, stdio: 'inherit' });
   const problems = [];
