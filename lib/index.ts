@@ -1,28 +1,58 @@
-export * from './kubernetes/objects';
-export * from './kubernetes/names';
-export { expand, literal } from './kubernetes/expansion';
-export type { Expansion } from './kubernetes/expansion';
+/**
+ * The public API of `backup-cronjobs`: read, check, render and plan backup
+ * policies without cdk8s or Pulumi. Every name here is a promise under the
+ * package's `exports`; the front ends (`backup-cronjobs/cdk8s`,
+ * `backup-cronjobs/pulumi`) reach the rest of the core through
+ * `lib/internal.ts`, which is not exported. `api/backup-cronjobs.api.md` is
+ * the reviewed report of this surface (`npm run api`).
+ *
+ * @packageDocumentation
+ */
+
+// The policy: its document type (the same in files and in TypeScript props), every part of it, its JSON Schema.
 export * from './policy/types';
-export * from './policy/errors';
-export { JOB_DEFAULTS, SERIALIZATION_GROUP_LABEL } from './policy/defaults';
 export type { RetentionOptions } from './policy/retention-options';
-export type { ResolvedJobSettings } from './policy/settings';
-export { policySchema, ENGINES, ENGINE_KEYS } from './registry';
+export { policySchema } from './registry';
 export type { BackupPolicy, BackupPolicySpec, EngineKey } from './registry';
+export type { Schema } from './policy/schema-builders';
+export type { S3Destination, S3Credentials } from './engines/s3';
+export type { EtcdSpec, EtcdNodeSpec, EtcdNodeRole, EtcdDistribution, EtcdCertificates, EtcdControlPlaneFiles, EtcdDestination, EtcdHostPathDestination, EtcdPvcDestination, EtcdImages, EtcdRestoreSpec } from './engines/etcd/types';
+export type { RedisSpec, RedisShardSpec, RedisSentinel, RedisScratch } from './engines/redis/types';
+export type { VitessSpec, VitessSchedule, VitessStrategy, VitessStorage, VitessS3Storage, VitessGcsStorage, VitessAzblobStorage, VitessCephStorage, VitessFileStorage, VitessScratch } from './engines/vitess/types';
+
+// The flat props of one engine's schedule (what the cdk8s constructs and Pulumi components take).
+export type { SchedulePolicyProps } from './engines/props';
+export type { EtcdScheduleProps } from './engines/etcd/props';
+export type { RedisScheduleProps } from './engines/redis/props';
+export type { VitessScheduleProps } from './engines/vitess/props';
+export type { EngineScheduleProps, ScheduleEngineKey } from './registry';
+export type { PropsLayout } from './engines/props';
+
+// Errors: every problem at once, each at its field path.
+export { PolicyError } from './policy/errors';
+export type { PolicyIssue } from './policy/errors';
+
+// Load → validate → resolve → render.
 export { loadPolicies } from './model/load';
-export { validatePolicy, isValidatedPolicy } from './model/validate';
-export { resolvePolicy, objectKeys, objectByKey, MANAGED_BY } from './model/resolve';
-export type { ResolvedPolicy, ResolvedTarget, ResolvedSchedule, ObjectKeys } from './model/resolve';
+export { validatePolicy } from './model/validate';
+export { resolvePolicy } from './model/resolve';
+export type { ResolvedPolicy, ResolvedTarget, ResolvedSchedule } from './model/resolve';
+export type { ResolvedJobSettings } from './policy/settings';
+export { renderPolicy, renderResolved } from './model/render';
+export type { Manifest, ObjectMeta } from './kubernetes/objects';
+
+// What `backup-cronjobs plan` and `restore` print, as data.
+export { planPolicies } from './model/plan';
+export type { Plan, PlanOptions, PlanRun, PlanTarget, PlanOverlap, PlanDst } from './model/plan';
+export type { DstAmbiguity, OffsetChange } from './schedule/dst';
 export { restoreJob } from './model/restore';
 export type { RestoreOutcome, RestoreRequest } from './model/restore';
-export { renderPolicy, renderResolved } from './model/render';
-export { toYaml, sortKeys, documentYaml } from './yaml';
-export * as schedule from './schedule';
-export * as units from './units';
-export * as vitess from './engines/vitess';
-export * as redis from './engines/redis';
-export * as etcd from './engines/etcd';
-export type { S3Destination, S3Credentials } from './engines/s3';
-export type { EtcdSpec, EtcdNodeSpec, EtcdNodeRole, EtcdDistribution, EtcdCertificates, EtcdDestination, EtcdHostPathDestination, EtcdPvcDestination, EtcdImages, EtcdRestoreSpec } from './engines/etcd/types';
-export type { RedisSpec, RedisShardSpec, RedisSentinel, RedisScratch } from './engines/redis/types';
-export type { VitessSpec, VitessSchedule, VitessStrategy, VitessStorage, VitessScratch } from './engines/vitess/types';
+
+// The YAML writer of `backup-cronjobs synth`: sorted keys, one document per object.
+export { toYaml, documentYaml } from './yaml';
+
+// What `backup-cronjobs list` and `dashboard` print, as data.
+export { policyStores, listStore } from './model/list';
+export type { BackupStore, ListedBackup, StoredObject } from './model/list';
+export { grafanaDashboard, DASHBOARD_PANELS } from './model/dashboard';
+export type { DashboardPanel, DashboardScope } from './model/dashboard';

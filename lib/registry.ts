@@ -4,7 +4,9 @@
  * Adding an engine: its folder under `lib/engines/`, one line here (and its
  * two thin adapters, docs and tests: see ARCHITECTURE.md, "Adding an engine").
  */
-import type { EngineDefinition } from './engines/engine';
+import type { EngineDefinition, EngineProps } from './engines/engine';
+import { COMMON_PASS_THROUGH } from './engines/props';
+import type { PassThroughFields } from './engines/props';
 import { etcdEngine } from './engines/etcd';
 import { redisEngine } from './engines/redis';
 import { vitessEngine } from './engines/vitess';
@@ -41,3 +43,31 @@ export function engineDefinition(key: EngineKey): EngineDefinition<unknown> {
 export function enginesOf(spec: object): EngineKey[] {
   return ENGINE_KEYS.filter((key) => (spec as Record<string, unknown>)[key] !== undefined);
 }
+
+type PropsOf<E> = E extends EngineDefinition<infer _Spec, infer Props, infer _Fields> ? Props : never;
+type FieldsOf<E> = E extends EngineDefinition<infer _Spec, infer _Props, infer Fields> ? Fields : never;
+
+/** Engines with flat props: a schedule construct (cdk8s) and a component (Pulumi) each. */
+export type ScheduleEngineKey = { [K in EngineKey]: [PropsOf<(typeof ENGINES)[K]>] extends [never] ? never : K }[EngineKey];
+
+/** The flat props of an engine's schedule construct and component (`RedisScheduleProps`). */
+export type EngineScheduleProps<K extends ScheduleEngineKey> = PropsOf<(typeof ENGINES)[K]>;
+
+/** Every engine's own front-end fields, as one union (the front ends' prop types are made from their keys). */
+export type EngineFields = FieldsOf<(typeof ENGINES)[EngineKey]>;
+
+/** How an engine's flat props become a policy (the front ends' schedule factories read this). */
+export function engineProps(key: ScheduleEngineKey): EngineProps<unknown> {
+  const props = (ENGINES[key] as EngineDefinition<unknown, unknown>).props;
+  if (props === undefined) throw new Error(`backup-cronjobs: the ${key} engine has no schedule props`);
+  return props;
+}
+
+/** Each engine's own pass-through fields. */
+export const ENGINE_PASS_THROUGH: readonly PassThroughFields[] = ENGINE_KEYS.flatMap((key) => (ENGINES[key].props ? [ENGINES[key].props.fields.passThrough] : []));
+
+/** The pass-through fields of every engine, the common ones first (a Pulumi `Input` is taken there). */
+export const PASS_THROUGH_FIELDS: readonly PassThroughFields[] = [COMMON_PASS_THROUGH, ...ENGINE_PASS_THROUGH];
+
+/** Every engine's own duration keys (a cdk8s `Duration` is taken there, besides the common ones). */
+export const ENGINE_DURATION_KEYS: readonly string[] = ENGINE_KEYS.flatMap((key) => ENGINES[key].props?.fields.durations ?? []);

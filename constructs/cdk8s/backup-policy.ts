@@ -1,11 +1,9 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { readFileSync } from 'fs';
-import { API_VERSION, IssueList, KIND, PolicyError, loadPolicies, objectByKey, objectKeys, renderResolved, resolvePolicy } from '../../lib';
-import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from '../../lib';
-import { withPropPaths } from '../../lib/engines/props';
-import type { PropsLayout } from '../../lib/engines/props';
-import { findCollisions, formatCollision } from '../../lib/model/collisions';
+import { IssueList, PolicyError, findCollisions, formatCollision, objectByKey, renderResolved, resolvePolicy } from '../../lib/internal';
+import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from '../../lib/internal';
+import { atPropPaths, documentSource, handles, readPolicyFile } from '../core';
+import type { PolicySource } from '../core';
 import { Cdk8sValues, NamedObject, namespaceIssues, policyValues } from './values';
 
 /**
@@ -18,17 +16,6 @@ export interface BackupPolicyProps {
   /** `name`, `namespace` (default: the chart's namespace, else 'default'), `labels`, `annotations`. */
   readonly metadata: Cdk8sValues<PolicyMetadata>;
   readonly spec: Cdk8sValues<BackupPolicySpec>;
-}
-
-/** What a policy construct is made from: the props as the user wrote them, and how they become a policy. */
-export interface PolicySource {
-  readonly props: unknown;
-  /** The policy document of the props, once their cdk8s values are plain. */
-  readonly toPolicy: (plain: unknown) => { readonly metadata?: { readonly namespace?: string } };
-  /** Where the props land in the policy, so that problems name the prop the user wrote. @default - the props are a policy document */
-  readonly layout?: PropsLayout;
-  /** Dropped from the front of every backup CronJob key (a Vitess schedule's own name). @default - none */
-  readonly backupKeyPrefix?: string;
 }
 
 /**
@@ -66,14 +53,10 @@ export abstract class PolicyConstruct extends Construct {
     this.manifests = renderResolved(resolved);
     this.apiObjects = addApiObjects(this, this.manifests);
     this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
-    const keys = objectKeys(resolved);
-    const byName = (kind: string, names: ReadonlyMap<string, string>, prefix = '') => new Map([...names].map(([key, name]) => [
-      key.startsWith(prefix) ? key.slice(prefix.length) : key,
-      this.apiObjects.find((o) => o.kind === kind && o.name === name)!,
-    ]));
-    this.backupCronJobs = byName('CronJob', keys.backups, source.backupKeyPrefix);
-    this.pruneCronJobs = byName('CronJob', keys.prunes);
-    this.drillCronJobs = byName('CronJob', keys.drills);
+    const { backups, prunes, drills } = handles(resolved, this.manifests, this.apiObjects, source.backupKeyPrefix);
+    this.backupCronJobs = backups;
+    this.pruneCronJobs = prunes;
+    this.drillCronJobs = drills;
     this.prometheusRule = this.apiObjects.find((o) => o.kind === 'PrometheusRule');
     this.node.addValidation({ validate: () => this.collisions() });
   }
@@ -118,7 +101,7 @@ function resolveSource(scope: Construct, id: string, source: PolicySource): Reso
   const plain = policyValues(source.props, '', valueIssues, named);
   const policy = source.toPolicy(plain);
   const chartNamespace = Chart.of(scope).namespace;
-  const placed = policy.metadata?.namespace === undefined && chartNamespace !== undefined
+  const placed: { readonly metadata?: { readonly namespace?: unknown } } = policy.metadata?.namespace === undefined && chartNamespace !== undefined
     ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
     : policy;
   let resolved: ResolvedPolicy;
@@ -126,8 +109,8 @@ function resolveSource(scope: Construct, id: string, source: PolicySource): Reso
     resolved = resolvePolicy(placed, path);
   } catch (e) {
     if (!(e instanceof PolicyError)) throw e;
-    if (placed.metadata?.namespace !== undefined) namespaceIssues(named, placed.metadata.namespace, valueIssues);
-    const policyError = source.layout ? withPropPaths(e, source.layout) : e;
+    if (typeof placed.metadata?.namespace === 'string') namespaceIssues(named, placed.metadata.namespace, valueIssues);
+    const policyError = atPropPaths(e, source);
     if (valueIssues.empty) throw policyError;
     // a value left out for its own problem is not reported again as missing or of the wrong type
     const covered = (p: string) => valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
@@ -142,16 +125,11 @@ function resolveSource(scope: Construct, id: string, source: PolicySource): Reso
 export class BackupPolicy extends PolicyConstruct {
   /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. Without a namespace in it, the chart's applies. */
   public static fromFile(scope: Construct, id: string, path: string): BackupPolicy {
-    const policies = loadPolicies(readFileSync(path, 'utf8'), path);
-    if (policies.length !== 1) throw new Error(`${path}: holds ${policies.length} BackupPolicy documents; BackupPolicy.fromFile takes a file with exactly one`);
-    return new BackupPolicy(scope, id, policies[0]);
+    return new BackupPolicy(scope, id, readPolicyFile(path, 'BackupPolicy.fromFile'));
   }
 
   constructor(scope: Construct, id: string, props: BackupPolicyProps) {
-    super(scope, id, {
-      props: { metadata: props.metadata, spec: props.spec },
-      toPolicy: (plain) => ({ apiVersion: API_VERSION, kind: KIND, ...(plain as { metadata: PolicyMetadata; spec: BackupPolicySpec }) }),
-    });
+    super(scope, id, documentSource(props.metadata, props.spec));
   }
 }
 

@@ -1,5 +1,5 @@
 export * from './backup-policy';
-export * from './vitess-backup-schedule';
-export * from './redis-backup-schedule';
-export * from './etcd-backup-schedule';
-export type { Cdk8sValues, ClaimObject, SecretObject } from './values';
+export * from './schedule-construct';
+export * from './engine-schedules';
+export type { PolicyLike, PolicySource } from '../core';
+export type { Cdk8sValues, ClaimObject, ConfigMapObject, SecretObject } from './values';

@@ -8,7 +8,8 @@
  * and recognized by shape, never imported.
  */
 import type { Cron, Duration, Size } from 'cdk8s';
-import { IssueList, childPath, show, units } from '../../lib';
+import { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, IssueList, childPath, isPlainObject, show, units } from '../../lib/internal';
+import type { EngineFields } from '../../lib/internal';
 
 /**
  * A Secret as cdk8s-plus hands it out (`ISecret` of cdk8s-plus-28 to -34:
@@ -55,8 +56,10 @@ export interface NamedObject {
   readonly namespace?: string;
 }
 
-/** Keys of the policy's durations (the grammar of `lib/units`). */
-export const DURATION_KEYS = ['window', 'startingDeadline', 'timeout', 'ttlAfterFinished', 'maxAge', 'minBackupInterval', 'minRetentionTime', 'frequency', 'maxBackupAge'] as const;
+/** Keys of the policy's common durations (the grammar of `lib/units`). */
+const COMMON_DURATION_KEYS = ['window', 'startingDeadline', 'timeout', 'ttlAfterFinished', 'maxAge', 'maxBackupAge'] as const;
+/** Keys of the policy's durations: the common ones and each engine's own. */
+export const DURATION_KEYS: readonly string[] = [...COMMON_DURATION_KEYS, ...ENGINE_DURATION_KEYS];
 /** Keys of the policy's sizes (the grammar of `lib/units`). */
 export const SIZE_KEYS = ['size', 'sizeLimit', 'maxTotalSize'] as const;
 /** Keys of the policy's cron schedules. */
@@ -65,18 +68,22 @@ export const SCHEDULE_KEYS = ['schedule'] as const;
 export const SECRET_NAME_KEYS = ['secretName'] as const;
 /** Keys of lists of Secret names. */
 export const SECRET_LIST_KEYS = ['imagePullSecrets'] as const;
-/** Keys of Secret references whose `name` is the Secret's name. */
-export const SECRET_REFERENCE_KEYS = ['secretKeyRef', 'credentialsSecret', 'passwordSecret', 'authSecret', 'dbInitScriptSecret', 'basicAuthSecret', 'bearerTokenSecret'] as const;
+/** Keys of the common Secret references whose `name` is the Secret's name. */
+const COMMON_SECRET_REFERENCE_KEYS = ['secretKeyRef', 'credentialsSecret', 'basicAuthSecret', 'bearerTokenSecret'] as const;
+/** Keys of Secret references whose `name` is the Secret's name: the common ones and each engine's own (its pass-through references). */
+export const SECRET_REFERENCE_KEYS: readonly string[] = [
+  ...COMMON_SECRET_REFERENCE_KEYS, ...ENGINE_PASS_THROUGH.flatMap((fields) => fields.references),
+];
 /** Keys of PersistentVolumeClaim names. */
 export const CLAIM_NAME_KEYS = ['claimName'] as const;
 /** Keys of ConfigMap references whose `name` is the ConfigMap's name. */
 export const CONFIG_MAP_REFERENCE_KEYS = ['configMap'] as const;
 
-type DurationKey = (typeof DURATION_KEYS)[number];
+type DurationKey = (typeof COMMON_DURATION_KEYS)[number] | EngineFields['durations'][number];
 type ScheduleKey = (typeof SCHEDULE_KEYS)[number];
 type SecretNameKey = (typeof SECRET_NAME_KEYS)[number];
 type SecretListKey = (typeof SECRET_LIST_KEYS)[number];
-type SecretReferenceKey = (typeof SECRET_REFERENCE_KEYS)[number];
+type SecretReferenceKey = (typeof COMMON_SECRET_REFERENCE_KEYS)[number] | EngineFields['passThrough']['references'][number];
 type ClaimNameKey = (typeof CLAIM_NAME_KEYS)[number];
 type SizeKey = (typeof SIZE_KEYS)[number];
 type ConfigMapReferenceKey = (typeof CONFIG_MAP_REFERENCE_KEYS)[number];
@@ -236,9 +243,4 @@ function isCron(value: object): value is Cron {
 function isKubernetesObject(value: object): value is ClaimObject {
   const o = value as Partial<Record<'name' | 'kind' | 'apiVersion', unknown>>;
   return typeof o.name === 'string' && typeof o.kind === 'string' && typeof o.apiVersion === 'string';
-}
-
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }

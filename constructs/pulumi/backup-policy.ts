@@ -1,7 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
-import { readFileSync } from 'fs';
-import { API_VERSION, KIND, loadPolicies } from '../../lib';
-import type { BackupPolicySpec, PolicyMetadata } from '../../lib';
+import type { BackupPolicySpec, PolicyMetadata } from '../../lib/internal';
+import { documentSource, readPolicyFile } from '../core';
 import { PolicyComponent } from './policy-component';
 import type { WithInputs } from './inputs';
 
@@ -39,16 +38,12 @@ export interface BackupPolicyFileArgs {
 export class BackupPolicy extends PolicyComponent {
   /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. */
   public static fromFile(name: string, path: string, args: BackupPolicyFileArgs = {}, opts?: pulumi.ComponentResourceOptions): BackupPolicy {
-    const policies = loadPolicies(readFileSync(path, 'utf8'), path);
-    if (policies.length !== 1) throw new Error(`${path}: holds ${policies.length} BackupPolicy documents; BackupPolicy.fromFile takes a file with exactly one`);
-    return new BackupPolicy(name, { metadata: policies[0].metadata, spec: policies[0].spec, namespace: args.namespace }, opts);
+    const policy = readPolicyFile(path, 'BackupPolicy.fromFile');
+    return new BackupPolicy(name, { metadata: policy.metadata, spec: policy.spec, namespace: args.namespace }, opts);
   }
 
   constructor(name: string, args: BackupPolicyArgs, opts?: pulumi.ComponentResourceOptions) {
     const metadata = args.namespace === undefined ? args.metadata : { ...args.metadata, namespace: args.namespace };
-    super('BackupPolicy', name, {
-      args: { metadata, spec: args.spec },
-      toPolicy: (marked) => ({ apiVersion: API_VERSION, kind: KIND, ...(marked as object) }),
-    }, opts);
+    super('BackupPolicy', name, documentSource(metadata, args.spec), opts);
   }
 }

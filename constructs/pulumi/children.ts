@@ -5,7 +5,8 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import type { Manifest } from '../../lib';
+import { isPlainObject } from '../../lib/internal';
+import type { Manifest } from '../../lib/internal';
 
 type ChildClass = new (name: string, args: never, opts?: pulumi.CustomResourceOptions) => pulumi.CustomResource;
 
@@ -79,7 +80,7 @@ export function createChildren(parent: pulumi.ComponentResource, name: string, m
  */
 function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(deepCopy) as T;
-  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)) {
+  if (isPlainObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepCopy(v)])) as T;
   }
   return value;

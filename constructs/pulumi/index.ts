@@ -1,6 +1,6 @@
 export * from './policy-component';
 export * from './backup-policy';
-export * from './vitess-backup-schedule';
-export * from './redis-backup-schedule';
-export * from './etcd-backup-schedule';
+export * from './schedule-component';
+export * from './engine-schedules';
+export type { PolicyLike, PolicySource } from '../core';
 export type { WithInputs } from './inputs';

@@ -7,16 +7,11 @@
  * objects is a plain value, known at construction.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { childPath } from '../../lib';
-import { COMMON_PASS_THROUGH, passThroughFormat } from '../../lib/engines/props';
-import type { PassThroughFields, PassThroughFormat } from '../../lib/engines/props';
-import { REDIS_PASS_THROUGH } from '../../lib/engines/redis/props';
-import { VITESS_PASS_THROUGH } from '../../lib/engines/vitess/props';
+import { PASS_THROUGH_FIELDS, childPath, isPlainObject, passThroughFormat } from '../../lib/internal';
+import type { COMMON_PASS_THROUGH, EngineFields, PassThroughFormat } from '../../lib/internal';
 
-/** Every engine's pass-through fields (etcd has none of its own). */
-export const PASS_THROUGH: readonly PassThroughFields[] = [COMMON_PASS_THROUGH, REDIS_PASS_THROUGH, VITESS_PASS_THROUGH];
-
-type Fields = typeof COMMON_PASS_THROUGH | typeof REDIS_PASS_THROUGH | typeof VITESS_PASS_THROUGH;
+/** The common pass-through fields and every engine's own (from the core's registry). */
+type Fields = typeof COMMON_PASS_THROUGH | EngineFields['passThrough'];
 /** Keys of one part of the fields, over every engine (distributes over the union). */
 type KeysOf<F, Part extends 'values' | 'items'> = F extends Record<Part, infer R> ? keyof R : never;
 type ValueKey = KeysOf<Fields, 'values'>;
@@ -89,7 +84,7 @@ export function markerPaths(policy: unknown): string[] {
 export function slotFormats(slots: readonly InputSlot[], paths: readonly string[]): PassThroughFormat[] {
   const problems: string[] = [];
   const formats = slots.map((slot, i) => {
-    const format = paths[i] === undefined ? undefined : passThroughFormat(paths[i], PASS_THROUGH);
+    const format = paths[i] === undefined ? undefined : passThroughFormat(paths[i], PASS_THROUGH_FIELDS);
     if (format === undefined) problems.push(`${slot.propPath || '(args)'}: received a pulumi Output (or Promise); this value shapes the objects, so it must be a plain value`);
     return format ?? 'name';
   });
@@ -154,10 +149,4 @@ function escapeRegExp(text: string): string {
 /** A Promise, from any realm. */
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }

@@ -1,10 +1,9 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { PolicyError, objectByKey, objectKeys, renderResolved, resolvePolicy, show, sortKeys } from '../../lib';
-import type { Manifest, ResolvedPolicy } from '../../lib';
-import { withPropPaths } from '../../lib/engines/props';
-import type { PropsLayout } from '../../lib/engines/props';
-import { formatCollision, objectKey } from '../../lib/model/collisions';
+import { PolicyError, formatCollision, objectByKey, objectKey, renderResolved, resolvePolicy, show, sortKeys } from '../../lib/internal';
+import type { Manifest, ResolvedPolicy } from '../../lib/internal';
+import { atPropPaths, handles } from '../core';
+import type { PolicySource } from '../core';
 import { checkChildren, createChildren } from './children';
 import { InputSlot, fillMarkers, markInputs, markerPaths, slotFormats, standIn, substitute } from './inputs';
 
@@ -27,18 +26,6 @@ function claimObjects(component: pulumi.ComponentResource, label: string, manife
 
 /** `<package>:<module>` of every component's type token (`backup-cronjobs:index:BackupPolicy`). */
 export const TYPE_TOKEN_PREFIX = 'backup-cronjobs:index';
-
-/** What a component is made from: its args as the user wrote them, and how they become a policy. */
-export interface PolicySource {
-  /** The args; Outputs and Promises only where a value passes through (see `WithInputs`). */
-  readonly args: unknown;
-  /** The policy document of the args (Outputs travel along untouched). */
-  readonly toPolicy: (args: unknown) => unknown;
-  /** Where the args land in the policy, so that problems name the arg the user wrote. @default - the args are a policy document */
-  readonly layout?: PropsLayout;
-  /** Dropped from the front of every backup CronJob key (a Vitess schedule's own name). @default - none */
-  readonly backupKeyPrefix?: string;
-}
 
 /** The policy rendered at construction, with a stand-in for each Output. */
 interface Rendering {
@@ -90,9 +77,9 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   protected readonly label: string;
 
   /**
-   * @param type the type name (`BackupPolicy`), prefixed with `backup-cronjobs:index:`
-   * @param source the args and their mapping to a policy, validated and rendered here
-   * @param opts passed to the component as given (provider(s), protect, aliases, ...); children inherit through `parent`
+   * @param type - the type name (`BackupPolicy`), prefixed with `backup-cronjobs:index:`
+   * @param source - the args and their mapping to a policy, validated and rendered here
+   * @param opts - passed to the component as given (provider(s), protect, aliases, ...); children inherit through `parent`
    */
   protected constructor(type: string, name: string, source: PolicySource, opts?: pulumi.ComponentResourceOptions) {
     const token = `${TYPE_TOKEN_PREFIX}:${type}`;
@@ -111,14 +98,10 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     const cronJobNames = manifests.filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'CronJob').map((m) => m.metadata.name);
     this.cronJobNames = pulumi.output(cronJobNames);
     this.cronJobs = this.resources.filter((r): r is k8s.batch.v1.CronJob => k8s.batch.v1.CronJob.isInstance(r));
-    const keys = objectKeys(resolved);
-    const byKey = <R>(kind: string, names: ReadonlyMap<string, string>, prefix = '') => new Map([...names].map(([key, objectName]) => [
-      key.startsWith(prefix) ? key.slice(prefix.length) : key,
-      this.resources[manifests.findIndex((m) => m.kind === kind && m.metadata.name === objectName)] as R,
-    ]));
-    this.backupCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.backups, source.backupKeyPrefix);
-    this.pruneCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.prunes);
-    this.drillCronJobs = byKey<k8s.batch.v1.CronJob>('CronJob', keys.drills);
+    const { backups, prunes, drills } = handles(resolved, manifests, this.resources as k8s.batch.v1.CronJob[], source.backupKeyPrefix);
+    this.backupCronJobs = backups;
+    this.pruneCronJobs = prunes;
+    this.drillCronJobs = drills;
     this.registerOutputs({ cronJobNames: this.cronJobNames, namespace: this.namespace });
   }
 
@@ -156,7 +139,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
         real = renderResolved(resolvePolicy(fillMarkers(r.template, values), label));
       } catch (e) {
         if (!(e instanceof PolicyError)) throw e;
-        fail((source.layout ? withPropPaths(e, source.layout) : e).message);
+        fail(atPropPaths(e, source).message);
       }
       const placed = substitute(r.manifests, r.standIns, (i) => values[i] as string, (parts) => parts.join(''));
       if (JSON.stringify(sortKeys(real)) !== JSON.stringify(sortKeys(placed))) {
@@ -179,7 +162,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
 
 /** The policy of the args, rendered with a stand-in for each Output; problems at the arg paths written. */
 function render(source: PolicySource, label: string): Rendering {
-  const { marked, slots } = markInputs(source.args);
+  const { marked, slots } = markInputs(source.props);
   const template = source.toPolicy(marked);
   const paths = markerPaths(template);
   const standIns = slotFormats(slots, paths).map((format, i) => standIn(format, i, 'a'));
@@ -188,6 +171,6 @@ function render(source: PolicySource, label: string): Rendering {
     const namespaceSlot = paths.indexOf('metadata.namespace');
     return { resolved, manifests: renderResolved(resolved), template, slots, standIns, namespaceSlot: namespaceSlot < 0 ? undefined : namespaceSlot };
   } catch (e) {
-    throw e instanceof PolicyError && source.layout ? withPropPaths(e, source.layout) : e;
+    throw e instanceof PolicyError ? atPropPaths(e, source) : e;
   }
 }

@@ -10,6 +10,7 @@ import type { EngineSettingsDefaults, ResolvedJobSettings } from '../policy/sett
 import type { DrillOptions, EncryptionOptions, JobSettings, MetricsOptions, Placement, PolicyMetadata } from '../policy/types';
 import type { RetentionOptions } from '../policy/retention-options';
 import type { RetentionDestinationKind } from '../retention';
+import type { PropsFields, PropsLayout } from './props';
 
 /** The policy around an engine's spec: what every engine may read besides its own spec. */
 export interface PolicyContext {
@@ -141,7 +142,7 @@ export interface EngineTarget {
    * like a drill.
    * @default false
    */
-  readonly drills?: boolean;
+  readonly restoresFirst?: boolean;
   readonly pod: (ctx: PodContext) => EnginePod;
 }
 
@@ -180,8 +181,26 @@ export type EngineRestore =
   | { readonly job: EngineJob; readonly notes: readonly string[] }
   | { readonly problems: readonly string[] };
 
+/**
+ * How an engine's flat props (its cdk8s schedule construct and its Pulumi
+ * component, both made from this by the front ends' generic factory) become a
+ * policy, and which of their fields are special to a front end.
+ */
+export interface EngineProps<Props, Fields extends PropsFields = PropsFields> {
+  /** The construct's and the component's class name (the Pulumi type `backup-cronjobs:index:<typeName>`). */
+  readonly typeName: string;
+  /** `schedule`: the props are one `spec.<engine>.schedules[0]` (named after the construct id); `flat`: job settings go to `spec.defaults`. */
+  readonly shape: PropsLayout['shape'];
+  /** The policy document of the props (not validated yet); `defaultScheduleName` is the construct id / component name. */
+  toPolicy(props: Props, defaultScheduleName: string): object;
+  /** Its own fields that a front end takes in another form (a Pulumi `Input`, a cdk8s `Duration`, a cdk8s-plus `ISecret`). */
+  readonly fields: Fields;
+}
+
 /** An engine: one folder under `lib/engines/`, one line in `lib/registry.ts`. */
-export interface EngineDefinition<Spec> {
+export interface EngineDefinition<Spec, Props = never, Fields extends PropsFields = PropsFields> {
+  /** Its flat props for the front ends' schedule construct and component. @default - none: only `BackupPolicy` renders it */
+  readonly props?: EngineProps<Props, Fields>;
   /** JSON Schema of `spec.<key>` (closed, with its description). */
   readonly schema: Schema;
   /** Prefix of the metric names its scripts push. */

@@ -198,6 +198,25 @@ export const COMMON_PASS_THROUGH = {
 } as const satisfies PassThroughFields;
 
 /**
+ * An engine's own fields that a front end takes in another form than the
+ * policy's, besides the common ones (`COMMON_PASS_THROUGH`, the cdk8s
+ * adapter's common keys). Declared `as const`: the front ends' prop types are
+ * made from these keys.
+ */
+export interface PropsFields {
+  /** Fields that only pass through: a Pulumi `Input`. Its `references` are Secret references: a cdk8s-plus `ISecret` too. */
+  readonly passThrough: PassThroughFields;
+  /** Keys of durations: a cdk8s `Duration` too. */
+  readonly durations: readonly string[];
+}
+
+/** The fields of an engine with none of its own. */
+export const NO_OWN_FIELDS = {
+  passThrough: { values: {}, items: {}, objects: [], references: [] },
+  durations: [],
+} as const satisfies PropsFields;
+
+/**
  * The stand-in format of the pass-through field at `policyPath` (a key of
  * `values`, an item of an `items` list, a field of an `objects` object, the
  * `name` of a `references` entry), or undefined when the field shapes the

@@ -86,7 +86,14 @@ export interface PodSpec {
  * are kept: `emptyDir: {}` means something. Use `nonEmpty` for optional maps.
  */
 export function compact<T>(value: T): T {
-  return compactValue(value) as T;
+  return withoutUndefined(value, { dropEmptyLists: true });
+}
+
+/** A plain object (a JSON object, an object literal): not an array, a class instance or null. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
 }
 
 /** An optional map: undefined when it has no entries. */
@@ -94,15 +101,27 @@ export function nonEmpty<T extends object>(value: T | undefined): T | undefined 
   return value !== undefined && Object.keys(value).length > 0 ? value : undefined;
 }
 
-function compactValue(value: unknown): unknown {
+/**
+ * `value` without its `undefined` fields, at every depth: the one function
+ * that strips `undefined` (TypeScript props carry it, a policy document and a
+ * rendered object never do). With `dropEmptyLists`, undefined list items and
+ * the lists left empty go too (`compact`). Empty objects are kept.
+ */
+export function withoutUndefined<T>(value: T, options: { readonly dropEmptyLists?: boolean } = {}): T {
+  return strip(value, options.dropEmptyLists === true) as T;
+}
+
+function strip(value: unknown, dropEmptyLists: boolean): unknown {
   if (Array.isArray(value)) {
-    const items = value.map(compactValue).filter((v) => v !== undefined);
-    return items.length === 0 ? undefined : items;
+    const items = value.map((v) => strip(v, dropEmptyLists));
+    if (!dropEmptyLists) return items;
+    const kept = items.filter((v) => v !== undefined);
+    return kept.length === 0 ? undefined : kept;
   }
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
-      const c = compactValue(v);
+      const c = strip(v, dropEmptyLists);
       if (c !== undefined) out[key] = c;
     }
     return out;

@@ -52,7 +52,7 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
     { alert: 'Backup', targets: backups, pushed: { lastSuccess: 'last_success_timestamp_seconds', result: 'last_run_success' }, ksm: true, text: { what: 'scheduled backup', subject: 'Backup', success: 'run' } },
     { alert: 'BackupRestoreDrill', targets: drills, pushed: DRILL_METRICS, ksm: true, text: { what: 'restore drill', subject: 'Restore drill', success: 'run' } },
     // drills done by the backup runs themselves can only be seen in the pushed metrics
-    ...(r.metrics ? [{ alert: 'BackupRestoreDrill', targets: backups.filter((t) => t.drills), pushed: DRILL_METRICS, ksm: false, text: { what: 'restore drill', subject: 'Backup', success: 'restore drill' } }] : []),
+    ...(r.metrics ? [{ alert: 'BackupRestoreDrill', targets: backups.filter((t) => t.restoresFirst), pushed: DRILL_METRICS, ksm: false, text: { what: 'restore drill', subject: 'Backup', success: 'restore drill' } }] : []),
   ].filter((f) => f.targets.length > 0);
   if (families.length === 0) return undefined;
   const ns = `namespace="${r.namespace}"`;

@@ -50,8 +50,8 @@ export interface ResolvedTarget {
   readonly node?: string;
   /** The serialization group its pods are in (the policy's or the engine's). */
   readonly serializationGroup?: SerializationGroup;
-  /** Every run restores the newest backup first and pushes the restore-drill metrics (EngineTarget.drills). */
-  readonly drills: boolean;
+  /** Every run restores the newest backup first and pushes the restore-drill metrics (EngineTarget.restoresFirst). */
+  readonly restoresFirst: boolean;
   readonly pod: EnginePod;
 }
 
@@ -121,7 +121,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       schedule: { written: settings[i].schedule, resolved: schedule, timeZone: settings[i].timeZone },
       settings: settings[i],
       node: t.node,
-      drills: t.drills ?? false,
+      restoresFirst: t.restoresFirst ?? false,
       serializationGroup: settings[i].placement.serializationGroup ?? pod.placement?.serializationGroup,
       pod,
     });

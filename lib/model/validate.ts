@@ -5,6 +5,7 @@
  */
 import { IssueList, PolicyError, PolicyIssue, childPath, show } from '../policy/errors';
 import { formatDuration, parseDuration } from '../units';
+import { withoutUndefined } from '../kubernetes/objects';
 import { validateAgainstSchema } from '../policy/schema-validate';
 import type { SchemaProblem } from '../policy/schema-validate';
 import { validateRetentionOptions } from '../policy/retention-options';
@@ -173,17 +174,6 @@ function prune(doc: unknown, problems: readonly SchemaProblem[]): unknown {
     if (parent !== null && typeof parent === 'object' && !Array.isArray(parent)) delete (parent as Record<string, unknown>)[at[at.length - 1]];
   }
   return copy;
-}
-
-/** TypeScript props may carry `undefined` fields; a policy document never does. */
-function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = withoutUndefined(v);
-    return out;
-  }
-  return value;
 }
 
 function deepFreeze<T>(value: T): T {

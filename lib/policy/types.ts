@@ -157,7 +157,7 @@ export interface JobSettings {
   /**
    * 5-field cron or macro (`@daily`), Kubernetes rules; `H` fields are hashed
    * from the target's identity (`H 2 * * *`).
-   * @default '@daily'
+   * @default `'@daily'`
    */
   readonly schedule?: string;
   /** IANA time zone of the schedule. @default - the kube-controller-manager's zone (UTC almost everywhere) */
@@ -227,7 +227,7 @@ export interface MetricsOptions {
 }
 
 export interface GrafanaDashboardOptions {
-  /** Labels of the ConfigMap, which the sidecar selects. @default { grafana_dashboard: '1' } (kube-prometheus-stack's) */
+  /** Labels of the ConfigMap, which the sidecar selects. @default - `grafana_dashboard: "1"` (kube-prometheus-stack's) */
   readonly labels?: Readonly<Record<string, string>>;
 }
 

@@ -1,7 +1,7 @@
 /** Placement value objects → pod `nodeSelector`, `affinity`, `tolerations`. */
 import { JOB_DEFAULTS, SERIALIZATION_GROUP_LABEL } from '../policy/defaults';
 import type { NodeRequirement, Placement, PodAffinityTerm, Toleration } from '../policy/types';
-import { nonEmpty } from '../kubernetes/objects';
+import { nonEmpty, withoutUndefined } from '../kubernetes/objects';
 
 export interface RenderedPlacement {
   readonly nodeSelector?: Record<string, string>;
@@ -47,8 +47,8 @@ export function renderPlacement(placement: Placement, namespace: string): Render
       ? softNode.map((r) => ({ weight: r.weight, preference: { matchExpressions: [matchExpression(r)] } }))
       : undefined,
   });
-  const affinity = nonEmpty(dropUndefined({
-    nodeAffinity: nonEmpty(dropUndefined(nodeAffinity ?? {})),
+  const affinity = nonEmpty(withoutUndefined({
+    nodeAffinity: nonEmpty(withoutUndefined(nodeAffinity ?? {})),
     podAffinity: podTerms(placement.podAffinity ?? [], namespace),
     podAntiAffinity: podTerms(antiTerms, namespace),
   }));
@@ -61,7 +61,7 @@ export function renderPlacement(placement: Placement, namespace: string): Render
 }
 
 function matchExpression(r: NodeRequirement): Record<string, unknown> {
-  return dropUndefined({ key: r.key, operator: r.operator ?? JOB_DEFAULTS.nodeRequirementOperator, values: r.values ? [...r.values] : undefined });
+  return withoutUndefined({ key: r.key, operator: r.operator ?? JOB_DEFAULTS.nodeRequirementOperator, values: r.values ? [...r.values] : undefined });
 }
 
 function podTerms(terms: readonly PodAffinityTerm[], namespace: string): Record<string, unknown> | undefined {
@@ -72,24 +72,18 @@ function podTerms(terms: readonly PodAffinityTerm[], namespace: string): Record<
   });
   const hard = terms.filter((t) => t.weight === undefined).map(term);
   const soft = terms.filter((t) => t.weight !== undefined).map((t) => ({ weight: t.weight, podAffinityTerm: term(t) }));
-  return nonEmpty(dropUndefined({
+  return nonEmpty(withoutUndefined({
     requiredDuringSchedulingIgnoredDuringExecution: hard.length > 0 ? hard : undefined,
     preferredDuringSchedulingIgnoredDuringExecution: soft.length > 0 ? soft : undefined,
   }));
 }
 
 function renderToleration(t: Toleration): Record<string, unknown> {
-  return dropUndefined({
+  return withoutUndefined({
     key: t.key,
     operator: t.operator ?? JOB_DEFAULTS.tolerationOperator,
     value: t.value,
     effect: t.effect,
     tolerationSeconds: t.tolerationSeconds,
   });
-}
-
-export function dropUndefined<T extends Record<string, unknown>>(o: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out as T;
 }

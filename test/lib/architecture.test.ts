@@ -49,7 +49,7 @@ const LAYERS: [number, RegExp][] = [
   [4, /^lib\/engines\/[^/]+\//],
   [5, /^lib\/registry\.ts$/],
   [6, /^lib\/model\//],
-  [7, /^lib\/(convert\/|cli|index\.ts$)/],
+  [7, /^lib\/(convert\/|cli|index\.ts$|internal\.ts$)/],
 ];
 const layer = (file: string) => LAYERS.find(([, re]) => re.test(file))?.[0];
 
@@ -90,6 +90,23 @@ test('the core imports neither cdk8s nor Pulumi; each adapter only its own tool'
     if (file.startsWith('lib/')) expect({ file, packages }).toEqual({ file, packages: [] });
     if (file.startsWith('constructs/cdk8s/')) expect({ file, packages: packages.filter((p) => p.startsWith('@pulumi/')) }).toEqual({ file, packages: [] });
     if (file.startsWith('constructs/pulumi/')) expect({ file, packages: packages.filter((p) => !p.startsWith('@pulumi/')) }).toEqual({ file, packages: [] });
+    if (file.startsWith('constructs/core/')) expect({ file, packages }).toEqual({ file, packages: [] });
+  }
+});
+
+test('the front ends reach the core through lib/internal.ts only, never a deep path; the public index never imports it', () => {
+  for (const file of FILES.filter((f) => f.startsWith('constructs/'))) {
+    const deep = imports(file).files.filter((d) => d.startsWith('lib/') && d !== 'lib/internal.ts');
+    expect({ file, deep }).toEqual({ file, deep: [] });
+  }
+  expect(imports('lib/index.ts').files).not.toContain('lib/internal.ts');
+});
+
+test('the front ends hold no engine: no file of constructs/ names an engine\'s folder, and only the one-line lists name its classes', () => {
+  for (const file of FILES.filter((f) => f.startsWith('constructs/'))) {
+    const source = readFileSync(join(ROOT, file), 'utf8');
+    expect({ file, engineImports: imports(file).files.filter((d) => /^lib\/engines\//.test(d)) }).toEqual({ file, engineImports: [] });
+    if (!/\/engine-schedules\.ts$/.test(file)) expect({ file, engines: source.match(/\b(vitess|redis|etcd)\b(?=['"])/gi) ?? [] }).toEqual({ file, engines: [] });
   }
 });
 

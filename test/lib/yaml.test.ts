@@ -1,7 +1,7 @@
 // The fast emitter must write exactly what the `yaml` package (and so cdk8s) writes.
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { documentYaml, sortKeys, toYaml } from '../../lib';
+import { documentYaml, sortKeys, toYaml } from '../../lib/internal';
 import { plainSafe } from '../../lib/yaml';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';

@@ -3,10 +3,15 @@ import type { EngineDefinition } from '../engine';
 import { ETCD_DEFAULTS } from './defaults';
 import { openshiftObjects, restoreWithServiceAccount, withServiceAccount } from './openshift';
 import { resolveEtcd } from './resolve';
+import type { ResolvedEtcd } from './resolve';
+import type { PolicyContext } from '../engine';
 import { etcdRestoreJob } from './restore';
 import { etcdSchema } from './schema';
 import { etcdTargets } from './targets';
 import type { EtcdSpec } from './types';
+import type { EtcdScheduleProps } from './props';
+import type { NO_OWN_FIELDS } from '../props';
+import { ETCD_PROPS } from './props';
 import { validateEtcd } from './validate';
 
 export * from './types';
@@ -15,30 +20,42 @@ export { etcdNamePrefix } from './resolve';
 export { etcdSchedulePolicy } from './props';
 export type { EtcdScheduleProps } from './props';
 
-export const etcdEngine: EngineDefinition<EtcdSpec> = {
+/** Each validated spec resolved once per policy (its targets, objects and restore Job all read it). */
+const resolvedSpecs = new WeakMap<EtcdSpec, { readonly name: string; readonly path: string; readonly resolved: ResolvedEtcd }>();
+
+function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
+  const known = resolvedSpecs.get(spec);
+  if (known !== undefined && known.name === policy.metadata.name && known.path === policy.path) return known.resolved;
+  const r = resolveEtcd(spec, policy.metadata.name, policy.path);
+  resolvedSpecs.set(spec, { name: policy.metadata.name, path: policy.path, resolved: r });
+  return r;
+}
+
+export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO_OWN_FIELDS> = {
+  props: ETCD_PROPS,
   schema: etcdSchema,
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
   validate: (spec, policy, issues) => validateEtcd(spec, policy, issues),
   targets: (spec, policy) => {
-    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
-    return withServiceAccount(resolved, etcdTargets(resolved, policy));
+    const r = resolved(spec, policy);
+    return withServiceAccount(r, etcdTargets(r, policy));
   },
   restoreJob: (spec, policy, request) => {
-    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
-    return restoreWithServiceAccount(resolved, etcdRestoreJob(resolved, spec.restore, policy, request));
+    const r = resolved(spec, policy);
+    return restoreWithServiceAccount(r, etcdRestoreJob(r, spec.restore, policy, request));
   },
   objects: (spec, policy, pods) => {
-    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
-    return openshiftObjects(resolved, policy, pods, (request) => etcdRestoreJob(resolved, spec.restore, policy, request));
+    const r = resolved(spec, policy);
+    return openshiftObjects(r, policy, pods, (request) => etcdRestoreJob(r, spec.restore, policy, request));
   },
   backupStores: (spec, policy) => {
-    const resolved = resolveEtcd(spec, policy.metadata.name, policy.path);
-    const d = resolved.destination;
+    const r = resolved(spec, policy);
+    const d = r.destination;
     const names = {
-      namePrefix: resolved.namePrefix,
+      namePrefix: r.namePrefix,
       nameSuffix: ETCD_DEFAULTS.extension,
       metadataSuffix: ETCD_DEFAULTS.metadataSuffix,
-      nodes: resolved.retentionScope === 'cluster' ? 'together' as const : 'each' as const,
+      nodes: r.retentionScope === 'cluster' ? 'together' as const : 'each' as const,
       contentFacts: ['revision', 'keyCount'],
     };
     return [d.kind === 's3'

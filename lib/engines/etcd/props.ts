@@ -1,6 +1,7 @@
 /** Props of one etcd backup schedule (cdk8s `EtcdBackupSchedule`, a Pulumi component) → policy. */
+import type { EngineProps } from '../engine';
 import type { EnginePolicyDocument, PropsLayout, SchedulePolicyProps } from '../props';
-import { flatEnginePolicy } from '../props';
+import { NO_OWN_FIELDS, flatEnginePolicy } from '../props';
 import type { JobSettings } from '../../policy/types';
 import type { EtcdSpec } from './types';
 
@@ -31,3 +32,11 @@ export const ETCD_PROPS_LAYOUT: PropsLayout = { engine: 'etcd', shape: 'flat' };
 export function etcdSchedulePolicy(props: EtcdScheduleProps): EnginePolicyDocument<'etcd', EtcdSpec> {
   return flatEnginePolicy<'etcd', EtcdSpec>('etcd', ETCD_SPEC_KEYS, props);
 }
+
+/** `EtcdBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. etcd has no pass-through field of its own (its `endpoint`'s scheme decides TLS). */
+export const ETCD_PROPS: EngineProps<EtcdScheduleProps, typeof NO_OWN_FIELDS> = {
+  typeName: 'EtcdBackupSchedule',
+  shape: ETCD_PROPS_LAYOUT.shape,
+  toPolicy: (props) => etcdSchedulePolicy(props),
+  fields: NO_OWN_FIELDS,
+};

@@ -185,7 +185,7 @@ export interface EtcdSpec {
   /**
    * File names are `<namePrefix><UTC RFC3339>_<node>.db` plus `<name>.json`.
    * Retention only ever touches names with this prefix.
-   * @default 'etcd-snapshot_<policy name>_'
+   * @default `'etcd-snapshot_<policy name>_'`
    */
   readonly namePrefix?: string;
   /**

@@ -5,6 +5,8 @@ import { resolveRedis } from './resolve';
 import { redisSchema } from './schema';
 import { redisTargets, shardNamePrefix } from './targets';
 import type { RedisSpec } from './types';
+import type { REDIS_FIELDS, RedisScheduleProps } from './props';
+import { REDIS_PROPS } from './props';
 import { validateRedis } from './validate';
 
 export * from './types';
@@ -13,7 +15,8 @@ export { shardNamePrefix } from './targets';
 export { redisSchedulePolicy } from './props';
 export type { RedisScheduleProps } from './props';
 
-export const redisEngine: EngineDefinition<RedisSpec> = {
+export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps, typeof REDIS_FIELDS> = {
+  props: REDIS_PROPS,
   schema: redisSchema,
   metricsPrefix: REDIS_DEFAULTS.metricsPrefix,
   retentionDestination: () => 's3',

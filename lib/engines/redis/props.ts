@@ -1,5 +1,6 @@
 /** Props of one Redis backup schedule (cdk8s `RedisBackupSchedule`, a Pulumi component) → policy. */
-import type { EnginePolicyDocument, PassThroughFields, PropsLayout, SchedulePolicyProps } from '../props';
+import type { EngineProps } from '../engine';
+import type { EnginePolicyDocument, PassThroughFields, PropsFields, PropsLayout, SchedulePolicyProps } from '../props';
 import { flatEnginePolicy } from '../props';
 import type { JobSettings } from '../../policy/types';
 import type { RedisSpec } from './types';
@@ -36,3 +37,14 @@ export const REDIS_PASS_THROUGH = {
 export function redisSchedulePolicy(props: RedisScheduleProps): EnginePolicyDocument<'redis', RedisSpec> {
   return flatEnginePolicy<'redis', RedisSpec>('redis', REDIS_SPEC_KEYS, props);
 }
+
+/** `RedisBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. */
+/** Redis fields a front end takes in another form: the pass-through fields above, no duration of its own. */
+export const REDIS_FIELDS = { passThrough: REDIS_PASS_THROUGH, durations: [] } as const satisfies PropsFields;
+
+export const REDIS_PROPS: EngineProps<RedisScheduleProps, typeof REDIS_FIELDS> = {
+  typeName: 'RedisBackupSchedule',
+  shape: REDIS_PROPS_LAYOUT.shape,
+  toPolicy: (props) => redisSchedulePolicy(props),
+  fields: REDIS_FIELDS,
+};

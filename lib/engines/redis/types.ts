@@ -64,7 +64,7 @@ export interface RedisSpec {
    */
   readonly s3: S3Destination;
   readonly images?: {
-    /** Dump step: sh, redis-cli (>= 7.0), redis-check-rdb, gzip, timeout. @default 'redis:7.2.8-alpine' */
+    /** Dump step: sh, redis-cli (7.0 or newer), redis-check-rdb, gzip, timeout. @default 'redis:7.2.8-alpine' */
     readonly redis?: string;
     /** Upload step: sh, aws (CLI v2), curl (metrics), awk, sort, date, mktemp. @default 'amazon/aws-cli:2.17.64' */
     readonly awsCli?: string;

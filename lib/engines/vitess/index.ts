@@ -5,6 +5,8 @@ import { resolveVitess } from './resolve';
 import { vitessSchema } from './schema';
 import { vitessTargets } from './targets';
 import type { VitessSpec } from './types';
+import type { VITESS_FIELDS, VitessScheduleProps } from './props';
+import { VITESS_PROPS } from './props';
 import { validateVitess } from './validate';
 
 export * from './types';
@@ -13,7 +15,8 @@ export { renderFlags, storageRoot, goDuration, mysqlServerVersion } from './flag
 export { vitessSchedulePolicy } from './props';
 export type { VitessScheduleProps } from './props';
 
-export const vitessEngine: EngineDefinition<VitessSpec> = {
+export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typeof VITESS_FIELDS> = {
+  props: VITESS_PROPS,
   schema: vitessSchema,
   metricsPrefix: JOB_DEFAULTS.metricsPrefix,
   retentionDestination: () => 'vitess',

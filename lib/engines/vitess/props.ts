@@ -1,5 +1,6 @@
 /** Props of one Vitess backup schedule (cdk8s `VitessBackupSchedule`, Pulumi `VitessBackupSchedule`) → policy. */
-import { EnginePolicyDocument, PassThroughFields, PropsLayout, SchedulePolicyProps, singleSchedulePolicy } from '../props';
+import type { EngineProps } from '../engine';
+import { EnginePolicyDocument, PassThroughFields, PropsFields, PropsLayout, SchedulePolicyProps, singleSchedulePolicy } from '../props';
 import type { VitessSchedule, VitessSpec } from './types';
 
 /**
@@ -34,3 +35,14 @@ export const VITESS_PASS_THROUGH = {
 export function vitessSchedulePolicy(props: VitessScheduleProps, defaultScheduleName: string): EnginePolicyDocument<'vitess', VitessSpec> {
   return singleSchedulePolicy<'vitess', VitessSpec>('vitess', VITESS_SPEC_KEYS, props, defaultScheduleName);
 }
+
+/** `VitessBackupSchedule` (cdk8s and Pulumi), made by the front ends from this: one schedule, named after the construct id by default. */
+/** Vitess fields a front end takes in another form: the pass-through fields above, the schedule's frequency and vtbackup's retention durations. */
+export const VITESS_FIELDS = { passThrough: VITESS_PASS_THROUGH, durations: ['frequency', 'minBackupInterval', 'minRetentionTime'] } as const satisfies PropsFields;
+
+export const VITESS_PROPS: EngineProps<VitessScheduleProps, typeof VITESS_FIELDS> = {
+  typeName: 'VitessBackupSchedule',
+  shape: VITESS_PROPS_LAYOUT.shape,
+  toPolicy: (props, defaultScheduleName) => vitessSchedulePolicy(props, defaultScheduleName),
+  fields: VITESS_FIELDS,
+};

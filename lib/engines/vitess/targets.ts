@@ -88,7 +88,7 @@ function shardTarget(
     settingsPath: sPath,
     schedule: sched.frequency !== undefined ? cronFromFrequency(sched.frequency, `${spec.cluster}|${keyspace}|${shard}|${sched.name}-${keyspace}-${safe}`) : undefined,
     defaults: { timeout: VITESS_DEFAULTS.timeout },
-    drills: true,
+    restoresFirst: true,
     pod: (ctx) => vitessPod(spec, policy, keyspace, shard, covered, ctx),
   };
 }

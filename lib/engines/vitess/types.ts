@@ -121,7 +121,7 @@ export interface VitessSpec {
    * @default false
    */
   readonly allowFirstBackup?: boolean;
-  /** vtbackup flag spelling: `underscore` (all versions) or `dashed` (Vitess >= 22). @default 'underscore' */
+  /** vtbackup flag spelling: `underscore` (all versions) or `dashed` (Vitess 22 and newer). @default 'underscore' */
   readonly flagStyle?: 'underscore' | 'dashed';
   /** vtbackup's own retention flags. */
   readonly vtbackupRetention?: {

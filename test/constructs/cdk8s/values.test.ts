@@ -1,6 +1,6 @@
 // cdk8s value types in the props → the policy's own values (constructs/cdk8s/values.ts).
 import { Cron, Duration, Size, Testing } from 'cdk8s';
-import { IssueList, policySchema, units } from '../../../lib';
+import { IssueList, policySchema, units } from '../../../lib/internal';
 import { CLAIM_NAME_KEYS, CONFIG_MAP_REFERENCE_KEYS, DURATION_KEYS, SIZE_KEYS, SECRET_LIST_KEYS, SECRET_NAME_KEYS, SECRET_REFERENCE_KEYS, policyValues } from '../../../constructs/cdk8s/values';
 import { ImportedConfigMap, ImportedPersistentVolumeClaim, ImportedSecret } from './cdk8s-plus';
 

@@ -5,7 +5,7 @@
  * components.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { sortKeys } from '../../../lib';
+import { sortKeys } from '../../../lib/internal';
 
 /** One `newResource` call seen by the mock monitor. */
 export interface Registered {

@@ -1,7 +1,7 @@
 // pulumi.Input args: Outputs reach the children's inputs at exactly the places their values are
 // rendered; everything that shapes the objects stays a plain value.
 import * as pulumi from '@pulumi/pulumi';
-import { renderPolicy, sortKeys } from '../../../lib';
+import { renderPolicy, sortKeys } from '../../../lib/internal';
 import type { Manifest } from '../../../lib';
 import { redisSchedulePolicy } from '../../../lib/engines/redis/props';
 import { etcdSchedulePolicy } from '../../../lib/engines/etcd/props';

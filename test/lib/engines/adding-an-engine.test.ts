@@ -1,5 +1,6 @@
-// Follows "Adding an engine" of ARCHITECTURE.md in a copy of lib/: the engine folder from that
-// section's own code blocks, one line in the registry, and nothing else; then renders with it.
+// Follows "Adding an engine" of ARCHITECTURE.md in a copy of lib/ and constructs/: the engine folder from
+// that section's own code blocks, one line in the registry, one line per front end, and nothing else; then
+// renders with it, through the core, a cdk8s construct and a Pulumi component.
 import { execFileSync } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
@@ -27,6 +28,7 @@ function run(script: string): string {
 
 test('an engine made of ARCHITECTURE.md\'s folder and one registry line is validated, resolved and rendered', () => {
   cpSync(join(ROOT, 'lib'), join(work, 'lib'), { recursive: true });
+  cpSync(join(ROOT, 'constructs'), join(work, 'constructs'), { recursive: true });
   cpSync(join(ROOT, 'tsconfig.json'), join(work, 'tsconfig.json'));
   cpSync(join(ROOT, 'package.json'), join(work, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
@@ -44,6 +46,11 @@ test('an engine made of ARCHITECTURE.md\'s folder and one registry line is valid
     .replace('  etcd: etcdEngine,\n', '  etcd: etcdEngine,\n  example: exampleEngine,\n');
   expect(patched.split('\n').length).toBe(source.split('\n').length + 2);
   writeFileSync(registry, patched);
+  // step 3: one line per front end, and not a character elsewhere in constructs/
+  for (const [frontEnd, factory] of [['cdk8s', 'scheduleConstruct'], ['pulumi', 'scheduleComponent']]) {
+    const list = join(work, 'constructs', frontEnd, 'engine-schedules.ts');
+    writeFileSync(list, `${readFileSync(list, 'utf8')}export class ExampleBackupSchedule extends ${factory}('example') {}\n`);
+  }
 
   const out = JSON.parse(run(`
     const lib = require('./lib');
@@ -80,4 +87,29 @@ test('an engine made of ARCHITECTURE.md\'s folder and one registry line is valid
   const command = container.command[2].replace(/\/scripts\//g, `${scripts}/`);
   const log = execFileSync('/bin/sh', ['-c', command, 'example-backup'], { env: { PATH: process.env.PATH, EXAMPLE_DATABASE: 'orders' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   expect(log).toBe('');
+
+  // the front ends: the same objects as the core's, from the flat props
+  const props = "{ name: 'shop', namespace: 'db', schedule: '0 3 * * *', databases: ['orders', 'users'], metrics: { pushgatewayUrl: 'http://pushgateway:9091' } }";
+  const cdk8s = JSON.parse(run(`
+    const { App, Chart, Duration } = require('cdk8s');
+    const { ExampleBackupSchedule } = require('./constructs/cdk8s');
+    const chart = new Chart(new App(), 'chart');
+    const schedule = new ExampleBackupSchedule(chart, 'example', { ...${props}, timeout: Duration.minutes(30) });
+    let bad;
+    try { new ExampleBackupSchedule(new Chart(new App(), 'other'), 'example', { ...${props}, databases: ['all'] }); } catch (e) { bad = e.issues.map((i) => i.path + ': ' + i.message); }
+    console.log(JSON.stringify({ objects: chart.toJson(), key: schedule.cronJob('orders').name, bad }));
+  `));
+  expect(cdk8s.objects).toEqual(out.objects);
+  expect(cdk8s.key).toBe('shop-orders');
+  expect(cdk8s.bad).toEqual(['databases: received "all"; name each database (policy field spec.example.databases)']);
+  const pulumi = JSON.parse(run(`
+    const pulumi = require('@pulumi/pulumi');
+    const types = [];
+    pulumi.runtime.setMocks({ newResource: (a) => { types.push(a.type); return { id: a.name + '_id', state: a.inputs }; }, call: (a) => a.inputs }, 'project', 'stack', true);
+    const { ExampleBackupSchedule } = require('./constructs/pulumi');
+    const component = new ExampleBackupSchedule('example', ${props});
+    setTimeout(() => console.log(JSON.stringify({ objects: component.manifests, types })), 200);
+  `));
+  expect(pulumi.objects).toEqual(out.objects);
+  expect(pulumi.types).toEqual(['backup-cronjobs:index:ExampleBackupSchedule', 'kubernetes:core/v1:ConfigMap', 'kubernetes:batch/v1:CronJob', 'kubernetes:batch/v1:CronJob']);
 });

@@ -1,6 +1,6 @@
 // Flat props → policy (lib/engines/props.ts) and back: every value the props
 // hold is reported at the prop path it was written at; pass-through fields.
-import { PolicyError, childPath, policySchema, renderPolicy } from '../../../lib';
+import { PolicyError, childPath, policySchema, renderPolicy } from '../../../lib/internal';
 import { COMMON_PASS_THROUGH, PassThroughFields, PropsLayout, passThroughFormat, propPath, withPropPaths } from '../../../lib/engines/props';
 import { ETCD_PROPS_LAYOUT, etcdSchedulePolicy } from '../../../lib/engines/etcd/props';
 import { REDIS_PASS_THROUGH, REDIS_PROPS_LAYOUT, redisSchedulePolicy } from '../../../lib/engines/redis/props';

@@ -1,4 +1,4 @@
-import { joinName, labelValue, safeShard, isDnsLabel, CRONJOB_NAME_MAX } from '../../../lib';
+import { joinName, labelValue, safeShard, isDnsLabel, CRONJOB_NAME_MAX } from '../../../lib/kubernetes/names';
 import { withoutRepeats } from '../../../lib/kubernetes/names';
 import fc from 'fast-check';
 

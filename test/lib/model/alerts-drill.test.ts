@@ -18,8 +18,8 @@ function model(metrics: boolean): ResolvedPolicy {
     ],
   }, { metrics: { ...(metrics ? { pushgatewayUrl: 'http://pushgateway:9091' } : {}), prometheusRule: {} } }));
   const [nightly, daily] = r.targets;
-  const drill: ResolvedTarget = { ...daily, name: DRILL, component: 'restore-drill', drills: false };
-  return { ...r, targets: [{ ...nightly, drills: true }, drill] };
+  const drill: ResolvedTarget = { ...daily, name: DRILL, component: 'restore-drill', restoresFirst: false };
+  return { ...r, targets: [{ ...nightly, restoresFirst: true }, drill] };
 }
 const rules = (r: ResolvedPolicy) => (prometheusRule(r) as any).spec.groups[0].rules as { alert: string; expr: string }[];
 

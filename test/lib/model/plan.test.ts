@@ -1,6 +1,7 @@
 // The plan model: run windows, overlaps by serialization group, node and
 // CronJob, and DST changes, all read from the resolved model.
-import { resolvePolicy, schedule } from '../../../lib';
+import { resolvePolicy } from '../../../lib';
+import * as schedule from '../../../lib/schedule';
 import type { BackupPolicy } from '../../../lib';
 import { MAX_RUNS_PER_TARGET, planPolicies } from '../../../lib/model/plan';
 import { planWarnings } from '../../../lib/model/plan-text';

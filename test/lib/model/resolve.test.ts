@@ -1,5 +1,5 @@
 // The keys users name targets and Jobs by (the handles of the constructs and components).
-import { objectByKey, objectKeys, resolvePolicy } from '../../../lib';
+import { objectByKey, objectKeys, resolvePolicy } from '../../../lib/internal';
 import { etcdPolicy } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';

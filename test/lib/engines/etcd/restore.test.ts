@@ -1,6 +1,7 @@
 // The etcd restore Job that `backup-cronjobs restore` prints: its pod, its
 // name, the pod settings of the node's CronJob, and the requests it refuses.
-import { joinName, renderPolicy, resolvePolicy, restoreJob } from '../../../../lib';
+import { renderPolicy, resolvePolicy, restoreJob } from '../../../../lib';
+import { joinName } from '../../../../lib/kubernetes/names';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerEnv } from '../../../support/run-container';

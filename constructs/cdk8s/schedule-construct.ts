@@ -1,0 +1,32 @@
+import type { Construct } from 'constructs';
+import type { EngineScheduleProps, ScheduleEngineKey } from '../../lib/internal';
+import { scheduleSource } from '../core';
+import { PolicyConstruct } from './backup-policy';
+import type { Cdk8sValues } from './values';
+
+/**
+ * The props of an engine's schedule construct: its flat props (`spec.<engine>`,
+ * the job settings, `name`, `namespace` (default: the chart's), `labels`,
+ * `annotations`, `retention`, `metrics`, …), where durations also take a cdk8s
+ * `Duration`, schedules a `Cron`, sizes a `Size`, Secret names a cdk8s-plus
+ * `ISecret`, claim names an `IPersistentVolumeClaim`.
+ */
+export type ScheduleProps<K extends ScheduleEngineKey> = Cdk8sValues<EngineScheduleProps<K>>;
+
+/** The class of an engine's schedule construct (`new RedisBackupSchedule(chart, 'cache', props)`). */
+export type ScheduleConstructClass<K extends ScheduleEngineKey> = new (scope: Construct, id: string, props: ScheduleProps<K>) => PolicyConstruct;
+
+/**
+ * The schedule construct of an engine, made from its definition in the core
+ * (`props` of `lib/engines/<engine>/index.ts`): the props → policy mapping is
+ * the core's, shared with the Pulumi component, so the same props give the
+ * same objects. The construct id names a Vitess schedule when `scheduleName`
+ * is not set.
+ */
+export function scheduleConstruct<K extends ScheduleEngineKey>(engine: K): ScheduleConstructClass<K> {
+  return class extends PolicyConstruct {
+    constructor(scope: Construct, id: string, props: ScheduleProps<K>) {
+      super(scope, id, scheduleSource(engine, props, id));
+    }
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * The entry the package's own front ends (`constructs/`) import: the public API
+ * and the core's parts only they need. Not a package export; users import
+ * `lib/index.ts` (`backup-cronjobs`).
+ */
+export * from './index';
+export { IssueList, childPath, show } from './policy/errors';
+export * as units from './units';
+export { sortKeys } from './yaml';
+export { isPlainObject } from './kubernetes/objects';
+export { findCollisions, formatCollision, objectKey } from './model/collisions';
+export { objectByKey, objectKeys } from './model/resolve';
+export type { ObjectKeys } from './model/resolve';
+export { COMMON_PASS_THROUGH, passThroughFormat, withPropPaths } from './engines/props';
+export type { PassThroughFields, PassThroughFormat } from './engines/props';
+export { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, PASS_THROUGH_FIELDS, engineProps } from './registry';
+export type { EngineFields } from './registry';
