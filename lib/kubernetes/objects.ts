@@ -95,17 +95,19 @@ export function nonEmpty<T extends object>(value: T | undefined): T | undefined 
 }
 
 function compactValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    const items = value.map(compactValue).filter((v) => v !== undefined);
+    const items: unknown[] = [];
+    for (const v of value) {
+      const c = compactValue(v);
+      if (c !== undefined) items.push(c);
+    }
     return items.length === 0 ? undefined : items;
   }
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
-      const c = compactValue(v);
-      if (c !== undefined) out[key] = c;
-    }
-    return out;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const c = compactValue((value as Record<string, unknown>)[key]);
+    if (c !== undefined) out[key] = c;
   }
-  return value;
+  return out;
 }
