@@ -328,7 +328,7 @@ async function main() {
     lines.push('', '| data | check probes (one run each, s) |', '| --- | --- |');
     for (const r of rows) lines.push(`| ${shapeName(r.shape)} | ${list(r.probes)} |`);
   }
-  const containers = Object.keys(rows[0].jobSteps);
+  const containers = Object.keys(rows[0].jobSteps).filter((name) => !name.endsWith(' CPU'));
   lines.push('', `containers started per run: job ${containers.length} (${containers.join(', ')}), bare 1`, `load after: ${load()}; ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
   console.log(lines.join('\n'));
 }
