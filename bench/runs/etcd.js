@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// npm run bench:runs -- [--shapes 1000:200,20000:200,1000000:200] [--runs 3] [--probes]
+// npm run bench:runs -- [--shapes 1000:200,20000:200,1000000:200] [--runs 3] [--probes] [--bare-first]
 // The etcd backup job beside the bare tools, in one run, on the same data, for each data shape in turn:
 //  - a fresh real etcd with mutual TLS (test/support/services) per shape, filled with random values of one
 //    size (VALUE:MB in --shapes: value bytes, database MB; MB = 10^6 bytes) up to that database size, by
@@ -14,7 +14,7 @@
 //          step splits into its etcdctl commands and the shell around them;
 //  - bare: the same checks by hand, nothing else: `etcdctl snapshot save`, `etcdctl snapshot status -w
 //          json`, `etcdctl snapshot restore` into a scratch directory;
-//  - job and bare alternate, RUNS times each; the table gives medians of wall time and of CPU time (user +
+//  - job and bare alternate (bare first with --bare-first), RUNS times each; the table gives medians of wall time and of CPU time (user +
 //    system of every process of the job, or of the bare commands: this process's reaped children, from
 //    /proc/self/stat; the etcd server's own work is not in it, the same for both). Beside bare, the work
 //    the job does on top of it is timed on its own: `etcdctl endpoint status` (the precheck) and removing
@@ -44,6 +44,7 @@ const SHAPES = option('shapes', '1000:200,20000:200,1000000:200').split(',').map
 });
 const RUNS = Number(option('runs', '3'));
 const PROBES = process.argv.includes('--probes');
+const BARE_FIRST = process.argv.includes('--bare-first');
 const PUT_CONCURRENCY = 4;
 
 const median = (xs) => {
@@ -284,8 +285,9 @@ async function main() {
         const jobs = [];
         const bares = [];
         for (let i = 0; i < RUNS; i++) {
+          if (BARE_FIRST) bares.push(await bare(etcd, PROBES && i === 0));
           jobs.push(await job(etcd, busybox, wrapper));
-          bares.push(await bare(etcd, PROBES && i === 0));
+          if (!BARE_FIRST) bares.push(await bare(etcd, PROBES && i === 0));
         }
         const row = {
           shape,
