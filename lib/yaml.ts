@@ -33,14 +33,13 @@ const documentKeys = (map: Plain): string[] => [...OBJECT_KEYS.filter((k) => k i
 
 export function documentYaml(value: unknown): string {
   // Keys outside the plain-safe set are rare (label or data keys) and their quoting depends on context:
-  // such documents are rendered by `yaml` itself.
-  if (!isMap(value) || Object.keys(value).length === 0 || hasUnsafeKey(value)) {
-    const sorted = sortKeys(value);
-    return stringify(isMap(sorted) ? Object.fromEntries(documentKeys(sorted).map((k) => [k, sorted[k]])) : sorted, OPTIONS);
+  // such documents are rendered by `yaml` itself (the emitter gives up at the first one).
+  if (isMap(value) && Object.keys(value).length > 0) {
+    const out: string[] = [];
+    if (emitMap(value, '', out, documentKeys(value))) return out.join('');
   }
-  const out: string[] = [];
-  emitMap(value, '', out, documentKeys(value));
-  return out.join('');
+  const sorted = sortKeys(value);
+  return stringify(isMap(sorted) ? Object.fromEntries(documentKeys(sorted).map((k) => [k, sorted[k]])) : sorted, OPTIONS);
 }
 
 type Plain = Record<string, unknown>;
@@ -53,25 +52,27 @@ function isBlock(v: unknown): boolean {
   return (Array.isArray(v) && v.length > 0) || (isMap(v) && Object.keys(v).length > 0);
 }
 
-function emitMap(map: Plain, pad: string, out: string[], keys = Object.keys(map).sort()): void {
+/** Emits the map's lines into `out`; false (and `out` incomplete) at the first key the emitter does not write plain. */
+function emitMap(map: Plain, pad: string, out: string[], keys = Object.keys(map).sort()): boolean {
   for (const key of keys) {
+    if (!plainKey(key)) return false;
     const v = map[key];
     if (v === undefined) continue;
-    const k = key;
     if (isBlock(v)) {
-      out.push(`${pad}${k}:\n`);
-      emitNode(v, Array.isArray(v) ? `${pad}  ` : `${pad}  `, out);
+      out.push(`${pad}${key}:\n`);
+      if (!emitNode(v, `${pad}  `, out)) return false;
     } else {
-      out.push(`${pad}${k}: ${scalarText(v, `${pad}  `)}\n`);
+      out.push(`${pad}${key}: ${scalarText(v, `${pad}  `)}\n`);
     }
   }
+  return true;
 }
 
-function emitSeq(seq: readonly unknown[], pad: string, out: string[]): void {
+function emitSeq(seq: readonly unknown[], pad: string, out: string[]): boolean {
   for (const item of seq) {
     if (isBlock(item)) {
       const inner: string[] = [];
-      emitNode(item, `${pad}  `, inner);
+      if (!emitNode(item, `${pad}  `, inner)) return false;
       // the first line of the nested block goes on the "- " line
       inner[0] = `${pad}- ${inner[0].slice(pad.length + 2)}`;
       out.push(...inner);
@@ -79,11 +80,11 @@ function emitSeq(seq: readonly unknown[], pad: string, out: string[]): void {
       out.push(`${pad}- ${scalarText(item === undefined ? null : item, `${pad}  `)}\n`);
     }
   }
+  return true;
 }
 
-function emitNode(v: unknown, pad: string, out: string[]): void {
-  if (Array.isArray(v)) emitSeq(v, pad, out);
-  else emitMap(v as Plain, pad, out);
+function emitNode(v: unknown, pad: string, out: string[]): boolean {
+  return Array.isArray(v) ? emitSeq(v, pad, out) : emitMap(v as Plain, pad, out);
 }
 
 const YAML11_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE',
@@ -99,11 +100,17 @@ export function plainSafe(s: string): boolean {
   return SAFE_PLAIN.test(s) && !YAML11_WORDS.has(s) && !YAML11_EXPONENT_FLOAT.test(s) && !s.startsWith('---');
 }
 
-function hasUnsafeKey(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some(hasUnsafeKey);
-  if (!isMap(v)) return false;
-  for (const key of Object.keys(v)) if (!plainSafe(key) || hasUnsafeKey(v[key])) return true;
-  return false;
+/** Keys repeat in every object (name, env, value, ...): each is checked once. */
+const plainKeys = new Map<string, boolean>();
+
+function plainKey(key: string): boolean {
+  let plain = plainKeys.get(key);
+  if (plain === undefined) {
+    plain = plainSafe(key);
+    if (plainKeys.size > 100000) plainKeys.clear();
+    plainKeys.set(key, plain);
+  }
+  return plain;
 }
 
 const scalarCache = new Map<string, string>();

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// npm run bench:runs -- [--shapes 1000:200,20000:200,1000000:200] [--runs 3] [--probes]
+// npm run bench:runs -- [--shapes 1000:200,20000:200,1000000:200] [--runs 3] [--probes] [--bare-first]
 // The etcd backup job beside the bare tools, in one run, on the same data, for each data shape in turn:
 //  - a fresh real etcd with mutual TLS (test/support/services) per shape, filled with random values of one
 //    size (VALUE:MB in --shapes: value bytes, database MB; MB = 10^6 bytes) up to that database size, by
@@ -14,7 +14,7 @@
 //          step splits into its etcdctl commands and the shell around them;
 //  - bare: the same checks by hand, nothing else: `etcdctl snapshot save`, `etcdctl snapshot status -w
 //          json`, `etcdctl snapshot restore` into a scratch directory;
-//  - job and bare alternate, RUNS times each; the table gives medians of wall time and of CPU time (user +
+//  - job and bare alternate (bare first with --bare-first), RUNS times each; the table gives medians of wall time and of CPU time (user +
 //    system of every process of the job, or of the bare commands: this process's reaped children, from
 //    /proc/self/stat; the etcd server's own work is not in it, the same for both). Beside bare, the work
 //    the job does on top of it is timed on its own: `etcdctl endpoint status` (the precheck) and removing
@@ -44,6 +44,7 @@ const SHAPES = option('shapes', '1000:200,20000:200,1000000:200').split(',').map
 });
 const RUNS = Number(option('runs', '3'));
 const PROBES = process.argv.includes('--probes');
+const BARE_FIRST = process.argv.includes('--bare-first');
 const PUT_CONCURRENCY = 4;
 
 const median = (xs) => {
@@ -133,15 +134,26 @@ exit $rc
   return dir;
 }
 
-/** etcdctl's run times from the wrapper's log, summed per command ("snapshot save", "endpoint status", "get"...). */
+/**
+ * etcdctl's run times from the wrapper's log, summed per command ("snapshot save", "endpoint status", "get"...),
+ * and how long at least one ran (`busyMs`: the restore check runs beside status and the key count).
+ */
 function etcdctlTimes(file) {
   const times = {};
+  const spans = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
     const [a, b, start, end] = line.split(' ');
     const name = `etcdctl ${a === 'snapshot' || a === 'endpoint' ? `${a} ${b}` : a}`;
     times[name] = (times[name] || 0) + (Number(end) - Number(start)) * 1000;
+    spans.push([Number(start) * 1000, Number(end) * 1000]);
   }
-  return times;
+  let busyMs = 0;
+  let reached = -Infinity;
+  for (const [start, end] of spans.sort((x, y) => x[0] - y[0])) {
+    if (end > reached) busyMs += end - Math.max(start, reached);
+    reached = Math.max(reached, end);
+  }
+  return { times, busyMs };
 }
 
 /** A directory of busybox applet links: the default finalize image (busybox) has nothing else. */
@@ -188,9 +200,8 @@ async function job(etcd, busybox, wrapper) {
       cpuMs += stepsCpu[`${name} CPU`];
     }
     Object.assign(steps, stepsCpu);
-    const commands = etcdctlTimes(times);
-    const inSnapshot = Object.values(commands).reduce((a, b) => a + b, 0);
-    commands['snapshot step outside etcdctl'] = steps.snapshot - inSnapshot;
+    const { times: commands, busyMs } = etcdctlTimes(times);
+    commands['snapshot step outside etcdctl'] = steps.snapshot - busyMs;
     return { wallMs, cpuMs, steps, commands };
   } finally {
     fs.rmSync(dest, { recursive: true, force: true });
@@ -270,12 +281,15 @@ async function main() {
       try {
         const filled = Date.now();
         const { size, keys } = await fillTo(etcd, shape.mb * 1e6, shape.valueBytes);
+        // the fill's writes reach the disk before anything is timed (else the first runs pay their writeback)
+        execFileSync('sync');
         console.log(`${shapeName(shape)}: ${keys} keys, database ${size} bytes, filled in ${seconds(Date.now() - filled)} s; load ${load()}`);
         const jobs = [];
         const bares = [];
         for (let i = 0; i < RUNS; i++) {
+          if (BARE_FIRST) bares.push(await bare(etcd, PROBES && i === 0));
           jobs.push(await job(etcd, busybox, wrapper));
-          bares.push(await bare(etcd, PROBES && i === 0));
+          if (!BARE_FIRST) bares.push(await bare(etcd, PROBES && i === 0));
         }
         const row = {
           shape,
@@ -318,7 +332,7 @@ async function main() {
     lines.push('', '| data | check probes (one run each, s) |', '| --- | --- |');
     for (const r of rows) lines.push(`| ${shapeName(r.shape)} | ${list(r.probes)} |`);
   }
-  const containers = Object.keys(rows[0].jobSteps);
+  const containers = Object.keys(rows[0].jobSteps).filter((name) => !name.endsWith(' CPU'));
   lines.push('', `containers started per run: job ${containers.length} (${containers.join(', ')}), bare 1`, `load after: ${load()}; ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
   console.log(lines.join('\n'));
 }

@@ -111,20 +111,21 @@ export function withoutUndefined<T>(value: T, options: { readonly dropEmptyLists
   return strip(value, options.dropEmptyLists === true) as T;
 }
 
+/** One walk, no intermediate arrays (synthesis calls it on every object). */
 function strip(value: unknown, dropEmptyLists: boolean): unknown {
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    const items = value.map((v) => strip(v, dropEmptyLists));
-    if (!dropEmptyLists) return items;
-    const kept = items.filter((v) => v !== undefined);
-    return kept.length === 0 ? undefined : kept;
-  }
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
+    const items: unknown[] = [];
+    for (const v of value) {
       const c = strip(v, dropEmptyLists);
-      if (c !== undefined) out[key] = c;
+      if (c !== undefined || !dropEmptyLists) items.push(c);
     }
-    return out;
+    return dropEmptyLists && items.length === 0 ? undefined : items;
   }
-  return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const c = strip((value as Record<string, unknown>)[key], dropEmptyLists);
+    if (c !== undefined) out[key] = c;
+  }
+  return out;
 }

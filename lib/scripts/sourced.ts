@@ -23,8 +23,19 @@ export interface EntryMain {
   readonly call: number;
 }
 
+const entryMains = new WeakMap<ScriptModule, EntryMain>();
+
 /** Where `main` and its call are in an entry file; an entry without exactly one of each is refused. */
 export function entryMain(module: ScriptModule): EntryMain {
+  let found = entryMains.get(module);
+  if (!found) {
+    found = findEntryMain(module);
+    entryMains.set(module, found);
+  }
+  return found;
+}
+
+function findEntryMain(module: ScriptModule): EntryMain {
   const mains = module.functions.filter((f) => f.name === 'main');
   const lines = module.text.split('\n');
   const calls = lines.flatMap((l, i) => (l === MAIN_CALL ? [i] : []));
@@ -58,9 +69,24 @@ export function scriptFileText(file: string, isEntry: boolean): string {
  * entry without main. Refuses, as inline does, a composition that misses a
  * chosen module.
  */
-export function sourcedFiles(entry: string, features: ScriptFeatures = {}): ScriptFile[] {
-  scriptText(entry, features);
-  return scriptModules(entry, features).map((m) => ({ file: m.file, text: scriptFileText(m.file, m.file === entry) }));
+export function sourcedFiles(entry: string, features: ScriptFeatures = {}): readonly ScriptFile[] {
+  const key = compositionKey(entry, features);
+  let files = sourced.get(key);
+  if (!files) {
+    scriptText(entry, features);
+    files = Object.freeze(scriptModules(entry, features).map((m) => Object.freeze({ file: m.file, text: scriptFileText(m.file, m.file === entry) })));
+    sourced.set(key, files);
+  }
+  return files;
+}
+
+/** The package's script files never change while it runs: each composition is worked out once (every shard's CronJob asks again). */
+const sourced = new Map<string, readonly ScriptFile[]>();
+const sourcing = new Map<string, string>();
+
+/** What a composition depends on: the entry and the features that are on (a feature set false is the same as one not set). */
+function compositionKey(entry: string, features: ScriptFeatures): string {
+  return `${entry} ${Object.keys(features).filter((k) => features[k]).sort().join(' ')}`;
 }
 
 /**
@@ -69,6 +95,16 @@ export function sourcedFiles(entry: string, features: ScriptFeatures = {}): Scri
  * the entry's `main` as written and its call.
  */
 export function sourcingText(entry: string, features: ScriptFeatures, dir: string): string {
+  const key = `${compositionKey(entry, features)}\n${dir}`;
+  let text = sourcing.get(key);
+  if (text === undefined) {
+    text = composeSourcingText(entry, features, dir);
+    sourcing.set(key, text);
+  }
+  return text;
+}
+
+function composeSourcingText(entry: string, features: ScriptFeatures, dir: string): string {
   const files = sourcedFiles(entry, features);
   return [
     `${SCRIPT_HEADER}: main of ${entry}; every other line of it and of its modules from ${dir} (the policy's script ConfigMap)`,

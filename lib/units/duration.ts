@@ -31,8 +31,21 @@ export function durationProblem(text: unknown): string | undefined {
   return undefined;
 }
 
+/** Every target resolves the same few durations: each is parsed once. */
+const parsedDurations = new Map<string, number>();
+
 /** Seconds in a duration; throws UnitError saying what is allowed. */
 export function parseDuration(text: string): number {
+  let seconds = parsedDurations.get(text);
+  if (seconds === undefined) {
+    seconds = parseDurationText(text);
+    if (parsedDurations.size > 10000) parsedDurations.clear();
+    parsedDurations.set(text, seconds);
+  }
+  return seconds;
+}
+
+function parseDurationText(text: string): number {
   const problem = durationProblem(text);
   if (problem) throw new UnitError(`${JSON.stringify(text)} ${problem}`);
   const match = GRAMMAR.exec(text)!;

@@ -196,8 +196,21 @@ function quantity(coefficient: bigint, exponent: number, format: QuantityFormat,
   return { coefficient: c, exponent: e, format, printed: written ?? canonical(c, e, format) };
 }
 
+/** Results are immutable and every pod asks for the same few texts: each is parsed once. */
+const parsedQuantities = new Map<string, QuantityResult>();
+
 /** ParseQuantity, exactly: the quantity, or the API server's reason for refusing the text. */
 export function parseQuantity(str: string): QuantityResult {
+  let result = parsedQuantities.get(str);
+  if (result === undefined) {
+    result = parseQuantityText(str);
+    if (parsedQuantities.size > 10000) parsedQuantities.clear();
+    parsedQuantities.set(str, result);
+  }
+  return result;
+}
+
+function parseQuantityText(str: string): QuantityResult {
   if (str.length === 0) return { problem: FORMAT_WRONG };
   if (str === '0') return { quantity: quantity(0n, 0, 'DecimalSI', '0') };
   const s = scan(str);

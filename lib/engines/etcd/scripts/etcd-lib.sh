@@ -116,7 +116,7 @@ etcd_nothing_to_undo() { :; }
 # ---------------------------------------------------------------------------------------------
 # Checks of a snapshot file
 
-# etcd_check_snapshot FILE STATUS_JSON [sha256]: proves FILE is a complete
+# etcd_check_snapshot FILE STATUS_JSON [sha256 | restore DIR]: proves FILE is a complete
 # etcd snapshot and writes `snapshot status -w json` to STATUS_JSON. Sets
 # ETCD_SNAP_SIZE, ETCD_SNAP_SHA256, ETCD_SNAP_REVISION, ETCD_SNAP_HASH,
 # ETCD_SNAP_TOTAL_KEY, ETCD_SNAP_TOTAL_SIZE, ETCD_TOOL. Dies on any problem.
@@ -129,6 +129,9 @@ etcd_nothing_to_undo() { :; }
 #     Without it the caller restores FILE next: `snapshot restore` checks
 #     that sha256 itself (unless --skip-hash-check), in Go, faster than
 #     busybox, so a separate pass would only read the file once more.
+#     With "restore DIR" that restore starts here, once the layout is right,
+#     beside `snapshot status` (both only read FILE): the caller waits for it
+#     with etcd_restore_wait; a failure of status still comes first.
 etcd_check_snapshot() {
   _cs_file=$1 _cs_out=$2
   [ -f "$_cs_file" ] || die "no snapshot file at $_cs_file: the snapshot step did not produce one"
@@ -140,6 +143,7 @@ etcd_check_snapshot() {
   _cs_want=$(tail -c 32 "$_cs_file" | od -An -v -tx1 | tr -d ' \n')
   [ "${#_cs_want}" -eq 64 ] || die "cannot read the checksum at the end of $_cs_file"
   etcd_pick_tool
+  if [ "${3:-}" = restore ]; then etcd_restore_start "$_cs_file" "$4"; fi
   if ! step_run "$ETCD_TOOL" snapshot status "$_cs_file" -w json >"$_cs_out" 2>"$_cs_out.err"; then
     die "integrity check failed: $ETCD_TOOL snapshot status rejected $_cs_file: $(etcd_last_line "$_cs_out.err")"
   fi
@@ -182,11 +186,30 @@ etcd_sha256_head() {
 # which checks the sha256 FILE ends with and rebuilds a member's data
 # directory (the bbolt database, a WAL, a v2 store snapshot).
 etcd_restore_into() {
+  etcd_restore_start "$@"
+  etcd_restore_wait
+}
+
+# etcd_restore_start FILE DIR [ARGS...]: that restore in the background
+# (ETCD_RESTORE_PID), for etcd_restore_wait. An undo that removes DIR calls
+# etcd_restore_stop first.
+etcd_restore_start() {
   _ri_file=$1 _ri_dir=$2
   shift 2
   etcd_pick_tool
   _ri_log=${TMPDIR:-/tmp}/etcd-restore.log
-  if ! step_run "$ETCD_TOOL" snapshot restore "$_ri_file" --data-dir "$_ri_dir" "$@" >"$_ri_log" 2>&1; then
+  "$ETCD_TOOL" snapshot restore "$_ri_file" --data-dir "$_ri_dir" "$@" >"$_ri_log" 2>&1 &
+  ETCD_RESTORE_PID=$!
+}
+
+# etcd_restore_wait: waits for the restore etcd_restore_start began (a TERM
+# stops it at once, as step_run does); dies, removing its directory, unless it
+# built a data directory.
+etcd_restore_wait() {
+  _ri_rc=0
+  wait "$ETCD_RESTORE_PID" || _ri_rc=$?
+  ETCD_RESTORE_PID=
+  if [ "$_ri_rc" -ne 0 ]; then
     rm -rf "$_ri_dir"
     case $(etcd_last_line "$_ri_log") in
       *'expected sha256'*)
@@ -196,6 +219,14 @@ etcd_restore_into() {
     die "$ETCD_TOOL snapshot restore of $_ri_file failed: $(etcd_last_line "$_ri_log")"
   fi
   [ -f "$_ri_dir/member/snap/db" ] || die "$ETCD_TOOL snapshot restore of $_ri_file left no member/snap/db in $_ri_dir"
+}
+
+# etcd_restore_stop: ends a restore still running (a step failing beside it).
+etcd_restore_stop() {
+  [ -n "${ETCD_RESTORE_PID:-}" ] || return 0
+  kill -s TERM "$ETCD_RESTORE_PID" 2>/dev/null || :
+  wait "$ETCD_RESTORE_PID" 2>/dev/null || :
+  ETCD_RESTORE_PID=
 }
 
 # etcd_key_count REV: the number of keys at revision REV (0: the current

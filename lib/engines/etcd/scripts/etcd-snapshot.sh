@@ -22,8 +22,8 @@
 #     (ETCDCTL_COMMAND_TIMEOUT must not be set here): the Job's deadline is it.
 #  3. verify (etcd_check_snapshot), before anything gives it a final name:
 #     the size and trailing sha256 `snapshot save` appended, `snapshot status`
-#     (every page checked, every key read; the size must match), then with
-#     ETCD_BACKUP_RESTORE_CHECK=true `snapshot restore` into
+#     (every page checked, every key read; the size must match), and with
+#     ETCD_BACKUP_RESTORE_CHECK=true, beside it, `snapshot restore` into
 #     ETCD_BACKUP_RESTORE_CHECK_DIR (it checks the sha256, then rebuilds a
 #     data directory; removed afterwards), else the sha256 with sha256sum;
 #     right after `snapshot status`, the number of keys at the snapshot's
@@ -39,6 +39,7 @@
 # archive never rest outside the pod's scratch volume.
 
 undo_snapshot() {
+  etcd_restore_stop
   rm -rf "$ETCD_BACKUP_RESTORE_CHECK_DIR"
   if [ "$1" -ne 0 ]; then rm -f "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_PARTIAL.part" ${ETCD_BACKUP_FILES_PARTIAL:+"$ETCD_BACKUP_FILES_PARTIAL"}; fi
 }
@@ -116,10 +117,12 @@ verify() {
   s=$ETCD_BACKUP_SCRATCH
   restored=false
   if [ "${ETCD_BACKUP_RESTORE_CHECK:-true}" = true ]; then
-    etcd_check_snapshot "$ETCD_BACKUP_PARTIAL" "$s/status.json"
+    # the restore runs beside snapshot status and the key count (the checks do not change; the step's wall time does)
+    step_phase "verifying $ETCD_BACKUP_PARTIAL and restoring it into $ETCD_BACKUP_RESTORE_CHECK_DIR (restore check)"
+    etcd_check_snapshot "$ETCD_BACKUP_PARTIAL" "$s/status.json" restore "$ETCD_BACKUP_RESTORE_CHECK_DIR"
     count_keys
     step_phase "restoring $ETCD_BACKUP_PARTIAL into $ETCD_BACKUP_RESTORE_CHECK_DIR (restore check)"
-    etcd_restore_into "$ETCD_BACKUP_PARTIAL" "$ETCD_BACKUP_RESTORE_CHECK_DIR"
+    etcd_restore_wait
     rm -rf "$ETCD_BACKUP_RESTORE_CHECK_DIR"
     restored=true
   else

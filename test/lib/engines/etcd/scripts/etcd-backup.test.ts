@@ -377,7 +377,66 @@ describe('faults', () => {
       fs.writeFileSync(f, Buffer.concat([db, createHash('sha256').update(db).digest()]));
     });
     expect(rest.failed).toBe('snapshot');
-    expect(errorLines(rest.results.snapshot)[0]).toMatch(/integrity check failed: etcdctl snapshot status rejected/);
+    // the restore check runs beside snapshot status and fails on it too: still one line, status's
+    expect(errorLines(rest.results.snapshot)).toEqual([expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/)]);
+    expect(filesOf(dest)).toEqual(old);
+  });
+
+  /**
+   * A stand-in etcdctl (the real one run through a shell) whose `snapshot restore` restores, then never ends
+   * (only a signal stops it), and whose `snapshot status` waits for `go` before it runs: the test acts while
+   * the restore check (started beside status) is still running.
+   */
+  function holdingEtcdctl(): { bin: string; restored: string; go: () => void } {
+    const bin = tempDir('etcdctl-bin');
+    const restored = path.join(bin, 'restored');
+    const go = path.join(bin, 'go');
+    const real = ETCDCTL();
+    fs.writeFileSync(path.join(bin, 'etcdctl'), [
+      '#!/bin/sh',
+      'case " $* " in',
+      `  *" snapshot restore "*) '${real}' "$@" || exit; : >'${restored}'; while :; do sleep 0.02; done ;;`,
+      `  *" snapshot status "*) while [ ! -e '${go}' ]; do sleep 0.02; done; exec '${real}' "$@" ;;`,
+      `  *) exec '${real}' "$@" ;;`,
+      'esac',
+      '',
+    ].join('\n'), { mode: 0o755 });
+    return { bin, restored, go: () => fs.writeFileSync(go, '') };
+  }
+
+  test('snapshot status fails while the restore check still runs beside it: the restore is stopped, one line (status\'s), no restore-check directory, nothing renamed', async () => {
+    const { dest, old } = destWithOldBackup();
+    const hold = holdingEtcdctl();
+    const run = runPod(backupCronJob({}, { retention: { keepLast: 1 } }), { volumes: volumes(dest), pathPrepend: [hold.bin] });
+    await pausedIn(run, hold.restored);
+    expect(filesOf(dest)).toEqual([PARTIAL, '.etcd-snapshot_etcd_cp-1.restore-check', ...old]);
+    // both bbolt meta pages zeroed under a matching checksum: snapshot status rejects the file
+    const file = path.join(dest, PARTIAL);
+    const b = fs.readFileSync(file);
+    const db = b.subarray(0, b.length - 32);
+    db.fill(0, 0, 8192);
+    fs.writeFileSync(file, Buffer.concat([db, createHash('sha256').update(db).digest()]));
+    hold.go();
+    const r = await run; // the restore is never resumed: the step ends only if it stops it
+    expect(r.failed).toBe('snapshot');
+    expect(r.results.snapshot.code).toBe(1);
+    expect(errorLines(r.results.snapshot)).toEqual([expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/)]);
+    expect(filesOf(dest)).toEqual(old);
+  });
+
+  test('TERM (the Job\'s deadline) while the restore check runs beside snapshot status: exit 1 with one line, no restore-check directory, nothing renamed', async () => {
+    const { dest, old } = destWithOldBackup();
+    const hold = holdingEtcdctl();
+    const run = runPod(backupCronJob({}, { retention: { keepLast: 1 } }), { volumes: volumes(dest), pathPrepend: [hold.bin] });
+    await pausedIn(run, hold.restored);
+    const step = await waitFor('the snapshot step', () => containerProcess('etcd-snapshot'));
+    process.kill(step.pid, 'SIGTERM');
+    const r = await run;
+    expect(r.failed).toBe('snapshot');
+    expect(r.results.snapshot.code).toBe(1);
+    const errors = errorLines(r.results.snapshot);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while verifying .*\.partial and restoring it into .*\.restore-check \(restore check\)$/);
     expect(filesOf(dest)).toEqual(old);
   });
 
