@@ -50,6 +50,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { scriptFileText } from '../../lib/scripts/sourced';
 
 export type KeyValues = Record<string, string | Buffer>;
 
@@ -306,8 +307,6 @@ const SCRIPTS_CONFIGMAP = /-scripts-[0-9a-f]{10}$/;
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function scriptConfigMapsOf(spec: any): Record<string, KeyValues> {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { scriptFileText } = require('../../lib/scripts/sourced') as typeof import('../../lib/scripts/sourced');
   const out: Record<string, KeyValues> = {};
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const names: string[] = ((spec.volumes ?? []) as any[]).map((v) => v.configMap?.name).filter((n) => typeof n === 'string' && SCRIPTS_CONFIGMAP.test(n));

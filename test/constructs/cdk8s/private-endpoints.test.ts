@@ -15,7 +15,7 @@ function docsExample(): (chart: Chart, kplus: unknown, schedule: typeof RedisBac
   const blocks = codeBlocks(readFileSync(join(__dirname, '..', '..', '..', PAGE), 'utf8'), PAGE).filter((b) => b.language === 'ts');
   expect(blocks).toHaveLength(1);
   const js = ts.transpileModule(blocks[0].text, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020 } }).outputText;
-  return new Function('chart', 'kplus', 'RedisBackupSchedule', js) as never;
+  return new Function('chart', 'kplus', 'RedisBackupSchedule', js) as never; // eslint-disable-line @typescript-eslint/no-implied-eval -- runs the page's example as its reader would
 }
 
 test('the docs example: a cdk8s-plus Secret and CA bundles reach the pushing container by reference', () => {

@@ -30,7 +30,7 @@ const AGE = { encryption: { age: { recipients: ['age1ql3z7hjy54pw3hyww5ayyfg7zqg
 
 describe('defaults: one profile per step', () => {
   test('etcd PVC: busybox, etcdctl, shell steps; the prune and the drill', () => {
-    const objects = renderPolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } } } as any, { retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
+    const objects = renderPolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } } }, { retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
     expect(resourcesOf(objects)).toEqual({
       'etcd/tools': STEP_RESOURCES.shell,
       'etcd/snapshot': STEP_RESOURCES.etcdSnapshot,
@@ -44,7 +44,7 @@ describe('defaults: one profile per step', () => {
   });
 
   test('etcd S3 with encryption: the aws CLI steps and age', () => {
-    const objects = renderPolicy(etcdPolicy({ destination: S3 } as any, { ...AGE, retention: { keepLast: 3, schedule: '0 5 * * *' } }));
+    const objects = renderPolicy(etcdPolicy({ destination: S3 }, { ...AGE, retention: { keepLast: 3, schedule: '0 5 * * *' } }));
     expect(resourcesOf(objects)).toEqual({
       'etcd/tools': STEP_RESOURCES.shell,
       'etcd/snapshot': STEP_RESOURCES.etcdSnapshot,
@@ -56,7 +56,7 @@ describe('defaults: one profile per step', () => {
 
   test('Redis backup, prune and drill', () => {
     const age = { ...AGE.encryption.age, identitySecret: { name: 'age-identity', key: 'identity' } };
-    const objects = renderPolicy(redisPolicy({ shards: [{ name: 'shard01' }] } as any, { encryption: { age }, retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
+    const objects = renderPolicy(redisPolicy({ shards: [{ name: 'shard01' }] }, { encryption: { age }, retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
     expect(resourcesOf(objects)).toMatchObject({
       'redis-shard01/redis-dump': STEP_RESOURCES.redisDump,
       'redis-shard01/age-encrypt': STEP_RESOURCES.age,
@@ -95,7 +95,7 @@ describe('defaults: one profile per step', () => {
 describe('overrides', () => {
   const vitess = (spec: Record<string, unknown>, schedule: Record<string, unknown> = {}) => renderPolicy(vitessPolicy({
     schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }], ...schedule }],
-  } as any, spec));
+  }, spec));
   const backup = (objects: Manifest[]) => resourcesOf(objects);
 
   test('pod.resources: the main containers only, resource by resource over the default', () => {
@@ -153,7 +153,7 @@ describe('refused', () => {
   test('a request above a limit the policy sets too, across levels: both named', () => {
     const policy = vitessPolicy({
       schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }], pod: { resources: { requests: { memory: '2Gi' } } } }],
-    } as any, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
+    }, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
     expect(problems(policy)).toEqual([
       'spec.vitess.schedules[0].pod.resources: container "vtbackup" gets requests.memory "2Gi" and limits.memory "1Gi" from the policy\'s levels; a request must not exceed its limit: raise limits.memory or lower requests.memory',
     ]);
@@ -199,7 +199,7 @@ describe('docs/operations/resources.md', () => {
     const text = /^```text\n(.*)\n```/m.exec(doc)![1];
     const policy = vitessPolicy({
       schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }], pod: { resources: { requests: { memory: '2Gi' } } } }],
-    } as any, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
+    }, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
     expect(problems(policy)).toEqual([text]);
   });
 });

@@ -9,6 +9,7 @@ import { RedisBackupSchedule } from '../../../../constructs/cdk8s';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { requireCommands } from '../../../support/services/commands';
 import { containerOf, envOf, issuesOf, podOf, redisPolicy } from './fixtures';
+import type { KubeObject } from '../../../support/kube';
 
 const cronJobs = (objects: Manifest[]) => objects.filter((o) => o.kind === 'CronJob');
 
@@ -26,7 +27,7 @@ test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, val
     const pod = podOf(o);
     // Two containers at once, the dump streaming to the upload through the shared scratch volume.
     expect(pod.initContainers).toBeUndefined();
-    expect(pod.containers.map((c: any) => [c.name, c.image])).toEqual([['redis-dump', 'redis:7.2.8-alpine'], ['s3-upload', 'amazon/aws-cli:2.17.64']]);
+    expect(pod.containers.map((c) => [c.name, c.image])).toEqual([['redis-dump', 'redis:7.2.8-alpine'], ['s3-upload', 'amazon/aws-cli:2.17.64']]);
     expect(pod.restartPolicy).toBe('Never');
     // s3-upload's TERM handler: 4 S3 calls of at most 16 s, 3 metrics calls of at most 10 s, 10 s to stop its children.
     expect(pod.terminationGracePeriodSeconds).toBe(4 * 16 + 3 * 10 + 10);
@@ -34,7 +35,7 @@ test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, val
     expect(pod.automountServiceAccountToken).toBe(false);
     for (const c of pod.containers) {
       expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
-      expect(c.command.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+      expect(c.command?.slice(0, 2)).toEqual(['/bin/sh', '-c']);
       expect(c.args).toBeUndefined();
     }
   }
@@ -71,7 +72,7 @@ test('passwords and S3 credentials only through secretKeyRef, never in the manif
   expect(up.AWS_SECRET_ACCESS_KEY).toEqual({ secretKeyRef: { name: 'creds', key: 'secret' } });
   expect(up.AWS_SESSION_TOKEN).toEqual({ secretKeyRef: { name: 'creds', key: 'token' } });
   expect(up.REDIS_PASSWORD).toBeUndefined(); // the upload step never sees the Redis password
-  expect(containerOf(o, 's3-upload').env.some((e: any) => /PASSWORD/.test(e.name))).toBe(false);
+  expect(containerOf(o, 's3-upload').env?.some((e) => /PASSWORD/.test(e.name))).toBe(false);
 });
 
 test('S3 destination: the seed naming, this shard\'s prefix only, path style by default with an endpoint', () => {
@@ -118,17 +119,17 @@ test('retention rules and metrics reach the upload step; a retention schedule re
   expect(envOf(prune, 'retention-prune')).toMatchObject({ RETENTION_KEEP_LAST: '2', BACKUP_NAME_PREFIX: 'redis-backup_shard01_', S3_BUCKET: 'my-bucket' });
   // pruning moved to its own job; backup and prune of a shard never overlap
   expect(envOf(objects[0], 's3-upload').RETENTION_KEEP_LAST).toBeUndefined();
-  const group = (x: any) => podOf(x).affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels;
+  const group = (x: KubeObject) => podOf(x).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.labelSelector?.matchLabels;
   expect(group(objects[0])).toEqual(group(prune));
   expect(group(objects[0])).not.toEqual(group(objects[1]));
 });
 
 test('scratch: emptyDir with a size limit, or a per-run PVC', () => {
   const [empty] = cronJobs(renderPolicy(redisPolicy({ scratch: { sizeLimit: '2Gi' } })));
-  expect(podOf(empty).volumes[0]).toEqual({ name: 'scratch', emptyDir: { sizeLimit: '2Gi' } });
+  expect(podOf(empty).volumes?.[0]).toEqual({ name: 'scratch', emptyDir: { sizeLimit: '2Gi' } });
   const [pvc] = cronJobs(renderPolicy(redisPolicy({ scratch: { size: '10Gi', storageClassName: 'fast' } })));
   expectValidManifests([pvc]);
-  expect(podOf(pvc).volumes[0].ephemeral.volumeClaimTemplate.spec).toEqual({
+  expect(podOf(pvc).volumes?.[0].ephemeral?.volumeClaimTemplate?.spec).toEqual({
     accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '10Gi' } },
   });
   for (const c of ['redis-dump', 's3-upload']) {
@@ -138,7 +139,7 @@ test('scratch: emptyDir with a size limit, or a per-run PVC', () => {
 
 test('bad input names the field, the value and what is allowed', () => {
   const issues = issuesOf(redisPolicy({
-    shards: ['shard01', 'shard01', 'bad name', { name: 'x', schedule: '61 * * * *' } as any],
+    shards: ['shard01', 'shard01', 'bad name', { name: 'x', schedule: '61 * * * *' }],
     sentinel: { addresses: ['host:99999', 'nocolon'] },
     compression: { level: 12 },
     scratch: { size: '1Gi', sizeLimit: '1Gi' },

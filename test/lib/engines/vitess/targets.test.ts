@@ -105,7 +105,7 @@ describe('vtbackup flags match vitess-operator', () => {
       ['--azblob_backup_account_key_file=/vt/secrets/azblob-backup-auth/key', '--azblob_backup_account_name=acct', '--azblob_backup_container_name=cont', '--azblob_backup_storage_root=example', '--backup_storage_implementation=azblob']],
     ['ceph', { ceph: { authSecret: { name: 'ceph', key: 'ceph.json' } } }, ['--backup_storage_implementation=ceph', '--ceph_backup_storage_config=/vt/secrets/ceph-backup-auth/ceph.json']],
   ])('%s storage flags (vector C)', (_kind, storage, expected) => {
-    const [cj] = renderCronJobs(vitessPolicy({ storage } as any));
+    const [cj] = renderCronJobs(vitessPolicy({ storage }));
     const storageFlags = vtbackup(cj).args.filter((a: string) => /^--(backup_storage_implementation|gcs_|azblob_|ceph_|s3_)/.test(a));
     expect(storageFlags).toEqual(expected);
   });

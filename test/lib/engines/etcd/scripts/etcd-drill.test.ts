@@ -26,6 +26,7 @@ import {
   stamp,
   tempDir,
   waitFor,
+  type SnapshotMetadata,
 } from '../fixtures';
 
 jest.setTimeout(180000);
@@ -67,7 +68,7 @@ interface Stored {
   readonly name: string;
   readonly file: string;
   readonly time: number;
-  readonly meta: Record<string, unknown>;
+  readonly meta: SnapshotMetadata;
 }
 
 /** One backup run of the policy into `dest`: the snapshot it stored. */
@@ -79,7 +80,7 @@ async function backUp(policy: BackupPolicy, dest: string): Promise<Stored> {
   const name = filesOf(dest).find((f) => !before.has(f) && /\.db(\.age)?$/.test(f))!;
   const file = path.join(dest, name);
   const time = Date.parse(/_(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)_/.exec(name)![1]) / 1000;
-  return { name, file, time, meta: JSON.parse(fs.readFileSync(`${file.replace(/\.age$/, '')}.json`, 'utf8')) };
+  return { name, file, time, meta: JSON.parse(fs.readFileSync(`${file.replace(/\.age$/, '')}.json`, 'utf8')) as SnapshotMetadata };
 }
 
 /** The keys of the live etcd at `revision`, listed (not counted by the server). */
