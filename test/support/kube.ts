@@ -7,6 +7,7 @@ import type {
   V1ConfigMap,
   V1Container,
   V1CronJob,
+  V1CronJobSpec,
   V1EnvVarSource,
   V1Job,
   V1JobSpec,
@@ -30,6 +31,13 @@ function ofKind<T>(o: KubeObject | undefined, kind: string): T {
 export const asCronJob = (o: KubeObject | undefined): V1CronJob => ofKind<V1CronJob>(o, 'CronJob');
 export const asJob = (o: KubeObject | undefined): V1Job => ofKind<V1Job>(o, 'Job');
 export const asConfigMap = (o: KubeObject | undefined): V1ConfigMap => ofKind<V1ConfigMap>(o, 'ConfigMap');
+
+/** The spec of a CronJob. */
+export function cronJobSpecOf(o: KubeObject): V1CronJobSpec {
+  const spec = asCronJob(o).spec;
+  if (!spec) throw new Error(`${describe(o)} has no spec`);
+  return spec;
+}
 
 /** The job spec of a CronJob (its job template's) or a Job. */
 export function jobSpecOf(o: KubeObject): V1JobSpec {

@@ -10,12 +10,12 @@ import { renderCronJobs } from '../../../support/render';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerOf, cronJobs, envOf, etcdPolicy, podOf, problems, restoreJobOf } from './fixtures';
-import { jobSpecOf } from '../../../support/kube';
+import { type KubeObject, cronJobSpecOf, jobSpecOf } from '../../../support/kube';
+import { schemaAt } from '../../../support/json-schema';
 
 
 const jobSpec = jobSpecOf;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const scheduleOf = (o: any): string => o.spec.schedule;
+const scheduleOf = (o: KubeObject): string => cronJobSpecOf(o).schedule;
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
 
 describe('cluster mode with every default (kubeadm)', () => {
@@ -280,12 +280,11 @@ describe('bad policies produce errors naming the field, the value and what is al
 });
 
 test('the published JSON Schema documents spec.etcd with its defaults', () => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const etcd = (policySchema as any).properties.spec.properties.etcd;
+  const etcd = schemaAt(policySchema, 'spec', 'etcd');
   expect(etcd.additionalProperties).toBe(false);
-  expect(etcd.properties.mode.default).toBe('cluster');
-  expect(etcd.properties.endpoint.default).toBe('https://127.0.0.1:2379');
-  expect(etcd.properties.destination.properties.hostPath.properties.path.default).toBe('/var/lib/etcd-backup');
+  expect(schemaAt(etcd, 'mode').default).toBe('cluster');
+  expect(schemaAt(etcd, 'endpoint').default).toBe('https://127.0.0.1:2379');
+  expect(schemaAt(etcd, 'destination', 'hostPath', 'path').default).toBe('/var/lib/etcd-backup');
 });
 
 test('EtcdBackupSchedule (cdk8s) synthesizes exactly the objects of the equivalent policy', () => {
