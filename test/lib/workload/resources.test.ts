@@ -11,12 +11,11 @@ import { etcdPolicy, problems } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { containersWithoutResources, podSpecOf } from '../../support/resources';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
+import type { V1ResourceRequirements } from '@kubernetes/client-node';
 
 /** `<object>/<container>` → resources, for every container of every workload. */
-function resourcesOf(objects: readonly Manifest[]): Record<string, any> {
-  const out: Record<string, any> = {};
+function resourcesOf(objects: readonly Manifest[]): Record<string, V1ResourceRequirements | undefined> {
+  const out: Record<string, V1ResourceRequirements | undefined> = {};
   for (const o of objects) {
     const pod = podSpecOf(o);
     if (!pod) continue;
@@ -132,19 +131,19 @@ describe('overrides', () => {
   });
 
   test('xtrabackup\'s parallelism follows vtbackup\'s resolved cpu request', () => {
-    const objects = renderPolicy(vitessPolicy({ backupEngine: 'xtrabackup' } as any, { defaults: { pod: { containerResources: { vtbackup: { requests: { cpu: '2500m' } } } } } }));
+    const objects = renderPolicy(vitessPolicy({ backupEngine: 'xtrabackup' }, { defaults: { pod: { containerResources: { vtbackup: { requests: { cpu: '2500m' } } } } } }));
     const pod = podSpecOf(objects.find((o) => o.kind === 'CronJob')!);
-    expect(pod.containers[0].args).toContain('--xtrabackup_backup_flags=--parallel=3');
+    expect(pod?.containers[0].args).toContain('--xtrabackup_backup_flags=--parallel=3');
   });
 
   test('etcd: a node\'s own level, the restore-drill level', () => {
     const objects = renderPolicy(etcdPolicy({
       mode: 'perNode', nodes: [{ name: 'cp-1', pod: { containerResources: { snapshot: { limits: { memory: '4Gi' } } } } }, 'cp-2'],
-    } as any, { drill: { schedule: '0 6 * * *', pod: { containerResources: { restore: { limits: { memory: '8Gi' } } } } } }));
+    }, { drill: { schedule: '0 6 * * *', pod: { containerResources: { restore: { limits: { memory: '8Gi' } } } } } }));
     const r = resourcesOf(objects);
-    expect(r['etcd-cp-1/snapshot'].limits).toEqual({ memory: '4Gi' });
+    expect(r['etcd-cp-1/snapshot']?.limits).toEqual({ memory: '4Gi' });
     expect(r['etcd-cp-2/snapshot']).toEqual(STEP_RESOURCES.etcdSnapshot);
-    expect(r['etcd-drill-cp-1/restore'].limits).toEqual({ memory: '8Gi' });
+    expect(r['etcd-drill-cp-1/restore']?.limits).toEqual({ memory: '8Gi' });
     expect(containersWithoutResources(objects)).toEqual([]);
   });
 });
@@ -192,7 +191,7 @@ describe('docs/operations/resources.md', () => {
     const objects = renderPolicy(parse(blocks[0]));
     const r = resourcesOf(objects);
     expect(r['etcd/snapshot']).toEqual({ requests: { cpu: '100m', memory: '1Gi' }, limits: { memory: '7Gi' } });
-    expect(r['etcd-drill/restore'].limits).toEqual({ memory: '7Gi' });
+    expect(r['etcd-drill/restore']?.limits).toEqual({ memory: '7Gi' });
   });
 
   test('its error is the one the package gives', () => {
