@@ -24,9 +24,7 @@ test('the docs example: a cdk8s-plus Secret and CA bundles reach the pushing con
   // kplus.Secret.fromSecretName, as cdk8s-plus implements it (./cdk8s-plus.ts cites the source).
   const kplus = { Secret: { fromSecretName: (scope: Chart, id: string, name: string) => new ImportedSecret(scope, id, name) } };
   docsExample()(chart, kplus, RedisBackupSchedule);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const cronJob: any = Testing.synth(chart).find((o) => o.kind === 'CronJob');
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const upload = cronJob.spec.jobTemplate.spec.template.spec.containers.find((c: any) => c.name === 's3-upload');
   expect(upload.env).toEqual(expect.arrayContaining([
     { name: 'AWS_CA_BUNDLE', value: '/etc/backup-cronjobs/s3-ca/ca.crt' },

@@ -91,10 +91,9 @@ export interface PodRun {
  * one) until one fails. `opts.volumes` maps hostPath/PVC volumes to dirs.
  * `opts.only` runs only the listed containers (sharing `opts.volumeDirs`).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function runPod(obj: any, opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {}): Promise<PodRun> {
+export async function runPod(obj: unknown, opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {}): Promise<PodRun> {
   const spec = resolvePodSpec(obj);
-  const names: string[] = [...(spec.initContainers ?? []), ...spec.containers].map((c: { name: string }) => c.name);
+  const names = [...(spec.initContainers ?? []), ...spec.containers].map((c) => c.name);
   const volumeDirs = opts.volumeDirs ?? {};
   const results: Record<string, RunContainerResult> = {};
   let log = '';

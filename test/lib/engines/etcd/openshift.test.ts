@@ -10,7 +10,6 @@ import { EXAMPLE_NAMESPACE, admitPod } from '../../../support/scc-admission';
 import { containerOf, cronJobs, envOf, podOf, problems, restoreJobOf } from './fixtures';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 const NS = 'etcd-backup';
 const SCC_NAME = `backup-cronjobs.${NS}.etcd`;

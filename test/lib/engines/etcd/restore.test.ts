@@ -12,7 +12,6 @@ import { podTemplateOf } from '../../../support/kube';
 
 const SNAPSHOT = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const spec = (o: Manifest): any => o.spec;
 
 describe('perNode: the Job restores a snapshot on the --target node', () => {

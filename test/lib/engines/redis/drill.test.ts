@@ -12,7 +12,6 @@ const jobSpec = jobSpecOf;
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
 const labels = (o: Manifest) => o.metadata.labels as Record<string, string>;
 const drills = (policy: BackupPolicy) => renderPolicy(policy).filter((o) => o.kind === 'CronJob' && labels(o)['app.kubernetes.io/component'] === 'restore-drill');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const allContainers = containersOf;
 
 const RECIPIENT = 'age1qayg4f9dg4fgff7kcejynt0cyavv5tkpazsr2x9nshqr9mlrqqxshk5yx3';
@@ -101,7 +100,7 @@ test('settings: spec.defaults, then the shard\'s own level, then spec.drill, fie
   for (const cj of [one, two]) {
     expect(jobSpec(cj).activeDeadlineSeconds).toBe(45 * 60);
     // resource by resource: spec.defaults' cpu request, spec.drill's memory limit, each step's default memory request
-    for (const c of allContainers(cj)) expect(c.resources).toEqual({ requests: { cpu: '100m', memory: expect.any(String) }, limits: { memory: '2Gi' } });
+    for (const c of allContainers(cj)) expect(c.resources).toEqual({ requests: { cpu: '100m', memory: expect.any(String) as unknown }, limits: { memory: '2Gi' } });
   }
   // without spec.drill's own timeout: the shard's, then spec.defaults'
   const [own, inherited] = drills(redisPolicy(

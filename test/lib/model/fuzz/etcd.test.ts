@@ -11,7 +11,6 @@ import { admitPod } from '../../../support/scc-admission';
 import { resolvePodSpec } from '../../../support/run-container';
 import { MIXED, OutcomeCounter, fuzzParameters, policyOf, renderOutcome } from './arbitraries';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 test('every etcd policy is refused with paths or renders valid, deterministic objects', () => {
   const counter = new OutcomeCounter();

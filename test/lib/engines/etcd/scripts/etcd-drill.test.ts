@@ -85,7 +85,8 @@ async function backUp(policy: BackupPolicy, dest: string): Promise<Stored> {
 
 /** The keys of the live etcd at `revision`, listed (not counted by the server). */
 async function keysAt(revision: number): Promise<number> {
-  return (JSON.parse(await etcd.etcdctl(['get', '', '--prefix', '--keys-only', `--rev=${revision}`, '-w', 'json'])).kvs ?? []).length;
+  const listed = JSON.parse(await etcd.etcdctl(['get', '', '--prefix', '--keys-only', `--rev=${revision}`, '-w', 'json'])) as { kvs?: unknown[] };
+  return (listed.kvs ?? []).length;
 }
 
 interface DrillRun extends PodRun {
@@ -129,7 +130,7 @@ test('a good backup: restored into a temporary member whose revision and key cou
   const dest = tempDir('dest');
   const stored = await backUp(policy, dest);
   // the backup recorded the keys the live etcd had at the snapshot's revision
-  expect(stored.meta.keyCount).toBe(await keysAt(stored.meta.revision as number));
+  expect(stored.meta.keyCount).toBe(await keysAt(stored.meta.revision));
   await etcd.etcdctl(['put', '/after/the-backup', 'x']);
 
   const run = await drill(policy, dest);
