@@ -36,7 +36,7 @@ export const policySchema: Schema = documentSchema(Object.fromEntries(ENGINE_KEY
 
 /** The engine definition behind a key, untyped (the core's dispatch). */
 export function engineDefinition(key: EngineKey): EngineDefinition<unknown> {
-  return ENGINES[key] as EngineDefinition<unknown>;
+  return ENGINES[key];
 }
 
 /** The engines a policy sets (valid policies set exactly one). */

@@ -7,16 +7,26 @@ import { jobSettingsProperties } from '../lib/policy/schema-settings';
 
 const SETTINGS = Object.keys(jobSettingsProperties);
 
-type Schema = Record<string, any>;
+/** The JSON Schema keywords the table reads. */
+type Schema = {
+  readonly type?: string | readonly string[];
+  readonly const?: unknown;
+  readonly enum?: readonly unknown[];
+  readonly items?: Schema;
+  readonly properties?: Readonly<Record<string, Schema>>;
+  readonly required?: readonly string[];
+  readonly default?: unknown;
+  readonly description?: string;
+};
 export const BEGIN = '<!-- policy-fields:begin -->';
 export const END = '<!-- policy-fields:end -->';
 
 function typeOf(s: Schema): string {
   if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
-  if (s.enum) return s.enum.map((v: unknown) => `\`${String(v)}\``).join(' \\| ');
+  if (s.enum) return s.enum.map((v) => `\`${String(v)}\``).join(' \\| ');
   if (s.type === 'array') return `${typeOf(s.items ?? {})}[]`;
   if (s.type === 'object' && !s.properties) return 'map';
-  return s.type ?? 'any';
+  return typeof s.type === 'string' ? s.type : (s.type?.join(',') ?? 'any');
 }
 
 function rows(s: Schema, path: string, required: boolean, out: string[], seen: Set<Schema>): void {

@@ -6,7 +6,6 @@ import { abbreviateScripts } from './support/snapshots';
 import { expectValidManifests, sharedSchemaAvailable } from './support/k8s-validate';
 import { containersWithoutResources, podSpecOf } from './support/resources';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 const dir = join(__dirname, '..', 'examples', 'policies');
 
@@ -51,10 +50,10 @@ describe.each(files)('%s', (file) => {
           expect({ id, container: c.name, securityContext: c.securityContext })
             .toEqual({ id, container: c.name, securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true } });
         }
-        const root = pod.securityContext.runAsUser === 0;
-        const hostOrClaim = (pod.volumes ?? []).some((v: any) => v.hostPath || v.persistentVolumeClaim);
-        expect({ id, root, runAsNonRoot: pod.securityContext.runAsNonRoot }).toEqual({ id, root: root && hostOrClaim, runAsNonRoot: !root });
-        expect({ id, seccomp: pod.securityContext.seccompProfile }).toEqual({ id, seccomp: { type: 'RuntimeDefault' } });
+        const root = pod.securityContext?.runAsUser === 0;
+        const hostOrClaim = (pod.volumes ?? []).some((v) => v.hostPath || v.persistentVolumeClaim);
+        expect({ id, root, runAsNonRoot: pod.securityContext?.runAsNonRoot }).toEqual({ id, root: root && hostOrClaim, runAsNonRoot: !root });
+        expect({ id, seccomp: pod.securityContext?.seccompProfile }).toEqual({ id, seccomp: { type: 'RuntimeDefault' } });
       }
     }
   });

@@ -55,7 +55,7 @@ export function markInputs(args: unknown): { readonly marked: unknown; readonly 
   const slots: InputSlot[] = [];
   const mark = (value: unknown, path: string): unknown => {
     if (pulumi.Output.isInstance(value) || isPromiseLike(value)) {
-      slots.push({ propPath: path, value: value as pulumi.Input<unknown> });
+      slots.push({ propPath: path, value });
       return new InputMarker(slots.length - 1);
     }
     if (Array.isArray(value)) return value.map((v, i) => mark(v, childPath(path, i)));

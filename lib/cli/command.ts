@@ -56,7 +56,7 @@ export function parseCommand(command: Command, args: readonly string[], io: CliI
   }
   try {
     const { values, positionals } = parseArgs({ args: [...args], options: { ...options }, allowPositionals, strict: true });
-    return { values: values as Parsed['values'], positionals };
+    return { values, positionals };
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (!code?.startsWith('ERR_PARSE_ARGS_')) throw e;

@@ -294,7 +294,7 @@ export function tolerations(value: unknown): Toleration[] | undefined {
     const out: Record<string, unknown> = {};
     for (const key of ['key', 'operator', 'value', 'effect'] as const) if (asStr(t[key])) out[key] = t[key];
     if (asInt(t.tolerationSeconds) !== undefined) out.tolerationSeconds = t.tolerationSeconds;
-    return out as Toleration;
+    return out;
   });
   return list.length > 0 ? list : undefined;
 }

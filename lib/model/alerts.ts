@@ -127,7 +127,7 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
       annotations: nonEmpty({ ...r.annotations }),
     },
     spec: { groups: [{ name: `backup-cronjobs.${r.name}`, rules: [...backupRules, ...notScheduled, ...metricsMissing, ...drillRules, ...driftRules(r, backups)] }] },
-  }) as Manifest;
+  });
 }
 
 /** The metric name parts drill.sh pushes. */

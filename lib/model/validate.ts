@@ -59,7 +59,7 @@ export function policyIssues(doc: unknown): PolicyIssue[] {
 /** The checks beyond the schema. `lenient`: parts the schema refused are missing, so a check that trips over that is skipped. */
 function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
   const issues = new IssueList();
-  const spec = (policy.spec ?? {}) as BackupPolicy['spec'];
+  const spec = (policy.spec ?? {});
   const guarded = (check: () => void) => {
     if (!lenient) return check();
     try {

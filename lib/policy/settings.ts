@@ -115,7 +115,7 @@ const SETTING_KEYS: readonly (keyof JobSettings)[] = [
 export function pickSettings(source: JobSettings): JobSettings {
   const out: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) if (source[key] !== undefined) out[key] = source[key];
-  return out as JobSettings;
+  return out;
 }
 
 /** Field-by-field merge of settings levels; later levels win; placement and pod merge per field. */

@@ -131,5 +131,5 @@ export function retentionRulesFromFlags(flags: Readonly<Record<string, string | 
       rules[rule] = Number(value);
     }
   }
-  return rules as RetentionRules;
+  return rules;
 }

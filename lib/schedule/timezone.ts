@@ -91,7 +91,7 @@ const OFFSET_CACHE_LIMIT = 100_000;
 export function zoneOffset(tz: string, instant: number): number {
   if (tz === 'UTC') return 0;
   let cache = offsetCache.get(tz);
-  if (!cache) offsetCache.set(tz, (cache = new Map()));
+  if (!cache) offsetCache.set(tz, (cache = new Map<number, number>()));
   let offset = cache.get(instant);
   if (offset === undefined) {
     const p: Record<string, number> = {};

@@ -9,9 +9,9 @@ import { loadPolicies, renderPolicy } from '../../lib';
 
 /** What cdk8s writes: sorted keys, except that an object starts with apiVersion, kind and metadata (ApiObject.toJson). */
 function reference(v: unknown): string {
-  const sorted = sortKeys(v) as unknown;
+  const sorted = sortKeys<unknown>(v);
   const isMap = sorted !== null && typeof sorted === 'object' && !Array.isArray(sorted);
-  const first = isMap ? ['apiVersion', 'kind', 'metadata'].filter((k) => k in (sorted as object)) : [];
+  const first = isMap ? ['apiVersion', 'kind', 'metadata'].filter((k) => k in sorted) : [];
   const ordered = isMap ? Object.assign({}, ...first.map((k) => ({ [k]: (sorted as Record<string, unknown>)[k] })), sorted) : sorted;
   return stringify(ordered, { keepUndefined: true, lineWidth: 0, version: '1.1' });
 }

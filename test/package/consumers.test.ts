@@ -187,7 +187,6 @@ describe('cdk8s consumer', () => {
     await tsc(root, app, '--noEmit');
     await cdk8sSynth(app);
     const written = synthesized(join(app, 'dist'));
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const expected: any[] = plain([...renderPolicy(redisSchedulePolicy(CDK8S_IDIOMS_PLAIN.redis)), ...renderPolicy(etcdSchedulePolicy(CDK8S_IDIOMS_PLAIN.etcd))]);
     // the escape hatches of the app
     expected.find((m) => m.metadata.name === 'cache-shard01').spec.jobTemplate.spec.template.spec.priorityClassName = 'backup-low';

@@ -1,11 +1,15 @@
 /** Containers of rendered workloads without cpu and memory requests or without a memory limit. */
+import type { V1PodSpec, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { Manifest } from '../../lib';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+/** Where the pod spec of a CronJob, a Job or a Pod is. */
+interface WithPod {
+  readonly spec?: V1PodSpec & { readonly template?: V1PodTemplateSpec; readonly jobTemplate?: { readonly spec?: { readonly template?: V1PodTemplateSpec } } };
+}
 
 /** The pod spec of a CronJob, Job or Pod; undefined for other objects. */
-export function podSpecOf(o: Manifest): any {
-  const spec: any = (o as any).spec;
+export function podSpecOf(o: Manifest): V1PodSpec | undefined {
+  const spec = (o as WithPod).spec;
   if (o.kind === 'CronJob') return spec?.jobTemplate?.spec?.template?.spec;
   if (o.kind === 'Job') return spec?.template?.spec;
   if (o.kind === 'Pod') return spec;

@@ -50,6 +50,8 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import type { V1Container, V1PodSpec, V1Volume } from '@kubernetes/client-node';
+import { scriptFileText } from '../../lib/scripts/sourced';
 
 export type KeyValues = Record<string, string | Buffer>;
 
@@ -160,22 +162,34 @@ export function configMapsOf(objects: readonly unknown[]): Record<string, KeyVal
   return out;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function resolvePodSpec(obj: any): any {
-  if (!obj || typeof obj !== 'object') throw new Error('runContainer: podSpec must be an object');
-  if (obj.kind === 'CronJob') return obj.spec?.jobTemplate?.spec?.template?.spec;
-  if (obj.kind === 'Job') return obj.spec?.template?.spec;
-  if (Array.isArray(obj.containers)) return obj;
-  if (obj.spec && Array.isArray(obj.spec.containers)) return obj.spec; // Pod, PodTemplateSpec
-  if (obj.template?.spec) return obj.template.spec; // JobSpec
-  if (obj.spec?.template?.spec) return obj.spec.template.spec;
-  throw new Error('runContainer: cannot find a pod spec (no containers) in the given object');
+/** Where a pod spec is found: a CronJob, a Job, a Pod or pod template, a job spec, or the pod spec itself. */
+interface PodSpecSource {
+  readonly kind?: unknown;
+  readonly containers?: unknown;
+  readonly template?: { readonly spec?: V1PodSpec };
+  readonly spec?: {
+    readonly containers?: unknown;
+    readonly template?: { readonly spec?: V1PodSpec };
+    readonly jobTemplate?: { readonly spec?: { readonly template?: { readonly spec?: V1PodSpec } } };
+  };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function findContainer(spec: any, name: string): { container: any; init: boolean } {
-  const main = (spec.containers ?? []) as { name: string }[];
-  const init = (spec.initContainers ?? []) as { name: string }[];
+export function resolvePodSpec(obj: unknown): V1PodSpec {
+  if (!obj || typeof obj !== 'object') throw new Error('runContainer: podSpec must be an object');
+  const o = obj as PodSpecSource;
+  const found =
+    o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec?.template?.spec
+    : o.kind === 'Job' ? o.spec?.template?.spec
+    : Array.isArray(o.containers) ? (o as V1PodSpec)
+    : o.spec && Array.isArray(o.spec.containers) ? (o.spec as V1PodSpec) // Pod, PodTemplateSpec
+    : o.template?.spec ?? o.spec?.template?.spec; // JobSpec, an object holding a pod template
+  if (!found) throw new Error('runContainer: cannot find a pod spec (no containers) in the given object');
+  return found;
+}
+
+function findContainer(spec: V1PodSpec, name: string): { container: V1Container; init: boolean } {
+  const main = spec.containers ?? [];
+  const init = spec.initContainers ?? [];
   const c = main.find((x) => x.name === name);
   if (c) return { container: c, init: false };
   const i = init.find((x) => x.name === name);
@@ -311,17 +325,13 @@ const SCRIPTS_CONFIGMAP = /-scripts-[0-9a-f]{10}$/;
  * opts.configMaps (the tests that do pass the rendered one; scripts-as-written.test.ts checks that the
  * rendered ConfigMap holds exactly these bytes).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function scriptConfigMapsOf(spec: any): Record<string, KeyValues> {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { scriptFileText } = require('../../lib/scripts/sourced') as typeof import('../../lib/scripts/sourced');
+function scriptConfigMapsOf(spec: V1PodSpec): Record<string, KeyValues> {
   const out: Record<string, KeyValues> = {};
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const names: string[] = ((spec.volumes ?? []) as any[]).map((v) => v.configMap?.name).filter((n) => typeof n === 'string' && SCRIPTS_CONFIGMAP.test(n));
+  const names = (spec.volumes ?? []).map((v) => v.configMap?.name).filter((n): n is string => n !== undefined && SCRIPTS_CONFIGMAP.test(n));
   if (names.length === 0) return out;
   const data: Record<string, string> = {};
-  for (const c of [...(spec.initContainers ?? []), ...spec.containers] as { command?: unknown }[]) {
-    const script = Array.isArray(c.command) ? (c.command as string[]).find((s) => typeof s === 'string' && s.startsWith('# backup-cronjobs: main of ')) : undefined;
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+    const script = c.command?.find((s) => s.startsWith('# backup-cronjobs: main of '));
     if (!script) continue;
     const files = script.split('\n')[1].split('; ').map((s) => s.replace(/^\. \/scripts\//, ''));
     files.forEach((file, i) => (data[file] = scriptFileText(file, i === files.length - 1)));
@@ -339,7 +349,7 @@ interface KeyToPath {
 function writeProjection(
   dir: string,
   kind: 'Secret' | 'ConfigMap',
-  name: string,
+  name: string | undefined,
   data: KeyValues | undefined,
   items: KeyToPath[] | undefined,
   defaultMode: number,
@@ -380,8 +390,7 @@ interface Prepared {
 
 const BASE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function prepare(podSpecOrObject: any, containerName: string, opts: RunContainerOptions): Prepared {
+function prepare(podSpecOrObject: unknown, containerName: string, opts: RunContainerOptions): Prepared {
   const spec = resolvePodSpec(podSpecOrObject);
   const { container } = findContainer(spec, containerName);
   const pod: Required<Omit<FakePodInfo, 'labels' | 'annotations'>> & Pick<FakePodInfo, 'labels' | 'annotations'> = {
@@ -397,6 +406,7 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
   const secrets = opts.secrets ?? {};
   const configMaps = { ...scriptConfigMapsOf(spec), ...opts.configMaps };
   const overrides = opts.env ?? {};
+  const dataOf = (src: Record<string, KeyValues>, name: string | undefined) => (name === undefined ? undefined : src[name]);
 
   const lookupRef = (kind: 'Secret' | 'ConfigMap', ref: { name?: string; key: string; optional?: boolean }, envName: string): string | undefined => {
     const src = kind === 'Secret' ? secrets : configMaps;
@@ -437,8 +447,7 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
 
   // ---- volumes first (the env rewriting needs the mounts), but subPathExpr needs the env: two passes.
   const volumeDirs = opts.volumeDirs ?? {};
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const podVolumes = new Map<string, any>(((spec.volumes ?? []) as any[]).map((v) => [v.name, v]));
+  const podVolumes = new Map<string, V1Volume>((spec.volumes ?? []).map((v) => [v.name, v]));
   const volumeHostDir = (volName: string): { dir: string; projected: boolean } => {
     const vol = podVolumes.get(volName);
     const projected = !!(vol && (vol.secret || vol.configMap || vol.projected));
@@ -448,16 +457,16 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
     let dir: string;
     if (vol.secret) {
       dir = tempDir(`secret-${volName}`);
-      writeProjection(dir, 'Secret', vol.secret.secretName, secrets[vol.secret.secretName], vol.secret.items, vol.secret.defaultMode ?? 0o644, !!vol.secret.optional);
+      writeProjection(dir, 'Secret', vol.secret.secretName, dataOf(secrets, vol.secret.secretName), vol.secret.items, vol.secret.defaultMode ?? 0o644, !!vol.secret.optional);
     } else if (vol.configMap) {
       dir = tempDir(`cm-${volName}`);
-      writeProjection(dir, 'ConfigMap', vol.configMap.name, configMaps[vol.configMap.name], vol.configMap.items, vol.configMap.defaultMode ?? 0o644, !!vol.configMap.optional);
+      writeProjection(dir, 'ConfigMap', vol.configMap.name, dataOf(configMaps, vol.configMap.name), vol.configMap.items, vol.configMap.defaultMode ?? 0o644, !!vol.configMap.optional);
     } else if (vol.projected) {
       dir = tempDir(`projected-${volName}`);
       const mode = vol.projected.defaultMode ?? 0o644;
       for (const src of vol.projected.sources ?? []) {
-        if (src.secret) writeProjection(dir, 'Secret', src.secret.name, secrets[src.secret.name], src.secret.items, mode, !!src.secret.optional);
-        else if (src.configMap) writeProjection(dir, 'ConfigMap', src.configMap.name, configMaps[src.configMap.name], src.configMap.items, mode, !!src.configMap.optional);
+        if (src.secret) writeProjection(dir, 'Secret', src.secret.name, dataOf(secrets, src.secret.name), src.secret.items, mode, !!src.secret.optional);
+        else if (src.configMap) writeProjection(dir, 'ConfigMap', src.configMap.name, dataOf(configMaps, src.configMap.name), src.configMap.items, mode, !!src.configMap.optional);
         else throw new Error(`runContainer: unsupported projected source in volume ${volName}: ${Object.keys(src).join(',')}`);
       }
     } else if (vol.emptyDir !== undefined || vol.ephemeral !== undefined) {
@@ -474,13 +483,12 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
   // ---- env, pass 1: values without path rewriting (needed by subPathExpr); pass 2 with rewriting.
   const buildEnv = (rw: PathRewriter): Map<string, string> => {
     const env = new Map<string, string>(); // container-defined vars, in order (for $(VAR) lookups)
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    for (const ef of (container.envFrom ?? []) as any[]) {
-      const prefix: string = ef.prefix ?? '';
+    for (const ef of container.envFrom ?? []) {
+      const prefix = ef.prefix ?? '';
       const kind = ef.secretRef ? 'Secret' : ef.configMapRef ? 'ConfigMap' : undefined;
       const ref = ef.secretRef ?? ef.configMapRef;
-      if (!kind) throw new Error('runContainer: envFrom entry without secretRef/configMapRef');
-      const data = (kind === 'Secret' ? secrets : configMaps)[ref.name];
+      if (!kind || !ref) throw new Error('runContainer: envFrom entry without secretRef/configMapRef');
+      const data = dataOf(kind === 'Secret' ? secrets : configMaps, ref.name);
       if (!data) {
         if (ref.optional) continue;
         throw new Error(`runContainer: envFrom needs ${kind} ${JSON.stringify(ref.name)}, not given in opts`);
@@ -490,9 +498,8 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
         env.set(n, Object.prototype.hasOwnProperty.call(overrides, n) ? overrides[n] : rw.rewrite(toBuffer(v).toString('utf8')));
       }
     }
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    for (const e of (container.env ?? []) as any[]) {
-      const name: string = e.name;
+    for (const e of container.env ?? []) {
+      const name = e.name;
       if (Object.prototype.hasOwnProperty.call(overrides, name)) {
         env.set(name, overrides[name]);
         continue;
@@ -522,8 +529,7 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
 
   const mounts: Record<string, string> = {};
   const readOnlyMounts = new Set<string>();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  for (const vm of (container.volumeMounts ?? []) as any[]) {
+  for (const vm of container.volumeMounts ?? []) {
     const mp = normMountPath(vm.mountPath);
     const { dir, projected } = volumeHostDir(vm.name);
     let sub: string | undefined = vm.subPath;
@@ -541,11 +547,11 @@ function prepare(podSpecOrObject: any, containerName: string, opts: RunContainer
   const cenv = buildEnv(rw);
 
   // ---- argv
-  const command: unknown = container.command;
+  const command = container.command;
   if (!Array.isArray(command) || command.length === 0) {
     throw new Error(`runContainer: container ${containerName} has no command (our manifests must always set it; image entrypoints are not known here)`);
   }
-  const args: unknown[] = Array.isArray(container.args) ? container.args : [];
+  const args = container.args ?? [];
   const argvParts = [...command, ...args].map((a) => expandParts(String(a), (n) => cenv.get(n)));
   const argv = argvParts.map((parts, i) => (i === 0 ? parts.map((p) => p.text).join('') : joinParts(parts, rw)));
 
@@ -587,18 +593,17 @@ const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  * the container's uid, gid and groups and no capabilities. Every exec keeps the PID (onSpawn's).
  */
 function securityWrapper(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  spec: any, container: any, podVolumes: Map<string, any>, volumeDirs: Record<string, string>,
+  spec: V1PodSpec, container: V1Container, podVolumes: Map<string, V1Volume>, volumeDirs: Record<string, string>,
   mounts: Record<string, string>, readOnlyMounts: Set<string>, readable: string[], fsGroupDirs: readonly string[] = [],
 ): string[] {
   if (process.getuid?.() !== 0) throw new Error('runContainer: enforceSecurityContext needs root (to change uid and mount)');
   const podSc = spec.securityContext ?? {};
   const sc = container.securityContext ?? {};
-  const uid: number = sc.runAsUser ?? podSc.runAsUser ?? 0;
-  const gid: number = sc.runAsGroup ?? podSc.runAsGroup ?? 0;
+  const uid = sc.runAsUser ?? podSc.runAsUser ?? 0;
+  const gid = sc.runAsGroup ?? podSc.runAsGroup ?? 0;
   if ((sc.runAsNonRoot ?? podSc.runAsNonRoot) === true && uid === 0) throw new Error(`runContainer: ${container.name} has runAsNonRoot and runs as uid 0: the kubelet refuses to start it`);
-  const fsGroup: number | undefined = podSc.fsGroup;
-  const groups = [...new Set([...(fsGroup !== undefined ? [fsGroup] : []), ...((podSc.supplementalGroups ?? []) as number[])])];
+  const fsGroup = podSc.fsGroup;
+  const groups = [...new Set([...(fsGroup !== undefined ? [fsGroup] : []), ...(podSc.supplementalGroups ?? [])])];
   // volume dirs as the kubelet makes them, once, when the pod starts: emptyDir 0777 (subPath dirs take
   // the volume's mode); fsGroup: the group's, setgid, group-writable, recursively
   for (const [name, vol] of podVolumes) {
@@ -630,9 +635,9 @@ function securityWrapper(
     }
   }
   for (const [mp, host] of Object.entries(mounts)) {
-    const name = (container.volumeMounts ?? []).find((m: { mountPath: string }) => normMountPath(m.mountPath) === mp)?.name;
+    const name = (container.volumeMounts ?? []).find((m) => normMountPath(m.mountPath) === mp)?.name;
     const vol = name !== undefined ? podVolumes.get(name) : undefined;
-    if (vol && (vol.emptyDir !== undefined || vol.ephemeral !== undefined) && host !== volumeDirs[name]) fs.chmodSync(host, fs.statSync(volumeDirs[name]).mode & 0o7777);
+    if (name !== undefined && vol && (vol.emptyDir !== undefined || vol.ephemeral !== undefined) && host !== volumeDirs[name]) fs.chmodSync(host, fs.statSync(volumeDirs[name]).mode & 0o7777);
   }
   for (const d of readable) fs.chmodSync(d, 0o755);
   const byDepth = Object.entries(mounts).sort(([, a], [, b]) => a.length - b.length);
@@ -662,22 +667,19 @@ function walkFiles(dir: string): string[] {
 }
 
 /** The env a container would get (same resolution as runContainer, including path rewriting). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function containerEnv(podSpec: any, containerName: string, opts: RunContainerOptions = {}): Record<string, string> {
+export function containerEnv(podSpec: unknown, containerName: string, opts: RunContainerOptions = {}): Record<string, string> {
   return prepare(podSpec, containerName, opts).env;
 }
 
 /** The argv a container would run (after $(VAR) expansion and path rewriting), plus mounts. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function containerArgv(podSpec: any, containerName: string, opts: RunContainerOptions = {}): { argv: string[]; mounts: Record<string, string> } {
+export function containerArgv(podSpec: unknown, containerName: string, opts: RunContainerOptions = {}): { argv: string[]; mounts: Record<string, string> } {
   const p = prepare(podSpec, containerName, opts);
   return { argv: p.argv, mounts: p.mounts };
 }
 
 /** Runs one container of the pod spec for real (see the contract at the top of this file). */
 export async function runContainer(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  podSpec: any,
+  podSpec: unknown,
   containerName: string,
   opts: RunContainerOptions = {},
 ): Promise<RunContainerResult> {
@@ -774,8 +776,7 @@ export interface RunPodResult {
  * (a failed one fails the pod: nothing after it runs), then all containers at the same time. All
  * share the pod's volumes.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function runPod(podSpecOrObject: any, opts: RunPodOptions = {}): Promise<RunPodResult> {
+export async function runPod(podSpecOrObject: unknown, opts: RunPodOptions = {}): Promise<RunPodResult> {
   const spec = resolvePodSpec(podSpecOrObject);
   const { containers: perContainer = {}, ...common } = opts;
   const volumeDirs = opts.volumeDirs ?? {};
@@ -784,11 +785,11 @@ export async function runPod(podSpecOrObject: any, opts: RunPodOptions = {}): Pr
     return { ...common, ...own, env: { ...common.env, ...own.env }, volumeDirs };
   };
   const results: Record<string, RunContainerResult> = {};
-  for (const c of (spec.initContainers ?? []) as { name: string }[]) {
+  for (const c of spec.initContainers ?? []) {
     results[c.name] = await runContainer(spec, c.name, optionsOf(c.name));
     if (results[c.name].code !== 0) return { results, failedInit: c.name, volumeDirs };
   }
-  const names = ((spec.containers ?? []) as { name: string }[]).map((c) => c.name);
+  const names = spec.containers.map((c) => c.name);
   const ran = await Promise.all(names.map((name) => runContainer(spec, name, optionsOf(name))));
   names.forEach((name, i) => (results[name] = ran[i]));
   return { results, volumeDirs };

@@ -13,7 +13,6 @@
  * Returns the errors in provider.go's field terms (empty: admitted) and the pod as admission
  * leaves it (what the SCC assigned).
  */
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** The namespace annotations OpenShift allocates (openshift.io/sa.scc.uid-range, openshift.io/sa.scc.mcs). */
 export interface NamespaceAllocation {

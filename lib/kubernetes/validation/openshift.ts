@@ -92,7 +92,7 @@ export function securityContextConstraintsProblems(scc: unknown): Problem[] {
   const runAsUser = asRecord(s.runAsUser) ?? {};
   problems.push(...strategyProblems('runAsUser', runAsUser, ['MustRunAs', 'MustRunAsNonRoot', 'MustRunAsRange', 'RunAsAny']));
   for (const field of ['uid', 'uidRangeMin', 'uidRangeMax']) {
-    if (typeof runAsUser[field] === 'number' && (runAsUser[field] as number) < 0) problems.push({ path: fieldPath('runAsUser', field), message: `received ${show(runAsUser[field])}; cannot be negative` });
+    if (typeof runAsUser[field] === 'number' && runAsUser[field] < 0) problems.push({ path: fieldPath('runAsUser', field), message: `received ${show(runAsUser[field])}; cannot be negative` });
   }
   if (runAsUser.type === 'MustRunAs' && runAsUser.uid === undefined) problems.push({ path: 'runAsUser.uid', message: 'MustRunAs requires a UID' });
   problems.push(...strategyProblems('seLinuxContext', s.seLinuxContext, ['MustRunAs', 'RunAsAny']));

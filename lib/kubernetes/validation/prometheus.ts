@@ -52,7 +52,7 @@ function ruleProblems(rule: unknown): Problem[] {
   if (typeof r.expr !== 'string' || r.expr === '') problems.push({ path: 'expr', message: "field 'expr' must be set in rule" });
   if (record !== '') {
     if (Object.keys(asRecord(r.annotations) ?? {}).length > 0) problems.push({ path: 'annotations', message: "invalid field 'annotations' in recording rule" });
-    if (r.for !== undefined && !ZERO_DURATION.test(String(r.for))) problems.push({ path: 'for', message: "invalid field 'for' in recording rule" });
+    if (r.for !== undefined && !((typeof r.for === 'string' || typeof r.for === 'number') && ZERO_DURATION.test(String(r.for)))) problems.push({ path: 'for', message: "invalid field 'for' in recording rule" });
     if (!METRIC_NAME.test(record)) problems.push({ path: 'record', message: `received ${show(record)}; invalid recording rule name: must match [a-zA-Z_:][a-zA-Z0-9_:]*` });
   }
   problems.push(...under('labels', labelMapProblems(r.labels)));

@@ -10,7 +10,6 @@ import { redisSchedulePolicy } from '../../../lib/engines/redis/props';
 import { vitessPolicy } from '../../lib/engines/vitess/fixtures';
 import { redisProps } from './fixtures';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const podOf = (m: any) => m.spec.jobTemplate.spec.template.spec;
 
 /** Every namespace an object names: its own, its pods' affinity terms', its alert selectors'. */
@@ -23,7 +22,6 @@ function namespacesIn(m: Manifest): string[] {
     return [...own, ...terms.flatMap((t: { namespaces: string[] }) => t.namespaces)];
   }
   if (m.kind === 'PrometheusRule') {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const exprs: string[] = (m.spec as any).groups.flatMap((g: any) => g.rules.map((r: any) => r.expr));
     return [...own, ...exprs.map((e) => /namespace="([^"]*)"/.exec(e)?.[1] ?? '(none)')];
   }

@@ -15,7 +15,7 @@ function docsExample(): (chart: Chart, kplus: unknown, schedule: typeof RedisBac
   const blocks = codeBlocks(readFileSync(join(__dirname, '..', '..', '..', PAGE), 'utf8'), PAGE).filter((b) => b.language === 'ts');
   expect(blocks).toHaveLength(1);
   const js = ts.transpileModule(blocks[0].text, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020 } }).outputText;
-  return new Function('chart', 'kplus', 'RedisBackupSchedule', js) as never;
+  return new Function('chart', 'kplus', 'RedisBackupSchedule', js) as never; // eslint-disable-line @typescript-eslint/no-implied-eval -- runs the page's example as its reader would
 }
 
 test('the docs example: a cdk8s-plus Secret and CA bundles reach the pushing container by reference', () => {
@@ -24,9 +24,7 @@ test('the docs example: a cdk8s-plus Secret and CA bundles reach the pushing con
   // kplus.Secret.fromSecretName, as cdk8s-plus implements it (./cdk8s-plus.ts cites the source).
   const kplus = { Secret: { fromSecretName: (scope: Chart, id: string, name: string) => new ImportedSecret(scope, id, name) } };
   docsExample()(chart, kplus, RedisBackupSchedule);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const cronJob: any = Testing.synth(chart).find((o) => o.kind === 'CronJob');
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const upload = cronJob.spec.jobTemplate.spec.template.spec.containers.find((c: any) => c.name === 's3-upload');
   expect(upload.env).toEqual(expect.arrayContaining([
     { name: 'AWS_CA_BUNDLE', value: '/etc/backup-cronjobs/s3-ca/ca.crt' },

@@ -107,7 +107,7 @@ describe('--out reads no file it writes, and earlier files only as far as it mus
         const path = paths.get(fd);
         if (path?.startsWith(out)) bytesRead.set(path, (bytesRead.get(path) ?? 0) + n);
         return n;
-      }) as typeof fs.readSync),
+      })),
       jest.spyOn(fs, 'readFileSync').mockImplementation(((path: fs.PathOrFileDescriptor, options?: unknown) => {
         const r = (realReadFile as (...a: unknown[]) => string | Buffer)(path, options);
         if (String(path).startsWith(out)) bytesRead.set(String(path), (bytesRead.get(String(path)) ?? 0) + r.length);

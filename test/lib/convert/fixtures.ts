@@ -189,7 +189,7 @@ export function convertAndRender(docs: unknown[]): Converted {
 }
 
 export const podOf = (o: any) => o.spec.jobTemplate.spec.template.spec;
-export const byName = (objects: Manifest[]) => new Map(objects.map((o: any) => [o.metadata.name as string, o as any]));
+export const byName = (objects: Manifest[]) => new Map(objects.map((o: any) => [o.metadata.name as string, o]));
 export const errors = (notes: Note[]) => notes.filter((n) => n.level === 'error');
 
 /** YAML with consecutive comment lines joined into one (undoes the wrapping of long comments). */

@@ -78,7 +78,7 @@ test.each([
   [{ frequency: '48h' }, 'spec.backup.schedules[0].frequency', 'longer than 24h'],
   [{ frequency: '30s' }, 'spec.backup.schedules[0].frequency', 'shorter than 1m'],
 ])('the operator\'s schedule checks: %j', (timing, path, message) => {
-  const { notes } = run({ name: 'a', ...timing, strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }] } as Schedule);
+  const { notes } = run({ name: 'a', ...timing, strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }] });
   expect(errors(notes)).toEqual([expect.objectContaining({ path, message: expect.stringContaining(message) })]);
 });
 

@@ -179,7 +179,7 @@ describe('nextRuns', () => {
     const set = (min: number, max: number) =>
       fc.oneof(
         fc.constant({ text: '*', values: undefined as number[] | undefined }),
-        fc.uniqueArray(fc.integer({ min, max }), { minLength: 1, maxLength: 3 }).map((v) => ({ text: v.join(','), values: v as number[] | undefined })),
+        fc.uniqueArray(fc.integer({ min, max }), { minLength: 1, maxLength: 3 }).map((v) => ({ text: v.join(','), values: v })),
       );
     fc.assert(
       fc.property(

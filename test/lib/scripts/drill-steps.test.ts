@@ -37,7 +37,7 @@ function step(body: string): Step {
     detached: true,
   });
   let stderr = '';
-  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
   const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
   return { pid: child.pid!, done };
 }

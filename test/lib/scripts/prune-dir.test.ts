@@ -226,7 +226,7 @@ exec /bin/rm "$@"
   ])('bad settings %j: non-zero exit, one error line, nothing deleted', (extra, message) => {
     const f = make();
     const before = ALL_FILES(f);
-    const r = runSh(f.script, { env: env(f, extra as Record<string, string>) });
+    const r = runSh(f.script, { env: env(f, extra) });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([expect.stringMatching(message)]);
     expect(ALL_FILES(f)).toEqual(before);

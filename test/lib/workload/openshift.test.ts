@@ -6,7 +6,6 @@ import { securityContextConstraints } from '../../../lib/workload/openshift';
 import { admitPod } from '../../support/scc-admission';
 import { expectValidManifests } from '../../support/k8s-validate';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 const container = (name: string, securityContext: Record<string, unknown> = {}) => ({
   name, image: 'img', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, ...securityContext },

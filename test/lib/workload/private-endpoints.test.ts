@@ -8,13 +8,12 @@ import { policyIssues } from '../../support/policy-issues';
 import { etcdPolicy, restoreJobOf } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
+import type { V1Container } from '@kubernetes/client-node';
+import { containersOf, podSpecOf } from '../../support/kube';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-const podOf = (o: any) => (o.kind === 'CronJob' ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec);
-const containersOf = (o: any): any[] => [...(podOf(o).initContainers ?? []), ...podOf(o).containers];
-const envOf = (c: any): Record<string, any> => Object.fromEntries((c.env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
+const podOf = podSpecOf;
+const envOf = (c: V1Container | undefined) => Object.fromEntries((c?.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
 const workloads = (objs: Manifest[]) => objs.filter((o) => o.kind === 'CronJob' || o.kind === 'Job');
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 const S3_CA = { configMap: { name: 'minio-ca', key: 'ca.crt' } };
 const GATEWAY = {
@@ -79,7 +78,7 @@ describe('an S3 CA bundle', () => {
     const vtbackup = containersOf(cronJob).find((c) => c.name === 'vtbackup');
     expect(envOf(vtbackup).SSL_CERT_DIR).toBe('/etc/ssl/certs:/etc/backup-cronjobs/s3-ca');
     expect(envOf(vtbackup).AWS_CA_BUNDLE).toBeUndefined();
-    expect(vtbackup.volumeMounts).toContainEqual({ name: 's3-ca-bundle', mountPath: '/etc/backup-cronjobs/s3-ca', readOnly: true });
+    expect(vtbackup?.volumeMounts).toContainEqual({ name: 's3-ca-bundle', mountPath: '/etc/backup-cronjobs/s3-ca', readOnly: true });
     expect(podOf(cronJob).volumes).toContainEqual({ name: 's3-ca-bundle', configMap: { name: 'minio-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } });
   });
 

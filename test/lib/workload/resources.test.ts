@@ -11,12 +11,11 @@ import { etcdPolicy, problems } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { containersWithoutResources, podSpecOf } from '../../support/resources';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
+import type { V1ResourceRequirements } from '@kubernetes/client-node';
 
 /** `<object>/<container>` → resources, for every container of every workload. */
-function resourcesOf(objects: readonly Manifest[]): Record<string, any> {
-  const out: Record<string, any> = {};
+function resourcesOf(objects: readonly Manifest[]): Record<string, V1ResourceRequirements | undefined> {
+  const out: Record<string, V1ResourceRequirements | undefined> = {};
   for (const o of objects) {
     const pod = podSpecOf(o);
     if (!pod) continue;
@@ -30,7 +29,7 @@ const AGE = { encryption: { age: { recipients: ['age1ql3z7hjy54pw3hyww5ayyfg7zqg
 
 describe('defaults: one profile per step', () => {
   test('etcd PVC: busybox, etcdctl, shell steps; the prune and the drill', () => {
-    const objects = renderPolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } } } as any, { retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
+    const objects = renderPolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } } }, { retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
     expect(resourcesOf(objects)).toEqual({
       'etcd/tools': STEP_RESOURCES.shell,
       'etcd/snapshot': STEP_RESOURCES.etcdSnapshot,
@@ -44,7 +43,7 @@ describe('defaults: one profile per step', () => {
   });
 
   test('etcd S3 with encryption: the aws CLI steps and age', () => {
-    const objects = renderPolicy(etcdPolicy({ destination: S3 } as any, { ...AGE, retention: { keepLast: 3, schedule: '0 5 * * *' } }));
+    const objects = renderPolicy(etcdPolicy({ destination: S3 }, { ...AGE, retention: { keepLast: 3, schedule: '0 5 * * *' } }));
     expect(resourcesOf(objects)).toEqual({
       'etcd/tools': STEP_RESOURCES.shell,
       'etcd/snapshot': STEP_RESOURCES.etcdSnapshot,
@@ -56,7 +55,7 @@ describe('defaults: one profile per step', () => {
 
   test('Redis backup, prune and drill', () => {
     const age = { ...AGE.encryption.age, identitySecret: { name: 'age-identity', key: 'identity' } };
-    const objects = renderPolicy(redisPolicy({ shards: [{ name: 'shard01' }] } as any, { encryption: { age }, retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
+    const objects = renderPolicy(redisPolicy({ shards: [{ name: 'shard01' }] }, { encryption: { age }, retention: { keepLast: 3, schedule: '0 5 * * *' }, drill: { schedule: '0 6 * * *' } }));
     expect(resourcesOf(objects)).toMatchObject({
       'redis-shard01/redis-dump': STEP_RESOURCES.redisDump,
       'redis-shard01/age-encrypt': STEP_RESOURCES.age,
@@ -95,7 +94,7 @@ describe('defaults: one profile per step', () => {
 describe('overrides', () => {
   const vitess = (spec: Record<string, unknown>, schedule: Record<string, unknown> = {}) => renderPolicy(vitessPolicy({
     schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }], ...schedule }],
-  } as any, spec));
+  }, spec));
   const backup = (objects: Manifest[]) => resourcesOf(objects);
 
   test('pod.resources: the main containers only, resource by resource over the default', () => {
@@ -132,19 +131,19 @@ describe('overrides', () => {
   });
 
   test('xtrabackup\'s parallelism follows vtbackup\'s resolved cpu request', () => {
-    const objects = renderPolicy(vitessPolicy({ backupEngine: 'xtrabackup' } as any, { defaults: { pod: { containerResources: { vtbackup: { requests: { cpu: '2500m' } } } } } }));
+    const objects = renderPolicy(vitessPolicy({ backupEngine: 'xtrabackup' }, { defaults: { pod: { containerResources: { vtbackup: { requests: { cpu: '2500m' } } } } } }));
     const pod = podSpecOf(objects.find((o) => o.kind === 'CronJob')!);
-    expect(pod.containers[0].args).toContain('--xtrabackup_backup_flags=--parallel=3');
+    expect(pod?.containers[0].args).toContain('--xtrabackup_backup_flags=--parallel=3');
   });
 
   test('etcd: a node\'s own level, the restore-drill level', () => {
     const objects = renderPolicy(etcdPolicy({
       mode: 'perNode', nodes: [{ name: 'cp-1', pod: { containerResources: { snapshot: { limits: { memory: '4Gi' } } } } }, 'cp-2'],
-    } as any, { drill: { schedule: '0 6 * * *', pod: { containerResources: { restore: { limits: { memory: '8Gi' } } } } } }));
+    }, { drill: { schedule: '0 6 * * *', pod: { containerResources: { restore: { limits: { memory: '8Gi' } } } } } }));
     const r = resourcesOf(objects);
-    expect(r['etcd-cp-1/snapshot'].limits).toEqual({ memory: '4Gi' });
+    expect(r['etcd-cp-1/snapshot']?.limits).toEqual({ memory: '4Gi' });
     expect(r['etcd-cp-2/snapshot']).toEqual(STEP_RESOURCES.etcdSnapshot);
-    expect(r['etcd-drill-cp-1/restore'].limits).toEqual({ memory: '8Gi' });
+    expect(r['etcd-drill-cp-1/restore']?.limits).toEqual({ memory: '8Gi' });
     expect(containersWithoutResources(objects)).toEqual([]);
   });
 });
@@ -153,7 +152,7 @@ describe('refused', () => {
   test('a request above a limit the policy sets too, across levels: both named', () => {
     const policy = vitessPolicy({
       schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }], pod: { resources: { requests: { memory: '2Gi' } } } }],
-    } as any, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
+    }, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
     expect(problems(policy)).toEqual([
       'spec.vitess.schedules[0].pod.resources: container "vtbackup" gets requests.memory "2Gi" and limits.memory "1Gi" from the policy\'s levels; a request must not exceed its limit: raise limits.memory or lower requests.memory',
     ]);
@@ -192,14 +191,14 @@ describe('docs/operations/resources.md', () => {
     const objects = renderPolicy(parse(blocks[0]));
     const r = resourcesOf(objects);
     expect(r['etcd/snapshot']).toEqual({ requests: { cpu: '100m', memory: '1Gi' }, limits: { memory: '7Gi' } });
-    expect(r['etcd-drill/restore'].limits).toEqual({ memory: '7Gi' });
+    expect(r['etcd-drill/restore']?.limits).toEqual({ memory: '7Gi' });
   });
 
   test('its error is the one the package gives', () => {
     const text = /^```text\n(.*)\n```/m.exec(doc)![1];
     const policy = vitessPolicy({
       schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }], pod: { resources: { requests: { memory: '2Gi' } } } }],
-    } as any, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
+    }, { defaults: { pod: { resources: { limits: { memory: '1Gi' } } } } });
     expect(problems(policy)).toEqual([text]);
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'path';
 import { Manifest, loadPolicies, renderPolicy } from '../../../lib';
 import { SCRIPT_HEADER } from '../../../lib/scripts';
 import { SHIPPED_FILES } from '../scripts/shipped';
+import { containersOf } from '../../support/kube';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const EXAMPLES = join(ROOT, 'examples', 'policies');
@@ -14,12 +15,9 @@ const MAIN_CALL = 'main "$@"';
 /** Source text of every shipped script by file name, read from disk. */
 const sources = new Map(SHIPPED_FILES.map((f) => [f.split('/').pop()!, readFileSync(f, 'utf8')]));
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const podSpec = (o: any) => (o.kind === 'CronJob' ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const commands = (objects: readonly Manifest[]): string[] => objects.filter((o) => o.kind === 'CronJob' || o.kind === 'Job')
-  .flatMap((o) => [...(podSpec(o).initContainers ?? []), ...podSpec(o).containers])
-  .flatMap((c: { command?: string[] }) => (c.command ?? []).filter((s) => s.startsWith(SCRIPT_HEADER)));
+  .flatMap((o) => containersOf(o))
+  .flatMap((c) => (c.command ?? []).filter((s) => s.startsWith(SCRIPT_HEADER)));
 
 /** The entry a sourcing command runs (its sourcing line's last file) and the main it holds. */
 function commandMain(command: string): { entry: string; main: string[] } {

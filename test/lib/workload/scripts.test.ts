@@ -11,9 +11,7 @@ import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 
 const sourced = { scripts: { mode: 'configMap' } };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const podSpec = (o: any) => (o.kind === 'CronJob' ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const containers = (o: Manifest): any[] => [...(podSpec(o).initContainers ?? []), ...podSpec(o).containers];
 const scriptOf = (c: { command?: string[] }) => c.command?.find((s) => s.startsWith(SCRIPT_HEADER));
 const functionNames = (text: string) => [...text.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)\(\) \{/gm)].map((m) => m[1]);
@@ -107,7 +105,6 @@ test('in configMap mode the scripts volume and /scripts are the engine\'s: a pol
 });
 
 test('the policy schema documents spec.scripts.mode', () => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const spec = (policySchema as any).properties.spec.properties;
   expect(spec.scripts.properties.mode).toMatchObject({ enum: ['configMap', 'inline'], default: 'configMap' });
   expect(() => renderPolicy(redisPolicy({}, { scripts: { mode: 'files' } }))).toThrow(/spec\.scripts\.mode/);

@@ -36,7 +36,6 @@ test('knows the supported kinds', () => {
 test('this machine: the strict shared schema is present in CI (else a note on the console)', () => {
   if (process.env.CI === 'true') expect(sharedSchemaAvailable()).toBe(true);
   else if (!sharedSchemaAvailable()) {
-    // eslint-disable-next-line no-console
     console.log(`k8s-validate: strict shared schema not found at ${SHARED_SCHEMA_PATH}; combined path = packaged path`);
   }
 });
@@ -52,7 +51,7 @@ describe('without the shared schema file', () => {
     let layer: typeof import('./k8s-schema') | undefined;
     jest.isolateModules(() => {
       jest.doMock('fs', () => ({ ...jest.requireActual('fs'), existsSync: () => false }));
-      layer = require('./k8s-schema');
+      layer = require('./k8s-schema'); // eslint-disable-line @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require
     });
     jest.dontMock('fs');
     return layer!;

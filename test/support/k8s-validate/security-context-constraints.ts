@@ -110,7 +110,7 @@ export function checkSecurityContextConstraints(obj: Record<string, unknown>, p:
   }
 
   const user = strategy(obj.runAsUser, ['runAsUser'], p, RUN_AS_USER, ['MustRunAs', 'MustRunAsNonRoot', 'MustRunAsRange', 'RunAsAny'], true);
-  for (const k of ['uid', 'uidRangeMin', 'uidRangeMax']) if (typeof user?.[k] === 'number' && (user[k] as number) < 0) p.add(['runAsUser', k], 'cannot be negative', S);
+  for (const k of ['uid', 'uidRangeMin', 'uidRangeMax']) if (typeof user?.[k] === 'number' && user[k] < 0) p.add(['runAsUser', k], 'cannot be negative', S);
   if (user?.type === 'MustRunAs' && user.uid === undefined) p.add(['runAsUser', 'uid'], 'MustRunAs requires a UID (admission cannot use this SCC)', S);
   if (user?.type === 'MustRunAsRange' && (user.uidRangeMin === undefined) !== (user.uidRangeMax === undefined)) p.add(['runAsUser'], 'MustRunAsRange requires both uidRangeMin and uidRangeMax, or neither (the namespace range)', S);
   const seLinux = strategy(obj.seLinuxContext, ['seLinuxContext'], p, SELINUX, ['MustRunAs', 'RunAsAny'], true);

@@ -6,9 +6,9 @@ import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { abbreviateScripts } from '../../../support/snapshots';
 import { containerOf, cronJobs, envOf, etcdPolicy, podOf, problems } from './fixtures';
+import { jobSpecOf } from '../../../support/kube';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const jobSpec = (o: any) => o.spec.jobTemplate.spec;
+const jobSpec = jobSpecOf;
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
 const component = (o: Manifest) => (o.metadata.labels as Record<string, string>)['app.kubernetes.io/component'];
 const drills = (policy: BackupPolicy) => cronJobs(renderPolicy(policy)).filter((o) => component(o) === 'restore-drill');
@@ -37,9 +37,9 @@ describe('perNode with a hostPath destination', () => {
       const node = `cp-${i + 1}`;
       const pod = podOf(cj);
       expect(pod.nodeSelector).toEqual({ 'kubernetes.io/hostname': node });
-      expect(pod.tolerations.map((t: { key: string }) => t.key)).toEqual(['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master']);
+      expect(pod.tolerations?.map((t) => t.key)).toEqual(['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master']);
       expect(pod.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });
-      expect(pod.volumes.find((v: { name: string }) => v.name === 'backup').hostPath.path).toBe('/var/lib/etcd-backup');
+      expect(pod.volumes?.find((v) => v.name === 'backup')?.hostPath?.path).toBe('/var/lib/etcd-backup');
       for (const c of ['fetch', 'restore']) expect(containerOf(cj, c).volumeMounts).toContainEqual({ name: 'backup', mountPath: '/backup', readOnly: true });
       expect(envOf(cj, 'fetch')).toMatchObject({ ETCD_BACKUP_NODE: node, BACKUP_NAME_SUFFIX: '_$(ETCD_BACKUP_NODE).db', BACKUP_DIR: '/backup' });
       expect((cj.metadata.labels as Record<string, string>)['backup-cronjobs.io/node']).toBe(node);
@@ -52,10 +52,10 @@ describe('perNode with a hostPath destination', () => {
       expect(pod.hostNetwork).toBeUndefined();
       expect(pod.automountServiceAccountToken).toBe(false);
       expect(pod.priorityClassName).toBeUndefined();
-      expect(pod.affinity.podAntiAffinity).toBeUndefined();
+      expect(pod.affinity?.podAntiAffinity).toBeUndefined();
       expect(names(pod.volumes)).toEqual(['backup', 'scratch', 'scripts']);
-      expect(Object.keys(jobSpec(cj).template.metadata.labels)).not.toContain('backup-cronjobs.io/serialization-group');
-      for (const c of [...pod.initContainers, ...pod.containers]) {
+      expect(Object.keys(jobSpec(cj).template.metadata?.labels ?? {})).not.toContain('backup-cronjobs.io/serialization-group');
+      for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
         expect(Object.keys(envOf(cj, c.name)).filter((n) => n.startsWith('ETCDCTL_') && n !== 'ETCDCTL_API')).toEqual([]);
         expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
       }
@@ -66,8 +66,8 @@ describe('perNode with a hostPath destination', () => {
     const pod = podOf(list[0]);
     expect(names(pod.initContainers)).toEqual(['fetch', 'tools', 'restore']);
     expect(names(pod.containers)).toEqual(['report']);
-    expect(pod.initContainers.map((c: { image: string }) => c.image)).toEqual(['busybox:1.36.1-musl', 'busybox:1.36.1-musl', 'registry.k8s.io/etcd:3.5.16-0']);
-    expect(containerOf(list[0], 'restore').command[0]).toBe('$(ETCD_BACKUP_TOOLS)/sh');
+    expect(pod.initContainers?.map((c) => c.image)).toEqual(['busybox:1.36.1-musl', 'busybox:1.36.1-musl', 'registry.k8s.io/etcd:3.5.16-0']);
+    expect(containerOf(list[0], 'restore').command?.[0]).toBe('$(ETCD_BACKUP_TOOLS)/sh');
   });
 
   test('as a reviewer reads it (scripts by hash)', () => {
@@ -103,10 +103,10 @@ test('cluster mode with a PVC: one drill over every node\'s snapshots, on the co
   expect(list.map((o) => o.metadata.name)).toEqual(['etcd-drill']);
   const pod = podOf(list[0]);
   expect(pod.nodeSelector).toBeUndefined();
-  expect(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+  expect(pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toEqual([
     { matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] },
   ]);
-  expect(pod.securityContext.runAsUser).toBe(0);
+  expect(pod.securityContext?.runAsUser).toBe(0);
   expect(containerOf(list[0], 'fetch').volumeMounts).toContainEqual({ name: 'backup', mountPath: '/backup', subPath: 'etcd', readOnly: true });
   const env = envOf(list[0], 'fetch');
   expect(env.ETCD_BACKUP_NODE).toBeUndefined();
@@ -150,8 +150,8 @@ describe('with spec.encryption', () => {
     expect(decrypt.image).toBe('registry.example.com/age:1.1');
     expect(envOf(cj, 'decrypt').BACKUP_AGE_IDENTITY_FILE).toBe('/etc/backup-cronjobs/age-identity/identity.txt');
     expect(pod.volumes).toContainEqual({ name: 'age-identity', secret: { secretName: 'etcd-age', items: [{ key: 'identity', path: 'identity.txt' }], defaultMode: 0o400 } });
-    for (const c of [...pod.initContainers, ...pod.containers]) {
-      expect((c.volumeMounts ?? []).some((m: { name: string }) => m.name === 'age-identity')).toBe(c.name === 'decrypt');
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+      expect((c.volumeMounts ?? []).some((m) => m.name === 'age-identity')).toBe(c.name === 'decrypt');
     }
     // the drill never encrypts: no recipients
     expect(JSON.stringify(cj)).not.toContain('age-recipients');

@@ -5,11 +5,12 @@
 import { renderCronJobs } from '../../../support/render';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerOf, envOf, etcdPolicy, podOf, problems } from './fixtures';
+import { type KubeObject, containersOf } from '../../../support/kube';
 
 const RECIPIENT = 'age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p';
 const age = { image: 'example.com/age:1', recipients: [RECIPIENT] };
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
-const mounts = (o: unknown, container: string) => names(containerOf(o, container).volumeMounts);
+const mounts = (o: KubeObject, container: string) => names(containerOf(o, container).volumeMounts);
 
 describe('spec.encryption (hostPath)', () => {
   const [cj] = renderCronJobs(etcdPolicy({}, { encryption: { age } }));
@@ -19,7 +20,7 @@ describe('spec.encryption (hostPath)', () => {
     expect(names(pod.initContainers)).toEqual(['tools', 'snapshot', 'encrypt']);
     expect(names(pod.containers)).toEqual(['finalize']);
     expect(containerOf(cj, 'encrypt').image).toBe('example.com/age:1');
-    expect(containerOf(cj, 'encrypt').command.slice(3)).toEqual(['etcd-encrypt']);
+    expect(containerOf(cj, 'encrypt').command?.slice(3)).toEqual(['etcd-encrypt']);
     expectValidManifests([cj]);
   });
 
@@ -46,7 +47,7 @@ describe('spec.encryption (hostPath)', () => {
   test('recipients from a Secret: mounted read-only in the encrypt step only', () => {
     const [o] = renderCronJobs(etcdPolicy({}, { encryption: { age: { image: 'a:1', recipientsSecret: { name: 'keys', key: 'r.txt' } } } }));
     expect(podOf(o).volumes).toContainEqual({ name: 'age-recipients', secret: { secretName: 'keys', items: [{ key: 'r.txt', path: 'recipients.txt' }] } });
-    const mounting = [...podOf(o).initContainers, ...podOf(o).containers].filter((c: { volumeMounts: { name: string }[] }) => c.volumeMounts.some((m) => m.name === 'age-recipients'));
+    const mounting = containersOf(o).filter((c) => c.volumeMounts?.some((m) => m.name === 'age-recipients'));
     expect(names(mounting)).toEqual(['encrypt']);
     expect(envOf(o, 'encrypt').BACKUP_AGE_RECIPIENTS_FILE).toBe('/etc/backup-cronjobs/age-recipients/recipients.txt');
     expectValidManifests([o]);
@@ -84,13 +85,13 @@ describe('spec.etcd.controlPlaneFiles', () => {
   });
 
   test('the snapshot step sources (or, inline, embeds) the archive functions only when the policy archives files', () => {
-    const script = (o: unknown) => containerOf(o, 'snapshot').command[2] as string;
+    const script = (o: KubeObject) => containerOf(o, 'snapshot').command?.[2] as string;
     const inline = { scripts: { mode: 'inline' } };
     const [plain] = renderCronJobs(etcdPolicy({}, inline));
     const [archiving] = renderCronJobs(etcdPolicy({ controlPlaneFiles: { allowUnencrypted: true } }, inline));
     expect(script(plain)).not.toContain('etcd_archive_files()');
     expect(script(archiving)).toContain('etcd_archive_files()');
-    const sources = (o: unknown) => script(o).split('\n')[1];
+    const sources = (o: KubeObject) => script(o).split('\n')[1];
     expect(sources(renderCronJobs(etcdPolicy())[0])).not.toContain('/scripts/etcd-files.sh');
     expect(sources(renderCronJobs(etcdPolicy({ controlPlaneFiles: { allowUnencrypted: true } }))[0])).toContain('. /scripts/etcd-files.sh');
   });
@@ -113,10 +114,10 @@ describe('spec.etcd.controlPlaneFiles', () => {
       'spec.etcd.controlPlaneFiles.paths[1]: received "/etc/kubernetes/pki", which is inside "/etc/kubernetes" (also listed): its files would be archived twice; list only "/etc/kubernetes"',
     ]],
     ['a path that is not normalized', { controlPlaneFiles: { paths: ['/etc//kubernetes'] } }, { encryption: { age } }, [
-      expect.stringMatching(/^spec\.etcd\.controlPlaneFiles\.paths\[0\]: received "\/etc\/\/kubernetes"; must be a normalized absolute path/) as unknown as string,
+      expect.stringMatching(/^spec\.etcd\.controlPlaneFiles\.paths\[0\]: received "\/etc\/\/kubernetes"; must be a normalized absolute path/),
     ]],
     ['a relative path', { controlPlaneFiles: { paths: ['etc/kubernetes'] } }, { encryption: { age } }, [
-      expect.stringMatching(/^spec\.etcd\.controlPlaneFiles\.paths\[0\]: received "etc\/kubernetes"; /) as unknown as string,
+      expect.stringMatching(/^spec\.etcd\.controlPlaneFiles\.paths\[0\]: received "etc\/kubernetes"; /),
     ]],
   ])('refused: %s', (_, etcd, spec, expected) => {
     expect(problems(etcdPolicy(etcd, spec))).toEqual(expected);

@@ -19,19 +19,28 @@ export function etcdPolicy(etcd: Partial<EtcdSpec> = {}, spec: Record<string, un
     kind: 'BackupPolicy',
     metadata: { name, namespace: 'kube-system' },
     spec: { ...spec, etcd: { ...etcd } },
-  } as BackupPolicy;
+  };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const podOf = (o: any) => resolvePodSpec(o);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const containerOf = (o: any, name: string) =>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  [...(podOf(o).initContainers ?? []), ...podOf(o).containers].find((c: any) => c.name === name);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const envOf = (o: any, container: string): Record<string, any> =>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  Object.fromEntries((containerOf(o, container).env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
+/** The metadata document etcd-finalize.sh stores beside each snapshot (its `metadata()`). */
+export interface SnapshotMetadata {
+  readonly name: string;
+  readonly node: string;
+  readonly time: string;
+  readonly revision: number;
+  readonly hash: number;
+  readonly totalKey: number;
+  /** Absent in metadata written before the backups counted keys. */
+  readonly keyCount?: number;
+  readonly totalSize: number;
+  readonly size: number;
+  readonly sha256: string;
+  readonly encryption?: { readonly tool: string; readonly recipients: readonly string[] };
+  readonly encryptedSize?: number;
+  readonly encryptedSha256?: string;
+}
+
+export { containerOf, envOf, podSpecOf as podOf } from '../../../support/kube';
 
 export const cronJobs = (objs: Manifest[]) => objs.filter((o) => o.kind === 'CronJob');
 
@@ -82,10 +91,9 @@ export interface PodRun {
  * one) until one fails. `opts.volumes` maps hostPath/PVC volumes to dirs.
  * `opts.only` runs only the listed containers (sharing `opts.volumeDirs`).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function runPod(obj: any, opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {}): Promise<PodRun> {
+export async function runPod(obj: unknown, opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {}): Promise<PodRun> {
   const spec = resolvePodSpec(obj);
-  const names: string[] = [...(spec.initContainers ?? []), ...spec.containers].map((c: { name: string }) => c.name);
+  const names = [...(spec.initContainers ?? []), ...spec.containers].map((c) => c.name);
   const volumeDirs = opts.volumeDirs ?? {};
   const results: Record<string, RunContainerResult> = {};
   let log = '';

@@ -8,8 +8,8 @@ import { expectValidManifests } from '../../../support/k8s-validate';
 import { expandK8s } from '../../../support/run-container';
 import { EXAMPLE_NAMESPACE, admitPod } from '../../../support/scc-admission';
 import { containerOf, cronJobs, envOf, podOf, problems, restoreJobOf } from './fixtures';
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 const NS = 'etcd-backup';
 const SCC_NAME = `backup-cronjobs.${NS}.etcd`;
@@ -20,13 +20,13 @@ function openshiftPolicy(etcd: Partial<EtcdSpec> = {}, spec: Record<string, unkn
     kind: 'BackupPolicy',
     metadata: { name: 'etcd', namespace: NS, ...metadata },
     spec: { ...spec, etcd: { distribution: 'openshift', ...etcd } },
-  } as BackupPolicy;
+  };
 }
 
 /** A container's env as the kubelet expands it (in order, `$(VAR)` of the vars before) on node `nodeName`. */
 function kubeletEnv(workload: Manifest, container: string, nodeName: string): Record<string, string> {
   const vars = new Map<string, string>();
-  for (const e of containerOf(workload, container).env) {
+  for (const e of containerOf(workload, container).env ?? []) {
     vars.set(e.name, e.valueFrom?.fieldRef?.fieldPath === 'spec.nodeName' ? nodeName : expandK8s(e.value ?? '', vars));
   }
   return Object.fromEntries(vars);
@@ -34,7 +34,7 @@ function kubeletEnv(workload: Manifest, container: string, nodeName: string): Re
 
 const byKind = (objects: Manifest[], kind: string): any => objects.find((o) => o.kind === kind);
 const sccOf = (objects: Manifest[]) => byKind(objects, 'SecurityContextConstraints');
-const allContainers = (pod: any): any[] => [...(pod.initContainers ?? []), ...pod.containers];
+const allContainers = (pod: V1PodSpec): V1Container[] => [...(pod.initContainers ?? []), ...pod.containers];
 
 /** The restore Job of a policy, on its first node (perNode) or on master-0 (cluster mode). */
 function restoreOf(policy: BackupPolicy): Manifest {
@@ -48,7 +48,7 @@ function restoreOf(policy: BackupPolicy): Manifest {
 const podsOf = (policy: BackupPolicy, objects = renderPolicy(policy)) => [...cronJobs(objects), restoreOf(policy)].map(podOf);
 
 /** The volume types a pod uses, read as OpenShift reads them (the VolumeSource field set). */
-const volumeTypes = (pods: any[]) => [...new Set(pods.flatMap((p) => (p.volumes ?? []).map((v: any) => Object.keys(v).find((k) => k !== 'name'))))].sort();
+const volumeTypes = (pods: V1PodSpec[]) => [...new Set(pods.flatMap((p) => (p.volumes ?? []).map((v) => Object.keys(v).find((k) => k !== 'name'))))].sort();
 
 /** Admission must pass and change nothing but the SELinux options it assigns (type spc_t, the namespace's level). */
 function expectAdmittedAsIs(scc: any, pod: any): void {
@@ -89,10 +89,10 @@ describe('distribution openshift, every other default', () => {
   });
 
   test('nodes: node-role.kubernetes.io/master (OpenShift\'s masters), its taints tolerated', () => {
-    expect(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+    expect(pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toEqual([
       { matchExpressions: [{ key: 'node-role.kubernetes.io/master', operator: 'Exists' }] },
     ]);
-    expect(pod.tolerations.map((t: any) => t.key)).toEqual(['node-role.kubernetes.io/master', 'node-role.kubernetes.io/control-plane']);
+    expect(pod.tolerations?.map((t) => t.key)).toEqual(['node-role.kubernetes.io/master', 'node-role.kubernetes.io/control-plane']);
   });
 
   test('certificates: the files OpenShift\'s cluster-backup.sh hands etcdctl on a master, the node\'s own peer certificate', () => {
@@ -126,7 +126,7 @@ describe('distribution openshift, every other default', () => {
 
   test('the SCC, field by field, from what the pods (CronJob and restore Job) are', () => {
     const pods = podsOf(policy, objects);
-    const uids = new Set(pods.flatMap((p) => allContainers(p).map((c) => c.securityContext.runAsUser ?? p.securityContext.runAsUser)));
+    const uids = new Set(pods.flatMap((p) => allContainers(p).map((c) => c.securityContext?.runAsUser ?? p.securityContext?.runAsUser)));
     expect(uids).toEqual(new Set([0])); // the keys and snapshots are root's, mode 0600
     const { metadata, ...body } = scc;
     expect(metadata.name).toBe(SCC_NAME);
@@ -174,18 +174,18 @@ describe('distribution openshift, every other default', () => {
     for (const p of podsOf(policy, objects)) expectAdmittedAsIs(scc, p);
   });
 
-  test.each<[string, (pod: any) => void, string]>([
-    ['another volume type', (p) => p.volumes.push({ name: 'extra', secret: { secretName: 'x' } }), 'secret volumes are not allowed'],
-    ['another uid', (p) => (p.containers[0].securityContext.runAsUser = 1000), 'runAsUser: Invalid value: 1000: must be: 0'],
-    ['a capability', (p) => (p.containers[0].securityContext.capabilities = { add: ['NET_RAW'], drop: ['ALL'] }), 'capability may not be added'],
+  test.each<[string, (pod: V1PodSpec) => void, string]>([
+    ['another volume type', (p) => p.volumes?.push({ name: 'extra', secret: { secretName: 'x' } }), 'secret volumes are not allowed'],
+    ['another uid', (p) => (p.containers[0].securityContext!.runAsUser = 1000), 'runAsUser: Invalid value: 1000: must be: 0'],
+    ['a capability', (p) => (p.containers[0].securityContext!.capabilities = { add: ['NET_RAW'], drop: ['ALL'] }), 'capability may not be added'],
     ['a privileged container', (p) => (p.containers[0].securityContext = { ...p.containers[0].securityContext, privileged: true, allowPrivilegeEscalation: undefined }), 'Privileged containers are not allowed'],
-    ['privilege escalation', (p) => (p.containers[0].securityContext.allowPrivilegeEscalation = true), 'Allowing privilege escalation for containers is not allowed'],
-    ['a writable root filesystem', (p) => (p.containers[0].securityContext.readOnlyRootFilesystem = false), 'ReadOnlyRootFilesystem must be set to true'],
-    ['another seccomp profile', (p) => (p.securityContext.seccompProfile = { type: 'Unconfined' }), 'unconfined is not an allowed seccomp profile'],
+    ['privilege escalation', (p) => (p.containers[0].securityContext!.allowPrivilegeEscalation = true), 'Allowing privilege escalation for containers is not allowed'],
+    ['a writable root filesystem', (p) => (p.containers[0].securityContext!.readOnlyRootFilesystem = false), 'ReadOnlyRootFilesystem must be set to true'],
+    ['another seccomp profile', (p) => (p.securityContext!.seccompProfile = { type: 'Unconfined' }), 'unconfined is not an allowed seccomp profile'],
     ['the host PID namespace', (p) => (p.hostPID = true), 'Host PID is not allowed'],
     ['the host IPC namespace', (p) => (p.hostIPC = true), 'Host IPC is not allowed'],
     ['a host port', (p) => (p.containers[0].ports = [{ containerPort: 2379, hostPort: 2379 }]), 'Host ports are not allowed'],
-    ['another SELinux type', (p) => (p.securityContext.seLinuxOptions = { type: 'container_t' }), 'seLinuxOptions.type: must be spc_t'],
+    ['another SELinux type', (p) => (p.securityContext!.seLinuxOptions = { type: 'container_t' }), 'seLinuxOptions.type: must be spc_t'],
   ])('and refuses a pod with %s', (_what, change, error) => {
     const p = JSON.parse(JSON.stringify(pod));
     change(p);
@@ -248,9 +248,9 @@ describe('the other distributions', () => {
   const certs = (objects: Manifest[]) => {
     const [cj] = cronJobs(objects);
     const env = envOf(cj, 'snapshot');
-    return [podOf(cj).volumes.find((v: any) => v.name === 'etcd-certs').hostPath.path, env.ETCDCTL_CACERT, env.ETCDCTL_CERT, env.ETCDCTL_KEY];
+    return [podOf(cj).volumes?.find((v) => v.name === 'etcd-certs')?.hostPath?.path, env.ETCDCTL_CACERT, env.ETCDCTL_CERT, env.ETCDCTL_KEY];
   };
-  const role = (objects: Manifest[]) => podOf(cronJobs(objects)[0]).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key;
+  const role = (objects: Manifest[]) => podOf(cronJobs(objects)[0]).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchExpressions?.[0].key;
   const policyOf = (etcd: Partial<EtcdSpec>) => ({ ...openshiftPolicy(), spec: { etcd } }) as BackupPolicy;
 
   test.each<[string, Partial<EtcdSpec>, string[], string]>([

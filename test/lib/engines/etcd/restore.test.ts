@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { containerOf, envOf, etcdPolicy, podOf, restoreJobOf } from './fixtures';
+import { podTemplateOf } from '../../../support/kube';
 
 const SNAPSHOT = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const spec = (o: Manifest): any => o.spec;
 
 describe('perNode: the Job restores a snapshot on the --target node', () => {
@@ -50,8 +50,8 @@ describe('perNode: the Job restores a snapshot on the --target node', () => {
     expect(JSON.stringify(job)).not.toContain('etcd-certs');
     expect(names(pod.initContainers)).toEqual(['tools']);
     expect(names(pod.containers)).toEqual(['restore']);
-    expect(containerOf(job, 'restore').volumeMounts[0]).toEqual({ name: 'backup', mountPath: '/backup', readOnly: true });
-    expect(pod.volumes[2]).toEqual({ name: 'restore', hostPath: { path: '/var/lib/etcd-restore', type: 'DirectoryOrCreate' } });
+    expect(containerOf(job, 'restore').volumeMounts?.[0]).toEqual({ name: 'backup', mountPath: '/backup', readOnly: true });
+    expect(pod.volumes?.[2]).toEqual({ name: 'restore', hostPath: { path: '/var/lib/etcd-restore', type: 'DirectoryOrCreate' } });
     expect(job.metadata.labels).toMatchObject({ 'app.kubernetes.io/component': 'restore', 'backup-cronjobs.io/node': 'cp-2' });
     expect(job.metadata.annotations).toEqual({ 'backup-cronjobs.io/snapshot': SNAPSHOT, 'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/), 'backup-cronjobs.io/policy': 'etcd' });
     expect(envOf(job, 'restore')).toMatchObject({
@@ -85,10 +85,9 @@ test('the policy\'s pod settings, and the node\'s own, reach the Job exactly as 
     for (const field of ['serviceAccountName', 'imagePullSecrets', 'priorityClassName', 'automountServiceAccountToken', 'tolerations', 'securityContext'] as const) {
       expect({ node, field, value: restorePod[field] }).toEqual({ node, field, value: backupPod[field] });
     }
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const template = (o: any) => o.spec.jobTemplate?.spec.template ?? o.spec.template;
-    expect(template(job).metadata.labels).toMatchObject({ team: 'platform' });
-    expect(template(job).metadata.annotations).toEqual({ ...template(cronJob).metadata.annotations, 'backup-cronjobs.io/snapshot': SNAPSHOT });
+    const template = podTemplateOf;
+    expect(template(job).metadata?.labels).toMatchObject({ team: 'platform' });
+    expect(template(job).metadata?.annotations).toEqual({ ...template(cronJob).metadata?.annotations, 'backup-cronjobs.io/snapshot': SNAPSHOT });
     expect(containerOf(job, 'restore').resources).toEqual(resources);
     expect(containerOf(cronJob, 'finalize').resources).toEqual(resources);
     expect(envOf(job, 'restore')).toMatchObject({ HTTPS_PROXY: 'http://proxy:3128' });
@@ -120,10 +119,10 @@ describe('requests that do not fit the policy are refused, each flag named', () 
     ['--node in perNode mode', perNode, { target: 'cp-1', node: 'cp-1', snapshot: SNAPSHOT }, ['--node: received "cp-1"; perNode mode restores on the node named by --target: drop --node']],
     ['cluster mode without --node', etcdPolicy(), { snapshot: SNAPSHOT }, ['--node is required: cluster mode names no nodes; give the control-plane node to restore on']],
     ['--target in cluster mode', etcdPolicy(), { target: 'cp-1', node: 'cp-1', snapshot: SNAPSHOT }, ['--target: received "cp-1"; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node']],
-    ['a node name Kubernetes refuses', etcdPolicy(), { node: 'Node_1', snapshot: SNAPSHOT }, [expect.stringMatching(/^--node: .*Node_1/) as unknown as string]],
+    ['a node name Kubernetes refuses', etcdPolicy(), { node: 'Node_1', snapshot: SNAPSHOT }, [expect.stringMatching(/^--node: .*Node_1/)]],
     ['a snapshot of another policy', perNode, { target: 'cp-1', snapshot: 'etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db' },
       ['--snapshot: received "etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db, or .age after that when encrypted']],
-    ['a path', perNode, { target: 'cp-1', snapshot: `../${SNAPSHOT}` }, [expect.stringMatching(/^--snapshot: received "\.\.\/etcd-snapshot_.*"; must be a file name \(no "\/"/) as unknown as string]],
+    ['a path', perNode, { target: 'cp-1', snapshot: `../${SNAPSHOT}` }, [expect.stringMatching(/^--snapshot: received "\.\.\/etcd-snapshot_.*"; must be a file name \(no "\/"/)]],
     ['the prefix alone', perNode, { target: 'cp-1', snapshot: 'etcd-snapshot_etcd_.db' }, ['--snapshot: received "etcd-snapshot_etcd_.db"; a snapshot of this policy is named etcd-snapshot_etcd_<time>_<node>.db, or .age after that when encrypted']],
     ['every problem at once', etcdPolicy(), { target: 'x', snapshot: 'x.db' }, [
       '--target: received "x"; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node',

@@ -10,12 +10,12 @@ import { renderCronJobs } from '../../../support/render';
 import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerOf, cronJobs, envOf, etcdPolicy, podOf, problems, restoreJobOf } from './fixtures';
+import { type KubeObject, cronJobSpecOf, jobSpecOf } from '../../../support/kube';
+import { schemaAt } from '../../../support/json-schema';
 
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const jobSpec = (o: any) => o.spec.jobTemplate.spec;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const scheduleOf = (o: any): string => o.spec.schedule;
+const jobSpec = jobSpecOf;
+const scheduleOf = (o: KubeObject): string => cronJobSpecOf(o).schedule;
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
 
 describe('cluster mode with every default (kubeadm)', () => {
@@ -31,7 +31,7 @@ describe('cluster mode with every default (kubeadm)', () => {
   });
 
   test('runs on a control-plane node, tolerating its taints, on the host network, system-node-critical', () => {
-    expect(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+    expect(pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toEqual([
       { matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] },
     ]);
     expect(pod.tolerations).toEqual([
@@ -44,8 +44,8 @@ describe('cluster mode with every default (kubeadm)', () => {
   });
 
   test('one snapshot at a time in the whole cluster: a serialization group over kubernetes.io/os', () => {
-    expect(jobSpec(cj).template.metadata.labels['backup-cronjobs.io/serialization-group']).toBe('etcd-snapshot');
-    expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
+    expect(jobSpec(cj).template.metadata?.labels?.['backup-cronjobs.io/serialization-group']).toBe('etcd-snapshot');
+    expect(pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
       { labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' } }, topologyKey: 'kubernetes.io/os', namespaces: ['kube-system'] },
     ]);
   });
@@ -54,7 +54,7 @@ describe('cluster mode with every default (kubeadm)', () => {
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.serviceAccountName).toBeUndefined();
     expect(pod.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });
-    for (const c of [...pod.initContainers, ...pod.containers]) {
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
       expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
     }
     expect(JSON.stringify(cj)).not.toMatch(/privileged|hostPID|hostIPC|SYS_ADMIN/);
@@ -63,7 +63,7 @@ describe('cluster mode with every default (kubeadm)', () => {
   test('steps: tools (busybox), snapshot in the etcd image, finalize (busybox): three containers to start, not five', () => {
     expect(names(pod.initContainers)).toEqual(['tools', 'snapshot']);
     expect(names(pod.containers)).toEqual(['finalize']);
-    const images = Object.fromEntries([...pod.initContainers, ...pod.containers].map((c: { name: string; image: string }) => [c.name, c.image]));
+    const images = Object.fromEntries([...(pod.initContainers ?? []), ...pod.containers].map((c) => [c.name, c.image]));
     expect(images).toEqual({
       tools: 'busybox:1.36.1-musl',
       snapshot: 'registry.k8s.io/etcd:3.5.16-0',
@@ -73,12 +73,12 @@ describe('cluster mode with every default (kubeadm)', () => {
 
   test('the snapshot step runs the busybox copied by tools inside the etcd image, not a shell of the image', () => {
     const c = containerOf(cj, 'snapshot');
-    expect(c.command[0]).toBe('$(ETCD_BACKUP_TOOLS)/sh');
-    expect(c.command[1]).toBe('-c');
-    expect(c.command.slice(3)).toEqual(['etcd-snapshot']);
+    expect(c.command?.[0]).toBe('$(ETCD_BACKUP_TOOLS)/sh');
+    expect(c.command?.[1]).toBe('-c');
+    expect(c.command?.slice(3)).toEqual(['etcd-snapshot']);
     expect(envOf(cj, 'snapshot').PATH).toBe('/scratch/tools:/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin');
-    expect(containerOf(cj, 'tools').command[0]).toBe('/bin/sh');
-    expect(containerOf(cj, 'finalize').command[0]).toBe('/bin/sh');
+    expect(containerOf(cj, 'tools').command?.[0]).toBe('/bin/sh');
+    expect(containerOf(cj, 'finalize').command?.[0]).toBe('/bin/sh');
   });
 
   test('the snapshot step talks to one endpoint with the kubeadm client certificate from env; only endpoint status has a timeout', () => {
@@ -113,12 +113,12 @@ describe('cluster mode with every default (kubeadm)', () => {
       { name: 'scratch', emptyDir: {} },
       { name: 'scripts', configMap: { name: objs[0].metadata.name } },
     ]);
-    const mounting = [...pod.initContainers, ...pod.containers]
-      .filter((c: { volumeMounts: { name: string }[] }) => c.volumeMounts.some((m) => m.name === 'etcd-certs'))
-      .map((c: { name: string }) => c.name);
+    const mounting = [...(pod.initContainers ?? []), ...pod.containers]
+      .filter((c) => c.volumeMounts?.some((m) => m.name === 'etcd-certs'))
+      .map((c) => c.name);
     expect(mounting).toEqual(['snapshot']);
     for (const name of mounting) {
-      expect(containerOf(cj, name).volumeMounts.find((m: { name: string }) => m.name === 'etcd-certs')).toEqual({ name: 'etcd-certs', mountPath: '/etc/etcd-backup/pki', readOnly: true });
+      expect(containerOf(cj, name).volumeMounts?.find((m) => m.name === 'etcd-certs')).toEqual({ name: 'etcd-certs', mountPath: '/etc/etcd-backup/pki', readOnly: true });
     }
   });
 
@@ -134,9 +134,9 @@ describe('cluster mode with every default (kubeadm)', () => {
     });
     // without rules, no RETENTION_* env: the run prunes nothing
     expect(Object.keys(env).filter((k) => k.startsWith('RETENTION_'))).toEqual([]);
-    const order = containerOf(cj, 'finalize').env.map((e: { name: string }) => e.name);
+    const order = (containerOf(cj, 'finalize').env ?? []).map((e) => e.name);
     expect(order.indexOf('ETCD_BACKUP_NODE')).toBeLessThan(order.indexOf('BACKUP_NAME_SUFFIX'));
-    expect(containerOf(cj, 'finalize').command.slice(3)).toEqual(['etcd-finalize']);
+    expect(containerOf(cj, 'finalize').command?.slice(3)).toEqual(['etcd-finalize']);
   });
 });
 
@@ -158,7 +158,7 @@ describe('perNode mode (three kubeadm control-plane nodes)', () => {
 
   test('all nodes share the cluster-wide serialization group', () => {
     for (const o of objs) {
-      expect(podOf(o).affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/os');
+      expect(podOf(o).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.topologyKey).toBe('kubernetes.io/os');
     }
   });
 
@@ -185,8 +185,8 @@ describe('node roles and tolerations', () => {
     ['etcd', 'node-role.kubernetes.io/etcd', ['node-role.kubernetes.io/etcd:NoExecute', 'node-role.kubernetes.io/control-plane:NoSchedule', 'CriticalAddonsOnly:NoExecute']],
   ])('%s', (nodeRole, label, taints) => {
     const [o] = renderCronJobs(etcdPolicy({ nodeRole: nodeRole as 'master' | 'etcd' }));
-    expect(podOf(o).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions).toEqual([{ key: label, operator: 'Exists' }]);
-    expect(podOf(o).tolerations.map((t: { key: string; effect: string }) => `${t.key}:${t.effect}`)).toEqual(taints);
+    expect(podOf(o).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchExpressions).toEqual([{ key: label, operator: 'Exists' }]);
+    expect(podOf(o).tolerations?.map((t) => `${t.key}:${t.effect}`)).toEqual(taints);
   });
 
   test('tolerateAllTaints tolerates everything (OpenShift style); policy placement adds to the engine\'s', () => {
@@ -204,7 +204,7 @@ describe('node roles and tolerations', () => {
     expect(pod.hostNetwork).toBeUndefined();
     expect(pod.priorityClassName).toBe('backup-critical');
     expect(jobSpec(o).activeDeadlineSeconds).toBe(1800);
-    expect(pod.volumes[0]).toEqual({ name: 'etcd-certs', hostPath: { path: '/var/lib/rancher/k3s/server/tls/etcd', type: 'Directory' } });
+    expect(pod.volumes?.[0]).toEqual({ name: 'etcd-certs', hostPath: { path: '/var/lib/rancher/k3s/server/tls/etcd', type: 'Directory' } });
     expect(envOf(o, 'snapshot')).toMatchObject({ ETCDCTL_ENDPOINTS: 'https://10.0.0.1:2379', ETCDCTL_CACERT: '/etc/etcd-backup/pki/server-ca.crt', ETCDCTL_KEY: '/etc/etcd-backup/pki/client.key' });
   });
 });
@@ -212,8 +212,8 @@ describe('node roles and tolerations', () => {
 describe('destinations', () => {
   test('a PVC (with subPath) instead of the hostPath', () => {
     const [o] = renderCronJobs(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups', subPath: 'cluster-a' } }, retentionScope: 'cluster' }));
-    expect(podOf(o).volumes[1]).toEqual({ name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } });
-    expect(containerOf(o, 'finalize').volumeMounts[0]).toEqual({ name: 'backup', mountPath: '/backup', subPath: 'cluster-a' });
+    expect(podOf(o).volumes?.[1]).toEqual({ name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } });
+    expect(containerOf(o, 'finalize').volumeMounts?.[0]).toEqual({ name: 'backup', mountPath: '/backup', subPath: 'cluster-a' });
     expect(envOf(o, 'finalize').ETCD_BACKUP_RETENTION_SCOPE).toBe('cluster');
     expectValidManifests([o]);
   });
@@ -222,7 +222,7 @@ describe('destinations', () => {
     const [o] = renderCronJobs(etcdPolicy({
       destination: { s3: { bucket: 'b-1', path: 'prod/etcd', region: 'eu-west-1', endpoint: 'https://minio.example.com', credentialsSecret: { name: 'creds', sessionTokenKey: 'token' }, serverSideEncryption: 'aws:kms', kmsKeyId: 'k1', storageClass: 'STANDARD_IA' } },
     }));
-    expect(podOf(o).volumes.map((v: { name: string }) => v.name)).toEqual(['etcd-certs', 'scratch', 'scripts']);
+    expect(podOf(o).volumes?.map((v) => v.name)).toEqual(['etcd-certs', 'scratch', 'scripts']);
     expect(containerOf(o, 'finalize').image).toBe('amazon/aws-cli:2.17.64');
     expect(envOf(o, 'snapshot').ETCD_BACKUP_PARTIAL).toBe('/scratch/.etcd-snapshot_etcd_$(ETCD_BACKUP_NODE).partial');
     expect(envOf(o, 'finalize')).toMatchObject({
@@ -280,12 +280,11 @@ describe('bad policies produce errors naming the field, the value and what is al
 });
 
 test('the published JSON Schema documents spec.etcd with its defaults', () => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const etcd = (policySchema as any).properties.spec.properties.etcd;
+  const etcd = schemaAt(policySchema, 'spec', 'etcd');
   expect(etcd.additionalProperties).toBe(false);
-  expect(etcd.properties.mode.default).toBe('cluster');
-  expect(etcd.properties.endpoint.default).toBe('https://127.0.0.1:2379');
-  expect(etcd.properties.destination.properties.hostPath.properties.path.default).toBe('/var/lib/etcd-backup');
+  expect(schemaAt(etcd, 'mode').default).toBe('cluster');
+  expect(schemaAt(etcd, 'endpoint').default).toBe('https://127.0.0.1:2379');
+  expect(schemaAt(etcd, 'destination', 'hostPath', 'path').default).toBe('/var/lib/etcd-backup');
 });
 
 test('EtcdBackupSchedule (cdk8s) synthesizes exactly the objects of the equivalent policy', () => {
@@ -305,7 +304,7 @@ test('EtcdBackupSchedule (cdk8s) synthesizes exactly the objects of the equivale
   ));
   expect(Testing.synth(chart)).toEqual(expected);
   expect(schedule.cronJobs.map((c) => c.name)).toEqual(['etcd-cp-1', 'etcd-cp-2']);
-  expect(() => new EtcdBackupSchedule(chart, 'bad', { name: 'bad', mode: 'perNode' })).toThrow(/  nodes: perNode mode needs .* \(policy field spec\.etcd\.nodes\)/);
+  expect(() => new EtcdBackupSchedule(chart, 'bad', { name: 'bad', mode: 'perNode' })).toThrow(/ {2}nodes: perNode mode needs .* \(policy field spec\.etcd\.nodes\)/);
 });
 
 describe('any valid policy renders valid, deterministic manifests (property)', () => {
@@ -360,10 +359,10 @@ test('the embedded scripts survive the kubelet\'s $(VAR) expansion: no $$ and no
   for (const o of objs) {
     const pod = podOf(o);
     for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
-      if (c.command[1] !== '-c') continue;
-      const script: string = c.command[2];
+      if (c.command?.[1] !== '-c') continue;
+      const script: string = c.command?.[2];
       expect(script).not.toContain('$$');
-      const envNames = new Set((c.env ?? []).map((e: { name: string }) => e.name));
+      const envNames = new Set((c.env ?? []).map((e) => e.name));
       const refs = [...script.matchAll(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g)].map((m) => m[1]);
       expect(refs.filter((r) => envNames.has(r))).toEqual([]);
     }

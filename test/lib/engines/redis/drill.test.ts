@@ -6,14 +6,13 @@ import type { BackupPolicy, Manifest } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { abbreviateScripts } from '../../../support/snapshots';
 import { envOf, issuesOf, podOf, redisPolicy } from './fixtures';
+import { containersOf, jobSpecOf } from '../../../support/kube';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const jobSpec = (o: any) => o.spec.jobTemplate.spec;
+const jobSpec = jobSpecOf;
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
 const labels = (o: Manifest) => o.metadata.labels as Record<string, string>;
 const drills = (policy: BackupPolicy) => renderPolicy(policy).filter((o) => o.kind === 'CronJob' && labels(o)['app.kubernetes.io/component'] === 'restore-drill');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const allContainers = (cj: Manifest): any[] => [...podOf(cj).initContainers, ...podOf(cj).containers];
+const allContainers = containersOf;
 
 const RECIPIENT = 'age1qayg4f9dg4fgff7kcejynt0cyavv5tkpazsr2x9nshqr9mlrqqxshk5yx3';
 const AGE_IMAGE = 'registry.example.com/age:1.2';
@@ -29,7 +28,7 @@ describe('without encryption', () => {
     expect(objs.map((o) => o.metadata.name)).toEqual([expect.stringMatching(/^redis-scripts-[0-9a-f]{10}$/), 'redis-shard01', 'redis-shard02', 'redis-shard01-drill', 'redis-shard02-drill']);
     list.forEach((cj, i) => {
       const shard = `shard0${i + 1}`;
-      for (const l of [labels(cj), jobSpec(cj).template.metadata.labels]) {
+      for (const l of [labels(cj), jobSpec(cj).template.metadata?.labels]) {
         expect(l).toMatchObject({ 'app.kubernetes.io/component': 'restore-drill', 'backup-cronjobs.io/engine': 'redis', 'backup-cronjobs.io/shard': shard });
       }
       expect(cj.spec).toMatchObject({ schedule: '0 4 * * 0', concurrencyPolicy: 'Forbid' });
@@ -48,11 +47,11 @@ describe('without encryption', () => {
 
   test('the steps: fetch (aws CLI), restore (redis image), then report (aws CLI: curl); no decrypt, no age, no identity without spec.encryption', () => {
     const pod = podOf(list[0]);
-    expect(pod.initContainers.map((c: { name: string; image: string }) => [c.name, c.image])).toEqual([
+    expect(pod.initContainers?.map((c) => [c.name, c.image])).toEqual([
       ['fetch', 'amazon/aws-cli:2.17.64'],
       ['restore', 'redis:7.2.8-alpine'],
     ]);
-    expect(pod.containers.map((c: { name: string; image: string }) => [c.name, c.image])).toEqual([['report', 'amazon/aws-cli:2.17.64']]);
+    expect(pod.containers.map((c) => [c.name, c.image])).toEqual([['report', 'amazon/aws-cli:2.17.64']]);
     expect(names(pod.volumes)).toEqual(['scratch', 'tmp', 'scripts']);
     expect(JSON.stringify(list[0])).not.toMatch(/age-identity|BACKUP_AGE_/);
   });
@@ -74,9 +73,9 @@ describe('without encryption', () => {
 
   test('the scratch volume as spec.redis.scratch says: an emptyDir with its size limit, or a per-run PVC', () => {
     const [limited] = drills(redisPolicy({ scratch: { sizeLimit: '8Gi' } }, DRILL));
-    expect(podOf(limited).volumes[0]).toEqual({ name: 'scratch', emptyDir: { sizeLimit: '8Gi' } });
+    expect(podOf(limited).volumes?.[0]).toEqual({ name: 'scratch', emptyDir: { sizeLimit: '8Gi' } });
     const [claimed] = drills(redisPolicy({ scratch: { size: '20Gi', storageClassName: 'fast' } }, DRILL));
-    expect(podOf(claimed).volumes[0]).toMatchObject({
+    expect(podOf(claimed).volumes?.[0]).toMatchObject({
       name: 'scratch',
       ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '20Gi' } } } } },
     });
@@ -101,7 +100,7 @@ test('settings: spec.defaults, then the shard\'s own level, then spec.drill, fie
   for (const cj of [one, two]) {
     expect(jobSpec(cj).activeDeadlineSeconds).toBe(45 * 60);
     // resource by resource: spec.defaults' cpu request, spec.drill's memory limit, each step's default memory request
-    for (const c of allContainers(cj)) expect(c.resources).toEqual({ requests: { cpu: '100m', memory: expect.any(String) }, limits: { memory: '2Gi' } });
+    for (const c of allContainers(cj)) expect(c.resources).toEqual({ requests: { cpu: '100m', memory: expect.any(String) as unknown }, limits: { memory: '2Gi' } });
   }
   // without spec.drill's own timeout: the shard's, then spec.defaults'
   const [own, inherited] = drills(redisPolicy(
@@ -129,7 +128,7 @@ describe('with spec.encryption', () => {
       const pod = podOf(cj);
       expect(pod.volumes).toContainEqual({ name: 'age-identity', secret: { secretName: 'redis-age', items: [{ key: 'identity', path: 'identity.txt' }], defaultMode: 0o400 } });
       for (const c of allContainers(cj)) {
-        const mounts = (c.volumeMounts ?? []).filter((m: { name: string }) => m.name === 'age-identity');
+        const mounts = (c.volumeMounts ?? []).filter((m) => m.name === 'age-identity');
         expect(mounts).toEqual(c.name === 'decrypt' ? [{ name: 'age-identity', mountPath: '/etc/backup-cronjobs/age-identity', readOnly: true }] : []);
         expect(envOf(cj, c.name).BACKUP_AGE_IDENTITY_FILE).toBe(c.name === 'decrypt' ? '/etc/backup-cronjobs/age-identity/identity.txt' : undefined);
       }

@@ -24,19 +24,10 @@ export function redisPolicy(redis: Partial<RedisSpec> = {}, spec: Record<string,
         ...redis,
       },
     },
-  } as BackupPolicy;
+  };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const podOf = (o: any) => o.spec.jobTemplate.spec.template.spec;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const containerOf = (o: any, name: string) =>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  [...(podOf(o).initContainers ?? []), ...podOf(o).containers].find((c: any) => c.name === name);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const envOf = (o: any, container: string): Record<string, any> =>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  Object.fromEntries((containerOf(o, container).env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
+export { containerOf, envOf, podSpecOf as podOf } from '../../../support/kube';
 
 /** The problems of a policy that does not render, as `<path>: <message>`; throws when it renders. */
 export const issuesOf = (doc: unknown): string[] => policyIssues(() => renderPolicy(doc));

@@ -4,11 +4,12 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 import { Testing } from 'cdk8s';
 import { loadPolicies, renderPolicy, toYaml } from '../../../../lib';
-import type { Manifest } from '../../../../lib';
+import type { Manifest, RedisSpec } from '../../../../lib';
 import { RedisBackupSchedule } from '../../../../constructs/cdk8s';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { requireCommands } from '../../../support/services/commands';
 import { containerOf, envOf, issuesOf, podOf, redisPolicy } from './fixtures';
+import { type KubeObject, asCronJob, cronJobSpecOf } from '../../../support/kube';
 
 const cronJobs = (objects: Manifest[]) => objects.filter((o) => o.kind === 'CronJob');
 
@@ -17,16 +18,16 @@ test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, val
   expectValidManifests(objects);
   expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['CronJob/redis-shard01', 'CronJob/redis-shard02']);
   for (const [i, o] of objects.entries()) {
-    const spec = o.spec as any;
+    const spec = cronJobSpecOf(o);
     expect(spec.schedule).toBe('0 3 * * *');
     expect(spec.concurrencyPolicy).toBe('Forbid');
     expect(spec.suspend).toBe(false);
-    expect(spec.jobTemplate.spec.activeDeadlineSeconds).toBe(600);
+    expect(spec.jobTemplate.spec?.activeDeadlineSeconds).toBe(600);
     expect(o.metadata.labels).toMatchObject({ 'backup-cronjobs.io/engine': 'redis', 'backup-cronjobs.io/shard': `shard0${i + 1}` });
     const pod = podOf(o);
     // Two containers at once, the dump streaming to the upload through the shared scratch volume.
     expect(pod.initContainers).toBeUndefined();
-    expect(pod.containers.map((c: any) => [c.name, c.image])).toEqual([['redis-dump', 'redis:7.2.8-alpine'], ['s3-upload', 'amazon/aws-cli:2.17.64']]);
+    expect(pod.containers.map((c) => [c.name, c.image])).toEqual([['redis-dump', 'redis:7.2.8-alpine'], ['s3-upload', 'amazon/aws-cli:2.17.64']]);
     expect(pod.restartPolicy).toBe('Never');
     // s3-upload's TERM handler: 4 S3 calls of at most 16 s, 3 metrics calls of at most 10 s, 10 s to stop its children.
     expect(pod.terminationGracePeriodSeconds).toBe(4 * 16 + 3 * 10 + 10);
@@ -34,7 +35,7 @@ test('one CronJob per shard, all on the same schedule, 10m deadline, Forbid, val
     expect(pod.automountServiceAccountToken).toBe(false);
     for (const c of pod.containers) {
       expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
-      expect(c.command.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+      expect(c.command?.slice(0, 2)).toEqual(['/bin/sh', '-c']);
       expect(c.args).toBeUndefined();
     }
   }
@@ -45,9 +46,9 @@ test('pause, timeout, stagger and per-shard overrides map to suspend, activeDead
     { shards: ['shard01', { name: 'shard02', suspend: true, timeout: '20m' }, 'shard03'] },
     { defaults: { schedule: '0 3 * * *', timeout: '5m', stagger: { window: '30m' } } },
   )));
-  const specs = objects.map((o) => o.spec as any);
+  const specs = objects.map((o) => cronJobSpecOf(o));
   expect(specs.map((s) => s.suspend)).toEqual([false, true, false]);
-  expect(specs.map((s) => s.jobTemplate.spec.activeDeadlineSeconds)).toEqual([300, 1200, 300]);
+  expect(specs.map((s) => s.jobTemplate.spec?.activeDeadlineSeconds)).toEqual([300, 1200, 300]);
   const minutes = specs.map((s) => Number(s.schedule.split(' ')[0]));
   expect(new Set(minutes).size).toBe(3);
   for (const m of minutes) expect(m).toBeLessThan(30);
@@ -71,7 +72,7 @@ test('passwords and S3 credentials only through secretKeyRef, never in the manif
   expect(up.AWS_SECRET_ACCESS_KEY).toEqual({ secretKeyRef: { name: 'creds', key: 'secret' } });
   expect(up.AWS_SESSION_TOKEN).toEqual({ secretKeyRef: { name: 'creds', key: 'token' } });
   expect(up.REDIS_PASSWORD).toBeUndefined(); // the upload step never sees the Redis password
-  expect(containerOf(o, 's3-upload').env.some((e: any) => /PASSWORD/.test(e.name))).toBe(false);
+  expect(containerOf(o, 's3-upload').env?.some((e) => /PASSWORD/.test(e.name))).toBe(false);
 });
 
 test('S3 destination: the seed naming, this shard\'s prefix only, path style by default with an endpoint', () => {
@@ -112,23 +113,23 @@ test('retention rules and metrics reach the upload step; a retention schedule re
   const objects = cronJobs(renderPolicy(redisPolicy({}, { retention: { keepLast: 2, schedule: '30 4 * * *' } })));
   expectValidManifests(objects);
   expect(objects.map((o) => o.metadata.name)).toEqual(['redis-shard01', 'redis-shard02', 'redis-shard01-prune', 'redis-shard02-prune']);
-  const prune = objects[2] as any;
-  expect(prune.spec.schedule).toBe('30 4 * * *');
-  expect(prune.metadata.labels['app.kubernetes.io/component']).toBe('retention-prune');
+  const prune = asCronJob(objects[2]);
+  expect(prune.spec?.schedule).toBe('30 4 * * *');
+  expect(prune.metadata?.labels?.['app.kubernetes.io/component']).toBe('retention-prune');
   expect(envOf(prune, 'retention-prune')).toMatchObject({ RETENTION_KEEP_LAST: '2', BACKUP_NAME_PREFIX: 'redis-backup_shard01_', S3_BUCKET: 'my-bucket' });
   // pruning moved to its own job; backup and prune of a shard never overlap
   expect(envOf(objects[0], 's3-upload').RETENTION_KEEP_LAST).toBeUndefined();
-  const group = (x: any) => podOf(x).affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels;
+  const group = (x: KubeObject) => podOf(x).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.labelSelector?.matchLabels;
   expect(group(objects[0])).toEqual(group(prune));
   expect(group(objects[0])).not.toEqual(group(objects[1]));
 });
 
 test('scratch: emptyDir with a size limit, or a per-run PVC', () => {
   const [empty] = cronJobs(renderPolicy(redisPolicy({ scratch: { sizeLimit: '2Gi' } })));
-  expect(podOf(empty).volumes[0]).toEqual({ name: 'scratch', emptyDir: { sizeLimit: '2Gi' } });
+  expect(podOf(empty).volumes?.[0]).toEqual({ name: 'scratch', emptyDir: { sizeLimit: '2Gi' } });
   const [pvc] = cronJobs(renderPolicy(redisPolicy({ scratch: { size: '10Gi', storageClassName: 'fast' } })));
   expectValidManifests([pvc]);
-  expect(podOf(pvc).volumes[0].ephemeral.volumeClaimTemplate.spec).toEqual({
+  expect(podOf(pvc).volumes?.[0].ephemeral?.volumeClaimTemplate?.spec).toEqual({
     accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '10Gi' } },
   });
   for (const c of ['redis-dump', 's3-upload']) {
@@ -138,7 +139,7 @@ test('scratch: emptyDir with a size limit, or a per-run PVC', () => {
 
 test('bad input names the field, the value and what is allowed', () => {
   const issues = issuesOf(redisPolicy({
-    shards: ['shard01', 'shard01', 'bad name', { name: 'x', schedule: '61 * * * *' } as any],
+    shards: ['shard01', 'shard01', 'bad name', { name: 'x', schedule: '61 * * * *' }],
     sentinel: { addresses: ['host:99999', 'nocolon'] },
     compression: { level: 12 },
     scratch: { size: '1Gi', sizeLimit: '1Gi' },
@@ -170,7 +171,7 @@ test('bad input names the field, the value and what is allowed', () => {
   expect(issuesOf(redisPolicy({ scratch: { storageClassName: 'fast' } }))).toEqual([
     'spec.redis.scratch.storageClassName: only valid with size (a per-run PVC); an emptyDir has no StorageClass',
   ]);
-  expect(issuesOf(redisPolicy({ bogus: 1 } as any))[0]).toMatch(/^spec\.redis\.bogus: unknown field/);
+  expect(issuesOf(redisPolicy({ bogus: 1 } as unknown as Partial<RedisSpec>))[0]).toMatch(/^spec\.redis\.bogus: unknown field/);
 });
 
 test('shard names that are not DNS labels still give valid, distinct CronJob names and label values', () => {
@@ -188,11 +189,11 @@ test('the example policy keeps ShardedRedisBackup\'s features: two shards at the
   const objects = cronJobs(renderPolicy(policy));
   expectValidManifests(objects);
   expect(objects.map((o) => o.metadata.name)).toEqual(['redis-backup-shard01', 'redis-backup-shard02']);
-  for (const o of objects as any[]) {
+  for (const o of objects) {
     expect(o.metadata.namespace).toBe('redis');
-    expect(o.spec.schedule).toBe('30 1 * * *');
-    expect(o.spec.suspend).toBe(false);
-    expect(o.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(3600);
+    expect(cronJobSpecOf(o).schedule).toBe('30 1 * * *');
+    expect(cronJobSpecOf(o).suspend).toBe(false);
+    expect(cronJobSpecOf(o).jobTemplate.spec?.activeDeadlineSeconds).toBe(3600);
     expect(envOf(o, 's3-upload')).toMatchObject({ RETENTION_KEEP_LAST: '14', S3_ENDPOINT: 'http://minio.minio.svc:9000', S3_PREFIX: 'prod/' });
   }
 });

@@ -17,5 +17,5 @@ export function vitessPolicy(vitess: Partial<VitessSpec> = {}, spec: Record<stri
         ...vitess,
       },
     },
-  } as BackupPolicy;
+  };
 }

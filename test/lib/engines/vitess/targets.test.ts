@@ -3,9 +3,10 @@ import { renderPolicy, PolicyError } from '../../../../lib';
 import { renderCronJobs } from '../../../support/render';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { vitessPolicy } from './fixtures';
+import { type KubeObject, asCronJob, containerOf, podSpecOf } from '../../../support/kube';
 
-const podOf = (o: any) => o.spec.jobTemplate.spec.template.spec;
-const vtbackup = (o: any) => podOf(o).containers.find((c: any) => c.name === 'vtbackup');
+const podOf = podSpecOf;
+const vtbackup = (o: KubeObject) => containerOf(o, 'vtbackup');
 
 // vitess.md §7 B, minus --initial_backup=false, which the entry script adds at run time.
 const VECTOR_B = [
@@ -74,7 +75,7 @@ describe('vtbackup flags match vitess-operator', () => {
     }));
     const c = vtbackup(cj);
     expect(c.args).toEqual(VECTOR_B);
-    expect(c.command.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(c.command?.slice(0, 2)).toEqual(['/bin/sh', '-c']);
     expect(c.env).toContainEqual({ name: 'AWS_SHARED_CREDENTIALS_FILE', value: '/vt/secrets/s3-backup-auth/credentials' });
     expect(c.volumeMounts).toContainEqual({ name: 's3-backup-auth-secret', mountPath: '/vt/secrets/s3-backup-auth', readOnly: true });
     expect(podOf(cj).volumes).toContainEqual({ name: 's3-backup-auth-secret', secret: { secretName: 's3-creds', items: [{ key: 'credentials', path: 'credentials' }], defaultMode: 0o444 } });
@@ -105,8 +106,8 @@ describe('vtbackup flags match vitess-operator', () => {
       ['--azblob_backup_account_key_file=/vt/secrets/azblob-backup-auth/key', '--azblob_backup_account_name=acct', '--azblob_backup_container_name=cont', '--azblob_backup_storage_root=example', '--backup_storage_implementation=azblob']],
     ['ceph', { ceph: { authSecret: { name: 'ceph', key: 'ceph.json' } } }, ['--backup_storage_implementation=ceph', '--ceph_backup_storage_config=/vt/secrets/ceph-backup-auth/ceph.json']],
   ])('%s storage flags (vector C)', (_kind, storage, expected) => {
-    const [cj] = renderCronJobs(vitessPolicy({ storage } as any));
-    const storageFlags = vtbackup(cj).args.filter((a: string) => /^--(backup_storage_implementation|gcs_|azblob_|ceph_|s3_)/.test(a));
+    const [cj] = renderCronJobs(vitessPolicy({ storage }));
+    const storageFlags = vtbackup(cj).args?.filter((a: string) => /^--(backup_storage_implementation|gcs_|azblob_|ceph_|s3_)/.test(a));
     expect(storageFlags).toEqual(expected);
   });
 
@@ -120,7 +121,7 @@ describe('vtbackup flags match vitess-operator', () => {
 
   test('extra flags are merged, sorted, and may override the restore path', () => {
     const [cj] = renderCronJobs(vitessPolicy({ extraFlags: { 'tablet_manager_grpc_ca': '/certs/ca.pem', 'builtinbackup-incremental-restore-path': '/tmp/x' } }));
-    const args: string[] = vtbackup(cj).args;
+    const args: string[] = vtbackup(cj).args ?? [];
     expect(args).toContain('--tablet_manager_grpc_ca=/certs/ca.pem');
     expect(args).toContain('--builtinbackup-incremental-restore-path=/tmp/x');
     expect([...args].sort()).toEqual(args);
@@ -139,7 +140,7 @@ describe('vtbackup flags match vitess-operator', () => {
 
   test('dashed spelling for Vitess >= 22', () => {
     const [cj] = renderCronJobs(vitessPolicy({ flagStyle: 'dashed' }));
-    const args: string[] = vtbackup(cj).args;
+    const args: string[] = vtbackup(cj).args ?? [];
     expect(args).toContain('--init-keyspace=commerce');
     expect(args).toContain('--s3-backup-storage-bucket=my-bucket');
     expect(args.some((a) => /^--[a-z0-9-]*_/.test(a))).toBe(false);
@@ -159,8 +160,8 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
     expect(objects.map((o) => o.metadata.name)).toEqual([
       'example-nightly-commerce-x-x', 'example-nightly-customer-x-80', 'example-nightly-customer-80-x', 'example-hourly-customer-x-80',
     ]);
-    const cj = objects[2] as any;
-    expect(cj.metadata.labels).toMatchObject({
+    const cj = asCronJob(objects[2]);
+    expect(cj.metadata?.labels).toMatchObject({
       'backup-cronjobs.io/schedule': 'nightly', 'backup-cronjobs.io/keyspace': 'customer', 'backup-cronjobs.io/shard': '80-x',
       'app.kubernetes.io/managed-by': 'backup-cronjobs', 'backup-cronjobs.io/policy': 'example', 'backup-cronjobs.io/engine': 'vitess',
     });
@@ -174,14 +175,14 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
   });
 
   test('defaults: Forbid, a starting deadline, history limits, deadline, backoff, Never, no API token, restricted pod security', () => {
-    const spec = (objects[0] as any).spec;
+    const spec = asCronJob(objects[0]).spec;
     expect(spec).toMatchObject({ concurrencyPolicy: 'Forbid', startingDeadlineSeconds: 600, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 3, suspend: false });
-    expect(spec.jobTemplate.spec).toMatchObject({ backoffLimit: 1, activeDeadlineSeconds: 7200 });
-    expect(spec.jobTemplate.spec.ttlSecondsAfterFinished).toBeUndefined();
+    expect(spec?.jobTemplate.spec).toMatchObject({ backoffLimit: 1, activeDeadlineSeconds: 7200 });
+    expect(spec?.jobTemplate.spec?.ttlSecondsAfterFinished).toBeUndefined();
     const pod = podOf(objects[0]);
     expect(pod).toMatchObject({ restartPolicy: 'Never', automountServiceAccountToken: false });
     expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 999, runAsGroup: 999, fsGroup: 999, seccompProfile: { type: 'RuntimeDefault' } });
-    for (const c of [...pod.initContainers, ...pod.containers]) {
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
       expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
     }
   });
@@ -204,10 +205,10 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
         { name: 'b', suspend: true, timeout: '30m', backoffLimit: 0, ttlAfterFinished: '1d', strategies: [{ keyspace: 'commerce', shards: ['-'] }] },
       ],
     }, { defaults: { schedule: '15 4 * * *', timeout: '3h', suspend: false } }));
-    expect((a as any).spec).toMatchObject({ schedule: '15 4 * * *', suspend: false });
-    expect((a as any).spec.jobTemplate.spec.activeDeadlineSeconds).toBe(10800);
-    expect((b as any).spec).toMatchObject({ schedule: '15 4 * * *', suspend: true });
-    expect((b as any).spec.jobTemplate.spec).toMatchObject({ activeDeadlineSeconds: 1800, backoffLimit: 0, ttlSecondsAfterFinished: 86400 });
+    expect(asCronJob(a).spec).toMatchObject({ schedule: '15 4 * * *', suspend: false });
+    expect(asCronJob(a).spec?.jobTemplate.spec?.activeDeadlineSeconds).toBe(10800);
+    expect(asCronJob(b).spec).toMatchObject({ schedule: '15 4 * * *', suspend: true });
+    expect(asCronJob(b).spec?.jobTemplate.spec).toMatchObject({ activeDeadlineSeconds: 1800, backoffLimit: 0, ttlSecondsAfterFinished: 86400 });
   });
 
   test('frequency uses the operator hash over cluster|keyspace|shard|expanded name', () => {
@@ -216,7 +217,7 @@ describe('one CronJob per (schedule, keyspace, shard)', () => {
       schedules: [{ name: 'customer-all', frequency: '6h', strategies: [{ keyspace: 'customer', shards: ['-8000', '8000-'] }] }],
     }));
     // reference/vitess.md §4.4: 6h, example, customer, -8000, customer-all-customer-x-8000 → 18 2/6 * * *
-    expect((cj as any).spec.schedule).toBe('18 2/6 * * *');
+    expect(asCronJob(cj).spec?.schedule).toBe('18 2/6 * * *');
   });
 });
 
@@ -236,19 +237,19 @@ describe('placement and serialization', () => {
     const pod = podOf(cj);
     expect(pod.nodeSelector).toEqual({ 'node-role.example.com/database': 'true' });
     expect(pod.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'database', effect: 'NoSchedule' }]);
-    expect(pod.affinity.nodeAffinity).toEqual({
+    expect(pod.affinity?.nodeAffinity).toEqual({
       requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] }] }] },
       preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, preference: { matchExpressions: [{ key: 'disk', operator: 'Exists' }] } }],
     });
-    expect(pod.affinity.podAffinity).toEqual({ preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, podAffinityTerm: { labelSelector: { matchLabels: { app: 'mysql' } }, topologyKey: 'kubernetes.io/hostname', namespaces: ['example'] } }] });
-    expect(pod.affinity.podAntiAffinity).toEqual({ requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'db-backups' } }, topologyKey: 'kubernetes.io/os', namespaces: ['example'] }] });
-    expect((cj as any).spec.jobTemplate.spec.template.metadata.labels['backup-cronjobs.io/serialization-group']).toBe('db-backups');
+    expect(pod.affinity?.podAffinity).toEqual({ preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, podAffinityTerm: { labelSelector: { matchLabels: { app: 'mysql' } }, topologyKey: 'kubernetes.io/hostname', namespaces: ['example'] } }] });
+    expect(pod.affinity?.podAntiAffinity).toEqual({ requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'db-backups' } }, topologyKey: 'kubernetes.io/os', namespaces: ['example'] }] });
+    expect(asCronJob(cj).spec?.jobTemplate.spec?.template?.metadata?.labels?.['backup-cronjobs.io/serialization-group']).toBe('db-backups');
     expectValidManifests([cj]);
   });
 
   test('node-scoped group uses the hostname topology', () => {
     const [cj] = renderCronJobs(vitessPolicy({}, { defaults: { placement: { serializationGroup: { name: 'g' } } } }));
-    expect(podOf(cj).affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
+    expect(podOf(cj).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.topologyKey).toBe('kubernetes.io/hostname');
   });
 
   test('pod options: pull secrets, priority class, service account, extra env and volumes', () => {
@@ -269,7 +270,7 @@ describe('placement and serialization', () => {
     expect(c.env).toContainEqual({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'tok', key: 't' } } });
     expect(c.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/certs', readOnly: true });
     expect(pod.volumes).toContainEqual({ name: 'tls', secret: { secretName: 'vt-tls' } });
-    expect((cj as any).spec.jobTemplate.spec.template.metadata).toMatchObject({ labels: { team: 'db' }, annotations: { 'example.com/x': 'y' } });
+    expect(asCronJob(cj).spec?.jobTemplate.spec?.template?.metadata).toMatchObject({ labels: { team: 'db' }, annotations: { 'example.com/x': 'y' } });
     expectValidManifests([cj]);
   });
 });
@@ -286,24 +287,24 @@ describe('retention', () => {
       'example-nightly-customer-x-80', 'example-nightly-customer-80-x', 'example-hourly-customer-x-80',
       'example-prune-customer-x-80', 'example-prune-customer-80-x',
     ]);
-    const prune = objects[3] as any;
-    expect(prune.spec.schedule).toBe('30 5 * * *');
-    expect(prune.metadata.labels['app.kubernetes.io/component']).toBe('retention-prune');
+    const prune = asCronJob(objects[3]);
+    expect(prune.spec?.schedule).toBe('30 5 * * *');
+    expect(prune.metadata?.labels?.['app.kubernetes.io/component']).toBe('retention-prune');
     const env = podOf(prune).containers[0].env;
     expect(env).toEqual(expect.arrayContaining([
       { name: 'BACKUP_DEST_KIND', value: 'vitess' }, { name: 'VITESS_KEYSPACE', value: 'customer' }, { name: 'VITESS_SHARD', value: '-80' },
       { name: 'RETENTION_KEEP_LAST', value: '7' }, { name: 'RETENTION_DAILY', value: '30' }, { name: 'RETENTION_DRY_RUN', value: 'true' },
     ]));
-    expect(vtbackup(objects[0]).env.some((e: any) => e.name.startsWith('RETENTION_'))).toBe(false);
+    expect(vtbackup(objects[0]).env?.some((e) => e.name.startsWith('RETENTION_'))).toBe(false);
     expectValidManifests(objects);
   });
 
   test('without a prune schedule: every backup run prunes its shard after the backup', () => {
     const [cj] = renderCronJobs(vitessPolicy({}, { retention: { maxAge: '30d' } }));
     expect(vtbackup(cj).env).toContainEqual({ name: 'RETENTION_MAX_AGE_SECONDS', value: '2592000' });
-    expect(vtbackup(cj).command[2].split('\n')[1]).toContain('. /scripts/retention.sh');
+    expect(vtbackup(cj).command?.[2].split('\n')[1]).toContain('. /scripts/retention.sh');
     const [inline] = renderCronJobs(vitessPolicy({}, { retention: { maxAge: '30d' }, scripts: { mode: 'inline' } }));
-    expect(vtbackup(inline).command[2]).toContain('retention_apply()');
+    expect(vtbackup(inline).command?.[2]).toContain('retention_apply()');
   });
 
   test('maxTotalSize is refused for Vitess (vtctld lists no sizes)', () => {
@@ -318,7 +319,7 @@ test('BACKUP_POLICY_SHARDS: per keyspace, every shard any schedule of the policy
       { name: 'frequent', schedule: '0 */6 * * *', suspend: true, strategies: [{ keyspace: 'customer', shards: ['80-', '-80'] }] },
     ],
   }));
-  const covered = Object.fromEntries(objects.filter((o) => o.kind === 'CronJob').map((o) => [o.metadata.name, vtbackup(o).env.find((e: any) => e.name === 'BACKUP_POLICY_SHARDS').value]));
+  const covered = Object.fromEntries(objects.filter((o) => o.kind === 'CronJob').map((o) => [o.metadata?.name, vtbackup(o).env?.find((e) => e.name === 'BACKUP_POLICY_SHARDS')?.value]));
   expect(covered).toEqual({
     'example-nightly-customer-x-80': '-80 80-',
     'example-nightly-commerce-x-x': '-',

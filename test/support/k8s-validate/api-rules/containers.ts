@@ -86,7 +86,7 @@ function checkEnv(c: Record<string, unknown>, at: Seg[], p: Problems): void {
     const refs = ['configMapRef', 'secretRef'].filter((k) => e[k] !== undefined);
     if (refs.length !== 1) p.add(eat, 'must specify exactly one of configMapRef or secretRef', R);
     for (const ref of refs) {
-      const name = isObj(e[ref]) ? (e[ref] as Record<string, unknown>).name : undefined;
+      const name = isObj(e[ref]) ? e[ref].name : undefined;
       const err = typeof name === 'string' ? (name === '' ? MSG.required : dns1123SubdomainPrefix(name)) : undefined;
       if (err) p.add([...eat, ref, 'name'], `bad name ${JSON.stringify(name)}: ${err}`, R);
     }

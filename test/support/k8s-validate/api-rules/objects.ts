@@ -26,8 +26,10 @@ export function checkPvcSpec(spec: unknown, at: Seg[], p: Problems): void {
   if (!requests || requests.storage === undefined) {
     p.add(storageAt, MSG.required, R);
   } else {
-    const n = quantityNanos(requests.storage);
-    if (n !== undefined && n <= 0n) p.add(storageAt, `must be greater than 0, got ${String(requests.storage)}`, R);
+    const storage = requests.storage;
+    const n = quantityNanos(storage);
+    // a quantity (n defined) is a string or a number
+    if (n !== undefined && n <= 0n && (typeof storage === 'string' || typeof storage === 'number')) p.add(storageAt, `must be greater than 0, got ${storage}`, R);
   }
   if (typeof spec.storageClassName === 'string' && spec.storageClassName !== '') {
     const e = dns1123Subdomain(spec.storageClassName);

@@ -9,7 +9,7 @@ import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
 import type { BackupPolicy, Manifest } from '../../../../../lib';
 import { EtcdTlsHandle, PushgatewayHandle, S3Handle, requireCommands, startEtcdTls, startPushgateway, startS3, stopAll } from '../../../../support/services';
-import { cronJobs, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, runPod, stamp, tempDir } from '../fixtures';
+import { cronJobs, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, runPod, stamp, tempDir, type SnapshotMetadata } from '../fixtures';
 
 jest.setTimeout(180000);
 
@@ -52,14 +52,14 @@ const gauge = (policy: BackupPolicy, name: string) => metricValue(gateway, `etcd
 const lastLine = (text: string) => text.replace(/\n+$/, '').split('\n').pop()!;
 
 /** One backup run of the policy on `node`: the key of the snapshot it uploaded, and its metadata. */
-async function backUp(policy: BackupPolicy, node: string): Promise<{ key: string; meta: Record<string, unknown> }> {
+async function backUp(policy: BackupPolicy, node: string): Promise<{ key: string; meta: SnapshotMetadata }> {
   const before = new Set(await keys(policy));
   const run = await runPod(cronJobOfComponent(policy, 'backup'), { secrets: S3_CREDS, volumes: { 'etcd-certs': etcd.pkiDir }, pod: { nodeName: node } });
   if (run.failed) throw new Error(run.log);
   // encrypted: <key>.age, its metadata under the clear key
   const stored = (await keys(policy)).find((k) => !before.has(k) && /\.db(\.age)?$/.test(k))!;
   const key = stored.replace(/\.age$/, '');
-  return { key, meta: JSON.parse((await s3.getObject(BUCKET, `${key}.json`)).toString()) };
+  return { key, meta: JSON.parse((await s3.getObject(BUCKET, `${key}.json`)).toString()) as SnapshotMetadata };
 }
 
 /** Moves a snapshot and its metadata to the name it would have an hour earlier. */

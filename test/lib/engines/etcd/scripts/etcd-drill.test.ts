@@ -26,6 +26,7 @@ import {
   stamp,
   tempDir,
   waitFor,
+  type SnapshotMetadata,
 } from '../fixtures';
 
 jest.setTimeout(180000);
@@ -67,7 +68,7 @@ interface Stored {
   readonly name: string;
   readonly file: string;
   readonly time: number;
-  readonly meta: Record<string, unknown>;
+  readonly meta: SnapshotMetadata;
 }
 
 /** One backup run of the policy into `dest`: the snapshot it stored. */
@@ -79,12 +80,13 @@ async function backUp(policy: BackupPolicy, dest: string): Promise<Stored> {
   const name = filesOf(dest).find((f) => !before.has(f) && /\.db(\.age)?$/.test(f))!;
   const file = path.join(dest, name);
   const time = Date.parse(/_(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)_/.exec(name)![1]) / 1000;
-  return { name, file, time, meta: JSON.parse(fs.readFileSync(`${file.replace(/\.age$/, '')}.json`, 'utf8')) };
+  return { name, file, time, meta: JSON.parse(fs.readFileSync(`${file.replace(/\.age$/, '')}.json`, 'utf8')) as SnapshotMetadata };
 }
 
 /** The keys of the live etcd at `revision`, listed (not counted by the server). */
 async function keysAt(revision: number): Promise<number> {
-  return (JSON.parse(await etcd.etcdctl(['get', '', '--prefix', '--keys-only', `--rev=${revision}`, '-w', 'json'])).kvs ?? []).length;
+  const listed = JSON.parse(await etcd.etcdctl(['get', '', '--prefix', '--keys-only', `--rev=${revision}`, '-w', 'json'])) as { kvs?: unknown[] };
+  return (listed.kvs ?? []).length;
 }
 
 interface DrillRun extends PodRun {
@@ -128,7 +130,7 @@ test('a good backup: restored into a temporary member whose revision and key cou
   const dest = tempDir('dest');
   const stored = await backUp(policy, dest);
   // the backup recorded the keys the live etcd had at the snapshot's revision
-  expect(stored.meta.keyCount).toBe(await keysAt(stored.meta.revision as number));
+  expect(stored.meta.keyCount).toBe(await keysAt(stored.meta.revision));
   await etcd.etcdctl(['put', '/after/the-backup', 'x']);
 
   const run = await drill(policy, dest);

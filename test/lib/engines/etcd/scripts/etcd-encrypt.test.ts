@@ -7,7 +7,6 @@ import { descendants } from '../../../../support/proc';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Manifest } from '../../../../../lib';
 import { runContainer } from '../../../../support/run-container';
 import {
   EtcdTlsHandle,
@@ -298,7 +297,7 @@ describe('S3 destination', () => {
     expect((await runPod(cronJobOf(policy), { secrets: secrets(), volumes: { 'etcd-certs': etcd.pkiDir } })).failed).toBeUndefined();
     const [stored] = (await keys()).filter((k) => NAME.test(k));
     const target = tempDir('restore');
-    const restore: PodRun = await runPod(restoreJobOf(policy, ['--target', 'cp-1', '--snapshot', stored]) as Manifest, { secrets: secrets(), volumes: { restore: target } });
+    const restore: PodRun = await runPod(restoreJobOf(policy, ['--target', 'cp-1', '--snapshot', stored]), { secrets: secrets(), volumes: { restore: target } });
     expect(restore.failed).toBeUndefined();
     expect(Object.keys(restore.results)).toEqual(['tools', 'fetch', 'decrypt', 'restore']);
     const clearName = stored.slice(0, -4);

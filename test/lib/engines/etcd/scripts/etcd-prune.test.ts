@@ -14,6 +14,7 @@ import { expectValidManifests } from '../../../../support/k8s-validate';
 import { runContainer } from '../../../../support/run-container';
 import { requireCommands, runOk } from '../../../../support/services';
 import { containerOf, cronJobs, envOf, errorLines, etcdPolicy, filesOf, podOf, problems, removeTempDirs, restoreJobOf, stamp, tempDir } from '../fixtures';
+import { jobSpecOf } from '../../../../support/kube';
 
 jest.setTimeout(60000);
 
@@ -30,8 +31,7 @@ const component = (o: Manifest) => o.metadata.labels?.['app.kubernetes.io/compon
 const prunes = (objs: Manifest[]) => cronJobs(objs).filter((o) => component(o) === 'retention-prune');
 const backups = (objs: Manifest[]) => cronJobs(objs).filter((o) => component(o) === 'backup');
 const retentionKeys = (env: Record<string, unknown>) => Object.keys(env).filter((k) => k.startsWith('RETENTION_'));
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const jobSpec = (o: any) => o.spec.jobTemplate.spec;
+const jobSpec = jobSpecOf;
 const pvc = { persistentVolumeClaim: { claimName: 'etcd-backups' } };
 const s3 = { s3: { bucket: 'etcd-backups', path: 'prod/etcd', region: 'eu-west-1', credentialsSecret: { name: 's3-creds' }, serverSideEncryption: 'AES256' as const } };
 
@@ -67,11 +67,11 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     const backupPod = podOf(named(objs, 'etcd-cp-2'));
     expect(pod.nodeSelector).toEqual({ 'kubernetes.io/hostname': 'cp-2' });
     expect(pod.affinity).toEqual(backupPod.affinity);
-    expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
+    expect(pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
       { labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' } }, topologyKey: 'kubernetes.io/os', namespaces: ['kube-system'] },
     ]);
     expect(pod.tolerations).toEqual(backupPod.tolerations);
-    expect(jobSpec(named(objs, 'etcd-prune-cp-2')).template.metadata.labels['backup-cronjobs.io/serialization-group']).toBe('etcd-snapshot');
+    expect(jobSpec(named(objs, 'etcd-prune-cp-2')).template.metadata?.labels?.['backup-cronjobs.io/serialization-group']).toBe('etcd-snapshot');
   });
 
   test('least privilege: only the backup directory (same hostPath), uid 0 without capabilities, no host network, no token, no certificates', () => {
@@ -81,13 +81,13 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
       { name: 'scratch', emptyDir: {} },
       { name: 'scripts', configMap: { name: objs[0].metadata.name } },
     ]);
-    expect(podOf(named(objs, 'etcd-cp-1')).volumes).toContainEqual(pod.volumes[0]);
-    expect(pod.containers.map((c: { name: string }) => c.name)).toEqual(['retention-prune']);
+    expect(podOf(named(objs, 'etcd-cp-1')).volumes).toContainEqual(pod.volumes?.[0]);
+    expect(pod.containers.map((c) => c.name)).toEqual(['retention-prune']);
     expect(pod.initContainers).toBeUndefined();
     const c = containerOf(named(objs, 'etcd-prune-cp-1'), 'retention-prune');
     expect(c.image).toBe('busybox:1.36.1-musl');
-    expect(c.command.slice(-1)).toEqual(['etcd-prune']);
-    expect(c.command[2]).toMatch(/^# backup-cronjobs: main of etcd-prune\.sh; /);
+    expect(c.command?.slice(-1)).toEqual(['etcd-prune']);
+    expect(c.command?.[2]).toMatch(/^# backup-cronjobs: main of etcd-prune\.sh; /);
     expect(c.volumeMounts).toEqual([{ name: 'backup', mountPath: '/backup' }, { name: 'scratch', mountPath: '/scratch' }, { name: 'scripts', mountPath: '/scripts', readOnly: true }]);
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
     expect(pod.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });
@@ -116,7 +116,7 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
       HOME: '/scratch',
     });
     // ETCD_BACKUP_NODE comes before the suffix that refers to it
-    const names = containerOf(named(objs, 'etcd-prune-cp-1'), 'retention-prune').env.map((e: { name: string }) => e.name);
+    const names = (containerOf(named(objs, 'etcd-prune-cp-1'), 'retention-prune').env ?? []).map((e) => e.name);
     expect(names.indexOf('ETCD_BACKUP_NODE')).toBeLessThan(names.indexOf('BACKUP_NAME_SUFFIX'));
   });
 
@@ -136,7 +136,7 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     expect(retentionKeys(envOf(named(without, 'etcd-cp-1'), 'finalize')).sort()).toEqual(['RETENTION_DAILY', 'RETENTION_DRY_RUN', 'RETENTION_KEEP_LAST', 'RETENTION_TIME_ZONE']);
     expect(restoreJob(policy)).toEqual(restoreJob(etcdPolicy(policy.spec.etcd, { ...policy.spec, retention: { keepLast: 6, daily: 7 } })));
     // apart from the RETENTION_* env of finalize and the script ConfigMap's name (the prune adds etcd-prune.sh), the backup CronJobs are the same
-    const strip = (o: Manifest) => JSON.parse(JSON.stringify(o), (k, v) => (k === 'env' && Array.isArray(v) ? v.filter((e: { name: string }) => !e.name.startsWith('RETENTION_'))
+    const strip = (o: Manifest) => JSON.parse(JSON.stringify(o), (k, v) => (k === 'env' && Array.isArray(v) ? v.filter((e) => !e.name.startsWith('RETENTION_'))
       : k === 'configMap' && /-scripts-[0-9a-f]{10}$/.test(v?.name) ? { name: '<scripts>' } : v));
     expect(backups(objs).map(strip)).toEqual(backups(without).map(strip));
   });
@@ -165,7 +165,7 @@ describe('PVC and S3: one retention-prune CronJob for the policy', () => {
     expect(pod.affinity).toEqual(podOf(named(objs, 'etcd')).affinity);
     expect(pod.tolerations).toEqual(podOf(named(objs, 'etcd')).tolerations);
     expect(pod.volumes).toEqual([{ name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } }, { name: 'scratch', emptyDir: {} }, { name: 'scripts', configMap: { name: objs[0].metadata.name } }]);
-    expect(pod.securityContext.runAsUser).toBe(0);
+    expect(pod.securityContext?.runAsUser).toBe(0);
     expect(pod.hostNetwork).toBeUndefined();
     const env = envOf(p, 'retention-prune');
     expect(env).toMatchObject({ BACKUP_DEST_KIND: 'dir', BACKUP_DIR: '/backup', ETCD_BACKUP_RETENTION_SCOPE: 'cluster', RETENTION_MAX_AGE_SECONDS: '604800' });
@@ -181,7 +181,7 @@ describe('PVC and S3: one retention-prune CronJob for the policy', () => {
     expect(prunes(objs).map((o) => o.metadata.name)).toEqual(['etcd-prune']);
     const p = prunes(objs)[0];
     expect(p.metadata.labels?.['backup-cronjobs.io/etcd-mode']).toBe('perNode');
-    expect(containerOf(p, 'retention-prune').volumeMounts[0]).toEqual({ name: 'backup', mountPath: '/backup', subPath: 'etcd' });
+    expect(containerOf(p, 'retention-prune').volumeMounts?.[0]).toEqual({ name: 'backup', mountPath: '/backup', subPath: 'etcd' });
     expect(envOf(p, 'retention-prune').ETCD_BACKUP_RETENTION_SCOPE).toBe('node');
     expectValidManifests(objs);
   });
@@ -195,8 +195,8 @@ describe('PVC and S3: one retention-prune CronJob for the policy', () => {
     expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } });
     expect(pod.volumes).toEqual([{ name: 'scratch', emptyDir: {} }, { name: 'scripts', configMap: { name: objs[0].metadata.name } }]);
     expect(pod.hostNetwork).toBe(true);
-    expect(pod.affinity.nodeAffinity).toEqual(podOf(named(objs, 'etcd')).affinity.nodeAffinity);
-    expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels).toEqual({ 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' });
+    expect(pod.affinity?.nodeAffinity).toEqual(podOf(named(objs, 'etcd')).affinity?.nodeAffinity);
+    expect(pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.labelSelector?.matchLabels).toEqual({ 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' });
     const env = envOf(p, 'retention-prune');
     expect(env).toMatchObject({
       BACKUP_DEST_KIND: 's3', S3_BUCKET: 'etcd-backups', S3_PREFIX: 'prod/etcd/', BACKUP_NAME_PREFIX: 'etcd-snapshot_etcd_', BACKUP_SIDECAR_SUFFIXES: '.json .control-plane-files.tar.gz',

@@ -183,9 +183,10 @@ export async function runBackupPod(
   const dump = { ...opts.dump };
   if (opts.busybox) {
     const bin = busyboxBin();
-    const container = spec.containers.find((c: { name: string }) => c.name === 'redis-dump');
-    expect(container.command[0]).toBe('/bin/sh');
-    container.command[0] = path.join(bin, 'sh');
+    const command = spec.containers.find((c) => c.name === 'redis-dump')?.command;
+    if (!command) throw new Error('the pod has no redis-dump command');
+    expect(command[0]).toBe('/bin/sh');
+    command[0] = path.join(bin, 'sh');
     dump.pathPrepend = [bin, ...(dump.pathPrepend ?? [])];
   }
   const { results } = await runPod(spec, {
@@ -253,7 +254,7 @@ export async function backupsUnder(prefix: string): Promise<string[]> {
 
 /** The metadata object of a backup: `<name without .age>.json`. */
 export async function metadataOf(key: string): Promise<Record<string, unknown>> {
-  return JSON.parse((await services().s3.getObject(BUCKET, `${key.replace(/\.age$/, '')}.json`)).toString());
+  return JSON.parse((await services().s3.getObject(BUCKET, `${key.replace(/\.age$/, '')}.json`)).toString()) as Record<string, unknown>;
 }
 
 /** The number of keys redis-check-rdb reads in a stored (clear) backup, which must be exactly one RDB. */
