@@ -28,24 +28,39 @@ function shardObject(core, t, keyspace, shard, keyspaceShards) {
   const safe = core.safeShard(shard);
   const name = core.joinName(['bench', 'nightly', keyspace, safe]);
   const id = `vitess|bench|nightly|${keyspace}|${shard}`;
-  const labels = { ...t.metadata.labels, 'backup-cronjobs.io/keyspace': keyspace, [SHARD_LABEL]: safe, 'backup-cronjobs.io/target': name, 'planetscale.com/keyspace': keyspace, 'planetscale.com/shard': safe };
+  const labels = {
+    ...t.metadata.labels,
+    'backup-cronjobs.io/keyspace': keyspace,
+    [SHARD_LABEL]: safe,
+    'backup-cronjobs.io/target': name,
+    'planetscale.com/keyspace': keyspace,
+    'planetscale.com/shard': safe,
+  };
   const jt = t.spec.jobTemplate;
   const pt = jt.spec.template;
-  const env = (list) => list.map((e) => {
-    switch (e.name) {
-      case 'BACKUP_JOB': case 'BACKUP_TARGET': return { name: e.name, value: name };
-      case 'VITESS_KEYSPACE': return { name: e.name, value: keyspace };
-      case 'VITESS_SHARD': return { name: e.name, value: shard };
-      case 'BACKUP_POLICY_SHARDS': return { name: e.name, value: keyspaceShards };
-      default: return e;
-    }
-  });
-  const args = (list) => list.map((a) => {
-    if (a.startsWith('--init_keyspace=')) return `--init_keyspace=${keyspace}`;
-    if (a.startsWith('--init_shard=')) return `--init_shard=${shard}`;
-    if (a.startsWith('--init_db_name_override=')) return `--init_db_name_override=vt_${keyspace}`;
-    return a;
-  });
+  const env = (list) =>
+    list.map((e) => {
+      switch (e.name) {
+        case 'BACKUP_JOB':
+        case 'BACKUP_TARGET':
+          return { name: e.name, value: name };
+        case 'VITESS_KEYSPACE':
+          return { name: e.name, value: keyspace };
+        case 'VITESS_SHARD':
+          return { name: e.name, value: shard };
+        case 'BACKUP_POLICY_SHARDS':
+          return { name: e.name, value: keyspaceShards };
+        default:
+          return e;
+      }
+    });
+  const args = (list) =>
+    list.map((a) => {
+      if (a.startsWith('--init_keyspace=')) return `--init_keyspace=${keyspace}`;
+      if (a.startsWith('--init_shard=')) return `--init_shard=${shard}`;
+      if (a.startsWith('--init_db_name_override=')) return `--init_db_name_override=vt_${keyspace}`;
+      return a;
+    });
   const container = (c) => ({ ...c, ...(c.env ? { env: env(c.env) } : {}), ...(c.args ? { args: args(c.args) } : {}) });
   return {
     ...t,
@@ -61,7 +76,11 @@ function shardObject(core, t, keyspace, shard, keyspaceShards) {
           template: {
             ...pt,
             metadata: { ...pt.metadata, labels: { ...pt.metadata.labels, ...labels } },
-            spec: { ...pt.spec, ...(pt.spec.initContainers ? { initContainers: pt.spec.initContainers.map(container) } : {}), containers: pt.spec.containers.map(container) },
+            spec: {
+              ...pt.spec,
+              ...(pt.spec.initContainers ? { initContainers: pt.spec.initContainers.map(container) } : {}),
+              containers: pt.spec.containers.map(container),
+            },
           },
         },
       },

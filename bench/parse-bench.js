@@ -13,7 +13,6 @@ const { join, resolve } = require('path');
 const root = resolve(process.env.BENCH_ROOT || join(__dirname, '..'));
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT || 120);
-const MIB = 1024 * 1024;
 /** lib/model/yaml-input.ts MAX_INPUT_BYTES (1.5 MiB, etcd's request limit). */
 const LIMIT = 1572864;
 
@@ -56,7 +55,11 @@ function policyOfSize(bytes) {
 function measure(file) {
   let best;
   for (let i = 0; i < RUNS; i++) {
-    const r = spawnSync(process.execPath, ['--max-old-space-size=8192', '--expose-gc', join(__dirname, 'parse-worker.js'), root, file], { encoding: 'utf8', timeout: TIMEOUT_S * 1000 });
+    const r = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=8192', '--expose-gc', join(__dirname, 'parse-worker.js'), root, file],
+      { encoding: 'utf8', timeout: TIMEOUT_S * 1000 },
+    );
     if (r.error?.code === 'ETIMEDOUT' || r.signal === 'SIGTERM') return { timedOut: true };
     if (r.status !== 0) throw new Error(`${file}: ${r.stderr || r.stdout}`);
     const m = JSON.parse(r.stdout.trim().split('\n').pop());
@@ -78,16 +81,23 @@ try {
     ['20MB', policyOfSize(20_000_000)],
   ];
   console.log(`loader of ${root}; best of ${RUNS} runs; timeout ${TIMEOUT_S}s`);
-  console.log(`load average ${require('os').loadavg().map((l) => l.toFixed(1)).join(' ')} on ${require('os').cpus().length} CPUs`);
+  console.log(
+    `load average ${require('os')
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${require('os').cpus().length} CPUs`,
+  );
   console.log(['input', 'bytes', 'wall ms', 'CPU ms', 'peak RSS MB', 'outcome'].join('\t'));
   for (const [name, text] of cases) {
     const file = join(dir, `${name}.yaml`);
     writeFileSync(file, text);
     const m = measure(file);
     const bytes = Buffer.byteLength(text);
-    console.log(m.timedOut
-      ? [name, bytes, `>${TIMEOUT_S * 1000}`, '-', '-', 'timed out'].join('\t')
-      : [name, bytes, m.ms, m.cpuMs, Math.round(m.maxRssKb / 1024), m.outcome].join('\t'));
+    console.log(
+      m.timedOut
+        ? [name, bytes, `>${TIMEOUT_S * 1000}`, '-', '-', 'timed out'].join('\t')
+        : [name, bytes, m.ms, m.cpuMs, Math.round(m.maxRssKb / 1024), m.outcome].join('\t'),
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

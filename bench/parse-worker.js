@@ -21,4 +21,11 @@ try {
 }
 const ms = Number(process.hrtime.bigint() - start) / 1e6;
 const cpu = process.cpuUsage(cpuStart);
-console.log(JSON.stringify({ ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), maxRssKb: process.resourceUsage().maxRSS, outcome }));
+console.log(
+  JSON.stringify({
+    ms: Math.round(ms),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    maxRssKb: process.resourceUsage().maxRSS,
+    outcome,
+  }),
+);

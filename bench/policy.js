@@ -16,7 +16,8 @@ function shardRanges(count) {
 
 function benchPolicy(shards) {
   const strategies = [];
-  for (let k = 0; k * 100 < shards; k++) strategies.push({ keyspace: `ks${k}`, shards: shardRanges(Math.min(100, shards - k * 100)) });
+  for (let k = 0; k * 100 < shards; k++)
+    strategies.push({ keyspace: `ks${k}`, shards: shardRanges(Math.min(100, shards - k * 100)) });
   return {
     apiVersion: 'backup-cronjobs.io/v1alpha1',
     kind: 'BackupPolicy',

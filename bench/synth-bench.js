@@ -20,7 +20,11 @@ const RUNS = Number(process.env.BENCH_RUNS || 3);
 function measure(kind, shards) {
   const out = mkdtempSync(join(tmpdir(), `bcj-bench-${kind}-`));
   try {
-    const r = spawnSync(process.execPath, ['--max-old-space-size=8192', join(__dirname, 'worker.js'), kind, String(shards), out], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=8192', join(__dirname, 'worker.js'), kind, String(shards), out],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     if (r.status !== 0) throw new Error(`${kind} ${shards}: ${r.stderr || r.stdout}`);
     return JSON.parse(r.stdout.trim().split('\n').pop());
   } finally {
@@ -48,8 +52,11 @@ for (const shards of SIZES) {
   const cdk8s = best('cdk8s', shards);
   const cdk8sFloor = best('cdk8s-floor', shards);
   rows.push({ shards, cli, cliFloor, cdk8s, cdk8sFloor });
-  const f = (r) => `${(r.ms / 1000).toFixed(2)} s (CPU ${(r.cpuMs / 1000).toFixed(2)} s) ${Math.round(r.maxRssKb / 1024)} MiB`;
-  console.error(`${shards} shards: cli ${f(cli)} | cli floor ${f(cliFloor)} (${cliFloor.emitter}) | cdk8s ${f(cdk8s)} | cdk8s floor ${f(cdk8sFloor)}`);
+  const f = (r) =>
+    `${(r.ms / 1000).toFixed(2)} s (CPU ${(r.cpuMs / 1000).toFixed(2)} s) ${Math.round(r.maxRssKb / 1024)} MiB`;
+  console.error(
+    `${shards} shards: cli ${f(cli)} | cli floor ${f(cliFloor)} (${cliFloor.emitter}) | cdk8s ${f(cdk8s)} | cdk8s floor ${f(cdk8sFloor)}`,
+  );
 }
 
 const lines = [

@@ -20,7 +20,8 @@ function emitters() {
   const YAML = require('yaml');
   return {
     'js-yaml': (objs) => objs.map((o) => jsyaml.dump(o, { noRefs: true, lineWidth: -1, sortKeys: true })).join('---\n'),
-    yaml: (objs) => objs.map((o) => YAML.stringify(o, { lineWidth: 0, version: '1.1', sortMapEntries: true })).join('---\n'),
+    yaml: (objs) =>
+      objs.map((o) => YAML.stringify(o, { lineWidth: 0, version: '1.1', sortMapEntries: true })).join('---\n'),
   };
 }
 
@@ -37,7 +38,8 @@ const floorObjects = (n) => coreFloorObjects(core, n);
 if (shards <= 1000) {
   const a = floorObjects(shards);
   const b = core.renderPolicy(policy);
-  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)))) throw new Error('floor objects differ from the core output');
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b))))
+    throw new Error('floor objects differ from the core output');
 }
 
 const result = { kind, shards };
@@ -49,7 +51,8 @@ const cpuStart = process.cpuUsage();
 const start = process.hrtime.bigint();
 switch (kind) {
   case 'cli':
-    if (runCli(['synth', policyFile, '--out', outdir], { stdout: () => undefined, stderr: () => undefined }) !== 0) throw new Error('cli failed');
+    if (runCli(['synth', policyFile, '--out', outdir], { stdout: () => undefined, stderr: () => undefined }) !== 0)
+      throw new Error('cli failed');
     break;
   case 'cli-floor': {
     // fastest emitter: time both on the same objects, keep the faster (the floor is the better of them)

@@ -16,9 +16,32 @@ export { policySchema } from './registry';
 export type { BackupPolicy, BackupPolicySpec, EngineKey } from './registry';
 export type { Schema } from './policy/schema-builders';
 export type { S3Destination, S3Credentials } from './engines/s3';
-export type { EtcdSpec, EtcdNodeSpec, EtcdNodeRole, EtcdDistribution, EtcdCertificates, EtcdControlPlaneFiles, EtcdDestination, EtcdHostPathDestination, EtcdPvcDestination, EtcdImages, EtcdRestoreSpec } from './engines/etcd/types';
+export type {
+  EtcdSpec,
+  EtcdNodeSpec,
+  EtcdNodeRole,
+  EtcdDistribution,
+  EtcdCertificates,
+  EtcdControlPlaneFiles,
+  EtcdDestination,
+  EtcdHostPathDestination,
+  EtcdPvcDestination,
+  EtcdImages,
+  EtcdRestoreSpec,
+} from './engines/etcd/types';
 export type { RedisSpec, RedisShardSpec, RedisSentinel, RedisScratch } from './engines/redis/types';
-export type { VitessSpec, VitessSchedule, VitessStrategy, VitessStorage, VitessS3Storage, VitessGcsStorage, VitessAzblobStorage, VitessCephStorage, VitessFileStorage, VitessScratch } from './engines/vitess/types';
+export type {
+  VitessSpec,
+  VitessSchedule,
+  VitessStrategy,
+  VitessStorage,
+  VitessS3Storage,
+  VitessGcsStorage,
+  VitessAzblobStorage,
+  VitessCephStorage,
+  VitessFileStorage,
+  VitessScratch,
+} from './engines/vitess/types';
 
 // The flat props of one engine's schedule (what the cdk8s constructs and Pulumi components take).
 export type { SchedulePolicyProps } from './engines/props';

@@ -32,7 +32,9 @@ export type BackupPolicySpec = PolicyCommonSpec & { readonly [K in EngineKey]?: 
 export type BackupPolicy = PolicyDocument<BackupPolicySpec>;
 
 /** The published JSON Schema of a BackupPolicy document. */
-export const policySchema: Schema = documentSchema(Object.fromEntries(ENGINE_KEYS.map((key) => [key, ENGINES[key].schema])));
+export const policySchema: Schema = documentSchema(
+  Object.fromEntries(ENGINE_KEYS.map((key) => [key, ENGINES[key].schema])),
+);
 
 /** The engine definition behind a key, untyped (the core's dispatch). */
 export function engineDefinition(key: EngineKey): EngineDefinition<unknown> {
@@ -44,11 +46,15 @@ export function enginesOf(spec: object): EngineKey[] {
   return ENGINE_KEYS.filter((key) => (spec as Record<string, unknown>)[key] !== undefined);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- _Spec, _Fields: inferred only to match the definition's three parameters
 type PropsOf<E> = E extends EngineDefinition<infer _Spec, infer Props, infer _Fields> ? Props : never;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- _Spec, _Props: inferred only to match the definition's three parameters
 type FieldsOf<E> = E extends EngineDefinition<infer _Spec, infer _Props, infer Fields> ? Fields : never;
 
 /** Engines with flat props: a schedule construct (cdk8s) and a component (Pulumi) each. */
-export type ScheduleEngineKey = { [K in EngineKey]: [PropsOf<(typeof ENGINES)[K]>] extends [never] ? never : K }[EngineKey];
+export type ScheduleEngineKey = {
+  [K in EngineKey]: [PropsOf<(typeof ENGINES)[K]>] extends [never] ? never : K;
+}[EngineKey];
 
 /** The flat props of an engine's schedule construct and component (`RedisScheduleProps`). */
 export type EngineScheduleProps<K extends ScheduleEngineKey> = PropsOf<(typeof ENGINES)[K]>;
@@ -64,10 +70,14 @@ export function engineProps(key: ScheduleEngineKey): EngineProps<unknown> {
 }
 
 /** Each engine's own pass-through fields. */
-export const ENGINE_PASS_THROUGH: readonly PassThroughFields[] = ENGINE_KEYS.flatMap((key) => (ENGINES[key].props ? [ENGINES[key].props.fields.passThrough] : []));
+export const ENGINE_PASS_THROUGH: readonly PassThroughFields[] = ENGINE_KEYS.flatMap((key) =>
+  ENGINES[key].props ? [ENGINES[key].props.fields.passThrough] : [],
+);
 
 /** The pass-through fields of every engine, the common ones first (a Pulumi `Input` is taken there). */
 export const PASS_THROUGH_FIELDS: readonly PassThroughFields[] = [COMMON_PASS_THROUGH, ...ENGINE_PASS_THROUGH];
 
 /** Every engine's own duration keys (a cdk8s `Duration` is taken there, besides the common ones). */
-export const ENGINE_DURATION_KEYS: readonly string[] = ENGINE_KEYS.flatMap((key) => ENGINES[key].props?.fields.durations ?? []);
+export const ENGINE_DURATION_KEYS: readonly string[] = ENGINE_KEYS.flatMap(
+  (key) => ENGINES[key].props?.fields.durations ?? [],
+);

@@ -29,7 +29,12 @@ export function toYaml(objects: readonly Manifest[]): string {
 
 /** An object's own keys first (as cdk8s writes them), then the others sorted. */
 const OBJECT_KEYS = ['apiVersion', 'kind', 'metadata'];
-const documentKeys = (map: Plain): string[] => [...OBJECT_KEYS.filter((k) => k in map), ...Object.keys(map).filter((k) => !OBJECT_KEYS.includes(k)).sort()];
+const documentKeys = (map: Plain): string[] => [
+  ...OBJECT_KEYS.filter((k) => k in map),
+  ...Object.keys(map)
+    .filter((k) => !OBJECT_KEYS.includes(k))
+    .sort(),
+];
 
 export function documentYaml(value: unknown): string {
   // Keys outside the plain-safe set are rare (label or data keys) and their quoting depends on context:
@@ -39,7 +44,10 @@ export function documentYaml(value: unknown): string {
     if (emitMap(value, '', out, documentKeys(value))) return out.join('');
   }
   const sorted = sortKeys(value);
-  return stringify(isMap(sorted) ? Object.fromEntries(documentKeys(sorted).map((k) => [k, sorted[k]])) : sorted, OPTIONS);
+  return stringify(
+    isMap(sorted) ? Object.fromEntries(documentKeys(sorted).map((k) => [k, sorted[k]])) : sorted,
+    OPTIONS,
+  );
 }
 
 type Plain = Record<string, unknown>;
@@ -87,8 +95,33 @@ function emitNode(v: unknown, pad: string, out: string[]): boolean {
   return Array.isArray(v) ? emitSeq(v, pad, out) : emitMap(v as Plain, pad, out);
 }
 
-const YAML11_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE',
-  'on', 'On', 'ON', 'off', 'Off', 'OFF', 'null', 'Null', 'NULL']);
+const YAML11_WORDS = new Set([
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  'on',
+  'On',
+  'ON',
+  'off',
+  'Off',
+  'OFF',
+  'null',
+  'Null',
+  'NULL',
+]);
 const SAFE_PLAIN = /^(?:[A-Za-z/]|-[-A-Za-z])[A-Za-z0-9_./=@-]*(?::[A-Za-z0-9_./=@-]+)*$/;
 // yaml 2.x's YAML 1.1 float (exponent form, schema/yaml-1.1/float.js): within SAFE_PLAIN it matches
 // strings such as E0, e5, -E0 and -e-1, which yaml quotes because they would read back as numbers.
@@ -143,5 +176,8 @@ function valueText(v: unknown, pad: string): string {
   const rendered = stringify({ x: v }, OPTIONS).slice(3, -1);
   if (!rendered.includes('\n')) return rendered;
   const extra = pad.slice(2);
-  return rendered.split('\n').map((line, i) => (i === 0 || line === '' ? line : extra + line)).join('\n');
+  return rendered
+    .split('\n')
+    .map((line, i) => (i === 0 || line === '' ? line : extra + line))
+    .join('\n');
 }

@@ -22,7 +22,18 @@ const dts = join(root, '.tmp', 'api-dts');
 rmSync(dts, { recursive: true, force: true });
 mkdirSync(dts, { recursive: true });
 try {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly', '--outDir', dts], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      require.resolve('typescript/bin/tsc'),
+      '-p',
+      join(root, 'tsconfig.json'),
+      '--emitDeclarationOnly',
+      '--outDir',
+      dts,
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
   const problems = [];
   for (const { entry, report } of ENTRIES) {
     const config = ExtractorConfig.prepare({
@@ -32,8 +43,26 @@ try {
       configObject: {
         projectFolder: root,
         mainEntryPointFilePath: join(dts, entry),
-        compiler: { overrideTsconfig: { compilerOptions: { strict: true, skipLibCheck: true, types: ['node'], lib: ['ES2022'], target: 'ES2022', module: 'commonjs', moduleResolution: 'node', esModuleInterop: true } } },
-        apiReport: { enabled: true, reportFileName: report, reportFolder: join(root, 'api'), reportTempFolder: join(dts, 'report') },
+        compiler: {
+          overrideTsconfig: {
+            compilerOptions: {
+              strict: true,
+              skipLibCheck: true,
+              types: ['node'],
+              lib: ['ES2022'],
+              target: 'ES2022',
+              module: 'commonjs',
+              moduleResolution: 'node',
+              esModuleInterop: true,
+            },
+          },
+        },
+        apiReport: {
+          enabled: true,
+          reportFileName: report,
+          reportFolder: join(root, 'api'),
+          reportTempFolder: join(dts, 'report'),
+        },
         docModel: { enabled: false },
         dtsRollup: { enabled: false },
         tsdocMetadata: { enabled: false },
@@ -61,12 +90,19 @@ try {
     const result = Extractor.invoke(config, {
       localBuild: !check,
       messageCallback: (message) => {
-        if ((message.logLevel === 'warning' || message.logLevel === 'error') && !message.messageId.startsWith('console-')) messages.push(`${report}: ${message.formatMessageWithLocation(root)}`);
+        if (
+          (message.logLevel === 'warning' || message.logLevel === 'error') &&
+          !message.messageId.startsWith('console-')
+        )
+          messages.push(`${report}: ${message.formatMessageWithLocation(root)}`);
         message.handled = true;
       },
     });
     problems.push(...messages);
-    if (check && result.apiReportChanged) problems.push(`api/${report} would change: run \`npm run api\` and review the diff of api/${report} (every line is a promise to users)`);
+    if (check && result.apiReportChanged)
+      problems.push(
+        `api/${report} would change: run \`npm run api\` and review the diff of api/${report} (every line is a promise to users)`,
+      );
     if (!check && result.apiReportChanged) console.log(`api/${report} updated: review its diff`);
   }
   if (problems.length > 0) {

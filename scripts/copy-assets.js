@@ -14,4 +14,7 @@ for (const dir of dirs) {
   for (const f of readdirSync(from).filter((f) => f.endsWith('.sh'))) copyFileSync(join(from, f), join(to, f));
 }
 const { policySchema } = require(join(root, 'dist', 'lib', 'registry.js'));
-writeFileSync(join(root, 'dist', 'lib', 'policy', 'backup-policy.schema.json'), `${JSON.stringify(policySchema, null, 2)}\n`);
+writeFileSync(
+  join(root, 'dist', 'lib', 'policy', 'backup-policy.schema.json'),
+  `${JSON.stringify(policySchema, null, 2)}\n`,
+);

@@ -14,13 +14,16 @@ const EXAMPLES = join(__dirname, '..', 'examples', 'policies');
 
 /** Lines of the embedded scripts in an object (every string that starts with the script header). */
 export function scriptLines(value: unknown): number {
-  if (typeof value === 'string') return value.startsWith(SCRIPT_HEADER) ? value.replace(/\n$/, '').split('\n').length : 0;
+  if (typeof value === 'string')
+    return value.startsWith(SCRIPT_HEADER) ? value.replace(/\n$/, '').split('\n').length : 0;
   if (Array.isArray(value)) return value.reduce((n: number, v) => n + scriptLines(v), 0);
-  if (value !== null && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n + scriptLines(v), 0);
+  if (value !== null && typeof value === 'object')
+    return Object.values(value).reduce((n: number, v) => n + scriptLines(v), 0);
   return 0;
 }
 
-const lines = (objects: readonly Manifest[]) => (objects.length === 0 ? 0 : toYaml(objects).replace(/\n$/, '').split('\n').length);
+const lines = (objects: readonly Manifest[]) =>
+  objects.length === 0 ? 0 : toYaml(objects).replace(/\n$/, '').split('\n').length;
 
 export interface CronJobSize {
   readonly name: string;
@@ -43,38 +46,73 @@ export interface PolicySize {
   readonly configMapLines: number;
 }
 
-const withMode = (policy: BackupPolicy, mode: 'configMap' | 'inline'): BackupPolicy => ({ ...policy, spec: { ...policy.spec, scripts: { mode } } });
+const withMode = (policy: BackupPolicy, mode: 'configMap' | 'inline'): BackupPolicy => ({
+  ...policy,
+  spec: { ...policy.spec, scripts: { mode } },
+});
 
 /** The sizes of every example policy and its CronJobs. */
 export function measure(): PolicySize[] {
-  const files = readdirSync(EXAMPLES).filter((f) => /\.ya?ml$/.test(f)).sort();
-  return files.flatMap((file) => loadPolicies(readFileSync(join(EXAMPLES, file), 'utf8'), file).map((policy): PolicySize => {
-    const byDefault = renderPolicy(policy);
-    const inline = renderPolicy(withMode(policy, 'inline'));
-    const cronJobs = byDefault.filter((o) => o.kind === 'CronJob').map((o): CronJobSize => {
-      const other = inline.find((s) => s.kind === 'CronJob' && s.metadata.name === o.metadata.name)!;
-      return { name: o.metadata.name, lines: lines([o]), scriptLines: scriptLines(o), inlineLines: lines([other]), inlineScriptLines: scriptLines(other) };
-    });
-    return {
-      file,
-      policy: policy.metadata.name,
-      cronJobs,
-      lines: lines(byDefault),
-      inlineLines: lines(inline),
-      configMapLines: lines(byDefault.filter((o) => o.kind === 'ConfigMap')),
-    };
-  }));
+  const files = readdirSync(EXAMPLES)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
+  return files.flatMap((file) =>
+    loadPolicies(readFileSync(join(EXAMPLES, file), 'utf8'), file).map((policy): PolicySize => {
+      const byDefault = renderPolicy(policy);
+      const inline = renderPolicy(withMode(policy, 'inline'));
+      const cronJobs = byDefault
+        .filter((o) => o.kind === 'CronJob')
+        .map((o): CronJobSize => {
+          const other = inline.find((s) => s.kind === 'CronJob' && s.metadata.name === o.metadata.name)!;
+          return {
+            name: o.metadata.name,
+            lines: lines([o]),
+            scriptLines: scriptLines(o),
+            inlineLines: lines([other]),
+            inlineScriptLines: scriptLines(other),
+          };
+        });
+      return {
+        file,
+        policy: policy.metadata.name,
+        cronJobs,
+        lines: lines(byDefault),
+        inlineLines: lines(inline),
+        configMapLines: lines(byDefault.filter((o) => o.kind === 'ConfigMap')),
+      };
+    }),
+  );
 }
 
 /** The table the script prints. */
 export function table(sizes: readonly PolicySize[]): string {
   const rows = [['example / CronJob', 'lines', 'of which script', 'inline: lines', 'of which script']];
   for (const p of sizes) {
-    rows.push([`${p.file} (policy ${p.policy}, every object; its ConfigMap ${p.configMapLines})`, String(p.lines), '', String(p.inlineLines), '']);
-    for (const c of p.cronJobs) rows.push([`  ${c.name}`, String(c.lines), String(c.scriptLines), String(c.inlineLines), String(c.inlineScriptLines)]);
+    rows.push([
+      `${p.file} (policy ${p.policy}, every object; its ConfigMap ${p.configMapLines})`,
+      String(p.lines),
+      '',
+      String(p.inlineLines),
+      '',
+    ]);
+    for (const c of p.cronJobs)
+      rows.push([
+        `  ${c.name}`,
+        String(c.lines),
+        String(c.scriptLines),
+        String(c.inlineLines),
+        String(c.inlineScriptLines),
+      ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 if (require.main === module) {

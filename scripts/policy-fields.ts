@@ -45,7 +45,10 @@ function rows(s: Schema, path: string, required: boolean, out: string[], seen: S
     if (overrides && SETTINGS.includes(key)) continue;
     rows(child, `${prefix}${key}`, req.has(key), out, seen);
   }
-  if (overrides) out.push(`| \`${prefix}*\` | | | Any field of \`spec.defaults\` (${SETTINGS.join(', ')}), overriding it for this level. |`);
+  if (overrides)
+    out.push(
+      `| \`${prefix}*\` | | | Any field of \`spec.defaults\` (${SETTINGS.join(', ')}), overriding it for this level. |`,
+    );
 }
 
 export function fieldTable(): string {

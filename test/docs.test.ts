@@ -2,7 +2,19 @@
 // reference is current, relative links lead somewhere, and every code block is tested, each kind its way
 // (CONTRIBUTING.md, "Code blocks in the docs"): policies validated, backup-cronjobs commands run, their
 // output compared, other commands checked, TypeScript compiled by the tests named below.
-import { accessSync, chmodSync, constants, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join, normalize } from 'path';
 import { parse, stringify } from 'yaml';
@@ -28,12 +40,28 @@ const blocks = new Map(files.map((f) => [f, codeBlocks(text.get(f)!, f)]));
 const DANGLING: string[] = [];
 
 /** Programs the docs may name that need a cluster, a key or root: checked against this list, never run. */
-const EXTERNAL = new Set(['kubectl', 'pulumi', 'age', 'etcdutl', 'oc', 'k3s', 'crictl', 'aws', 'mkdir', 'cp', 'mv', 'sudo', 'export']);
+const EXTERNAL = new Set([
+  'kubectl',
+  'pulumi',
+  'age',
+  'etcdutl',
+  'oc',
+  'k3s',
+  'crictl',
+  'aws',
+  'mkdir',
+  'cp',
+  'mv',
+  'sudo',
+  'export',
+]);
 
 test('the field reference is generated from the current schema (npm run docs)', () => {
   const page = readFileSync(join(root, FIELDS_FILE), 'utf8');
   expect(page).toBe(withTable(page));
-  expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.docs).toContain('scripts/policy-fields.ts --write');
+  expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.docs).toContain(
+    'scripts/policy-fields.ts --write',
+  );
 });
 
 test('the README starts with the two commands, and CI runs the README test command verbatim', () => {
@@ -52,7 +80,8 @@ test('the docs are the README, ARCHITECTURE.md, CONTRIBUTING.md and pages under 
 });
 
 test('the dangling links allowed are pages that do not exist yet', () => {
-  for (const page of DANGLING) expect(existsSync(join(root, page)) ? `${page} exists: drop it from DANGLING` : 'missing').toBe('missing');
+  for (const page of DANGLING)
+    expect(existsSync(join(root, page)) ? `${page} exists: drop it from DANGLING` : 'missing').toBe('missing');
 });
 
 describe.each(files)('%s', (file) => {
@@ -68,30 +97,39 @@ describe.each(files)('%s', (file) => {
       }
       if (anchor !== undefined && resolved.endsWith('.md')) {
         const page = text.get(resolved) ?? readFileSync(join(root, resolved), 'utf8');
-        if (!anchors(page).has(anchor)) broken.push(`${file}:${line}: ${target}: ${resolved} has no heading #${anchor}`);
+        if (!anchors(page).has(anchor))
+          broken.push(`${file}:${line}: ${target}: ${resolved} has no heading #${anchor}`);
       }
     }
     expect(broken).toEqual([]);
   });
 
   test('every code block is of a kind a test runs', () => {
-    const untested = blocks.get(file)!.filter((b) => kind(b) === undefined).map((b) => `${b.file}:${b.line}: \`\`\`${b.language}`);
+    const untested = blocks
+      .get(file)!
+      .filter((b) => kind(b) === undefined)
+      .map((b) => `${b.file}:${b.line}: \`\`\`${b.language}`);
     expect(untested).toEqual([]);
   });
 
   const policies = blocks.get(file)!.filter((b) => kind(b) === 'policy' && !expectedInvalid(b));
   if (policies.length > 0) {
-    test.each(policies.map((b) => [b.line, b]))('the policy at line %i loads, validates and renders objects the API server accepts', (_line, block) => {
-      const loaded = loadPolicies(block.text, block.name ?? `${file}:${block.line}`);
-      expect(loaded.length).toBeGreaterThan(0);
-      for (const policy of loaded) expectValidManifests(renderPolicy(policy));
-    });
+    test.each(policies.map((b) => [b.line, b]))(
+      'the policy at line %i loads, validates and renders objects the API server accepts',
+      (_line, block) => {
+        const loaded = loadPolicies(block.text, block.name ?? `${file}:${block.line}`);
+        expect(loaded.length).toBeGreaterThan(0);
+        for (const policy of loaded) expectValidManifests(renderPolicy(policy));
+      },
+    );
   }
 
   const webConfigs = blocks.get(file)!.filter((b) => kind(b) === 'web-config');
   if (webConfigs.length > 0) {
     test('a Pushgateway web config has the fields the real Pushgateway of the tests is started with', () => {
-      const tested = JSON.parse(webConfig({ tls: { certFile: 'tls.crt', keyFile: 'tls.key', caFile: 'ca.crt' }, basicAuth: true })!);
+      const tested = JSON.parse(
+        webConfig({ tls: { certFile: 'tls.crt', keyFile: 'tls.key', caFile: 'ca.crt' }, basicAuth: true })!,
+      );
       for (const block of webConfigs) {
         const doc = parse(block.text) as Record<string, Record<string, unknown>>;
         expect(Object.keys(doc).sort()).toEqual(Object.keys(tested).sort());
@@ -108,14 +146,18 @@ describe.each(files)('%s', (file) => {
       const problems: string[] = [];
       try {
         for (const block of shell) {
-        const outcome = runBlock(block, sandbox);
-        problems.push(...outcome.problems);
-        const following = nextBlock(block);
-        if (following && kind(following) === 'output') {
-          const last = outcome.runs.at(-1);
-          if (last === undefined) problems.push(`${file}:${following.line}: an output block after commands that run no backup-cronjobs`);
-          else if (!matches(following.text, last.output)) problems.push(`${file}:${following.line}: \`${last.command}\` printed\n${last.output}\nnot\n${following.text}`);
-        }
+          const outcome = runBlock(block, sandbox);
+          problems.push(...outcome.problems);
+          const following = nextBlock(block);
+          if (following && kind(following) === 'output') {
+            const last = outcome.runs.at(-1);
+            if (last === undefined)
+              problems.push(`${file}:${following.line}: an output block after commands that run no backup-cronjobs`);
+            else if (!matches(following.text, last.output))
+              problems.push(
+                `${file}:${following.line}: \`${last.command}\` printed\n${last.output}\nnot\n${following.text}`,
+              );
+          }
         }
       } finally {
         rmSync(sandbox, { recursive: true, force: true });
@@ -127,7 +169,8 @@ describe.each(files)('%s', (file) => {
   const outputs = blocks.get(file)!.filter((b) => kind(b) === 'output');
   if (outputs.length > 0) {
     test('every output block follows the commands that print it', () => {
-      for (const block of outputs) expect([block.line, previousBlock(block) && kind(previousBlock(block)!)]).toEqual([block.line, 'commands']);
+      for (const block of outputs)
+        expect([block.line, previousBlock(block) && kind(previousBlock(block)!)]).toEqual([block.line, 'commands']);
     });
   }
 });
@@ -135,21 +178,36 @@ describe.each(files)('%s', (file) => {
 test('the TypeScript blocks are the ones the consumer tests and the adding-an-engine test run', () => {
   const ts = [...blocks.values()].flat().filter((b) => b.language === 'ts');
   const consumers = ts.filter((b) => b.file === 'README.md');
-  expect(consumers.map((b) => b.text)).toEqual([...sectionCodeBlocks(readme, '## cdk8s', 'ts'), ...sectionCodeBlocks(readme, '## Pulumi', 'ts')]);
+  expect(consumers.map((b) => b.text)).toEqual([
+    ...sectionCodeBlocks(readme, '## cdk8s', 'ts'),
+    ...sectionCodeBlocks(readme, '## Pulumi', 'ts'),
+  ]);
   expect(ts.filter((b) => b.file !== 'README.md').map((b) => `${b.file} ${b.section} ${b.name}`)).toEqual([
     'ARCHITECTURE.md ## Adding an engine lib/engines/example/index.ts',
     'docs/operations/private-endpoints.md ## The Pushgateway (`spec.metrics`) undefined',
   ]);
 });
 
-type Kind = 'policy' | 'commands' | 'output' | 'consumer-ts' | 'engine-file' | 'construct-example' | 'web-config' | 'package-error';
+type Kind =
+  | 'policy'
+  | 'commands'
+  | 'output'
+  | 'consumer-ts'
+  | 'engine-file'
+  | 'construct-example'
+  | 'web-config'
+  | 'package-error';
 
 /** How a block is tested, or undefined when nothing tests it. */
 function kind(b: CodeBlock): Kind | undefined {
-  if (b.file === 'ARCHITECTURE.md' && b.section === '## Adding an engine' && b.name?.startsWith('lib/engines/example/')) return 'engine-file';
+  if (b.file === 'ARCHITECTURE.md' && b.section === '## Adding an engine' && b.name?.startsWith('lib/engines/example/'))
+    return 'engine-file';
   // Run as written by test/constructs/cdk8s/private-endpoints.test.ts.
   if (b.language === 'ts' && b.file === 'docs/operations/private-endpoints.md') return 'construct-example';
-  if (b.language === 'ts') return b.file === 'README.md' && (b.section === '## cdk8s' || b.section === '## Pulumi') ? 'consumer-ts' : undefined;
+  if (b.language === 'ts')
+    return b.file === 'README.md' && (b.section === '## cdk8s' || b.section === '## Pulumi')
+      ? 'consumer-ts'
+      : undefined;
   // Compared with the package's message by test/lib/workload/resources.test.ts.
   if (b.language === 'text' && b.file === 'docs/operations/resources.md') return 'package-error';
   if (b.language === 'yaml' && b.text.startsWith('# pushgateway --web.config.file')) return 'web-config';
@@ -172,12 +230,20 @@ function nextBlock(b: CodeBlock): CodeBlock | undefined {
 /** A named policy that a command of its page expects to fail (`# exits 1`): the command tests it. */
 function expectedInvalid(b: CodeBlock): boolean {
   if (b.name === undefined) return false;
-  return blocks.get(b.file)!.some((s) => kind(s) === 'commands' && s.text.split('\n').some((l) => l.includes(b.name!) && /#\s*exits [1-9]/.test(l)));
+  return blocks
+    .get(b.file)!
+    .some(
+      (s) => kind(s) === 'commands' && s.text.split('\n').some((l) => l.includes(b.name!) && /#\s*exits [1-9]/.test(l)),
+    );
 }
 
 /** Expected output with `…` for any text, against what was printed (trailing blank lines aside). */
 function matches(expected: string, actual: string): boolean {
-  const pattern = expected.trimEnd().split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*?');
+  const pattern = expected
+    .trimEnd()
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[\\s\\S]*?');
   return new RegExp(`^${pattern}$`).test(actual.trimEnd());
 }
 
@@ -186,13 +252,23 @@ function pageSandbox(file: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'bcj-docs-'));
   cpSync(join(root, 'examples'), join(dir, 'examples'), { recursive: true });
   // What `kubectl get vitesscluster,vitessbackupschedule -o yaml` prints for a cluster of two keyspaces: a List.
-  const operatorObjects = [cluster('example', { commerce: 1, customer: 2 }), backupSchedule('nightly', 'example', { schedule: '0 2 * * *', strategies: [{ name: 'all', scope: 'Cluster' }] })];
-  writeFileSync(join(dir, 'vitess.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: operatorObjects, metadata: { resourceVersion: '' } }));
+  const operatorObjects = [
+    cluster('example', { commerce: 1, customer: 2 }),
+    backupSchedule('nightly', 'example', { schedule: '0 2 * * *', strategies: [{ name: 'all', scope: 'Cluster' }] }),
+  ];
+  writeFileSync(
+    join(dir, 'vitess.yaml'),
+    stringify({ apiVersion: 'v1', kind: 'List', items: operatorObjects, metadata: { resourceVersion: '' } }),
+  );
   // discover --vtctld: the vtctldclient stand-in (test/lib/engines/vitess/fixtures, citing the real client).
   mkdirSync(join(dir, '.bin'));
-  copyFileSync(join(__dirname, 'lib', 'engines', 'vitess', 'fixtures', 'vtctldclient-stub.sh'), join(dir, '.bin', 'vtctldclient'));
+  copyFileSync(
+    join(__dirname, 'lib', 'engines', 'vitess', 'fixtures', 'vtctldclient-stub.sh'),
+    join(dir, '.bin', 'vtctldclient'),
+  );
   chmodSync(join(dir, '.bin', 'vtctldclient'), 0o755);
-  for (const b of blocks.get(file)!) if (b.name !== undefined && kind(b) === 'policy') writeFileSync(join(dir, b.name), b.text);
+  for (const b of blocks.get(file)!)
+    if (b.name !== undefined && kind(b) === 'policy') writeFileSync(join(dir, b.name), b.text);
   return dir;
 }
 
@@ -212,7 +288,9 @@ function runBlock(block: CodeBlock, sandbox: string): { runs: CliRun[]; problems
   let expecting: { run: CliRun; lines: string[]; at: number } | undefined;
   const settle = () => {
     if (expecting && !matches(expecting.lines.join('\n'), expecting.run.output)) {
-      problems.push(`${where(expecting.at)}: \`${expecting.run.command}\` printed\n${expecting.run.output}\nnot\n${expecting.lines.join('\n')}`);
+      problems.push(
+        `${where(expecting.at)}: \`${expecting.run.command}\` printed\n${expecting.run.output}\nnot\n${expecting.lines.join('\n')}`,
+      );
     }
     expecting = undefined;
   };
@@ -241,22 +319,28 @@ function runBlock(block: CodeBlock, sandbox: string): { runs: CliRun[]; problems
         const cliArgs = program === 'npx' ? args.slice(1) : args;
         const run = runInSandbox(cliArgs, sandbox, simple.redirect);
         const command = `backup-cronjobs ${cliArgs.join(' ')}`;
-        if (run.code !== exits) problems.push(`${where(i)}: \`${command}\` exited ${run.code}, not ${exits}:\n${run.output}`);
+        if (run.code !== exits)
+          problems.push(`${where(i)}: \`${command}\` exited ${run.code}, not ${exits}:\n${run.output}`);
         runs.push({ command, output: run.output });
         if (prompted) expecting = { run: { command, output: run.output }, lines: [], at: i };
       } else if (program === 'npm') {
         const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
         const name = args[0] === 'run' ? args[1] : args[0];
-        if (!(args[0] === 'ci' || name in scripts)) problems.push(`${where(i)}: npm ${args.join(' ')}: no such script in package.json`);
+        if (!(args[0] === 'ci' || name in scripts))
+          problems.push(`${where(i)}: npm ${args.join(' ')}: no such script in package.json`);
       } else if (program === 'npx') {
-        if (!['cdk8s', 'jest', 'tsc'].includes(args[0])) problems.push(`${where(i)}: npx ${args[0]}: not a tool of this project`);
+        if (!['cdk8s', 'jest', 'tsc'].includes(args[0]))
+          problems.push(`${where(i)}: npx ${args[0]}: not a tool of this project`);
       } else if (program.includes('/')) {
         try {
           accessSync(join(root, program), constants.X_OK);
         } catch {
           problems.push(`${where(i)}: ${program}: no such executable in the repository`);
         }
-      } else if (!EXTERNAL.has(program)) problems.push(`${where(i)}: ${program}: a program the docs test neither runs nor knows (add it to EXTERNAL if it needs a cluster)`);
+      } else if (!EXTERNAL.has(program))
+        problems.push(
+          `${where(i)}: ${program}: a program the docs test neither runs nor knows (add it to EXTERNAL if it needs a cluster)`,
+        );
     }
   });
   settle();
@@ -271,7 +355,8 @@ function splitComment(line: string): { code: string; comment: string } {
     if (quote) {
       if (c === quote) quote = '';
     } else if (c === "'" || c === '"') quote = c;
-    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]))) return { code: line.slice(0, i).trim(), comment: line.slice(i + 1).trim() };
+    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1])))
+      return { code: line.slice(0, i).trim(), comment: line.slice(i + 1).trim() };
   }
   return { code: line.trim(), comment: '' };
 }
@@ -344,6 +429,8 @@ function runInSandbox(args: readonly string[], sandbox: string, redirect?: strin
     return { code, output };
   } finally {
     process.chdir(cwd);
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(env))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
 }

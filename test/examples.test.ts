@@ -6,10 +6,11 @@ import { abbreviateScripts } from './support/snapshots';
 import { expectValidManifests, sharedSchemaAvailable } from './support/k8s-validate';
 import { containersWithoutResources, podSpecOf } from './support/resources';
 
-
 const dir = join(__dirname, '..', 'examples', 'policies');
 
-const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 test('there are example policies', () => {
   expect(files.length).toBeGreaterThanOrEqual(2);
@@ -21,7 +22,8 @@ describe.each(files)('%s', (file) => {
   const policies = loadPolicies(text, file);
 
   test('manifests match the reviewed snapshot', () => {
-    for (const policy of policies) expect(toYaml(abbreviateScripts(renderPolicy(policy)))).toMatchSnapshot(policy.metadata.name);
+    for (const policy of policies)
+      expect(toYaml(abbreviateScripts(renderPolicy(policy)))).toMatchSnapshot(policy.metadata.name);
   });
 
   test('every object validates strictly against the Kubernetes API schema', () => {
@@ -47,13 +49,27 @@ describe.each(files)('%s', (file) => {
         if (!pod) continue;
         const id = `${o.kind}/${o.metadata.name}`;
         for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
-          expect({ id, container: c.name, securityContext: c.securityContext })
-            .toEqual({ id, container: c.name, securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true } });
+          expect({ id, container: c.name, securityContext: c.securityContext }).toEqual({
+            id,
+            container: c.name,
+            securityContext: {
+              allowPrivilegeEscalation: false,
+              capabilities: { drop: ['ALL'] },
+              readOnlyRootFilesystem: true,
+            },
+          });
         }
         const root = pod.securityContext?.runAsUser === 0;
         const hostOrClaim = (pod.volumes ?? []).some((v) => v.hostPath || v.persistentVolumeClaim);
-        expect({ id, root, runAsNonRoot: pod.securityContext?.runAsNonRoot }).toEqual({ id, root: root && hostOrClaim, runAsNonRoot: !root });
-        expect({ id, seccomp: pod.securityContext?.seccompProfile }).toEqual({ id, seccomp: { type: 'RuntimeDefault' } });
+        expect({ id, root, runAsNonRoot: pod.securityContext?.runAsNonRoot }).toEqual({
+          id,
+          root: root && hostOrClaim,
+          runAsNonRoot: !root,
+        });
+        expect({ id, seccomp: pod.securityContext?.seccompProfile }).toEqual({
+          id,
+          seccomp: { type: 'RuntimeDefault' },
+        });
       }
     }
   });

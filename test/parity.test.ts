@@ -13,7 +13,9 @@ import { BackupPolicy as Cdk8sBackupPolicy } from '../constructs/cdk8s';
 const registered = installMocks(); // before the Pulumi components are imported
 
 const dir = join(__dirname, '..', 'examples', 'policies');
-const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 function cliSynth(file: string): string {
   let stdout = '';
@@ -43,7 +45,8 @@ test('the comparison is strict: key order is the only thing it ignores', () => {
     { kind: 'CronJob', spec: { list: ['a'], n: '1' } }, // a number as a string
     { kind: 'CronJob', spec: { list: ['a'], n: 1, extra: {} } }, // an extra (empty) field
     { kind: 'CronJob', spec: { list: ['a'] } }, // a missing field
-  ]) expect(canonicalJson(other)).not.toBe(canonicalJson(base));
+  ])
+    expect(canonicalJson(other)).not.toBe(canonicalJson(base));
 });
 
 describe.each(files)('%s', (file) => {

@@ -38,10 +38,12 @@ function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
 }
-const SHAPES = option('shapes', '1000:200,20000:200,1000000:200').split(',').map((shape) => {
-  const [valueBytes, mb] = shape.split(':').map(Number);
-  return { valueBytes, mb };
-});
+const SHAPES = option('shapes', '1000:200,20000:200,1000000:200')
+  .split(',')
+  .map((shape) => {
+    const [valueBytes, mb] = shape.split(':').map(Number);
+    return { valueBytes, mb };
+  });
 const RUNS = Number(option('runs', '3'));
 const PROBES = process.argv.includes('--probes');
 const BARE_FIRST = process.argv.includes('--bare-first');
@@ -53,14 +55,22 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const seconds = (ms) => (ms / 1000).toFixed(2);
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const tempDir = (what) => fs.mkdtempSync(path.join(os.tmpdir(), `bcj-bench-etcd-${what}-`));
 const elapsedMs = (since) => Number(process.hrtime.bigint() - since) / 1e6;
 const ETCDCTL = () => requireCommands('etcdctl').etcdctl;
 const ETCDCTL_ENV = (home) => cleanEnv({ ETCDCTL_API: '3', HOME: home });
 /** etcdctl's flags for the member: its endpoint and the kubeadm-named client certificate. */
-const clientFlags = (etcd) => [`--endpoints=${etcd.endpoint}`, `--cacert=${path.join(etcd.pkiDir, 'ca.crt')}`,
-  `--cert=${path.join(etcd.pkiDir, 'healthcheck-client.crt')}`, `--key=${path.join(etcd.pkiDir, 'healthcheck-client.key')}`];
+const clientFlags = (etcd) => [
+  `--endpoints=${etcd.endpoint}`,
+  `--cacert=${path.join(etcd.pkiDir, 'ca.crt')}`,
+  `--cert=${path.join(etcd.pkiDir, 'healthcheck-client.crt')}`,
+  `--key=${path.join(etcd.pkiDir, 'healthcheck-client.key')}`,
+];
 
 /** A request to etcd's JSON gateway (grpc-gateway: /v3/..., bytes as base64) with the client certificate. */
 function gateway(etcd, route, body) {
@@ -69,16 +79,25 @@ function gateway(etcd, route, body) {
   const url = new URL(route, etcd.endpoint);
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: 'POST', ca: pki('ca.crt'), cert: pki('healthcheck-client.crt'), key: pki('healthcheck-client.key'),
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        if (res.statusCode !== 200) reject(new Error(`${route}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-        else resolve(JSON.parse(text));
-      });
-    });
+    const req = https.request(
+      url,
+      {
+        method: 'POST',
+        ca: pki('ca.crt'),
+        cert: pki('healthcheck-client.crt'),
+        key: pki('healthcheck-client.key'),
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode !== 200) reject(new Error(`${route}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+          else resolve(JSON.parse(text));
+        });
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -124,13 +143,17 @@ function etcdctlWrapper() {
   const dir = tempDir('wrap');
   const real = ETCDCTL();
   const date = requireCommands('date').date; // GNU date (%N); the job's PATH has busybox's first
-  fs.writeFileSync(path.join(dir, 'etcdctl'), `#!/bin/sh
+  fs.writeFileSync(
+    path.join(dir, 'etcdctl'),
+    `#!/bin/sh
 s=$(${date} +%s.%N)
 ${real} "$@"
 rc=$?
 printf '%s %s %s %s\\n' "$1" "$2" "$s" "$(${date} +%s.%N)" >>"$ETCDCTL_TIMES"
 exit $rc
-`, { mode: 0o755 });
+`,
+    { mode: 0o755 },
+  );
   return dir;
 }
 
@@ -174,7 +197,10 @@ async function job(etcd, busybox, wrapper) {
   fs.writeFileSync(times, '');
   const volumeDirs = {};
   try {
-    const containers = [...cronJob.spec.jobTemplate.spec.template.spec.initContainers, ...cronJob.spec.jobTemplate.spec.template.spec.containers].map((c) => c.name);
+    const containers = [
+      ...cronJob.spec.jobTemplate.spec.template.spec.initContainers,
+      ...cronJob.spec.jobTemplate.spec.template.spec.containers,
+    ].map((c) => c.name);
     const steps = {};
     const stepsCpu = {};
     let wallMs = 0;
@@ -232,7 +258,9 @@ async function bare(etcd, probes) {
     const cpu = childrenCpu();
     steps.save = (await timed(ETCDCTL(), [...clientFlags(etcd), 'snapshot', 'save', file], opts)).ms;
     steps.status = (await timed(ETCDCTL(), ['snapshot', 'status', file, '-w', 'json'], opts)).ms;
-    steps.restore = (await timed(ETCDCTL(), ['snapshot', 'restore', file, '--data-dir', path.join(dir, 'restored')], opts)).ms;
+    steps.restore = (
+      await timed(ETCDCTL(), ['snapshot', 'restore', file, '--data-dir', path.join(dir, 'restored')], opts)
+    ).ms;
     const wallMs = steps.save + steps.status + steps.restore;
     const cpuMs = (childrenCpu() - cpu) * 1000;
     const extra = {
@@ -251,27 +279,44 @@ async function probeChecks(file, dir) {
   const db = fs.statSync(file).size - 32;
   let block = 512;
   while (block < 1048576 && db % (block * 2) === 0) block *= 2;
-  const sh = (script) => timed(busybox, ['sh', '-c', script, 'probe', file, String(db), String(block), String(db / block)], { env: cleanEnv({ PATH: '/nonexistent' }), cwd: dir });
+  const sh = (script) =>
+    timed(busybox, ['sh', '-c', script, 'probe', file, String(db), String(block), String(db / block)], {
+      env: cleanEnv({ PATH: '/nonexistent' }),
+      cwd: dir,
+    });
   const bb = `${busybox} `;
   return {
     'busybox wc -c': (await sh(`${bb}wc -c <"$1" >/dev/null`)).ms,
     'busybox stat -c %s': (await sh(`${bb}stat -c %s "$1" >/dev/null`)).ms,
     'busybox head -c → sha256sum': (await sh(`${bb}head -c "$2" "$1" | ${bb}sha256sum >/dev/null`)).ms,
-    'busybox dd → sha256sum': (await sh(`${bb}dd if="$1" bs="$3" count="$4" 2>/dev/null | ${bb}sha256sum >/dev/null`)).ms,
-    'restore --skip-hash-check': (await timed(ETCDCTL(), ['snapshot', 'restore', file, '--skip-hash-check', '--data-dir', path.join(dir, 'probe-skip')], { env: ETCDCTL_ENV(dir), cwd: dir })).ms,
+    'busybox dd → sha256sum': (await sh(`${bb}dd if="$1" bs="$3" count="$4" 2>/dev/null | ${bb}sha256sum >/dev/null`))
+      .ms,
+    'restore --skip-hash-check': (
+      await timed(
+        ETCDCTL(),
+        ['snapshot', 'restore', file, '--skip-hash-check', '--data-dir', path.join(dir, 'probe-skip')],
+        { env: ETCDCTL_ENV(dir), cwd: dir },
+      )
+    ).ms,
   };
 }
 
 function medians(runs, field) {
   return Object.fromEntries(Object.keys(runs[0][field]).map((name) => [name, median(runs.map((r) => r[field][name]))]));
 }
-const list = (m) => Object.entries(m).map(([name, ms]) => `${name} ${seconds(ms)}`).join(', ');
+const list = (m) =>
+  Object.entries(m)
+    .map(([name, ms]) => `${name} ${seconds(ms)}`)
+    .join(', ');
 
-const shapeName = ({ valueBytes, mb }) => `${mb} MB of ${valueBytes >= 1e6 ? `${valueBytes / 1e6} MB` : `${valueBytes / 1e3} KB`} values`;
+const shapeName = ({ valueBytes, mb }) =>
+  `${mb} MB of ${valueBytes >= 1e6 ? `${valueBytes / 1e6} MB` : `${valueBytes / 1e3} KB`} values`;
 
 async function main() {
   requireCommands('etcd', 'etcdctl', 'busybox', 'openssl');
-  console.log(`load before: ${load()} (${os.cpus().length} CPUs); shapes: ${SHAPES.map(shapeName).join(', ')}; ${RUNS} runs each`);
+  console.log(
+    `load before: ${load()} (${os.cpus().length} CPUs); shapes: ${SHAPES.map(shapeName).join(', ')}; ${RUNS} runs each`,
+  );
   const busybox = busyboxImage();
   const wrapper = etcdctlWrapper();
   const rows = [];
@@ -283,7 +328,9 @@ async function main() {
         const { size, keys } = await fillTo(etcd, shape.mb * 1e6, shape.valueBytes);
         // the fill's writes reach the disk before anything is timed (else the first runs pay their writeback)
         execFileSync('sync');
-        console.log(`${shapeName(shape)}: ${keys} keys, database ${size} bytes, filled in ${seconds(Date.now() - filled)} s; load ${load()}`);
+        console.log(
+          `${shapeName(shape)}: ${keys} keys, database ${size} bytes, filled in ${seconds(Date.now() - filled)} s; load ${load()}`,
+        );
         const jobs = [];
         const bares = [];
         for (let i = 0; i < RUNS; i++) {
@@ -308,8 +355,12 @@ async function main() {
         };
         rows.push(row);
         const all = (runs, field) => runs.map((r) => seconds(r[field])).join(' ');
-        console.log(`  job ${all(jobs, 'wallMs')} s (CPU ${all(jobs, 'cpuMs')} s) [${list(row.jobSteps)}] [${list(row.jobCommands)}]`);
-        console.log(`  bare ${all(bares, 'wallMs')} s (CPU ${all(bares, 'cpuMs')} s) [${list(row.bareSteps)}] | apart: ${list(row.extra)}${row.probes ? ` | probes: ${list(row.probes)}` : ''} | load ${row.load}`);
+        console.log(
+          `  job ${all(jobs, 'wallMs')} s (CPU ${all(jobs, 'cpuMs')} s) [${list(row.jobSteps)}] [${list(row.jobCommands)}]`,
+        );
+        console.log(
+          `  bare ${all(bares, 'wallMs')} s (CPU ${all(bares, 'cpuMs')} s) [${list(row.bareSteps)}] | apart: ${list(row.extra)}${row.probes ? ` | probes: ${list(row.probes)}` : ''} | load ${row.load}`,
+        );
       } finally {
         await stopAll();
       }
@@ -322,18 +373,28 @@ async function main() {
     '',
     '| data | keys | database | job wall | bare wall | job / bare | job CPU | bare CPU | job / bare CPU | load (1, 5, 15 min) |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
-    ...rows.map((r) => `| ${shapeName(r.shape)} | ${r.keys} | ${(r.size / 1e6).toFixed(0)} MB | ${seconds(r.job)} s | ${seconds(r.bare)} s | ${(r.job / r.bare).toFixed(2)}× | ${seconds(r.jobCpu)} s | ${seconds(r.bareCpu)} s | ${(r.jobCpu / r.bareCpu).toFixed(2)}× | ${r.load} |`),
+    ...rows.map(
+      (r) =>
+        `| ${shapeName(r.shape)} | ${r.keys} | ${(r.size / 1e6).toFixed(0)} MB | ${seconds(r.job)} s | ${seconds(r.bare)} s | ${(r.job / r.bare).toFixed(2)}× | ${seconds(r.jobCpu)} s | ${seconds(r.bareCpu)} s | ${(r.jobCpu / r.bareCpu).toFixed(2)}× | ${r.load} |`,
+    ),
     '',
     '| data | job containers (medians, s) | job snapshot step (medians, s) | bare (medians, s) | apart (medians, s) |',
     '| --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${shapeName(r.shape)} | ${list(r.jobSteps)} | ${list(r.jobCommands)} | ${list(r.bareSteps)} | ${list(r.extra)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${shapeName(r.shape)} | ${list(r.jobSteps)} | ${list(r.jobCommands)} | ${list(r.bareSteps)} | ${list(r.extra)} |`,
+    ),
   ];
   if (PROBES) {
     lines.push('', '| data | check probes (one run each, s) |', '| --- | --- |');
     for (const r of rows) lines.push(`| ${shapeName(r.shape)} | ${list(r.probes)} |`);
   }
   const containers = Object.keys(rows[0].jobSteps).filter((name) => !name.endsWith(' CPU'));
-  lines.push('', `containers started per run: job ${containers.length} (${containers.join(', ')}), bare 1`, `load after: ${load()}; ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
+  lines.push(
+    '',
+    `containers started per run: job ${containers.length} (${containers.join(', ')}), bare 1`,
+    `load after: ${load()}; ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`,
+  );
   console.log(lines.join('\n'));
 }
 

@@ -63,11 +63,27 @@ const TIME = '/usr/bin/time'; // GNU time (Debian package `time`)
 
 /** Prefixes a command with GNU time writing "<user s> <system s>" to `file`. */
 const timed = (file, argv) => [TIME, '-f', '%U %S', '-o', file, ...argv];
-const cpuOf = (file) => fs.readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number).reduce((a, b) => a + b, 0);
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const cpuOf = (file) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .pop()
+    .split(' ')
+    .map(Number)
+    .reduce((a, b) => a + b, 0);
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
-const cpuList = (by) => Object.entries(by).sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ');
+const cpuList = (by) =>
+  Object.entries(by)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, s]) => `${name} ${s.toFixed(2)}`)
+    .join(', ');
 
 /** SET commands in the Redis protocol, through `redis-cli --pipe`, until the dataset holds about `bytes` in values of `valueChars`. */
 async function fill(master, bytes, valueChars) {
@@ -101,11 +117,30 @@ async function fill(master, bytes, valueChars) {
 }
 
 /** The commands whose CPU is split out: each gets a wrapper that runs the real one under GNU time. */
-const WRAPPED = ['redis-cli', 'redis-check-rdb', 'gzip', 'aws', 'tee', 'head', 'cat', 'wc', 'dd', 'curl', 'sed', 'awk', 'grep', 'date', 'mkfifo', 'timeout'];
+const WRAPPED = [
+  'redis-cli',
+  'redis-check-rdb',
+  'gzip',
+  'aws',
+  'tee',
+  'head',
+  'cat',
+  'wc',
+  'dd',
+  'curl',
+  'sed',
+  'awk',
+  'grep',
+  'date',
+  'mkfifo',
+  'timeout',
+];
 function cpuWrappers(dir, log) {
   for (const name of WRAPPED) {
     const real = name === 'aws' ? svc.awsCliPath() : svc.requireCommands(name)[name];
-    fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec ${TIME} -a -o ${log} -f '${name} %U %S' ${real} "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec ${TIME} -a -o ${log} -f '${name} %U %S' ${real} "$@"\n`, {
+      mode: 0o755,
+    });
   }
 }
 /** CPU seconds per wrapped command from the wrappers' log (emptied after reading). */
@@ -168,7 +203,16 @@ async function trackScratch(dir, run) {
 }
 
 async function main() {
-  svc.requireCommands('redis-server', 'redis-sentinel', 'redis-cli', 'redis-check-rdb', 'prometheus-pushgateway', 'gzip', 'curl', TIME);
+  svc.requireCommands(
+    'redis-server',
+    'redis-sentinel',
+    'redis-cli',
+    'redis-check-rdb',
+    'prometheus-pushgateway',
+    'gzip',
+    'curl',
+    TIME,
+  );
   const aws = svc.awsCliPath();
   console.error(`before start: ${uptime()} (${os.cpus().length} cores)`);
   const [shard, s3, gateway] = await Promise.all([
@@ -188,11 +232,20 @@ async function main() {
     spec: {
       metrics: { pushgatewayUrl: gateway.url },
       redis: {
-        sentinel: { addresses: [`127.0.0.1:${sentinel.port}`], passwordSecret: { name: 'sentinel-auth', key: 'password' } },
+        sentinel: {
+          addresses: [`127.0.0.1:${sentinel.port}`],
+          passwordSecret: { name: 'sentinel-auth', key: 'password' },
+        },
         passwordSecret: { name: 'redis-auth', key: 'password' },
         shards: ['shard01'],
         compression: { level: LEVEL },
-        s3: { bucket: BUCKET, path: 'job', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 'aws-credentials' } },
+        s3: {
+          bucket: BUCKET,
+          path: 'job',
+          region: 'us-east-1',
+          endpoint: s3.endpoint,
+          credentialsSecret: { name: 'aws-credentials' },
+        },
       },
     },
   }).filter((o) => o.kind === 'CronJob');
@@ -205,7 +258,9 @@ async function main() {
 
   const awsTimed = async (args) => {
     const t = process.hrtime.bigint();
-    const r = await svc.runCommand(aws, ['--endpoint-url', s3.endpoint, ...args], { env: svc.cleanEnv({ ...s3.awsEnv(), HOME: os.tmpdir() }) });
+    const r = await svc.runCommand(aws, ['--endpoint-url', s3.endpoint, ...args], {
+      env: svc.cleanEnv({ ...s3.awsEnv(), HOME: os.tmpdir() }),
+    });
     if (r.code !== 0) throw new Error(`aws ${args.join(' ')}: ${r.stderr}`);
     return Number(process.hrtime.bigint() - t) / 1e9;
   };
@@ -223,7 +278,9 @@ async function main() {
         return file;
       });
       const t = process.hrtime.bigint();
-      const tracked = await trackScratch(scratch, () => runPod(spec, { secrets, timeoutMs: 3600000, volumeDirs: { scratch }, pathPrepend: wrapped ? [wrapDir] : [] }));
+      const tracked = await trackScratch(scratch, () =>
+        runPod(spec, { secrets, timeoutMs: 3600000, volumeDirs: { scratch }, pathPrepend: wrapped ? [wrapDir] : [] }),
+      );
       const seconds = Number(process.hrtime.bigint() - t) / 1e9;
       const { results } = tracked.result;
       const dump = results['redis-dump'];
@@ -259,8 +316,18 @@ async function main() {
     const [object] = await s3.listObjects(BUCKET, 'bare/');
     // What the temporary-key design would add: promote by server-side copy, then delete the temporary
     // key. (Timed on this object: s3rver cannot copy a key with ':' in it, like the job's.)
-    const promote = PROMOTE && (await awsTimed(['s3api', 'copy-object', '--bucket', BUCKET, '--key', 'promoted', '--copy-source', `${BUCKET}/${object.key}`]))
-      + (await awsTimed(['s3api', 'delete-object', '--bucket', BUCKET, '--key', object.key]));
+    const promote =
+      PROMOTE &&
+      (await awsTimed([
+        's3api',
+        'copy-object',
+        '--bucket',
+        BUCKET,
+        '--key',
+        'promoted',
+        '--copy-source',
+        `${BUCKET}/${object.key}`,
+      ])) + (await awsTimed(['s3api', 'delete-object', '--bucket', BUCKET, '--key', object.key]));
     await emptyBucket();
     return { seconds, cpu, gz: object.size, promote, commands };
   }
@@ -276,21 +343,29 @@ async function main() {
     for (const { valueChars, mb: size } of SHAPES) {
       const t = Date.now();
       const keys = await fill(shard.master, size * 1e6, valueChars);
-      console.error(`${size} MB of ${valueChars}-character values (${keys} keys): filled in ${((Date.now() - t) / 1000).toFixed(1)} s; ${uptime()}`);
+      console.error(
+        `${size} MB of ${valueChars}-character values (${keys} keys): filled in ${((Date.now() - t) / 1000).toFixed(1)} s; ${uptime()}`,
+      );
       const jobs = [];
       const bares = [];
       for (let i = 0; i < RUNS; i++) {
         jobs.push(await job(false));
         bares.push(await bare(false));
-        console.error(`  run ${i + 1}: job ${jobs[i].seconds.toFixed(2)} s (CPU ${jobs[i].cpu.toFixed(2)} s), ` +
-          `bare ${bares[i].seconds.toFixed(2)} s (CPU ${bares[i].cpu.toFixed(2)} s), ` +
-          `peak scratch ${jobs[i].peak} B in ${jobs[i].files} files${PROMOTE ? `, promote ${bares[i].promote.toFixed(2)} s` : ''}; ${uptime()}`);
+        console.error(
+          `  run ${i + 1}: job ${jobs[i].seconds.toFixed(2)} s (CPU ${jobs[i].cpu.toFixed(2)} s), ` +
+            `bare ${bares[i].seconds.toFixed(2)} s (CPU ${bares[i].cpu.toFixed(2)} s), ` +
+            `peak scratch ${jobs[i].peak} B in ${jobs[i].files} files${PROMOTE ? `, promote ${bares[i].promote.toFixed(2)} s` : ''}; ${uptime()}`,
+        );
         console.error(`    job CPU by container: ${cpuList(jobs[i].containers)}`);
       }
       const split = SPLIT ? { job: await job(true), bare: await bare(true) } : undefined;
       if (split) {
-        console.error(`  wrapped run (per-command split): job ${split.job.seconds.toFixed(2)} s (CPU ${split.job.cpu.toFixed(2)} s), bare ${split.bare.seconds.toFixed(2)} s (CPU ${split.bare.cpu.toFixed(2)} s); ${uptime()}`);
-        console.error(`    job CPU by container: ${cpuList(split.job.containers)}; by command: ${cpuList(split.job.commands)}; bare CPU by command: ${cpuList(split.bare.commands)}`);
+        console.error(
+          `  wrapped run (per-command split): job ${split.job.seconds.toFixed(2)} s (CPU ${split.job.cpu.toFixed(2)} s), bare ${split.bare.seconds.toFixed(2)} s (CPU ${split.bare.cpu.toFixed(2)} s); ${uptime()}`,
+        );
+        console.error(
+          `    job CPU by container: ${cpuList(split.job.containers)}; by command: ${cpuList(split.job.commands)}; bare CPU by command: ${cpuList(split.bare.commands)}`,
+        );
       }
       const rdb = jobs[0].rdb;
       const jobS = median(jobs.map((r) => r.seconds));
@@ -298,7 +373,14 @@ async function main() {
       const min = (rs) => Math.min(...rs.map((r) => r.seconds));
       const jobCpu = median(jobs.map((r) => r.cpu));
       const bareCpu = median(bares.map((r) => r.cpu));
-      if (split) breakdown.push({ shape: `${size} MB, ${valueChars} B values`, containers: split.job.containers, job: split.job.commands, bare: split.bare.commands, load: load() });
+      if (split)
+        breakdown.push({
+          shape: `${size} MB, ${valueChars} B values`,
+          containers: split.job.containers,
+          job: split.job.commands,
+          bare: split.bare.commands,
+          load: load(),
+        });
       rows.push({
         size: `${size} MB, ${valueChars} B values (${keys} keys)`,
         rdb: mb(rdb),
@@ -324,16 +406,48 @@ async function main() {
     fs.rmSync(wrapDir, { recursive: true, force: true });
   }
   console.error(`at the end: ${uptime()}`);
-  const header = ['size', 'RDB MB', 'gz MB', 'job s median / min', 'bare s median / min', 'ratio median / min', 'CPU s job / bare (ratio)',
-    'peak scratch B', 'job s/GB', 'bare s/GB', 'promote s', 'bare gz MB', 'load after (1, 5, 15 min)'];
-  const keys = ['size', 'rdb', 'gz', 'job', 'bare', 'ratio', 'cpu', 'peak', 'jobPerGB', 'barePerGB', 'promote', 'bareGz', 'load'];
+  const header = [
+    'size',
+    'RDB MB',
+    'gz MB',
+    'job s median / min',
+    'bare s median / min',
+    'ratio median / min',
+    'CPU s job / bare (ratio)',
+    'peak scratch B',
+    'job s/GB',
+    'bare s/GB',
+    'promote s',
+    'bare gz MB',
+    'load after (1, 5, 15 min)',
+  ];
+  const keys = [
+    'size',
+    'rdb',
+    'gz',
+    'job',
+    'bare',
+    'ratio',
+    'cpu',
+    'peak',
+    'jobPerGB',
+    'barePerGB',
+    'promote',
+    'bareGz',
+    'load',
+  ];
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const r of rows) console.log(`| ${keys.map((k) => r[k]).join(' | ')} |`);
-  console.log('\n| data | job CPU by container (wrapped run, s) | job CPU by command (wrapped run, s) | bare CPU by command (wrapped run, s) | load after (1, 5, 15 min) |');
+  console.log(
+    '\n| data | job CPU by container (wrapped run, s) | job CPU by command (wrapped run, s) | bare CPU by command (wrapped run, s) | load after (1, 5, 15 min) |',
+  );
   console.log('| --- | --- | --- | --- | --- |');
-  for (const b of breakdown) console.log(`| ${b.shape} | ${cpuList(b.containers)} | ${cpuList(b.job)} | ${cpuList(b.bare)} | ${b.load} |`);
-  console.log(`\n${RUNS} unwrapped runs each${SPLIT ? ' and one wrapped run for the split' : ''}, gzip -${LEVEL}, ${os.cpus().length} cores; "promote s": copy-object + delete-object of an object of that size (what uploading to a temporary key would add); the bare object holds the 40-byte end mark that redis-cli --rdb - passes on.`);
+  for (const b of breakdown)
+    console.log(`| ${b.shape} | ${cpuList(b.containers)} | ${cpuList(b.job)} | ${cpuList(b.bare)} | ${b.load} |`);
+  console.log(
+    `\n${RUNS} unwrapped runs each${SPLIT ? ' and one wrapped run for the split' : ''}, gzip -${LEVEL}, ${os.cpus().length} cores; "promote s": copy-object + delete-object of an object of that size (what uploading to a temporary key would add); the bare object holds the 40-byte end mark that redis-cli --rdb - passes on.`,
+  );
 }
 
 main().catch(async (e) => {

@@ -1,6 +1,14 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { IssueList, PolicyError, findCollisions, formatCollision, objectByKey, renderResolved, resolvePolicy } from '../../lib/internal';
+import {
+  IssueList,
+  PolicyError,
+  findCollisions,
+  formatCollision,
+  objectByKey,
+  renderResolved,
+  resolvePolicy,
+} from '../../lib/internal';
 import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from '../../lib/internal';
 import { atPropPaths, documentSource, handles, readPolicyFile } from '../core';
 import type { PolicySource } from '../core';
@@ -82,7 +90,9 @@ export abstract class PolicyConstruct extends Construct {
 
   /** Objects this construct renders that an earlier policy construct of the same app renders too. */
   private collisions(): string[] {
-    const all = this.node.root.node.findAll().filter((c): c is PolicyConstruct => c instanceof PolicyConstruct && c.manifests !== undefined);
+    const all = this.node.root.node
+      .findAll()
+      .filter((c): c is PolicyConstruct => c instanceof PolicyConstruct && c.manifests !== undefined);
     const mine = all.indexOf(this);
     return findCollisions(all.slice(0, mine + 1).map((c) => ({ source: c.node.path, objects: c.manifests })))
       .filter((c) => c.sources[1] === this.node.path)
@@ -101,9 +111,10 @@ function resolveSource(scope: Construct, id: string, source: PolicySource): Reso
   const plain = policyValues(source.props, '', valueIssues, named);
   const policy = source.toPolicy(plain);
   const chartNamespace = Chart.of(scope).namespace;
-  const placed: { readonly metadata?: { readonly namespace?: unknown } } = policy.metadata?.namespace === undefined && chartNamespace !== undefined
-    ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
-    : policy;
+  const placed: { readonly metadata?: { readonly namespace?: unknown } } =
+    policy.metadata?.namespace === undefined && chartNamespace !== undefined
+      ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
+      : policy;
   let resolved: ResolvedPolicy;
   try {
     resolved = resolvePolicy(placed, path);
@@ -113,7 +124,8 @@ function resolveSource(scope: Construct, id: string, source: PolicySource): Reso
     const policyError = atPropPaths(e, source);
     if (valueIssues.empty) throw policyError;
     // a value left out for its own problem is not reported again as missing or of the wrong type
-    const covered = (p: string) => valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
+    const covered = (p: string) =>
+      valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
     throw new PolicyError([...valueIssues.issues, ...policyError.issues.filter((i) => !covered(i.path))], path);
   }
   namespaceIssues(named, resolved.namespace, valueIssues);

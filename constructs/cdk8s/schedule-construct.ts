@@ -14,7 +14,11 @@ import type { Cdk8sValues } from './values';
 export type ScheduleProps<K extends ScheduleEngineKey> = Cdk8sValues<EngineScheduleProps<K>>;
 
 /** The class of an engine's schedule construct (`new RedisBackupSchedule(chart, 'cache', props)`). */
-export type ScheduleConstructClass<K extends ScheduleEngineKey> = new (scope: Construct, id: string, props: ScheduleProps<K>) => PolicyConstruct;
+export type ScheduleConstructClass<K extends ScheduleEngineKey> = new (
+  scope: Construct,
+  id: string,
+  props: ScheduleProps<K>,
+) => PolicyConstruct;
 
 /**
  * The schedule construct of an engine, made from its definition in the core

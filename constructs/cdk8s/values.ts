@@ -8,7 +8,15 @@
  * and recognized by shape, never imported.
  */
 import type { Cron, Duration, Size } from 'cdk8s';
-import { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, IssueList, childPath, isPlainObject, show, units } from '../../lib/internal';
+import {
+  ENGINE_DURATION_KEYS,
+  ENGINE_PASS_THROUGH,
+  IssueList,
+  childPath,
+  isPlainObject,
+  show,
+  units,
+} from '../../lib/internal';
 import type { EngineFields } from '../../lib/internal';
 
 /**
@@ -57,7 +65,14 @@ export interface NamedObject {
 }
 
 /** Keys of the policy's common durations (the grammar of `lib/units`). */
-const COMMON_DURATION_KEYS = ['window', 'startingDeadline', 'timeout', 'ttlAfterFinished', 'maxAge', 'maxBackupAge'] as const;
+const COMMON_DURATION_KEYS = [
+  'window',
+  'startingDeadline',
+  'timeout',
+  'ttlAfterFinished',
+  'maxAge',
+  'maxBackupAge',
+] as const;
 /** Keys of the policy's durations: the common ones and each engine's own. */
 export const DURATION_KEYS: readonly string[] = [...COMMON_DURATION_KEYS, ...ENGINE_DURATION_KEYS];
 /** Keys of the policy's sizes (the grammar of `lib/units`). */
@@ -69,10 +84,16 @@ export const SECRET_NAME_KEYS = ['secretName'] as const;
 /** Keys of lists of Secret names. */
 export const SECRET_LIST_KEYS = ['imagePullSecrets'] as const;
 /** Keys of the common Secret references whose `name` is the Secret's name. */
-const COMMON_SECRET_REFERENCE_KEYS = ['secretKeyRef', 'credentialsSecret', 'basicAuthSecret', 'bearerTokenSecret'] as const;
+const COMMON_SECRET_REFERENCE_KEYS = [
+  'secretKeyRef',
+  'credentialsSecret',
+  'basicAuthSecret',
+  'bearerTokenSecret',
+] as const;
 /** Keys of Secret references whose `name` is the Secret's name: the common ones and each engine's own (its pass-through references). */
 export const SECRET_REFERENCE_KEYS: readonly string[] = [
-  ...COMMON_SECRET_REFERENCE_KEYS, ...ENGINE_PASS_THROUGH.flatMap((fields) => fields.references),
+  ...COMMON_SECRET_REFERENCE_KEYS,
+  ...ENGINE_PASS_THROUGH.flatMap((fields) => fields.references),
 ];
 /** Keys of PersistentVolumeClaim names. */
 export const CLAIM_NAME_KEYS = ['claimName'] as const;
@@ -83,7 +104,8 @@ type DurationKey = (typeof COMMON_DURATION_KEYS)[number] | EngineFields['duratio
 type ScheduleKey = (typeof SCHEDULE_KEYS)[number];
 type SecretNameKey = (typeof SECRET_NAME_KEYS)[number];
 type SecretListKey = (typeof SECRET_LIST_KEYS)[number];
-type SecretReferenceKey = (typeof COMMON_SECRET_REFERENCE_KEYS)[number] | EngineFields['passThrough']['references'][number];
+type SecretReferenceKey =
+  (typeof COMMON_SECRET_REFERENCE_KEYS)[number] | EngineFields['passThrough']['references'][number];
 type ClaimNameKey = (typeof CLAIM_NAME_KEYS)[number];
 type SizeKey = (typeof SIZE_KEYS)[number];
 type ConfigMapReferenceKey = (typeof CONFIG_MAP_REFERENCE_KEYS)[number];
@@ -91,17 +113,29 @@ type ConfigMapReferenceKey = (typeof CONFIG_MAP_REFERENCE_KEYS)[number];
 /** A reference (`{ name, key? }`) that the object itself may stand for: when `name` is its only required field. */
 type WholeObject<V, O> = [{ readonly name: string }] extends [NonNullable<V>] ? O : never;
 
-type Field<K, V, Parent extends string> =
-  K extends DurationKey ? V | Duration
-    : K extends ScheduleKey ? V | Cron
-      : K extends SizeKey ? V | Size
-        : K extends SecretNameKey ? V | SecretObject
-          : K extends ClaimNameKey ? V | ClaimObject
-            : K extends SecretListKey ? readonly (string | SecretObject)[] | Extract<V, undefined>
-              : K extends 'name' ? ([Parent] extends [SecretReferenceKey] ? V | SecretObject : [Parent] extends [ConfigMapReferenceKey] ? V | ConfigMapObject : V)
-                : K extends SecretReferenceKey ? Cdk8sValues<V, K> | WholeObject<V, SecretObject>
-                  : K extends ConfigMapReferenceKey ? Cdk8sValues<V, K> | WholeObject<V, ConfigMapObject>
-                    : Cdk8sValues<V, K & string>;
+type Field<K, V, Parent extends string> = K extends DurationKey
+  ? V | Duration
+  : K extends ScheduleKey
+    ? V | Cron
+    : K extends SizeKey
+      ? V | Size
+      : K extends SecretNameKey
+        ? V | SecretObject
+        : K extends ClaimNameKey
+          ? V | ClaimObject
+          : K extends SecretListKey
+            ? readonly (string | SecretObject)[] | Extract<V, undefined>
+            : K extends 'name'
+              ? [Parent] extends [SecretReferenceKey]
+                ? V | SecretObject
+                : [Parent] extends [ConfigMapReferenceKey]
+                  ? V | ConfigMapObject
+                  : V
+              : K extends SecretReferenceKey
+                ? Cdk8sValues<V, K> | WholeObject<V, SecretObject>
+                : K extends ConfigMapReferenceKey
+                  ? Cdk8sValues<V, K> | WholeObject<V, ConfigMapObject>
+                  : Cdk8sValues<V, K & string>;
 
 /**
  * `T` (policy props) where cdk8s value types are accepted too: `Duration`
@@ -110,10 +144,11 @@ type Field<K, V, Parent extends string> =
  * such as `credentialsSecret`), an `IConfigMap` for a ConfigMap name, an
  * `IPersistentVolumeClaim` for a claim name.
  */
-export type Cdk8sValues<T, Parent extends string = ''> =
-  T extends string | number | boolean ? T
-    : T extends readonly (infer E)[] ? readonly Cdk8sValues<E>[]
-      : { readonly [K in keyof T]: Field<K, T[K], Parent> };
+export type Cdk8sValues<T, Parent extends string = ''> = T extends string | number | boolean
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly Cdk8sValues<E>[]
+    : { readonly [K in keyof T]: Field<K, T[K], Parent> };
 
 type Kind = 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
 
@@ -134,12 +169,27 @@ export function policyValues(value: unknown, path: string, issues: IssueList, na
   return convert(value, path, '', '', issues, named);
 }
 
-function convert(value: unknown, path: string, key: string, parent: string, issues: IssueList, named: NamedObject[]): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => convert(v, childPath(path, i), includes(SECRET_LIST_KEYS, key) ? key : '', '', issues, named));
+function convert(
+  value: unknown,
+  path: string,
+  key: string,
+  parent: string,
+  issues: IssueList,
+  named: NamedObject[],
+): unknown {
+  if (Array.isArray(value))
+    return value.map((v, i) =>
+      convert(v, childPath(path, i), includes(SECRET_LIST_KEYS, key) ? key : '', '', issues, named),
+    );
   if (value === null || typeof value !== 'object') return value;
-  if (isDuration(value)) return includes(DURATION_KEYS, key) ? durationText(value, path, issues) : misplaced('a cdk8s Duration', path, issues);
-  if (isCron(value)) return key === 'schedule' ? cronText(value, path, issues) : misplaced('a cdk8s Cron', path, issues);
-  if (isSize(value)) return includes(SIZE_KEYS, key) ? sizeText(value, path, issues) : misplaced('a cdk8s Size', path, issues);
+  if (isDuration(value))
+    return includes(DURATION_KEYS, key)
+      ? durationText(value, path, issues)
+      : misplaced('a cdk8s Duration', path, issues);
+  if (isCron(value))
+    return key === 'schedule' ? cronText(value, path, issues) : misplaced('a cdk8s Cron', path, issues);
+  if (isSize(value))
+    return includes(SIZE_KEYS, key) ? sizeText(value, path, issues) : misplaced('a cdk8s Size', path, issues);
   if (isKubernetesObject(value)) {
     const whole = wholeReferenceKind(key);
     const expected = whole ?? expectedKind(key, parent);
@@ -149,11 +199,18 @@ function convert(value: unknown, path: string, key: string, parent: string, issu
       return undefined;
     }
     const namespace = namespaceOf(value);
-    named.push({ path: whole ? childPath(path, 'name') : path, kind: value.kind, name: value.name, ...(namespace !== undefined ? { namespace } : {}) });
+    named.push({
+      path: whole ? childPath(path, 'name') : path,
+      kind: value.kind,
+      name: value.name,
+      ...(namespace !== undefined ? { namespace } : {}),
+    });
     return whole ? { name: value.name } : value.name;
   }
   if (!isPlainObject(value)) return value; // the schema names what it is not
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convert(v, childPath(path, k), k, key, issues, named)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, convert(v, childPath(path, k), k, key, issues, named)]),
+  );
 }
 
 /** The kind of object a field names, when it names one. */
@@ -186,7 +243,10 @@ function namespaceOf(value: object): string | undefined {
 export function namespaceIssues(named: readonly NamedObject[], namespace: string, issues: IssueList): void {
   for (const o of named) {
     if (o.namespace === undefined || o.namespace === namespace) continue;
-    issues.add(o.path, `received the ${o.kind} ${show(o.name)} of namespace ${show(o.namespace)}; the objects that use it are in namespace ${show(namespace)}, and a pod reads only its own namespace's ${o.kind}s: define it in ${show(namespace)} or set the policy's namespace`);
+    issues.add(
+      o.path,
+      `received the ${o.kind} ${show(o.name)} of namespace ${show(o.namespace)}; the objects that use it are in namespace ${show(namespace)}, and a pod reads only its own namespace's ${o.kind}s: define it in ${show(namespace)} or set the policy's namespace`,
+    );
   }
 }
 
@@ -207,7 +267,10 @@ function durationText(duration: Duration, path: string, issues: IssueList): stri
 function cronText(cron: Cron, path: string, issues: IssueList): string | undefined {
   const fields = cron.expressionString.trim().split(/\s+/);
   if (fields.length !== 5) {
-    issues.add(path, `received Cron ${show(cron.expressionString)} (${fields.length} fields); a CronJob schedule has 5 (minute hour day-of-month month day-of-week): no seconds or year field`);
+    issues.add(
+      path,
+      `received Cron ${show(cron.expressionString)} (${fields.length} fields); a CronJob schedule has 5 (minute hour day-of-month month day-of-week): no seconds or year field`,
+    );
     return undefined;
   }
   return fields.join(' ');
@@ -232,7 +295,11 @@ function isSize(value: object): value is Size {
 /** A cdk8s `Duration` (by shape: a second copy of cdk8s in the app has another class). */
 function isDuration(value: object): value is Duration {
   const d = value as Partial<Record<'toMilliseconds' | 'toIsoString' | 'toHumanString', unknown>>;
-  return typeof d.toMilliseconds === 'function' && typeof d.toIsoString === 'function' && typeof d.toHumanString === 'function';
+  return (
+    typeof d.toMilliseconds === 'function' &&
+    typeof d.toIsoString === 'function' &&
+    typeof d.toHumanString === 'function'
+  );
 }
 
 function isCron(value: object): value is Cron {

@@ -5,7 +5,15 @@
  * cdk8s nor Pulumi.
  */
 import { readFileSync } from 'fs';
-import { API_VERSION, KIND, PolicyError, engineProps, loadPolicies, objectKeys, withPropPaths } from '../../lib/internal';
+import {
+  API_VERSION,
+  KIND,
+  PolicyError,
+  engineProps,
+  loadPolicies,
+  objectKeys,
+  withPropPaths,
+} from '../../lib/internal';
 import type { BackupPolicy, Manifest, PropsLayout, ResolvedPolicy, ScheduleEngineKey } from '../../lib/internal';
 
 /** A policy document not validated yet. */
@@ -27,7 +35,10 @@ export interface PolicySource {
 
 /** A whole policy document without apiVersion and kind (`BackupPolicy`). */
 export function documentSource(metadata: unknown, spec: unknown): PolicySource {
-  return { props: { metadata, spec }, toPolicy: (plain) => ({ apiVersion: API_VERSION, kind: KIND, ...(plain as object) }) as PolicyLike };
+  return {
+    props: { metadata, spec },
+    toPolicy: (plain) => ({ apiVersion: API_VERSION, kind: KIND, ...(plain as object) }) as PolicyLike,
+  };
 }
 
 /**
@@ -40,9 +51,10 @@ export function scheduleSource(engine: ScheduleEngineKey, props: unknown, name: 
   const scheduleName = (props as { readonly scheduleName?: unknown }).scheduleName;
   return {
     props,
-    toPolicy: (plain) => definition.toPolicy(plain, name) as PolicyLike,
+    toPolicy: (plain) => definition.toPolicy(plain, name),
     layout: { engine, shape: definition.shape },
-    backupKeyPrefix: definition.shape === 'schedule' ? `${typeof scheduleName === 'string' ? scheduleName : name}/` : undefined,
+    backupKeyPrefix:
+      definition.shape === 'schedule' ? `${typeof scheduleName === 'string' ? scheduleName : name}/` : undefined,
   };
 }
 
@@ -54,7 +66,8 @@ export function atPropPaths(error: PolicyError, source: PolicySource): PolicyErr
 /** The one BackupPolicy of a policy file (YAML or JSON); `what` names the caller in the error. */
 export function readPolicyFile(path: string, what: string): BackupPolicy {
   const policies = loadPolicies(readFileSync(path, 'utf8'), path);
-  if (policies.length !== 1) throw new Error(`${path}: holds ${policies.length} BackupPolicy documents; ${what} takes a file with exactly one`);
+  if (policies.length !== 1)
+    throw new Error(`${path}: holds ${policies.length} BackupPolicy documents; ${what} takes a file with exactly one`);
   return policies[0];
 }
 
@@ -69,11 +82,19 @@ export interface Handles<T> {
 }
 
 /** The handles of `resolved`'s CronJobs among a front end's objects. */
-export function handles<T>(resolved: ResolvedPolicy, manifests: readonly Manifest[], items: readonly T[], backupKeyPrefix = ''): Handles<T> {
+export function handles<T>(
+  resolved: ResolvedPolicy,
+  manifests: readonly Manifest[],
+  items: readonly T[],
+  backupKeyPrefix = '',
+): Handles<T> {
   const keys = objectKeys(resolved);
-  const byKey = (names: ReadonlyMap<string, string>, prefix = '') => new Map([...names].map(([key, name]) => [
-    key.startsWith(prefix) ? key.slice(prefix.length) : key,
-    items[manifests.findIndex((m) => m.kind === 'CronJob' && m.metadata.name === name)],
-  ]));
+  const byKey = (names: ReadonlyMap<string, string>, prefix = '') =>
+    new Map(
+      [...names].map(([key, name]) => [
+        key.startsWith(prefix) ? key.slice(prefix.length) : key,
+        items[manifests.findIndex((m) => m.kind === 'CronJob' && m.metadata.name === name)],
+      ]),
+    );
   return { backups: byKey(keys.backups, backupKeyPrefix), prunes: byKey(keys.prunes), drills: byKey(keys.drills) };
 }

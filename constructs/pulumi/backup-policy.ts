@@ -37,7 +37,12 @@ export interface BackupPolicyFileArgs {
  */
 export class BackupPolicy extends PolicyComponent {
   /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. */
-  public static fromFile(name: string, path: string, args: BackupPolicyFileArgs = {}, opts?: pulumi.ComponentResourceOptions): BackupPolicy {
+  public static fromFile(
+    name: string,
+    path: string,
+    args: BackupPolicyFileArgs = {},
+    opts?: pulumi.ComponentResourceOptions,
+  ): BackupPolicy {
     const policy = readPolicyFile(path, 'BackupPolicy.fromFile');
     return new BackupPolicy(name, { metadata: policy.metadata, spec: policy.spec, namespace: args.namespace }, opts);
   }

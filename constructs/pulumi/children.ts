@@ -24,11 +24,20 @@ const TYPED_KINDS: Readonly<Record<string, TypedKind>> = {
   'v1/PersistentVolumeClaim': { cls: () => k8s.core.v1.PersistentVolumeClaim, fields: ['spec'] },
   'v1/ConfigMap': { cls: () => k8s.core.v1.ConfigMap, fields: ['data', 'binaryData', 'immutable'] },
   'v1/Secret': { cls: () => k8s.core.v1.Secret, fields: ['data', 'stringData', 'type', 'immutable'] },
-  'v1/ServiceAccount': { cls: () => k8s.core.v1.ServiceAccount, fields: ['automountServiceAccountToken', 'imagePullSecrets', 'secrets'] },
+  'v1/ServiceAccount': {
+    cls: () => k8s.core.v1.ServiceAccount,
+    fields: ['automountServiceAccountToken', 'imagePullSecrets', 'secrets'],
+  },
   'rbac.authorization.k8s.io/v1/Role': { cls: () => k8s.rbac.v1.Role, fields: ['rules'] },
   'rbac.authorization.k8s.io/v1/RoleBinding': { cls: () => k8s.rbac.v1.RoleBinding, fields: ['roleRef', 'subjects'] },
-  'rbac.authorization.k8s.io/v1/ClusterRole': { cls: () => k8s.rbac.v1.ClusterRole, fields: ['rules', 'aggregationRule'] },
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { cls: () => k8s.rbac.v1.ClusterRoleBinding, fields: ['roleRef', 'subjects'] },
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    cls: () => k8s.rbac.v1.ClusterRole,
+    fields: ['rules', 'aggregationRule'],
+  },
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': {
+    cls: () => k8s.rbac.v1.ClusterRoleBinding,
+    fields: ['roleRef', 'subjects'],
+  },
   'networking.k8s.io/v1/NetworkPolicy': { cls: () => k8s.networking.v1.NetworkPolicy, fields: ['spec'] },
 };
 
@@ -46,12 +55,19 @@ export function checkChildren(name: string, manifests: readonly Manifest[]): voi
   const seen = new Set<string>();
   for (const m of manifests) {
     const child = childName(name, m);
-    if (seen.has(child)) throw new Error(`backup-cronjobs: two objects would both be the Pulumi resource ${JSON.stringify(child)} (${m.apiVersion} ${m.kind} ${m.metadata.name})`);
+    if (seen.has(child))
+      throw new Error(
+        `backup-cronjobs: two objects would both be the Pulumi resource ${JSON.stringify(child)} (${m.apiVersion} ${m.kind} ${m.metadata.name})`,
+      );
     seen.add(child);
     const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
-    const dropped = typed ? Object.keys(m).filter((k) => !['apiVersion', 'kind', 'metadata', ...typed.fields].includes(k)) : [];
+    const dropped = typed
+      ? Object.keys(m).filter((k) => !['apiVersion', 'kind', 'metadata', ...typed.fields].includes(k))
+      : [];
     if (dropped.length > 0) {
-      throw new Error(`backup-cronjobs: ${m.apiVersion} ${m.kind} ${m.metadata.name} has field(s) ${dropped.join(', ')} that the typed @pulumi/kubernetes class does not take`);
+      throw new Error(
+        `backup-cronjobs: ${m.apiVersion} ${m.kind} ${m.metadata.name} has field(s) ${dropped.join(', ')} that the typed @pulumi/kubernetes class does not take`,
+      );
     }
   }
 }
@@ -63,7 +79,12 @@ export function checkChildren(name: string, manifests: readonly Manifest[]): voi
  * `args[i]` is what child i gets: its manifest, or the manifest with Outputs
  * in places.
  */
-export function createChildren(parent: pulumi.ComponentResource, name: string, manifests: readonly Manifest[], args: readonly unknown[] = manifests): pulumi.CustomResource[] {
+export function createChildren(
+  parent: pulumi.ComponentResource,
+  name: string,
+  manifests: readonly Manifest[],
+  args: readonly unknown[] = manifests,
+): pulumi.CustomResource[] {
   return manifests.map((m, i) => {
     const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
     const childArgs = deepCopy(args[i]) as Manifest; // later edits of the caller's objects never reach Pulumi

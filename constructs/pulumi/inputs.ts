@@ -20,12 +20,22 @@ type ObjectKey = Fields['objects'][number];
 type ReferenceKey = Fields['references'][number];
 type Optional<V> = Extract<V, undefined>;
 
-type Field<K, V, Parent extends string> =
-  K extends ValueKey ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
-    : `${Parent}.${K & string}` extends ValueKey ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
-    : K extends ItemsKey ? readonly pulumi.Input<string>[] | Optional<V>
-      : K extends ObjectKey ? { readonly [I in keyof NonNullable<V>]: pulumi.Input<Exclude<NonNullable<V>[I], undefined>> | Optional<NonNullable<V>[I]> } | Optional<V>
-        : K extends 'name' ? ([Parent] extends [ReferenceKey] ? pulumi.Input<V> : V)
+type Field<K, V, Parent extends string> = K extends ValueKey
+  ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
+  : `${Parent}.${K & string}` extends ValueKey
+    ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
+    : K extends ItemsKey
+      ? readonly pulumi.Input<string>[] | Optional<V>
+      : K extends ObjectKey
+        ? | {
+              readonly [I in keyof NonNullable<V>]:
+                pulumi.Input<Exclude<NonNullable<V>[I], undefined>> | Optional<NonNullable<V>[I]>;
+            }
+          | Optional<V>
+        : K extends 'name'
+          ? [Parent] extends [ReferenceKey]
+            ? pulumi.Input<V>
+            : V
           : WithInputs<V, K & string>;
 
 /**
@@ -33,10 +43,11 @@ type Field<K, V, Parent extends string> =
  * objects take a `pulumi.Input`: the namespace, names of Secrets, PVCs,
  * ConfigMaps and ServiceAccounts, addresses, endpoints, buckets, images.
  */
-export type WithInputs<T, Parent extends string = ''> =
-  T extends string | number | boolean ? T
-    : T extends readonly (infer E)[] ? readonly WithInputs<E>[]
-      : { readonly [K in keyof T]: Field<K, T[K], Parent> };
+export type WithInputs<T, Parent extends string = ''> = T extends string | number | boolean
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly WithInputs<E>[]
+    : { readonly [K in keyof T]: Field<K, T[K], Parent> };
 
 /** An Output (or Promise) found in the args. */
 export interface InputSlot {
@@ -59,7 +70,8 @@ export function markInputs(args: unknown): { readonly marked: unknown; readonly 
       return new InputMarker(slots.length - 1);
     }
     if (Array.isArray(value)) return value.map((v, i) => mark(v, childPath(path, i)));
-    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mark(v, childPath(path, k))]));
+    if (isPlainObject(value))
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mark(v, childPath(path, k))]));
     return value;
   };
   return { marked: mark(args, ''), slots };
@@ -85,11 +97,16 @@ export function slotFormats(slots: readonly InputSlot[], paths: readonly string[
   const problems: string[] = [];
   const formats = slots.map((slot, i) => {
     const format = paths[i] === undefined ? undefined : passThroughFormat(paths[i], PASS_THROUGH_FIELDS);
-    if (format === undefined) problems.push(`${slot.propPath || '(args)'}: received a pulumi Output (or Promise); this value shapes the objects, so it must be a plain value`);
+    if (format === undefined)
+      problems.push(
+        `${slot.propPath || '(args)'}: received a pulumi Output (or Promise); this value shapes the objects, so it must be a plain value`,
+      );
     return format ?? 'name';
   });
   if (problems.length > 0) {
-    throw new Error(`backup-cronjobs: ${problems.join('; ')}. Outputs are taken for the namespace, names of Secrets, PVCs, ConfigMaps and ServiceAccounts, addresses, endpoints, buckets and images`);
+    throw new Error(
+      `backup-cronjobs: ${problems.join('; ')}. Outputs are taken for the namespace, names of Secrets, PVCs, ConfigMaps and ServiceAccounts, addresses, endpoints, buckets and images`,
+    );
   }
   return formats;
 }
@@ -98,7 +115,8 @@ export function slotFormats(slots: readonly InputSlot[], paths: readonly string[
 export function fillMarkers(policy: unknown, values: readonly unknown[]): unknown {
   if (policy instanceof InputMarker) return values[policy.index];
   if (Array.isArray(policy)) return policy.map((v) => fillMarkers(v, values));
-  if (isPlainObject(policy)) return Object.fromEntries(Object.entries(policy).map(([k, v]) => [k, fillMarkers(v, values)]));
+  if (isPlainObject(policy))
+    return Object.fromEntries(Object.entries(policy).map(([k, v]) => [k, fillMarkers(v, values)]));
   return policy;
 }
 
@@ -120,9 +138,19 @@ export function standIn(format: PassThroughFormat, index: number, set: 'a' | 'b'
  * stand-ins among other text becomes `join` of its parts. Throws when a
  * stand-in is in an object key.
  */
-export function substitute<T>(value: unknown, standIns: readonly string[], piece: (index: number) => T, join: (parts: readonly (string | T)[]) => unknown): unknown {
+export function substitute<T>(
+  value: unknown,
+  standIns: readonly string[],
+  piece: (index: number) => T,
+  join: (parts: readonly (string | T)[]) => unknown,
+): unknown {
   if (standIns.length === 0) return value;
-  const pattern = new RegExp(`(${[...standIns].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|')})`);
+  const pattern = new RegExp(
+    `(${[...standIns]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|')})`,
+  );
   const replace = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const texts = v.split(pattern).filter((p) => p !== '');
@@ -132,10 +160,15 @@ export function substitute<T>(value: unknown, standIns: readonly string[], piece
     }
     if (Array.isArray(v)) return v.map(replace);
     if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => {
-        if (pattern.test(k)) throw new Error(`backup-cronjobs: a pulumi Output reached the object key ${JSON.stringify(k)} (a bug: please report it)`);
-        return [k, replace(x)];
-      }));
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => {
+          if (pattern.test(k))
+            throw new Error(
+              `backup-cronjobs: a pulumi Output reached the object key ${JSON.stringify(k)} (a bug: please report it)`,
+            );
+          return [k, replace(x)];
+        }),
+      );
     }
     return v;
   };

@@ -1,6 +1,15 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { PolicyError, formatCollision, objectByKey, objectKey, renderResolved, resolvePolicy, show, sortKeys } from '../../lib/internal';
+import {
+  PolicyError,
+  formatCollision,
+  objectByKey,
+  objectKey,
+  renderResolved,
+  resolvePolicy,
+  show,
+  sortKeys,
+} from '../../lib/internal';
 import type { Manifest, ResolvedPolicy } from '../../lib/internal';
 import { atPropPaths, handles } from '../core';
 import type { PolicySource } from '../core';
@@ -19,7 +28,10 @@ function claimObjects(component: pulumi.ComponentResource, label: string, manife
   const provider = component.getProvider('kubernetes::') ?? DEFAULT_PROVIDER;
   if (!providers.has(provider)) providers.set(provider, new Map());
   const owners = providers.get(provider)!;
-  const clashes = manifests.map(objectKey).filter((key) => owners.has(key)).map((key) => formatCollision({ object: key, sources: [owners.get(key)!, label] }));
+  const clashes = manifests
+    .map(objectKey)
+    .filter((key) => owners.has(key))
+    .map((key) => formatCollision({ object: key, sources: [owners.get(key)!, label] }));
   if (clashes.length > 0) throw new Error(`backup-cronjobs: ${clashes.join('; ')}`);
   for (const m of manifests) owners.set(objectKey(m), label);
 }
@@ -92,13 +104,30 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     this.label = label;
     this.manifests = manifests;
     const values = this.checkedValues(rendering, source, label);
-    const args = manifests.map((m) => substitute(m, standIns, (i) => values[i], (parts) => pulumi.all([...parts]).apply((ps) => ps.join(''))));
+    const args = manifests.map((m) =>
+      substitute(
+        m,
+        standIns,
+        (i) => values[i],
+        (parts) => pulumi.all([...parts]).apply((ps) => ps.join('')),
+      ),
+    );
     this.resources = createChildren(this, name, manifests, args);
-    this.namespace = namespaceSlot === undefined ? pulumi.output(resolved.namespace) : (values[namespaceSlot] as pulumi.Output<string>);
-    const cronJobNames = manifests.filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'CronJob').map((m) => m.metadata.name);
+    this.namespace =
+      namespaceSlot === undefined
+        ? pulumi.output(resolved.namespace)
+        : (values[namespaceSlot] as pulumi.Output<string>);
+    const cronJobNames = manifests
+      .filter((m) => m.apiVersion === 'batch/v1' && m.kind === 'CronJob')
+      .map((m) => m.metadata.name);
     this.cronJobNames = pulumi.output(cronJobNames);
     this.cronJobs = this.resources.filter((r): r is k8s.batch.v1.CronJob => k8s.batch.v1.CronJob.isInstance(r));
-    const { backups, prunes, drills } = handles(resolved, manifests, this.resources as k8s.batch.v1.CronJob[], source.backupKeyPrefix);
+    const { backups, prunes, drills } = handles(
+      resolved,
+      manifests,
+      this.resources as k8s.batch.v1.CronJob[],
+      source.backupKeyPrefix,
+    );
     this.backupCronJobs = backups;
     this.pruneCronJobs = prunes;
     this.drillCronJobs = drills;
@@ -132,7 +161,11 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
       throw new pulumi.ResourceError(message, this, true);
     };
     const checked = pulumi.all(r.slots.map((s) => s.value)).apply((values) => {
-      const problems = values.flatMap((v, i) => (typeof v === 'string' ? [] : [`  ${r.slots[i].propPath}: the Output resolved to ${show(v)}; a string is required`]));
+      const problems = values.flatMap((v, i) =>
+        typeof v === 'string'
+          ? []
+          : [`  ${r.slots[i].propPath}: the Output resolved to ${show(v)}; a string is required`],
+      );
       if (problems.length > 0) fail(`${label}: invalid Output value(s)\n${problems.join('\n')}`);
       let real: Manifest[] = [];
       try {
@@ -141,10 +174,17 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
         if (!(e instanceof PolicyError)) throw e;
         fail(atPropPaths(e, source).message);
       }
-      const placed = substitute(r.manifests, r.standIns, (i) => values[i] as string, (parts) => parts.join(''));
+      const placed = substitute(
+        r.manifests,
+        r.standIns,
+        (i) => values[i] as string,
+        (parts) => parts.join(''),
+      );
       if (JSON.stringify(sortKeys(real)) !== JSON.stringify(sortKeys(placed))) {
-        fail(`${label}: the value(s) of ${r.slots.map((s) => s.propPath).join(', ')} render differently from the value as written `
-          + '(e.g. escaped for the kubelet\'s $(VAR) expansion): pass such a value as a plain string');
+        fail(
+          `${label}: the value(s) of ${r.slots.map((s) => s.propPath).join(', ')} render differently from the value as written ` +
+            "(e.g. escaped for the kubelet's $(VAR) expansion): pass such a value as a plain string",
+        );
       }
       if (r.namespaceSlot !== undefined) {
         try {
@@ -169,7 +209,14 @@ function render(source: PolicySource, label: string): Rendering {
   try {
     const resolved = resolvePolicy(fillMarkers(template, standIns), label);
     const namespaceSlot = paths.indexOf('metadata.namespace');
-    return { resolved, manifests: renderResolved(resolved), template, slots, standIns, namespaceSlot: namespaceSlot < 0 ? undefined : namespaceSlot };
+    return {
+      resolved,
+      manifests: renderResolved(resolved),
+      template,
+      slots,
+      standIns,
+      namespaceSlot: namespaceSlot < 0 ? undefined : namespaceSlot,
+    };
   } catch (e) {
     throw e instanceof PolicyError ? atPropPaths(e, source) : e;
   }

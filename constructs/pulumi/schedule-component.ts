@@ -15,7 +15,11 @@ import type { WithInputs } from './inputs';
 export type ScheduleArgs<K extends ScheduleEngineKey> = WithInputs<EngineScheduleProps<K>>;
 
 /** The class of an engine's schedule component (`new RedisBackupSchedule('cache', args)`). */
-export type ScheduleComponentClass<K extends ScheduleEngineKey> = new (name: string, args: ScheduleArgs<K>, opts?: pulumi.ComponentResourceOptions) => PolicyComponent;
+export type ScheduleComponentClass<K extends ScheduleEngineKey> = new (
+  name: string,
+  args: ScheduleArgs<K>,
+  opts?: pulumi.ComponentResourceOptions,
+) => PolicyComponent;
 
 /**
  * The schedule component of an engine (`backup-cronjobs:index:<typeName>`),

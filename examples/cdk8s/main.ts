@@ -8,7 +8,9 @@ import { BackupPolicy } from '../../constructs/cdk8s';
 const policiesDir = join(__dirname, '..', 'policies');
 const app = new App({ outdir: process.env.CDK8S_OUTDIR ?? 'cdk8s.out' });
 
-for (const file of readdirSync(policiesDir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+for (const file of readdirSync(policiesDir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort()) {
   for (const policy of loadPolicies(readFileSync(join(policiesDir, file), 'utf8'), file)) {
     const chart = new Chart(app, policy.metadata.name);
     new BackupPolicy(chart, 'policy', policy);

@@ -10,7 +10,9 @@ import { BackupPolicy } from '../../constructs/pulumi';
 const policiesDir = join(__dirname, '..', 'policies');
 
 const policies: Record<string, BackupPolicy> = {};
-for (const file of readdirSync(policiesDir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+for (const file of readdirSync(policiesDir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort()) {
   for (const policy of loadPolicies(readFileSync(join(policiesDir, file), 'utf8'), file)) {
     policies[policy.metadata.name] = new BackupPolicy(policy.metadata.name, policy);
   }

@@ -29,7 +29,10 @@ export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
 /** A command line that does not fit the command: printed with a pointer to its help, exit 2. */
 export class UsageError extends Error {
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
   }
 }
@@ -48,14 +51,25 @@ export interface Parsed {
  * Parses a command's arguments strictly. Returns undefined after printing the
  * command's help when `-h`/`--help` is among the options (exit 0).
  */
-export function parseCommand(command: Command, args: readonly string[], io: CliIO, options: Readonly<Record<string, OptionSpec>>, allowPositionals = true): Parsed | undefined {
+export function parseCommand(
+  command: Command,
+  args: readonly string[],
+  io: CliIO,
+  options: Readonly<Record<string, OptionSpec>>,
+  allowPositionals = true,
+): Parsed | undefined {
   const end = args.indexOf('--');
   if ((end < 0 ? args : args.slice(0, end)).some((a) => a === '-h' || a === '--help')) {
     io.stdout(command.help);
     return undefined;
   }
   try {
-    const { values, positionals } = parseArgs({ args: [...args], options: { ...options }, allowPositionals, strict: true });
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: { ...options },
+      allowPositionals,
+      strict: true,
+    });
     return { values, positionals };
   } catch (e) {
     const code = (e as { code?: string }).code;
@@ -73,12 +87,18 @@ function parseProblem(e: Error, code: string, known: readonly string[]): string 
   }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument "${quoted}"`;
   if (/does not take an argument/.test(e.message)) return `${quoted} takes no value`;
-  if (/ambiguous/.test(e.message)) return `${quoted} needs a value (a value that starts with "-" is written ${quoted.split(', ').pop()}=VALUE)`;
+  if (/ambiguous/.test(e.message))
+    return `${quoted} needs a value (a value that starts with "-" is written ${quoted.split(', ').pop()}=VALUE)`;
   return `${quoted} needs a value`;
 }
 
 /** A string option's value among `allowed` (the first is the default). */
-export function choice<T extends string>(command: string, flag: string, value: string | boolean | undefined, allowed: readonly T[]): T {
+export function choice<T extends string>(
+  command: string,
+  flag: string,
+  value: string | boolean | undefined,
+  allowed: readonly T[],
+): T {
   if (value === undefined) return allowed[0];
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`${flag}: received ${JSON.stringify(value)}; allowed: ${allowed.join(', ')}`, command);
@@ -86,8 +106,10 @@ export function choice<T extends string>(command: string, flag: string, value: s
 
 /** Policy file arguments: at least one; `-` (standard input) at most once. */
 export function policyFiles(command: string, positionals: readonly string[]): readonly string[] {
-  if (positionals.length === 0) throw new UsageError('no policy file given (a file name, or - for standard input)', command);
-  if (positionals.filter((p) => p === '-').length > 1) throw new UsageError('"-" (standard input) can be given only once', command);
+  if (positionals.length === 0)
+    throw new UsageError('no policy file given (a file name, or - for standard input)', command);
+  if (positionals.filter((p) => p === '-').length > 1)
+    throw new UsageError('"-" (standard input) can be given only once', command);
   return positionals;
 }
 

@@ -39,25 +39,44 @@ on PATH, failed, or printed something else than expected); 2 usage error.
 class DiscoverError extends Error {}
 
 function discover(args: readonly string[], io: CliIO): number {
-  const parsed = parseCommand(discoverCommand, args, io, { vtctld: { type: 'string' }, keyspace: { type: 'string' }, sentinel: { type: 'string' } }, false);
+  const parsed = parseCommand(
+    discoverCommand,
+    args,
+    io,
+    { vtctld: { type: 'string' }, keyspace: { type: 'string' }, sentinel: { type: 'string' } },
+    false,
+  );
   if (!parsed) return EXIT.ok;
   const { vtctld, keyspace, sentinel } = parsed.values as { vtctld?: string; keyspace?: string; sentinel?: string };
-  if ((vtctld === undefined) === (sentinel === undefined)) throw new UsageError('give either --vtctld ADDR --keyspace KEYSPACE or --sentinel HOST:PORT', 'discover');
+  if ((vtctld === undefined) === (sentinel === undefined))
+    throw new UsageError('give either --vtctld ADDR --keyspace KEYSPACE or --sentinel HOST:PORT', 'discover');
   try {
     if (vtctld !== undefined) {
-      if (!keyspace) throw new UsageError('--vtctld needs --keyspace KEYSPACE (FindAllShardsInKeyspace lists one keyspace)', 'discover');
-      const shards = vitessShards(run('vtctldclient', ['--server', vtctld, '--action_timeout', '30s', 'FindAllShardsInKeyspace', keyspace]));
+      if (!keyspace)
+        throw new UsageError(
+          '--vtctld needs --keyspace KEYSPACE (FindAllShardsInKeyspace lists one keyspace)',
+          'discover',
+        );
+      const shards = vitessShards(
+        run('vtctldclient', ['--server', vtctld, '--action_timeout', '30s', 'FindAllShardsInKeyspace', keyspace]),
+      );
       const left = shards.filter((s) => !s.serving).map((s) => s.name);
-      io.stdout([
-        `# Vitess keyspace ${keyspace}: its serving shards (vtctld ${vtctld}), for a strategy with keyspace: ${keyspace}`,
-        ...(left.length > 0 ? [`# not serving, left out: ${left.join(' ')}`] : []),
-        shardsYaml(shards.filter((s) => s.serving).map((s) => s.name)),
-      ].join('\n'));
+      io.stdout(
+        [
+          `# Vitess keyspace ${keyspace}: its serving shards (vtctld ${vtctld}), for a strategy with keyspace: ${keyspace}`,
+          ...(left.length > 0 ? [`# not serving, left out: ${left.join(' ')}`] : []),
+          shardsYaml(shards.filter((s) => s.serving).map((s) => s.name)),
+        ].join('\n'),
+      );
     } else {
       if (keyspace !== undefined) throw new UsageError('--keyspace goes with --vtctld, not --sentinel', 'discover');
       const { host, port } = hostPort(sentinel!);
-      const masters = sentinelMasters(run('redis-cli', ['--no-auth-warning', '-e', '-h', host, '-p', port, 'SENTINEL', 'MASTERS']));
-      io.stdout([`# Redis: the masters Sentinel ${sentinel} monitors, for spec.redis.shards`, shardsYaml(masters)].join('\n'));
+      const masters = sentinelMasters(
+        run('redis-cli', ['--no-auth-warning', '-e', '-h', host, '-p', port, 'SENTINEL', 'MASTERS']),
+      );
+      io.stdout(
+        [`# Redis: the masters Sentinel ${sentinel} monitors, for spec.redis.shards`, shardsYaml(masters)].join('\n'),
+      );
     }
     return EXIT.ok;
   } catch (e) {
@@ -82,11 +101,23 @@ const INSTALL: Readonly<Record<string, string>> = {
 function run(tool: string, args: readonly string[]): string {
   try {
     // env as this process sees it (PATH, REDISCLI_AUTH), also where a test runner sandboxes process.env
-    return execFileSync(tool, args, { env: process.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    return execFileSync(tool, args, {
+      env: process.env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { status?: number | null; stderr?: string };
-    if (err.code === 'ENOENT') throw new DiscoverError(`${tool} is not on PATH; discover runs it to ask the cluster: ${INSTALL[tool] ?? 'install it'}, or put its directory on PATH`);
-    const why = (err.stderr ?? '').split('\n').filter((l) => l.trim() !== '').pop() ?? `exit status ${err.status}`;
+    if (err.code === 'ENOENT')
+      throw new DiscoverError(
+        `${tool} is not on PATH; discover runs it to ask the cluster: ${INSTALL[tool] ?? 'install it'}, or put its directory on PATH`,
+      );
+    const why =
+      (err.stderr ?? '')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .pop() ?? `exit status ${err.status}`;
     throw new DiscoverError(`${tool} ${args.join(' ')} failed: ${why}`);
   }
 }
@@ -94,7 +125,11 @@ function run(tool: string, args: readonly string[]): string {
 /** `HOST:PORT` or `[v6]:PORT`. */
 export function hostPort(address: string): { host: string; port: string } {
   const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(address);
-  if (!m || Number(m[3]) < 1 || Number(m[3]) > 65535) throw new UsageError(`--sentinel: received ${JSON.stringify(address)}; expected HOST:PORT or [IPv6]:PORT`, 'discover');
+  if (!m || Number(m[3]) < 1 || Number(m[3]) > 65535)
+    throw new UsageError(
+      `--sentinel: received ${JSON.stringify(address)}; expected HOST:PORT or [IPv6]:PORT`,
+      'discover',
+    );
   return { host: m[1] ?? m[2], port: m[3] };
 }
 
@@ -117,12 +152,16 @@ export function vitessShards(json: string): VitessShard[] {
     throw new DiscoverError(`vtctldclient printed no JSON: ${JSON.stringify(json.slice(0, 200))}`);
   }
   const shards = (parsed as { shards?: unknown }).shards;
-  if (shards === null || typeof shards !== 'object' || Array.isArray(shards)) throw new DiscoverError('vtctldclient printed no "shards" object');
-  return Object.entries(shards as Record<string, { shard?: { is_primary_serving?: unknown } }>).map(([name, value]) => {
-    const serving = value?.shard?.is_primary_serving;
-    if (typeof serving !== 'boolean') throw new DiscoverError(`vtctldclient printed shard ${name} without shard.is_primary_serving`);
-    return { name, serving };
-  }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (shards === null || typeof shards !== 'object' || Array.isArray(shards))
+    throw new DiscoverError('vtctldclient printed no "shards" object');
+  return Object.entries(shards as Record<string, { shard?: { is_primary_serving?: unknown } }>)
+    .map(([name, value]) => {
+      const serving = value?.shard?.is_primary_serving;
+      if (typeof serving !== 'boolean')
+        throw new DiscoverError(`vtctldclient printed shard ${name} without shard.is_primary_serving`);
+      return { name, serving };
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**

@@ -16,7 +16,18 @@ import { validateCommand } from './validate';
 
 export type { CliIO } from './command';
 
-const COMMANDS: readonly Command[] = [synthCommand, validateCommand, planCommand, listCommand, restoreCommand, convertCommand, discoverCommand, schemaCommand, dashboardCommand, retentionCommand];
+const COMMANDS: readonly Command[] = [
+  synthCommand,
+  validateCommand,
+  planCommand,
+  listCommand,
+  restoreCommand,
+  convertCommand,
+  discoverCommand,
+  schemaCommand,
+  dashboardCommand,
+  retentionCommand,
+];
 
 export const USAGE = `Usage: backup-cronjobs <command> [options]
 
@@ -53,7 +64,11 @@ export function runCli(argv: readonly string[], io: CliIO = processIO): number {
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     const command = e.command ?? (COMMANDS.some((c) => c.name === name) ? name : undefined);
-    const hint = command ? `Run "backup-cronjobs ${command} --help" for usage.\n` : name === undefined ? USAGE : 'Run "backup-cronjobs --help" for the commands.\n';
+    const hint = command
+      ? `Run "backup-cronjobs ${command} --help" for usage.\n`
+      : name === undefined
+        ? USAGE
+        : 'Run "backup-cronjobs --help" for the commands.\n';
     io.stderr(`${e.message}\n${hint}`);
     return EXIT.usage;
   }
@@ -73,7 +88,10 @@ function help(args: readonly string[], io: CliIO): number {
 }
 
 function unknown(name: string): string {
-  const guess = closest(name, COMMANDS.map((c) => c.name));
+  const guess = closest(
+    name,
+    COMMANDS.map((c) => c.name),
+  );
   return `unknown command "${name}"${guess ? ` (did you mean "${guess}"?)` : ''}`;
 }
 

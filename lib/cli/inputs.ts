@@ -46,7 +46,11 @@ export function loadInputs(paths: readonly string[], io: CliIO): Loaded | undefi
     }
   }
   if (failed) return undefined;
-  const collisions: Collision[] = findCollisions(files.flatMap((l) => l.resolved.map((r, i) => ({ source: `${l.file} (policy ${r.name})`, objects: l.manifests[i] }))));
+  const collisions: Collision[] = findCollisions(
+    files.flatMap((l) =>
+      l.resolved.map((r, i) => ({ source: `${l.file} (policy ${r.name})`, objects: l.manifests[i] })),
+    ),
+  );
   return { files, collisions: collisions.map(formatCollision) };
 }
 

@@ -16,7 +16,7 @@ import { TIME_HELP, parseTimeOption } from './time';
 
 export const listCommand: Command = {
   name: 'list',
-  summary: 'the backups of a policy\'s targets (S3 through the aws CLI, or --dir), with what retention keeps',
+  summary: "the backups of a policy's targets (S3 through the aws CLI, or --dir), with what retention keeps",
   help: `Usage: backup-cronjobs list <policy file|->... [--dir DIR] [-o text|json] [--now TIME]
 
 Lists the backups of every target of the policies, newest first: target (and
@@ -52,7 +52,11 @@ Exit status: 0 printed; 1 an invalid policy, or a store that could not be read
 class StoreError extends Error {}
 
 function list(args: readonly string[], io: CliIO): number {
-  const parsed = parseCommand(listCommand, args, io, { dir: { type: 'string' }, output: { type: 'string', short: 'o' }, now: { type: 'string' } });
+  const parsed = parseCommand(listCommand, args, io, {
+    dir: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    now: { type: 'string' },
+  });
   if (!parsed) return EXIT.ok;
   const { dir, now } = parsed.values as { dir?: string; now?: string };
   const format = choice('list', '-o, --output', parsed.values.output, ['text', 'json'] as const);
@@ -71,7 +75,12 @@ function list(args: readonly string[], io: CliIO): number {
         try {
           const { objects, metadataOf, cleanup } = readStore(store, dir);
           try {
-            rows.push(...listStore(store, objects, metadataOf, r.policy, Math.floor(nowTime.ms / 1000)).map((b) => ({ policy: r.name, ...b })));
+            rows.push(
+              ...listStore(store, objects, metadataOf, r.policy, Math.floor(nowTime.ms / 1000)).map((b) => ({
+                policy: r.name,
+                ...b,
+              })),
+            );
           } finally {
             cleanup();
           }
@@ -95,7 +104,8 @@ interface StoreContents {
 
 function readStore(store: BackupStore, dir: string | undefined): StoreContents {
   if (store.kind === 'dir') {
-    if (dir === undefined) throw new StoreError('the backups are in a hostPath or PVC directory: give it with --dir DIR');
+    if (dir === undefined)
+      throw new StoreError('the backups are in a hostPath or PVC directory: give it with --dir DIR');
     return readDir(dir);
   }
   return readS3(store);
@@ -112,44 +122,81 @@ function readDir(dir: string): StoreContents {
     const s = statSync(join(dir, name), { throwIfNoEntry: false });
     return s?.isFile() ? [{ name, size: s.size }] : [];
   });
-  const metadataOf = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : undefined);
+  const metadataOf = (name: string) =>
+    existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : undefined;
   return { objects, metadataOf, cleanup: () => undefined };
 }
 
 function readS3(store: BackupStore): StoreContents {
   const prefix = `${store.keyPrefix ?? ''}${store.namePrefix}`;
-  const common = [...(store.endpoint ? ['--endpoint-url', store.endpoint] : []), ...(store.region ? ['--region', store.region] : [])];
-  const listing = aws('s3api list-objects-v2', [...common, 's3api', 'list-objects-v2', '--bucket', store.bucket!, '--prefix', prefix, '--output', 'json']);
+  const common = [
+    ...(store.endpoint ? ['--endpoint-url', store.endpoint] : []),
+    ...(store.region ? ['--region', store.region] : []),
+  ];
+  const listing = aws('s3api list-objects-v2', [
+    ...common,
+    's3api',
+    'list-objects-v2',
+    '--bucket',
+    store.bucket!,
+    '--prefix',
+    prefix,
+    '--output',
+    'json',
+  ]);
   let contents: unknown;
   try {
-    contents = listing.trim() === '' ? [] : (JSON.parse(listing) as { Contents?: unknown }).Contents ?? [];
+    contents = listing.trim() === '' ? [] : ((JSON.parse(listing) as { Contents?: unknown }).Contents ?? []);
   } catch {
-    throw new StoreError(`aws s3api list-objects-v2 printed something else than JSON: ${JSON.stringify(listing.slice(0, 200))}`);
+    throw new StoreError(
+      `aws s3api list-objects-v2 printed something else than JSON: ${JSON.stringify(listing.slice(0, 200))}`,
+    );
   }
   if (!Array.isArray(contents)) throw new StoreError('aws s3api list-objects-v2: Contents is not a list');
   const strip = (key: string) => key.slice((store.keyPrefix ?? '').length);
   const objects = contents.flatMap((c: { Key?: unknown; Size?: unknown }) =>
-    typeof c.Key === 'string' && typeof c.Size === 'number' ? [{ name: strip(c.Key), size: c.Size }] : []);
+    typeof c.Key === 'string' && typeof c.Size === 'number' ? [{ name: strip(c.Key), size: c.Size }] : [],
+  );
   // every metadata object in one aws process (one per backup would start the CLI hundreds of times)
   const local = mkdtempSync(join(tmpdir(), 'backup-cronjobs-list-'));
   const cleanup = () => rmSync(local, { recursive: true, force: true });
   try {
     if (objects.some((o) => o.name.endsWith(store.metadataSuffix))) {
-      aws('s3 cp --recursive (the metadata)', [...common, 's3', 'cp', '--recursive', '--quiet', '--exclude', '*', '--include', `${store.namePrefix}*${store.metadataSuffix}`,
-        `s3://${store.bucket}/${store.keyPrefix ?? ''}`, local]);
+      aws('s3 cp --recursive (the metadata)', [
+        ...common,
+        's3',
+        'cp',
+        '--recursive',
+        '--quiet',
+        '--exclude',
+        '*',
+        '--include',
+        `${store.namePrefix}*${store.metadataSuffix}`,
+        `s3://${store.bucket}/${store.keyPrefix ?? ''}`,
+        local,
+      ]);
     }
   } catch (e) {
     cleanup();
     throw e;
   }
-  return { objects, metadataOf: (name) => (existsSync(join(local, name)) ? readFileSync(join(local, name), 'utf8') : undefined), cleanup };
+  return {
+    objects,
+    metadataOf: (name) => (existsSync(join(local, name)) ? readFileSync(join(local, name), 'utf8') : undefined),
+    cleanup,
+  };
 }
 
 /** Runs the aws CLI; `what` names the command in the error line. */
 function aws(what: string, args: readonly string[]): string {
   try {
     // env as this process sees it (PATH, AWS_*), also where a test runner sandboxes process.env
-    return execFileSync('aws', [...args], { env: process.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+    return execFileSync('aws', [...args], {
+      env: process.env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
   } catch (e) {
     const err = e as { code?: string; status?: number; stderr?: string };
     if (err.code === 'ENOENT') throw new StoreError('the aws CLI is not on PATH (it reads the S3 destinations)');
@@ -184,7 +231,21 @@ function factsText(b: ListedBackup): string {
 function textTable(rows: readonly (ListedBackup & { policy: string })[]): string {
   if (rows.length === 0) return 'no backups\n';
   const header = ['POLICY', 'TARGET', 'NODE', 'TIME', 'SIZE', 'ENCRYPTED', 'CONTENT', 'RETENTION', 'NAME'];
-  const lines = rows.map((b) => [b.policy, b.target, b.node ?? '-', b.time, humanBytes(b.size), b.encrypted ? 'yes' : 'no', factsText(b), retentionText(b), b.name]);
+  const lines = rows.map((b) => [
+    b.policy,
+    b.target,
+    b.node ?? '-',
+    b.time,
+    humanBytes(b.size),
+    b.encrypted ? 'yes' : 'no',
+    factsText(b),
+    retentionText(b),
+    b.name,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  return [header, ...lines].map((l) => l.map((c, i) => (i === l.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
+  return (
+    [header, ...lines]
+      .map((l) => l.map((c, i) => (i === l.length - 1 ? c : c.padEnd(widths[i]))).join('  '))
+      .join('\n') + '\n'
+  );
 }

@@ -62,9 +62,11 @@ function plan(args: readonly string[], io: CliIO): number {
   const files = policyFiles('plan', parsed.positionals);
   const format = choice('plan', '-o, --output', v.output, ['text', 'json'] as const);
   const span = choice<PlanSpan>('plan', '--span', v.span, ['day', 'week']);
-  if (v.span !== undefined && v.svg === undefined) throw new UsageError('--span sets what the --svg picture shows: give --svg FILE too', 'plan');
+  if (v.span !== undefined && v.svg === undefined)
+    throw new UsageError('--span sets what the --svg picture shows: give --svg FILE too', 'plan');
   const count = v.count === undefined ? 3 : Number(v.count);
-  if (v.count !== undefined && !/^[1-9][0-9]{0,2}$/.test(v.count)) throw new UsageError(`--count: received ${JSON.stringify(v.count)}; a whole number from 1 to 999`, 'plan');
+  if (v.count !== undefined && !/^[1-9][0-9]{0,2}$/.test(v.count))
+    throw new UsageError(`--count: received ${JSON.stringify(v.count)}; a whole number from 1 to 999`, 'plan');
   const fromTime = v.from === undefined ? { ms: Date.now() } : parseTimeOption('--from', v.from);
   if ('problem' in fromTime) throw new UsageError(fromTime.problem, 'plan');
   const from = new Date(fromTime.ms);
@@ -72,17 +74,31 @@ function plan(args: readonly string[], io: CliIO): number {
   const problem = durationProblem(horizonText);
   if (problem) throw new UsageError(`--horizon: received ${JSON.stringify(horizonText)}; ${problem}`, 'plan');
   const horizon = parseDuration(horizonText) * 1000;
-  if (horizon <= 0 || horizon > MAX_HORIZON_DAYS * SPAN_MS.day) throw new UsageError(`--horizon: received ${JSON.stringify(horizonText)}; must be more than 0s and at most ${MAX_HORIZON_DAYS}d`, 'plan');
-  if (v.svg !== undefined && horizon < SPAN_MS[span]) throw new UsageError(`--horizon ${horizonText} is shorter than --span ${span}: the picture shows every run of the ${span}`, 'plan');
+  if (horizon <= 0 || horizon > MAX_HORIZON_DAYS * SPAN_MS.day)
+    throw new UsageError(
+      `--horizon: received ${JSON.stringify(horizonText)}; must be more than 0s and at most ${MAX_HORIZON_DAYS}d`,
+      'plan',
+    );
+  if (v.svg !== undefined && horizon < SPAN_MS[span])
+    throw new UsageError(
+      `--horizon ${horizonText} is shorter than --span ${span}: the picture shows every run of the ${span}`,
+      'plan',
+    );
 
   const loaded = loadInputs(files, io);
   if (!loaded) return EXIT.invalid;
   let result;
   try {
-    result = planPolicies(loaded.files.flatMap((f) => f.resolved), { from, count, horizon });
+    result = planPolicies(
+      loaded.files.flatMap((f) => f.resolved),
+      { from, count, horizon },
+    );
   } catch (e) {
     if (!(e instanceof ScheduleError)) throw e;
-    throw new UsageError(`${e.message}: at most ${MAX_RUNS_PER_TARGET} runs per CronJob are planned; give a shorter --horizon`, 'plan');
+    throw new UsageError(
+      `${e.message}: at most ${MAX_RUNS_PER_TARGET} runs per CronJob are planned; give a shorter --horizon`,
+      'plan',
+    );
   }
   for (const c of loaded.collisions) io.stderr(`${c}\n`);
   const warnings = planWarnings(result, loaded.collisions);

@@ -50,18 +50,27 @@ function restore(args: readonly string[], io: CliIO): number {
   if (!parsed) return EXIT.ok;
   const v = parsed.values as Record<string, string | undefined>;
   const files = policyFiles('restore', parsed.positionals);
-  if (files.length > 1) throw new UsageError(`one policy file, received ${files.length}: ${files.join(' ')}`, 'restore');
+  if (files.length > 1)
+    throw new UsageError(`one policy file, received ${files.length}: ${files.join(' ')}`, 'restore');
   const format = choice('restore', '-o, --output', v.output, OUTPUT_FORMATS);
   if (v.snapshot === undefined) throw new UsageError('--snapshot NAME is required: the backup to restore', 'restore');
   const loaded = loadInputs(files, io);
   if (!loaded) return EXIT.invalid;
   const [{ file, resolved }] = loaded.files;
   const names = resolved.map((r) => r.name);
-  const policy = v.policy === undefined ? (resolved.length === 1 ? resolved[0] : undefined) : resolved.find((r) => r.name === v.policy);
+  const policy =
+    v.policy === undefined
+      ? resolved.length === 1
+        ? resolved[0]
+        : undefined
+      : resolved.find((r) => r.name === v.policy);
   if (!policy) {
-    throw new UsageError(v.policy === undefined
-      ? `${file} has ${resolved.length} policies: name one with --policy (${names.join(', ')})`
-      : `--policy: received ${JSON.stringify(v.policy)}; ${file} has: ${names.join(', ')}`, 'restore');
+    throw new UsageError(
+      v.policy === undefined
+        ? `${file} has ${resolved.length} policies: name one with --policy (${names.join(', ')})`
+        : `--policy: received ${JSON.stringify(v.policy)}; ${file} has: ${names.join(', ')}`,
+      'restore',
+    );
   }
   let outcome;
   try {
@@ -83,6 +92,8 @@ function restore(args: readonly string[], io: CliIO): number {
   else writeYamlDocuments([outcome.job], io.stdout);
   const { name, namespace } = outcome.job.metadata;
   for (const note of outcome.notes) io.stderr(`note: ${note}\n`);
-  io.stderr(`apply it with kubectl apply -f - (or save it and kubectl apply -f FILE), then follow it: kubectl -n ${namespace} logs -f job/${name} --all-containers\n`);
+  io.stderr(
+    `apply it with kubectl apply -f - (or save it and kubectl apply -f FILE), then follow it: kubectl -n ${namespace} logs -f job/${name} --all-containers\n`,
+  );
   return EXIT.ok;
 }

@@ -1,5 +1,12 @@
 /** `retention plan`: the dry-run plan of retention rules over a listing, exactly as the containers print it. */
-import { RETENTION_CLI_FLAGS, RetentionRules, formatPlan, planFromListing, retentionRulesFromFlags, validateRetention } from '../retention';
+import {
+  RETENTION_CLI_FLAGS,
+  RetentionRules,
+  formatPlan,
+  planFromListing,
+  retentionRulesFromFlags,
+  validateRetention,
+} from '../retention';
 import { validateTimeZone } from '../schedule';
 import { CliIO, Command, EXIT, OptionSpec, UsageError, parseCommand, readInput } from './command';
 import { TIME_HELP, parseTimeOption } from './time';
@@ -47,7 +54,12 @@ Options:
     const [sub, ...rest] = args;
     if (sub === 'plan') return planCommand.run(rest, io);
     if (!parseCommand(retentionCommand, args, io, {})) return EXIT.ok;
-    throw new UsageError(sub === undefined ? 'retention needs a command: plan' : `unknown retention command "${sub}"; the only one is: plan`, 'retention');
+    throw new UsageError(
+      sub === undefined
+        ? 'retention needs a command: plan'
+        : `unknown retention command "${sub}"; the only one is: plan`,
+      'retention',
+    );
   },
 };
 
@@ -61,14 +73,24 @@ const OPTIONS: Record<string, OptionSpec> = {
 function retentionPlan(args: readonly string[], io: CliIO): number {
   const parsed = parseCommand(planCommand, args, io, OPTIONS, false);
   if (!parsed) return EXIT.ok;
-  const { listing, 'time-zone': timeZone = 'UTC', now, ...ruleFlags } = parsed.values as Record<string, string | undefined>;
-  if (listing === undefined) throw new UsageError('--listing FILE is required (- for standard input)', 'retention plan');
+  const {
+    listing,
+    'time-zone': timeZone = 'UTC',
+    now,
+    ...ruleFlags
+  } = parsed.values as Record<string, string | undefined>;
+  if (listing === undefined)
+    throw new UsageError('--listing FILE is required (- for standard input)', 'retention plan');
   const problems: string[] = [];
   let rules: RetentionRules = {};
   try {
     rules = retentionRulesFromFlags(ruleFlags);
-    const flagOf = Object.fromEntries(Object.entries(RETENTION_CLI_FLAGS).map(([flag, rule]) => [`rules.${rule}`, `--${flag}`]));
-    problems.push(...validateRetention(rules, 'rules').map((p) => p.replace(/^rules\.[a-zA-Z]+/, (m) => flagOf[m] ?? m)));
+    const flagOf = Object.fromEntries(
+      Object.entries(RETENTION_CLI_FLAGS).map(([flag, rule]) => [`rules.${rule}`, `--${flag}`]),
+    );
+    problems.push(
+      ...validateRetention(rules, 'rules').map((p) => p.replace(/^rules\.[a-zA-Z]+/, (m) => flagOf[m] ?? m)),
+    );
   } catch (e) {
     problems.push((e as Error).message);
   }
@@ -87,7 +109,10 @@ function retentionPlan(args: readonly string[], io: CliIO): number {
     return EXIT.invalid;
   }
   try {
-    const plan = planFromListing(input.text, rules, { now: Math.floor(('ms' in nowTime ? nowTime.ms : Date.now()) / 1000), timeZone });
+    const plan = planFromListing(input.text, rules, {
+      now: Math.floor(('ms' in nowTime ? nowTime.ms : Date.now()) / 1000),
+      timeZone,
+    });
     const printed = formatPlan(plan);
     io.stdout(printed.endsWith('\n') ? printed : `${printed}\n`);
     return EXIT.ok;

@@ -38,13 +38,21 @@ the same object; 2 usage error.
 };
 
 function synth(args: readonly string[], io: CliIO): number {
-  const parsed = parseCommand(synthCommand, args, io, { out: { type: 'string' }, output: { type: 'string', short: 'o' } });
+  const parsed = parseCommand(synthCommand, args, io, {
+    out: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+  });
   if (!parsed) return EXIT.ok;
   const files = policyFiles('synth', parsed.positionals);
   const out = parsed.values.out as string | undefined;
   const format = choice('synth', '-o, --output', parsed.values.output, OUTPUT_FORMATS);
-  if (format === 'json' && out !== undefined) throw new UsageError('-o json prints to stdout; --out writes YAML files (as cdk8s synth does): give one of them', 'synth');
-  if (out !== undefined && existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`, 'synth');
+  if (format === 'json' && out !== undefined)
+    throw new UsageError(
+      '-o json prints to stdout; --out writes YAML files (as cdk8s synth does): give one of them',
+      'synth',
+    );
+  if (out !== undefined && existsSync(out) && !statSync(out).isDirectory())
+    throw new UsageError(`--out ${out}: exists and is not a directory`, 'synth');
   const loaded = loadInputs(files, io);
   if (!loaded || !reportCollisions(loaded, io)) return EXIT.invalid;
   const outputs = new Map<string, readonly Manifest[]>();
@@ -52,7 +60,9 @@ function synth(args: readonly string[], io: CliIO): number {
     for (const [i, r] of resolved.entries()) {
       const key = `${r.name}${OUTPUT_SUFFIX}`;
       if (outputs.has(key)) {
-        io.stderr(`${file}: a second policy is named ${r.name}: each policy needs its own name (its output file is ${key})\n`);
+        io.stderr(
+          `${file}: a second policy is named ${r.name}: each policy needs its own name (its output file is ${key})\n`,
+        );
         return EXIT.invalid;
       }
       outputs.set(key, manifests[i]);
@@ -79,7 +89,9 @@ function synth(args: readonly string[], io: CliIO): number {
   }
   for (const name of stale) {
     rmSync(join(out, name));
-    io.stderr(`removed ${join(out, name)} (an earlier synth wrote it; no input renders policy ${name.slice(0, -OUTPUT_SUFFIX.length)} now)\n`);
+    io.stderr(
+      `removed ${join(out, name)} (an earlier synth wrote it; no input renders policy ${name.slice(0, -OUTPUT_SUFFIX.length)} now)\n`,
+    );
   }
   return EXIT.ok;
 }

@@ -4,14 +4,16 @@
  */
 
 /** What a time value may be, in messages. */
-const TIME_GRAMMAR = 'ISO 8601 with Z or an offset (2026-12-01T03:00:00Z, 2026-12-01T04:00+01:00), a date (2026-12-01: 00:00 UTC), or epoch seconds (1796083200)';
+const TIME_GRAMMAR =
+  'ISO 8601 with Z or an offset (2026-12-01T03:00:00Z, 2026-12-01T04:00+01:00), a date (2026-12-01: 00:00 UTC), or epoch seconds (1796083200)';
 
 /** How `--help` describes a time value. */
 export const TIME_HELP = `TIME is ISO 8601 with Z or an offset (2026-12-01T03:00:00Z, 2026-12-01T04:00+01:00),
 a date (2026-12-01: its 00:00 UTC), or epoch seconds (1796083200).`;
 
 const EPOCH = /^[0-9]{1,12}$/;
-const ISO = /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?(Z|z|[+-][0-9]{2}:?[0-9]{2}))?$/;
+const ISO =
+  /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?(Z|z|[+-][0-9]{2}:?[0-9]{2}))?$/;
 
 /** The time `value` of `option` names, in epoch milliseconds; or a message naming the option, the value and the grammar. */
 export function parseTimeOption(option: string, value: string): { readonly ms: number } | { readonly problem: string } {
@@ -24,7 +26,9 @@ function timeMillis(value: string): number | undefined {
   if (EPOCH.test(value)) return Number(value) * 1000;
   const m = ISO.exec(value);
   if (!m) return undefined;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((f) => (f === undefined ? undefined : Number(f))) as number[];
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m
+    .slice(1, 7)
+    .map((f) => (f === undefined ? undefined : Number(f))) as number[];
   const fraction = m[7] === undefined ? 0 : Number(`0.${m[7]}`) * 1000;
   const zone = m[8];
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;

@@ -14,7 +14,8 @@ const MAX_ALIAS_COUNT = 100;
 /** Comment lines are wrapped at this width. */
 const COMMENT_WIDTH = 100;
 
-export const CONVERT_USAGE = 'backup-cronjobs convert <files...>   VitessCluster/VitessBackupSchedule, OpenShift Backup or ShardedRedisBackup objects → BackupPolicy YAML (notes on stderr)';
+export const CONVERT_USAGE =
+  'backup-cronjobs convert <files...>   VitessCluster/VitessBackupSchedule, OpenShift Backup or ShardedRedisBackup objects → BackupPolicy YAML (notes on stderr)';
 
 export interface ConvertResult {
   readonly stdout: string;
@@ -42,7 +43,9 @@ export function runConvert(files: readonly { readonly name: string; readonly tex
       }
       const duplicates = duplicateKeys(doc);
       for (const d of duplicates) {
-        syntax.push(`error: ${file.name}:${lineCounter.linePos(d.offset).line}: document ${i + 1}: ${d.path || '(document)'}: duplicate key ${JSON.stringify(d.key)} (first at line ${lineCounter.linePos(d.first).line})`);
+        syntax.push(
+          `error: ${file.name}:${lineCounter.linePos(d.offset).line}: document ${i + 1}: ${d.path || '(document)'}: duplicate key ${JSON.stringify(d.key)} (first at line ${lineCounter.linePos(d.first).line})`,
+        );
       }
       if (duplicates.length > 0) return;
       try {
@@ -79,7 +82,8 @@ export function convertedYaml(policy: ConvertedPolicy): string {
       continue;
     }
     const node = commentTarget(doc, path);
-    if (!node) throw new Error(`internal: no field ${path.join('.')} to comment on in policy ${policy.document.metadata.name}`);
+    if (!node)
+      throw new Error(`internal: no field ${path.join('.')} to comment on in policy ${policy.document.metadata.name}`);
     node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${comment}` : comment;
   }
   return doc.toString({ lineWidth: 0 });
@@ -107,18 +111,21 @@ function commentTarget(doc: Document, path: readonly (string | number)[]): Node 
 
 /** ` `-prefixed comment lines of at most COMMENT_WIDTH characters (explicit line breaks kept). */
 function wrap(text: string): string {
-  return text.split('\n').flatMap((paragraph) => {
-    const indent = /^\s*/.exec(paragraph)![0];
-    const lines: string[] = [];
-    let line = '';
-    for (const word of paragraph.trim().split(/\s+/)) {
-      if (line && indent.length + line.length + 1 + word.length > COMMENT_WIDTH) {
-        lines.push(line);
-        line = word;
-      } else {
-        line = line ? `${line} ${word}` : word;
+  return text
+    .split('\n')
+    .flatMap((paragraph) => {
+      const indent = /^\s*/.exec(paragraph)![0];
+      const lines: string[] = [];
+      let line = '';
+      for (const word of paragraph.trim().split(/\s+/)) {
+        if (line && indent.length + line.length + 1 + word.length > COMMENT_WIDTH) {
+          lines.push(line);
+          line = word;
+        } else {
+          line = line ? `${line} ${word}` : word;
+        }
       }
-    }
-    return [...lines, line].map((l) => ` ${indent}${l}`);
-  }).join('\n');
+      return [...lines, line].map((l) => ` ${indent}${l}`);
+    })
+    .join('\n');
 }

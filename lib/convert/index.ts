@@ -37,19 +37,26 @@ function sourceKind(doc: Obj): SourceKind | undefined {
 export function convertHint(doc: unknown): string | undefined {
   const o = asObj(doc);
   const kind = o && sourceKind(o);
-  return kind ? `this is a ${kind} (${String(o.apiVersion)}), not a BackupPolicy: \`backup-cronjobs convert FILE...\` writes the equivalent BackupPolicy` : undefined;
+  return kind
+    ? `this is a ${kind} (${String(o.apiVersion)}), not a BackupPolicy: \`backup-cronjobs convert FILE...\` writes the equivalent BackupPolicy`
+    : undefined;
 }
 
 /** `kind: List` (kubectl get -o yaml) and `<Kind>List` documents stand for their items. */
 function flatten(docs: readonly unknown[]): unknown[] {
   return docs.flatMap((d) => {
     const o = asObj(d);
-    return o && typeof o.kind === 'string' && o.kind.endsWith('List') && Array.isArray(o.items) ? flatten(o.items) : [d];
+    return o && typeof o.kind === 'string' && o.kind.endsWith('List') && Array.isArray(o.items)
+      ? flatten(o.items)
+      : [d];
   });
 }
 
 /** Converts parsed documents (`source` names them in messages: a file, or several). */
-export function convertDocuments(docs: readonly unknown[], source: string): { policies: ConvertedPolicy[]; notes: Note[] } {
+export function convertDocuments(
+  docs: readonly unknown[],
+  source: string,
+): { policies: ConvertedPolicy[]; notes: Note[] } {
   const notes = new Notes();
   const byKind = new Map<SourceKind, Obj[]>();
   flatten(docs).forEach((doc, i) => {
@@ -57,7 +64,9 @@ export function convertDocuments(docs: readonly unknown[], source: string): { po
     const o = asObj(doc);
     const kind = o && sourceKind(o);
     if (!o || !kind) {
-      const what = o ? `apiVersion ${JSON.stringify(o.apiVersion ?? null)}, kind ${JSON.stringify(o.kind ?? null)}` : `a ${Array.isArray(doc) ? 'list' : typeof doc}`;
+      const what = o
+        ? `apiVersion ${JSON.stringify(o.apiVersion ?? null)}, kind ${JSON.stringify(o.kind ?? null)}`
+        : `a ${Array.isArray(doc) ? 'list' : typeof doc}`;
       const name = o && asStr(o.kind) ? objectName(String(o.kind), asObj(o.metadata)) : `${source}: document ${i + 1}`;
       notes.error(name, o ? 'kind' : '(document)', `received ${what}; convert reads ${KNOWN}`);
       return;
@@ -65,7 +74,8 @@ export function convertDocuments(docs: readonly unknown[], source: string): { po
     byKind.set(kind, [...(byKind.get(kind) ?? []), o]);
   });
   const of = (kind: SourceKind) => byKind.get(kind) ?? [];
-  if (byKind.size === 0 && notes.items.length === 0) notes.error(source, '(document)', `no document; convert reads ${KNOWN}`);
+  if (byKind.size === 0 && notes.items.length === 0)
+    notes.error(source, '(document)', `no document; convert reads ${KNOWN}`);
   const drafts: Draft[] = [
     ...convertVitess(of('VitessCluster'), of('VitessBackupSchedule'), notes),
     ...of('Backup').map((d) => convertOpenShiftBackup(d, notes)),
@@ -74,7 +84,11 @@ export function convertDocuments(docs: readonly unknown[], source: string): { po
   for (const sentinel of of('Sentinel')) {
     const name = asStr(asObj(sentinel.metadata)?.name);
     if (!of('ShardedRedisBackup').some((b) => asStr(asObj(b.spec)?.sentinelRef) === name)) {
-      notes.note(objectName('Sentinel', asObj(sentinel.metadata)), '(document)', 'read only for a ShardedRedisBackup\'s sentinelRef, and none names it: nothing converted from it');
+      notes.note(
+        objectName('Sentinel', asObj(sentinel.metadata)),
+        '(document)',
+        "read only for a ShardedRedisBackup's sentinelRef, and none names it: nothing converted from it",
+      );
     }
   }
   const policies = drafts.flatMap((draft) => validated(draft, notes));
@@ -89,10 +103,10 @@ function validated(draft: Draft, notes: Notes): ConvertedPolicy[] {
     if (!(e instanceof PolicyError)) throw e;
     for (const issue of e.issues) {
       const origin = draft.origins?.[issue.path];
-      if (origin) notes.error(origin.object, origin.path, `${issue.message} (as ${issue.path} of the converted policy)`);
+      if (origin)
+        notes.error(origin.object, origin.path, `${issue.message} (as ${issue.path} of the converted policy)`);
       else notes.error(draft.source, `converted policy ${issue.path}`, issue.message);
     }
     return [];
   }
 }
-

@@ -36,8 +36,20 @@ export function convertOpenShiftBackup(doc: Obj, notes: Notes): Draft | undefine
   notes.unknownFields(object, 'spec', asObj(doc.spec), BACKUP_FIELDS.spec, BACKUP_SOURCE);
   notes.unknownFields(object, 'spec.etcd', etcd, BACKUP_FIELDS.etcd, BACKUP_SOURCE);
   notes.unknownFields(object, 'spec.etcd.retentionPolicy', policy, BACKUP_FIELDS.retentionPolicy, BACKUP_SOURCE);
-  notes.unknownFields(object, 'spec.etcd.retentionPolicy.retentionNumber', asObj(policy?.retentionNumber), BACKUP_FIELDS.retentionNumber, BACKUP_SOURCE);
-  notes.unknownFields(object, 'spec.etcd.retentionPolicy.retentionSize', asObj(policy?.retentionSize), BACKUP_FIELDS.retentionSize, BACKUP_SOURCE);
+  notes.unknownFields(
+    object,
+    'spec.etcd.retentionPolicy.retentionNumber',
+    asObj(policy?.retentionNumber),
+    BACKUP_FIELDS.retentionNumber,
+    BACKUP_SOURCE,
+  );
+  notes.unknownFields(
+    object,
+    'spec.etcd.retentionPolicy.retentionSize',
+    asObj(policy?.retentionSize),
+    BACKUP_FIELDS.retentionSize,
+    BACKUP_SOURCE,
+  );
   const comments: FieldComment[] = [{ path: [], text: `Converted from ${object} by backup-cronjobs convert.` }];
   const retention = retentionRules(asObj(etcd.retentionPolicy), object, notes, comments);
   if (!retention) return undefined;
@@ -47,17 +59,38 @@ export function convertOpenShiftBackup(doc: Obj, notes: Notes): Draft | undefine
   if (split) defaults.schedule = split.schedule;
   const timeZone = asStr(etcd.timeZone) ?? split?.timeZone;
   if (timeZone) defaults.timeZone = timeZone;
-  if (split?.timeZone) comments.push({ path: ['spec', 'defaults', 'timeZone'], text: `From the schedule's ${rawSchedule!.split('=')[0]}= prefix, which the CronJob API refuses in a schedule.` });
+  if (split?.timeZone)
+    comments.push({
+      path: ['spec', 'defaults', 'timeZone'],
+      text: `From the schedule's ${rawSchedule!.split('=')[0]}= prefix, which the CronJob API refuses in a schedule.`,
+    });
   if (!rawSchedule) {
     defaults.suspend = true;
-    comments.push({ path: ['spec', 'defaults', 'suspend'], text: 'spec.etcd.schedule is empty ("no opinion"): OpenShift copies it into its CronJob, which the API server refuses, so it takes no backups. Suspended here: set a schedule and remove this.' });
-    notes.note(object, 'spec.etcd.schedule', 'empty: OpenShift takes no backups; the policy is suspended with the default schedule (@daily) until you set one');
+    comments.push({
+      path: ['spec', 'defaults', 'suspend'],
+      text: 'spec.etcd.schedule is empty ("no opinion"): OpenShift copies it into its CronJob, which the API server refuses, so it takes no backups. Suspended here: set a schedule and remove this.',
+    });
+    notes.note(
+      object,
+      'spec.etcd.schedule',
+      'empty: OpenShift takes no backups; the policy is suspended with the default schedule (@daily) until you set one',
+    );
   }
-  if (!timeZone) comments.push({ path: ['spec', 'defaults'], text: 'No timeZone: the kube-controller-manager\'s, as OpenShift\'s CronJob.' });
+  if (!timeZone)
+    comments.push({
+      path: ['spec', 'defaults'],
+      text: "No timeZone: the kube-controller-manager's, as OpenShift's CronJob.",
+    });
   Object.assign(defaults, { successfulJobsHistoryLimit: 5, failedJobsHistoryLimit: 10, timeout: '15m' });
   comments.push(
-    { path: ['spec', 'defaults', 'successfulJobsHistoryLimit'], text: 'OpenShift\'s CronJob keeps 5 successful and 10 failed Jobs (concurrencyPolicy Forbid, the default here too).' },
-    { path: ['spec', 'defaults', 'timeout'], text: 'The deadline of OpenShift\'s backup Job (activeDeadlineSeconds 900).' },
+    {
+      path: ['spec', 'defaults', 'successfulJobsHistoryLimit'],
+      text: "OpenShift's CronJob keeps 5 successful and 10 failed Jobs (concurrencyPolicy Forbid, the default here too).",
+    },
+    {
+      path: ['spec', 'defaults', 'timeout'],
+      text: "The deadline of OpenShift's backup Job (activeDeadlineSeconds 900).",
+    },
   );
   const pvc = asStr(etcd.pvcName);
   const spec = {
@@ -72,19 +105,42 @@ export function convertOpenShiftBackup(doc: Obj, notes: Notes): Draft | undefine
   };
   comments.push(
     { path: ['spec', 'etcd', 'mode'], text: 'One snapshot per run from any master, as OpenShift takes it.' },
-    { path: ['spec', 'etcd', 'tolerateAllTaints'], text: 'OpenShift\'s backup pods run on node-role.kubernetes.io/master nodes tolerating every taint (operator: Exists).' },
+    {
+      path: ['spec', 'etcd', 'tolerateAllTaints'],
+      text: "OpenShift's backup pods run on node-role.kubernetes.io/master nodes tolerating every taint (operator: Exists).",
+    },
   );
   if (pvc) {
-    comments.push({ path: ['spec', 'etcd', 'destination'], text: 'spec.etcd.pvcName: the claim must be in openshift-etcd; ReadWriteMany, or pinned to one master, when its volume is node-local (OpenShift\'s example is a hostPath PV without node affinity).' });
+    comments.push({
+      path: ['spec', 'etcd', 'destination'],
+      text: "spec.etcd.pvcName: the claim must be in openshift-etcd; ReadWriteMany, or pinned to one master, when its volume is node-local (OpenShift's example is a hostPath PV without node affinity).",
+    });
   } else {
-    comments.push({ path: ['spec', 'etcd'], text: 'No pvcName: OpenShift renders claimName "" and its CronJob is refused; here the snapshots go to /var/lib/etcd-backup on the master that takes them (the default hostPath destination).' });
-    notes.note(object, 'spec.etcd.pvcName', 'not set: OpenShift cannot run such a Backup; the policy writes to the default hostPath /var/lib/etcd-backup on the master that runs the backup: set spec.etcd.destination for one place');
+    comments.push({
+      path: ['spec', 'etcd'],
+      text: 'No pvcName: OpenShift renders claimName "" and its CronJob is refused; here the snapshots go to /var/lib/etcd-backup on the master that takes them (the default hostPath destination).',
+    });
+    notes.note(
+      object,
+      'spec.etcd.pvcName',
+      'not set: OpenShift cannot run such a Backup; the policy writes to the default hostPath /var/lib/etcd-backup on the master that runs the backup: set spec.etcd.destination for one place',
+    );
   }
-  notes.note(object, 'spec.etcd', 'OpenShift\'s backup Job reads the client certificate from the Secret openshift-etcd/etcd-client and the CA from the ConfigMap etcd-ca; this policy reads them from a host directory: set spec.etcd.certificates (hostPath, caFile, certFile, keyFile) to a client certificate on your masters, and images.etcd to your cluster\'s etcd version');
+  notes.note(
+    object,
+    'spec.etcd',
+    "OpenShift's backup Job reads the client certificate from the Secret openshift-etcd/etcd-client and the CA from the ConfigMap etcd-ca; this policy reads them from a host directory: set spec.etcd.certificates (hostPath, caFile, certFile, keyFile) to a client certificate on your masters, and images.etcd to your cluster's etcd version",
+  );
   return {
     source: object,
     document: { apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace: OPENSHIFT_ETCD_NAMESPACE }, spec },
-    comments: [{ path: ['metadata', 'namespace'], text: 'OpenShift\'s own: where the PVC lives and the etcd pods run (privileged pods are allowed).' }, ...comments],
+    comments: [
+      {
+        path: ['metadata', 'namespace'],
+        text: "OpenShift's own: where the PVC lives and the etcd pods run (privileged pods are allowed).",
+      },
+      ...comments,
+    ],
     origins: {
       'spec.defaults.schedule': { object, path: 'spec.etcd.schedule' },
       'spec.defaults.timeZone': { object, path: 'spec.etcd.timeZone' },
@@ -94,13 +150,23 @@ export function convertOpenShiftBackup(doc: Obj, notes: Notes): Draft | undefine
 }
 
 /** `setRetentionPolicyInitContainer`: the prune arguments OpenShift derives, as retention rules. */
-function retentionRules(policy: Obj | undefined, object: string, notes: Notes, comments: FieldComment[]): Record<string, unknown> | undefined {
+function retentionRules(
+  policy: Obj | undefined,
+  object: string,
+  notes: Notes,
+  comments: FieldComment[],
+): Record<string, unknown> | undefined {
   const type = asStr(policy?.retentionType) ?? '';
   const number = asInt(asObj(policy?.retentionNumber)?.maxNumberOfBackups);
   const size = asInt(asObj(policy?.retentionSize)?.maxSizeOfBackupsGb);
   if (type === 'RetentionSize') {
     const gb = size ?? DEFAULT_MAX_SIZE_GB;
-    if (number !== undefined) notes.note(object, 'spec.etcd.retentionPolicy.retentionNumber', 'ignored by OpenShift with retentionType: RetentionSize; not carried over');
+    if (number !== undefined)
+      notes.note(
+        object,
+        'spec.etcd.retentionPolicy.retentionNumber',
+        'ignored by OpenShift with retentionType: RetentionSize; not carried over',
+      );
     comments.push({
       path: ['spec', 'retention', 'maxTotalSize'],
       text: `maxSizeOfBackupsGb ${size ?? `unset: OpenShift's default ${DEFAULT_MAX_SIZE_GB}`}; OpenShift's "Gb" is GiB (x 1024^3 bytes). It deletes every backup past the budget, newest first, even the newest when it alone is over; here the newest is always kept.`,
@@ -108,7 +174,11 @@ function retentionRules(policy: Obj | undefined, object: string, notes: Notes, c
     return { maxTotalSize: `${gb}Gi` };
   }
   if (type !== '' && type !== 'RetentionNumber') {
-    notes.error(object, 'spec.etcd.retentionPolicy.retentionType', `received "${type}"; OpenShift fails with "unknown retention type" (it knows RetentionNumber and RetentionSize)`);
+    notes.error(
+      object,
+      'spec.etcd.retentionPolicy.retentionType',
+      `received "${type}"; OpenShift fails with "unknown retention type" (it knows RetentionNumber and RetentionSize)`,
+    );
     return undefined;
   }
   const keep = number ?? DEFAULT_MAX_NUMBER;
@@ -116,11 +186,22 @@ function retentionRules(policy: Obj | undefined, object: string, notes: Notes, c
     ? `retentionPolicy unset: OpenShift's default, RetentionNumber with ${DEFAULT_MAX_NUMBER}`
     : `maxNumberOfBackups ${number ?? `unset: OpenShift's default ${DEFAULT_MAX_NUMBER}`}`;
   if (type === 'RetentionNumber' && size !== undefined) {
-    notes.note(object, 'spec.etcd.retentionPolicy.retentionSize', 'ignored by OpenShift with retentionType: RetentionNumber; not carried over');
+    notes.note(
+      object,
+      'spec.etcd.retentionPolicy.retentionSize',
+      'ignored by OpenShift with retentionType: RetentionNumber; not carried over',
+    );
   }
   if (type === '' && size !== undefined) {
-    notes.note(object, 'spec.etcd.retentionPolicy.retentionSize', `ignored by OpenShift without retentionType: RetentionSize (it keeps ${keep} backups); converted the same way: set retention.maxTotalSize: ${size}Gi instead of keepLast if you meant the size`);
+    notes.note(
+      object,
+      'spec.etcd.retentionPolicy.retentionSize',
+      `ignored by OpenShift without retentionType: RetentionSize (it keeps ${keep} backups); converted the same way: set retention.maxTotalSize: ${size}Gi instead of keepLast if you meant the size`,
+    );
   }
-  comments.push({ path: ['spec', 'retention', 'keepLast'], text: `${why}. OpenShift prunes before each backup (${keep + 1} remain after a run); here pruning follows the verified backup and ${keep} remain, as its API documents.` });
+  comments.push({
+    path: ['spec', 'retention', 'keepLast'],
+    text: `${why}. OpenShift prunes before each backup (${keep + 1} remain after a run); here pruning follows the verified backup and ${keep} remain, as its API documents.`,
+  });
   return { keepLast: keep };
 }

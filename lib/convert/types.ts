@@ -69,7 +69,8 @@ export function asStringMap(value: unknown): Record<string, string> | undefined 
   const o = asObj(value);
   if (!o) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(o)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+  for (const [k, v] of Object.entries(o))
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

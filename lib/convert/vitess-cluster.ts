@@ -10,7 +10,10 @@ import { Notes, Obj, asArr, asBool, asInt, asObj, asStr, asStringMap, at } from 
 import { compareKeyRanges, equalKeyRanges, globalEtcdName, vtctldServiceName } from './vitess-names';
 
 /** vitess-operator's `DefaultImages` (pkg/apis/planetscale/v2/defaults.go) for a cluster that names none. */
-const OPERATOR_DEFAULT_IMAGES = { vtbackup: 'vitess/lite:latest', mysqld: { mysql80Compatible: 'mysql:8.0.40' } } as const;
+const OPERATOR_DEFAULT_IMAGES = {
+  vtbackup: 'vitess/lite:latest',
+  mysqld: { mysql80Compatible: 'mysql:8.0.40' },
+} as const;
 /** The vtctld Service's gRPC port (`DefaultGrpcPort`). */
 const VTCTLD_GRPC_PORT = 15999;
 const FLAVORS = [
@@ -75,20 +78,35 @@ export function readCluster(cluster: Obj, object: string, notes: Notes): Cluster
     return undefined;
   }
   const namespace = asStr(meta?.namespace) ?? 'default';
-  if (!asStr(meta?.namespace)) notes.note(object, 'metadata.namespace', 'not set: assumed "default" (the namespace of the vtctld and etcd Services); set it if the cluster runs elsewhere');
+  if (!asStr(meta?.namespace))
+    notes.note(
+      object,
+      'metadata.namespace',
+      'not set: assumed "default" (the namespace of the vtctld and etcd Services); set it if the cluster runs elsewhere',
+    );
   const spec = asObj(cluster.spec) ?? {};
   const backup = asObj(spec.backup);
   notes.unknownFields(object, 'spec.backup', backup, VITESS_BACKUP_FIELDS.backup, VITESS_SOURCE);
   if (backup?.subcontroller !== undefined) {
-    notes.note(object, 'spec.backup.subcontroller', 'the pod of the operator\'s backup-storage subcontroller, which lists backups for its status: not needed, nothing here runs it');
+    notes.note(
+      object,
+      'spec.backup.subcontroller',
+      "the pod of the operator's backup-storage subcontroller, which lists backups for its status: not needed, nothing here runs it",
+    );
   }
   const engine = asStr(backup?.engine) ?? 'builtin';
   if (engine !== 'builtin' && engine !== 'xtrabackup' && engine !== 'mysqlshell') {
-    notes.error(object, 'spec.backup.engine', `received "${engine}"; the operator knows builtin, xtrabackup and mysqlshell`);
+    notes.error(
+      object,
+      'spec.backup.engine',
+      `received "${engine}"; the operator knows builtin, xtrabackup and mysqlshell`,
+    );
   }
   const keyspaces = new Map<string, ShardInfo[]>();
   const images = asObj(spec.images);
-  const pullSecrets = asArr(spec.imagePullSecrets).map((s) => asStr(asObj(s)?.name)).filter((s): s is string => s !== undefined);
+  const pullSecrets = asArr(spec.imagePullSecrets)
+    .map((s) => asStr(asObj(s)?.name))
+    .filter((s): s is string => s !== undefined);
   asArr(spec.keyspaces).forEach((ks, i) => {
     const k = asObj(ks);
     const ksName = asStr(k?.name);
@@ -103,7 +121,11 @@ export function readCluster(cluster: Obj, object: string, notes: Notes): Cluster
       databaseName: asStr(k.databaseName),
       // read (and noted) only for shards a schedule backs up, once per template (equal partitionings share one)
       settings: () => {
-        if (!settings.has(templatePath)) settings.set(templatePath, readShardSettings(template, templatePath, ksImages, asArr(backup?.locations), object, notes));
+        if (!settings.has(templatePath))
+          settings.set(
+            templatePath,
+            readShardSettings(template, templatePath, ksImages, asArr(backup?.locations), object, notes),
+          );
         return settings.get(templatePath);
       },
     }));
@@ -125,14 +147,23 @@ export function readCluster(cluster: Obj, object: string, notes: Notes): Cluster
 function topology(lockserver: Obj | undefined, cluster: string, namespace: string): VitessSpec['topology'] {
   const external = asObj(lockserver?.external);
   if (external) {
-    return { implementation: asStr(external.implementation) ?? 'etcd2', globalServerAddress: asStr(external.address) ?? '', globalRoot: asStr(external.rootPath) };
+    return {
+      implementation: asStr(external.implementation) ?? 'etcd2',
+      globalServerAddress: asStr(external.address) ?? '',
+      globalRoot: asStr(external.rootPath),
+    };
   }
   return { globalServerAddress: `${globalEtcdName(cluster)}-client.${namespace}.svc:2379` };
 }
 
 /** `DefaultVitessKeyspaceImages` + `MergeVitessKeyspaceTemplateImages`, then `MysqldImage.Image()/Flavor()`. */
-function keyspaceImages(cluster: Obj | undefined, keyspace: Obj | undefined): { vtbackup: string; mysqld: string; flavor: MysqlFlavor } {
-  const mysqld: Record<string, string | undefined> = { ...(asObj(cluster?.mysqld) ?? OPERATOR_DEFAULT_IMAGES.mysqld) } as Record<string, string | undefined>;
+function keyspaceImages(
+  cluster: Obj | undefined,
+  keyspace: Obj | undefined,
+): { vtbackup: string; mysqld: string; flavor: MysqlFlavor } {
+  const mysqld: Record<string, string | undefined> = {
+    ...(asObj(cluster?.mysqld) ?? OPERATOR_DEFAULT_IMAGES.mysqld),
+  } as Record<string, string | undefined>;
   const override = asObj(keyspace?.mysqld);
   if (override) {
     mysqld.mysql56Compatible = asStr(override.mysql56Compatible);
@@ -147,7 +178,10 @@ function keyspaceImages(cluster: Obj | undefined, keyspace: Obj | undefined): { 
 }
 
 /** `ShardTemplates()`: every partitioning's shards, later partitionings winning on the same key range, sorted. */
-function keyspaceShards(keyspace: Obj, path: string): { shard: string; template: Obj | undefined; templatePath: string }[] {
+function keyspaceShards(
+  keyspace: Obj,
+  path: string,
+): { shard: string; template: Obj | undefined; templatePath: string }[] {
   const byRange = new Map<string, { template: Obj | undefined; templatePath: string }>();
   asArr(keyspace.partitionings).forEach((p, i) => {
     const pPath = at(path, 'partitionings', i);
@@ -160,7 +194,10 @@ function keyspaceShards(keyspace: Obj, path: string): { shard: string; template:
     } else if (custom) {
       asArr(custom.shards).forEach((s, j) => {
         const range = asObj(asObj(s)?.keyRange);
-        byRange.set(`${asStr(range?.start) ?? ''}-${asStr(range?.end) ?? ''}`, { template: asObj(s), templatePath: at(pPath, 'custom', 'shards', j) });
+        byRange.set(`${asStr(range?.start) ?? ''}-${asStr(range?.end) ?? ''}`, {
+          template: asObj(s),
+          templatePath: at(pPath, 'custom', 'shards', j),
+        });
       });
     }
   });
@@ -168,19 +205,37 @@ function keyspaceShards(keyspace: Obj, path: string): { shard: string; template:
 }
 
 function readShardSettings(
-  template: Obj | undefined, path: string, images: ReturnType<typeof keyspaceImages>, locations: readonly unknown[], object: string, notes: Notes,
+  template: Obj | undefined,
+  path: string,
+  images: ReturnType<typeof keyspaceImages>,
+  locations: readonly unknown[],
+  object: string,
+  notes: Notes,
 ): ShardBackupSettings | undefined {
   const pool = asObj(asArr(template?.tabletPools)[0]);
   const poolPath = at(path, 'tabletPools', 0);
   if (!pool) {
-    notes.error(object, at(path, 'tabletPools'), 'no tablet pool: the operator builds the vtbackup pod from the first pool (and makes none without it)');
+    notes.error(
+      object,
+      at(path, 'tabletPools'),
+      'no tablet pool: the operator builds the vtbackup pod from the first pool (and makes none without it)',
+    );
     return undefined;
   }
-  if (!images.mysqld) notes.error(object, 'spec.images.mysqld', 'no mysqld image: set one of mysql56Compatible, mysql80Compatible, mariadbCompatible, mariadb103Compatible');
+  if (!images.mysqld)
+    notes.error(
+      object,
+      'spec.images.mysqld',
+      'no mysqld image: set one of mysql56Compatible, mysql80Compatible, mariadbCompatible, mariadb103Compatible',
+    );
   const locationName = asStr(pool.backupLocationName) ?? '';
   const location = locations.map(asObj).find((l) => (asStr(l?.name) ?? '') === locationName);
   if (!location) {
-    notes.error(object, at(poolPath, 'backupLocationName'), `no entry of spec.backup.locations is named "${locationName}": the operator takes no backup without it`);
+    notes.error(
+      object,
+      at(poolPath, 'backupLocationName'),
+      `no entry of spec.backup.locations is named "${locationName}": the operator takes no backup without it`,
+    );
     return undefined;
   }
   const locationPath = `spec.backup.locations[${locations.map(asObj).indexOf(location)}]`;
@@ -195,8 +250,13 @@ function readShardSettings(
       images: { vtbackup: images.vtbackup, mysqld: images.mysqld },
       mysqlFlavor: images.flavor,
       storage,
-      dbInitScriptSecret: asStr(initScript?.name) && asStr(initScript?.key) ? { name: asStr(initScript!.name)!, key: asStr(initScript!.key)! } : undefined,
-      extraFlags: Object.fromEntries(Object.entries(asStringMap(vttablet?.vtbackupExtraFlags) ?? {}).map(([k, v]) => [k.replace(/^-+/, ''), v])),
+      dbInitScriptSecret:
+        asStr(initScript?.name) && asStr(initScript?.key)
+          ? { name: asStr(initScript!.name)!, key: asStr(initScript!.key)! }
+          : undefined,
+      extraFlags: Object.fromEntries(
+        Object.entries(asStringMap(vttablet?.vtbackupExtraFlags) ?? {}).map(([k, v]) => [k.replace(/^-+/, ''), v]),
+      ),
     },
     pod: {
       resources: resources(asObj(asObj(pool.mysqld)?.resources)),
@@ -230,7 +290,11 @@ function noteLocationFields(location: Obj, path: string, object: string, notes: 
     notes.unknownFields(object, at(path, kind), asObj(location[kind]), VITESS_BACKUP_FIELDS[kind], VITESS_SOURCE);
   }
   if (Object.keys(asObj(location.annotations) ?? {}).length > 0) {
-    notes.note(object, at(path, 'annotations'), 'not carried over: the operator\'s scheduled vtbackup pods do not get them either; set spec.defaults.pod.annotations if the backup pods need them (e.g. for cloud credentials)');
+    notes.note(
+      object,
+      at(path, 'annotations'),
+      "not carried over: the operator's scheduled vtbackup pods do not get them either; set spec.defaults.pod.annotations if the backup pods need them (e.g. for cloud credentials)",
+    );
   }
 }
 
@@ -239,7 +303,12 @@ function readStorage(location: Obj, path: string, object: string, notes: Notes):
   const secret = (s: unknown, p: string): SecretKeyRef | undefined => {
     const o = asObj(s);
     if (!o) return undefined;
-    if (asStr(o.volumeName)) notes.note(object, at(p, 'volumeName'), 'the operator mounts a volume of that name from the pool\'s extraVolumes; here the Secret is mounted by name and key');
+    if (asStr(o.volumeName))
+      notes.note(
+        object,
+        at(p, 'volumeName'),
+        "the operator mounts a volume of that name from the pool's extraVolumes; here the Secret is mounted by name and key",
+      );
     return asStr(o.name) && asStr(o.key) ? { name: asStr(o.name)!, key: asStr(o.key)! } : undefined;
   };
   const s3 = asObj(location.s3);
@@ -257,11 +326,26 @@ function readStorage(location: Obj, path: string, object: string, notes: Notes):
     };
   }
   const gcs = asObj(location.gcs);
-  if (gcs) return { gcs: { bucket: asStr(gcs.bucket) ?? '', keyPrefix: asStr(gcs.keyPrefix), authSecret: secret(gcs.authSecret, at(path, 'gcs', 'authSecret')) } };
+  if (gcs)
+    return {
+      gcs: {
+        bucket: asStr(gcs.bucket) ?? '',
+        keyPrefix: asStr(gcs.keyPrefix),
+        authSecret: secret(gcs.authSecret, at(path, 'gcs', 'authSecret')),
+      },
+    };
   const az = asObj(location.azblob);
   if (az) {
     const authSecret = secret(az.authSecret, at(path, 'azblob', 'authSecret'));
-    if (authSecret) return { azblob: { account: asStr(az.account) ?? '', container: asStr(az.container) ?? '', keyPrefix: asStr(az.keyPrefix), authSecret } };
+    if (authSecret)
+      return {
+        azblob: {
+          account: asStr(az.account) ?? '',
+          container: asStr(az.container) ?? '',
+          keyPrefix: asStr(az.keyPrefix),
+          authSecret,
+        },
+      };
     notes.error(object, at(path, 'azblob', 'authSecret'), 'needs name and key: the account key file');
     return undefined;
   }
@@ -276,10 +360,13 @@ function readStorage(location: Obj, path: string, object: string, notes: Notes):
   const claim = asStr(asObj(volume?.persistentVolumeClaim)?.claimName);
   if (claim) return { file: { claimName: claim, subPath: asStr(location.volumeSubPath) } };
   const kind = volume ? Object.keys(volume)[0] : undefined;
-  notes.error(object, volume ? at(path, 'volume', kind ?? '') : path,
+  notes.error(
+    object,
+    volume ? at(path, 'volume', kind ?? '') : path,
     volume
       ? `file storage here is a PersistentVolumeClaim shared by the backup pods; create a PersistentVolume for this ${kind} volume and a claim bound to it, then set volume.persistentVolumeClaim.claimName`
-      : 'no storage kind: set one of s3, gcs, azblob, ceph, volume');
+      : 'no storage kind: set one of s3, gcs, azblob, ceph, volume',
+  );
   return undefined;
 }
 
@@ -290,12 +377,15 @@ function resources(r: Obj | undefined): ResourceRequirements | undefined {
 }
 
 export function tolerations(value: unknown): Toleration[] | undefined {
-  const list = asArr(value).map(asObj).filter((t): t is Obj => t !== undefined).map((t) => {
-    const out: Record<string, unknown> = {};
-    for (const key of ['key', 'operator', 'value', 'effect'] as const) if (asStr(t[key])) out[key] = t[key];
-    if (asInt(t.tolerationSeconds) !== undefined) out.tolerationSeconds = t.tolerationSeconds;
-    return out;
-  });
+  const list = asArr(value)
+    .map(asObj)
+    .filter((t): t is Obj => t !== undefined)
+    .map((t) => {
+      const out: Record<string, unknown> = {};
+      for (const key of ['key', 'operator', 'value', 'effect'] as const) if (asStr(t[key])) out[key] = t[key];
+      if (asInt(t.tolerationSeconds) !== undefined) out.tolerationSeconds = t.tolerationSeconds;
+      return out;
+    });
   return list.length > 0 ? list : undefined;
 }
 
@@ -306,8 +396,14 @@ function extraEnv(value: unknown, path: string, object: string, notes: Notes): E
     const name = asStr(env?.name);
     const ref = asObj(asObj(env?.valueFrom)?.secretKeyRef);
     if (name && typeof env?.value === 'string') out.push({ name, value: env.value });
-    else if (name && asStr(ref?.name) && asStr(ref?.key)) out.push({ name, secretKeyRef: { name: asStr(ref!.name)!, key: asStr(ref!.key)! } });
-    else notes.note(object, at(path, i), 'only env with a value or a secretKeyRef carries over (spec.defaults.pod.env); add this one by hand');
+    else if (name && asStr(ref?.name) && asStr(ref?.key))
+      out.push({ name, secretKeyRef: { name: asStr(ref!.name)!, key: asStr(ref!.key)! } });
+    else
+      notes.note(
+        object,
+        at(path, i),
+        'only env with a value or a secretKeyRef carries over (spec.defaults.pod.env); add this one by hand',
+      );
   });
   return out.length > 0 ? out : undefined;
 }
@@ -321,7 +417,11 @@ function extraVolumes(pool: Obj, poolPath: string, object: string, notes: Notes)
     const name = asStr(mount?.name);
     const volume = volumes.get(name);
     const mountPath = asStr(mount?.mountPath);
-    const base = { name: name ?? '', mountPath: mountPath ?? '', ...(mount?.readOnly === true ? { readOnly: true } : {}) };
+    const base = {
+      name: name ?? '',
+      mountPath: mountPath ?? '',
+      ...(mount?.readOnly === true ? { readOnly: true } : {}),
+    };
     const secretName = asStr(asObj(volume?.secret)?.secretName);
     const configMap = asStr(asObj(volume?.configMap)?.name);
     const claim = asStr(asObj(volume?.persistentVolumeClaim)?.claimName);
@@ -330,8 +430,14 @@ function extraVolumes(pool: Obj, poolPath: string, object: string, notes: Notes)
     if (simple && secretName) out.push({ ...base, secret: { secretName } });
     else if (simple && configMap) out.push({ ...base, configMap: { name: configMap } });
     else if (simple && claim) out.push({ ...base, persistentVolumeClaim: { claimName: claim } });
-    else if (simple && emptyDir) out.push({ ...base, emptyDir: asStr(emptyDir.sizeLimit) ? { sizeLimit: asStr(emptyDir.sizeLimit) } : {} });
-    else notes.note(object, at(poolPath, 'extraVolumeMounts', i), 'only whole secret, configMap, persistentVolumeClaim and emptyDir volumes carry over (spec.defaults.pod.volumes); add this mount by hand');
+    else if (simple && emptyDir)
+      out.push({ ...base, emptyDir: asStr(emptyDir.sizeLimit) ? { sizeLimit: asStr(emptyDir.sizeLimit) } : {} });
+    else
+      notes.note(
+        object,
+        at(poolPath, 'extraVolumeMounts', i),
+        'only whole secret, configMap, persistentVolumeClaim and emptyDir volumes carry over (spec.defaults.pod.volumes); add this mount by hand',
+      );
   });
   return out.length > 0 ? out : undefined;
 }
@@ -341,20 +447,32 @@ function scratch(claim: Obj | undefined, path: string, object: string, notes: No
   if (!claim) return undefined;
   const size = asStr(asStringMap(asObj(claim.resources)?.requests)?.storage);
   if (!size) {
-    notes.note(object, at(path, 'resources', 'requests', 'storage'), 'no size: the scratch data directory is an emptyDir');
+    notes.note(
+      object,
+      at(path, 'resources', 'requests', 'storage'),
+      'no size: the scratch data directory is an emptyDir',
+    );
     return undefined;
   }
-  const modes = asArr(claim.accessModes).map(asStr).filter((m): m is string => m !== undefined);
+  const modes = asArr(claim.accessModes)
+    .map(asStr)
+    .filter((m): m is string => m !== undefined);
   return { size, storageClassName: asStr(claim.storageClassName), accessModes: modes.length > 0 ? modes : undefined };
 }
 
 function notePoolFields(pool: Obj, poolPath: string, object: string, notes: Notes): void {
   if (asArr(pool.initContainers).length > 0 || asArr(pool.sidecarContainers).length > 0) {
-    notes.note(object, at(poolPath, asArr(pool.initContainers).length > 0 ? 'initContainers' : 'sidecarContainers'),
-      'the operator adds the pool\'s init and sidecar containers to vtbackup pods; backup-cronjobs runs only its own containers');
+    notes.note(
+      object,
+      at(poolPath, asArr(pool.initContainers).length > 0 ? 'initContainers' : 'sidecarContainers'),
+      "the operator adds the pool's init and sidecar containers to vtbackup pods; backup-cronjobs runs only its own containers",
+    );
   }
   if (asStr(asObj(pool.mysqld)?.configOverrides)) {
-    notes.note(object, at(poolPath, 'mysqld', 'configOverrides'),
-      'not carried over; the operator\'s scheduled vtbackup pods do not get it either (their /pod-config/mysqld-config-overrides file is empty)');
+    notes.note(
+      object,
+      at(poolPath, 'mysqld', 'configOverrides'),
+      "not carried over; the operator's scheduled vtbackup pods do not get it either (their /pod-config/mysqld-config-overrides file is empty)",
+    );
   }
 }

@@ -45,7 +45,13 @@ interface Strategy {
 function strategies(s: OperatorSchedule): Strategy[] {
   return asArr(s.template.strategies).map((raw, i) => {
     const o = asObj(raw);
-    return { name: asStr(o?.name) ?? '', scope: asStr(o?.scope) ?? 'Shard', keyspace: asStr(o?.keyspace), shard: asStr(o?.shard), path: at(s.path, 'strategies', i) };
+    return {
+      name: asStr(o?.name) ?? '',
+      scope: asStr(o?.scope) ?? 'Shard',
+      keyspace: asStr(o?.keyspace),
+      shard: asStr(o?.shard),
+      path: at(s.path, 'strategies', i),
+    };
   });
 }
 
@@ -58,8 +64,16 @@ export function scheduleProblems(s: OperatorSchedule): [string, string][] {
   const problems: [string, string][] = [];
   const schedule = asStr(s.template.schedule);
   const frequency = asStr(s.template.frequency);
-  if (schedule && frequency) problems.push([at(s.path, 'frequency'), 'schedule and frequency are both set; the operator refuses the schedule: keep one']);
-  if (!schedule && !frequency) problems.push([s.path, 'neither schedule nor frequency is set; the operator makes no VitessBackupSchedule from it']);
+  if (schedule && frequency)
+    problems.push([
+      at(s.path, 'frequency'),
+      'schedule and frequency are both set; the operator refuses the schedule: keep one',
+    ]);
+  if (!schedule && !frequency)
+    problems.push([
+      s.path,
+      'neither schedule nor frequency is set; the operator makes no VitessBackupSchedule from it',
+    ]);
   if (frequency) {
     try {
       frequencyMinutes(frequency);
@@ -78,7 +92,11 @@ export function scheduleProblems(s: OperatorSchedule): [string, string][] {
     if (st.scope === 'Shard') {
       need('keyspace', true);
       need('shard', true);
-      if (st.shard && !st.shard.includes('-')) problems.push([at(st.path, 'shard'), `received "${st.shard}"; a shard is a key range such as "-", "-80" or "80-"`]);
+      if (st.shard && !st.shard.includes('-'))
+        problems.push([
+          at(st.path, 'shard'),
+          `received "${st.shard}"; a shard is a key range such as "-", "-80" or "80-"`,
+        ]);
     } else if (st.scope === 'Keyspace') {
       need('keyspace', true);
       need('shard', false);
@@ -103,18 +121,36 @@ function keyspaceShards(cluster: ClusterInfo): [string, string[]][] {
 function expand(s: OperatorSchedule, cluster: ClusterInfo, excluded: ReadonlySet<string>): ExpandedTarget[] {
   const all = keyspaceShards(cluster);
   const byName = new Map(all);
-  const toShards = (st: Strategy, keyspace: string, shards: readonly string[]): ExpandedTarget[] => shards.map((shard) => ({
-    keyspace, shard, strategyName: st.name, expandedName: `${st.name}-${keyspace}-${safeShard(shard)}`, scope: st.scope as Scope, strategyPath: st.path,
-  }));
+  const toShards = (st: Strategy, keyspace: string, shards: readonly string[]): ExpandedTarget[] =>
+    shards.map((shard) => ({
+      keyspace,
+      shard,
+      strategyName: st.name,
+      expandedName: `${st.name}-${keyspace}-${safeShard(shard)}`,
+      scope: st.scope as Scope,
+      strategyPath: st.path,
+    }));
   return strategies(s).flatMap((st): ExpandedTarget[] => {
     if (st.scope === 'Keyspace') return toShards(st, st.keyspace!, byName.get(st.keyspace!) ?? []);
-    if (st.scope === 'Cluster') return all.filter(([ks]) => !excluded.has(ks)).flatMap(([ks, shards]) => toShards(st, ks, shards));
-    return [{ keyspace: st.keyspace!, shard: st.shard!, strategyName: st.name, expandedName: st.name, scope: 'Shard', strategyPath: st.path }];
+    if (st.scope === 'Cluster')
+      return all.filter(([ks]) => !excluded.has(ks)).flatMap(([ks, shards]) => toShards(st, ks, shards));
+    return [
+      {
+        keyspace: st.keyspace!,
+        shard: st.shard!,
+        strategyName: st.name,
+        expandedName: st.name,
+        scope: 'Shard',
+        strategyPath: st.path,
+      },
+    ];
   });
 }
 
 function ownKeyspaceClaims(s: OperatorSchedule): string[] {
-  return strategies(s).filter((st) => st.scope === 'Keyspace' && st.keyspace).map((st) => st.keyspace!);
+  return strategies(s)
+    .filter((st) => st.scope === 'Keyspace' && st.keyspace)
+    .map((st) => st.keyspace!);
 }
 
 /** The first `keyspace/shard` listed twice, with the two strategies, or undefined. */
@@ -132,7 +168,11 @@ function duplicate(targets: readonly ExpandedTarget[]): [ExpandedTarget, Expande
 export type Expansion = { readonly targets: ExpandedTarget[] } | { readonly problem: [string, string] };
 
 /** The targets of `s`, with `peers` the other schedules of the same cluster; or the operator's terminal error. */
-export function expandSchedule(s: OperatorSchedule, cluster: ClusterInfo, peers: readonly OperatorSchedule[]): Expansion {
+export function expandSchedule(
+  s: OperatorSchedule,
+  cluster: ClusterInfo,
+  peers: readonly OperatorSchedule[],
+): Expansion {
   const excluded = new Set(ownKeyspaceClaims(s));
   for (const peer of peers) {
     if (peer === s || suspended(peer) || scheduleProblems(peer).length > 0) continue;
@@ -144,7 +184,10 @@ export function expandSchedule(s: OperatorSchedule, cluster: ClusterInfo, peers:
   if (dup) {
     const [first, second] = dup;
     return {
-      problem: [second.strategyPath, `duplicate effective shard target ${second.keyspace}/${second.shard} in strategies "${first.expandedName}" and "${second.expandedName}"; the operator refuses the whole schedule: list each shard once`],
+      problem: [
+        second.strategyPath,
+        `duplicate effective shard target ${second.keyspace}/${second.shard} in strategies "${first.expandedName}" and "${second.expandedName}"; the operator refuses the whole schedule: list each shard once`,
+      ],
     };
   }
   return { targets };

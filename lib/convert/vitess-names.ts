@@ -18,7 +18,11 @@ function operatorHash(parts: readonly string[]): string {
  * `x` prepended when the first character is not allowed, then `-<hash>`, or
  * `---<hash>` after cutting the end when the name would be too long.
  */
-export function joinWithConstraints(maxLength: number, firstCharMustBeLetter: boolean, parts: readonly string[]): string {
+export function joinWithConstraints(
+  maxLength: number,
+  firstCharMustBeLetter: boolean,
+  parts: readonly string[],
+): string {
   const hash = operatorHash(parts);
   const clean = parts.map((p) => p.toLowerCase().replace(/[^a-z0-9-]/g, '-'));
   const first = firstCharMustBeLetter ? /^[a-z]/ : /^[a-z0-9]/;

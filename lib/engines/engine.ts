@@ -7,7 +7,14 @@ import type { EngineContainer, EnvVar, Manifest, PodSpec, Volume } from '../kube
 import type { IssueList } from '../policy/errors';
 import type { Schema } from '../policy/schema-builders';
 import type { EngineSettingsDefaults, ResolvedJobSettings } from '../policy/settings';
-import type { DrillOptions, EncryptionOptions, JobSettings, MetricsOptions, Placement, PolicyMetadata } from '../policy/types';
+import type {
+  DrillOptions,
+  EncryptionOptions,
+  JobSettings,
+  MetricsOptions,
+  Placement,
+  PolicyMetadata,
+} from '../policy/types';
 import type { RetentionOptions } from '../policy/retention-options';
 import type { RetentionDestinationKind } from '../retention';
 import type { PropsFields, PropsLayout } from './props';
@@ -178,8 +185,7 @@ export interface EngineJob {
 
 /** An engine's answer to a restore request: the Job (and notes for the person running it), or why the flags do not fit the policy. */
 export type EngineRestore =
-  | { readonly job: EngineJob; readonly notes: readonly string[] }
-  | { readonly problems: readonly string[] };
+  { readonly job: EngineJob; readonly notes: readonly string[] } | { readonly problems: readonly string[] };
 
 /**
  * How an engine's flat props (its cdk8s schedule construct and its Pulumi

@@ -6,7 +6,15 @@
  */
 import type { RetentionOptions } from '../policy/retention-options';
 import { PolicyError, PolicyIssue, childPath, pathSegments } from '../policy/errors';
-import type { DrillOptions, EncryptionOptions, JobSettings, MetricsOptions, PolicyCommonSpec, PolicyDocument, ScriptsOptions } from '../policy/types';
+import type {
+  DrillOptions,
+  EncryptionOptions,
+  JobSettings,
+  MetricsOptions,
+  PolicyCommonSpec,
+  PolicyDocument,
+  ScriptsOptions,
+} from '../policy/types';
 import { API_VERSION, KIND } from '../policy/types';
 import { pickSettings } from '../policy/settings';
 
@@ -38,10 +46,19 @@ export interface SchedulePolicyProps {
 const SPEC_PROP_KEYS = ['retention', 'metrics', 'scripts', 'encryption', 'drill'] as const;
 
 /** Keys of `SchedulePolicyProps`: they go to `metadata` and `spec`, never to the engine. */
-export const SCHEDULE_POLICY_PROP_KEYS = ['name', 'scheduleName', 'namespace', 'labels', 'annotations', ...SPEC_PROP_KEYS] as const;
+export const SCHEDULE_POLICY_PROP_KEYS = [
+  'name',
+  'scheduleName',
+  'namespace',
+  'labels',
+  'annotations',
+  ...SPEC_PROP_KEYS,
+] as const;
 
 /** A policy document whose spec holds one engine (checked when it is validated). */
-export type EnginePolicyDocument<Key extends string, Spec> = PolicyDocument<PolicyCommonSpec & { readonly [K in Key]: Spec }>;
+export type EnginePolicyDocument<Key extends string, Spec> = PolicyDocument<
+  PolicyCommonSpec & { readonly [K in Key]: Spec }
+>;
 
 /**
  * Builds the policy document for one schedule of `engine`: keys listed in
@@ -93,13 +110,24 @@ export function flatEnginePolicy<Key extends string, Spec>(
   } as Spec);
 }
 
-function document<Key extends string, Spec>(engine: Key, props: Omit<SchedulePolicyProps, 'scheduleName'>, defaults: JobSettings | undefined, spec: Spec): EnginePolicyDocument<Key, Spec> {
+function document<Key extends string, Spec>(
+  engine: Key,
+  props: Omit<SchedulePolicyProps, 'scheduleName'>,
+  defaults: JobSettings | undefined,
+  spec: Spec,
+): EnginePolicyDocument<Key, Spec> {
   return {
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
     spec: {
-      defaults, retention: props.retention, metrics: props.metrics, scripts: props.scripts, encryption: props.encryption, drill: props.drill, [engine]: spec,
+      defaults,
+      retention: props.retention,
+      metrics: props.metrics,
+      scripts: props.scripts,
+      encryption: props.encryption,
+      drill: props.drill,
+      [engine]: spec,
     } as PolicyCommonSpec & { readonly [K in Key]: Spec },
   };
 }
@@ -189,8 +217,13 @@ export interface PassThroughFields {
  */
 export const COMMON_PASS_THROUGH = {
   values: {
-    namespace: 'name', serviceAccountName: 'name', secretName: 'name', claimName: 'name',
-    bucket: 'name', 's3.endpoint': 'url', pushgatewayUrl: 'url',
+    namespace: 'name',
+    serviceAccountName: 'name',
+    secretName: 'name',
+    claimName: 'name',
+    bucket: 'name',
+    's3.endpoint': 'url',
+    pushgatewayUrl: 'url',
   },
   items: { imagePullSecrets: 'name' },
   objects: ['images'],
@@ -222,16 +255,22 @@ export const NO_OWN_FIELDS = {
  * `name` of a `references` entry), or undefined when the field shapes the
  * objects.
  */
-export function passThroughFormat(policyPath: string, fields: readonly PassThroughFields[]): PassThroughFormat | undefined {
+export function passThroughFormat(
+  policyPath: string,
+  fields: readonly PassThroughFields[],
+): PassThroughFormat | undefined {
   const segments = pathSegments(policyPath);
   const [prev, last] = segments.slice(-2);
   const own = <V>(record: Readonly<Record<string, V>>, key: unknown): V | undefined =>
-    (typeof key === 'string' && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
+    typeof key === 'string' && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
   for (const f of fields) {
-    const format = typeof last === 'number' ? own(f.items, prev)
-      : own(f.values, last) ?? own(f.values, `${String(prev)}.${String(last)}`)
-        ?? (typeof prev === 'string' && f.objects.includes(prev) ? 'name' : undefined)
-        ?? (last === 'name' && typeof prev === 'string' && f.references.includes(prev) ? 'name' : undefined);
+    const format =
+      typeof last === 'number'
+        ? own(f.items, prev)
+        : (own(f.values, last) ??
+          own(f.values, `${String(prev)}.${String(last)}`) ??
+          (typeof prev === 'string' && f.objects.includes(prev) ? 'name' : undefined) ??
+          (last === 'name' && typeof prev === 'string' && f.references.includes(prev) ? 'name' : undefined));
     if (format !== undefined) return format;
   }
   return undefined;

@@ -72,27 +72,38 @@ export const S3_PATH_PATTERN = '^[^/\\s]([^\\s]*[^/\\s])?$';
 export const BUCKET_PATTERN = '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
 const TOKEN_PATTERN = '^[^\\s]+$';
 
-const secretKey = (description: string, extra: Schema = {}): Schema => nonEmptyStr(description, { pattern: PATTERNS.secretKey, maxLength: 253, ...extra });
+const secretKey = (description: string, extra: Schema = {}): Schema =>
+  nonEmptyStr(description, { pattern: PATTERNS.secretKey, maxLength: 253, ...extra });
 
 /** Schema of an `S3Destination` (closed), with the engine's own description of it and of `endpoint`. */
 export function s3DestinationSchema(description: string, endpointDescription: string): Schema {
-  return obj(description, {
-    bucket: str('Bucket.', { pattern: BUCKET_PATTERN }),
-    path: str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
-    region: nonEmptyStr('Region.', { pattern: TOKEN_PATTERN }),
-    endpoint: str(endpointDescription, { pattern: PATTERNS.url }),
-    forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
-    credentialsSecret: obj('Secret with the access key pair (default: ambient credentials).', {
-      name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-      accessKeyIdKey: secretKey('Key of the access key id.', { default: S3_DEFAULTS.accessKeyIdKey }),
-      secretAccessKeyKey: secretKey('Key of the secret access key.', { default: S3_DEFAULTS.secretAccessKeyKey }),
-      sessionTokenKey: secretKey('Key of a session token.'),
-    }, ['name']),
-    storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
-    serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
-    kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
-    caBundle: caBundleRef('CA bundle (PEM) that signs an https endpoint\'s certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image\'s trusted CAs).'),
-  }, ['bucket', 'region']);
+  return obj(
+    description,
+    {
+      bucket: str('Bucket.', { pattern: BUCKET_PATTERN }),
+      path: str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
+      region: nonEmptyStr('Region.', { pattern: TOKEN_PATTERN }),
+      endpoint: str(endpointDescription, { pattern: PATTERNS.url }),
+      forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
+      credentialsSecret: obj(
+        'Secret with the access key pair (default: ambient credentials).',
+        {
+          name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+          accessKeyIdKey: secretKey('Key of the access key id.', { default: S3_DEFAULTS.accessKeyIdKey }),
+          secretAccessKeyKey: secretKey('Key of the secret access key.', { default: S3_DEFAULTS.secretAccessKeyKey }),
+          sessionTokenKey: secretKey('Key of a session token.'),
+        },
+        ['name'],
+      ),
+      storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
+      serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
+      kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
+      caBundle: caBundleRef(
+        "CA bundle (PEM) that signs an https endpoint's certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image's trusted CAs).",
+      ),
+    },
+    ['bucket', 'region'],
+  );
 }
 
 /** An S3 destination with every default applied. */
@@ -103,7 +114,12 @@ export interface ResolvedS3 {
   readonly region: string;
   readonly endpoint?: string;
   readonly forcePathStyle: boolean;
-  readonly credentials?: { readonly name: string; readonly accessKeyIdKey: string; readonly secretAccessKeyKey: string; readonly sessionTokenKey?: string };
+  readonly credentials?: {
+    readonly name: string;
+    readonly accessKeyIdKey: string;
+    readonly secretAccessKeyKey: string;
+    readonly sessionTokenKey?: string;
+  };
   readonly storageClass?: string;
   readonly serverSideEncryption?: 'AES256' | 'aws:kms';
   readonly kmsKeyId?: string;
@@ -138,13 +154,23 @@ export function validateS3(s3: S3Destination, path: string, issues: IssueList): 
     issues.add(childPath(path, 'kmsKeyId'), 'only valid with serverSideEncryption: aws:kms');
   }
   if (s3.caBundle && s3.endpoint?.startsWith('http://')) {
-    issues.add(childPath(path, 'caBundle'), `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`);
+    issues.add(
+      childPath(path, 'caBundle'),
+      `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
+    );
   }
   const creds = s3.credentialsSecret;
   if (creds) {
-    const keys = [creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey, creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey, creds.sessionTokenKey]
-      .filter((k): k is string => k !== undefined);
-    if (new Set(keys).size !== keys.length) issues.add(childPath(path, 'credentialsSecret'), `received keys ${show(keys)}; each credential needs its own key`);
+    const keys = [
+      creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey,
+      creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey,
+      creds.sessionTokenKey,
+    ].filter((k): k is string => k !== undefined);
+    if (new Set(keys).size !== keys.length)
+      issues.add(
+        childPath(path, 'credentialsSecret'),
+        `received keys ${show(keys)}; each credential needs its own key`,
+      );
   }
 }
 
@@ -156,7 +182,11 @@ export function s3KeyPrefix(path: string | undefined): string {
 /** Where the objects named `<namePrefix><time><nameSuffix>` live, in the retention contract's terms. */
 export function s3RetentionDestination(
   s3: ResolvedS3,
-  names: { readonly namePrefix: string; readonly nameSuffix: RetentionDestinationName; readonly sidecarSuffixes?: readonly string[] },
+  names: {
+    readonly namePrefix: string;
+    readonly nameSuffix: RetentionDestinationName;
+    readonly sidecarSuffixes?: readonly string[];
+  },
 ): RetentionDestination {
   return {
     kind: 's3',
@@ -170,7 +200,10 @@ export function s3RetentionDestination(
   };
 }
 
-const secretEnv = (name: string, secret: string, key: string): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
+const secretEnv = (name: string, secret: string, key: string): EnvVar => ({
+  name,
+  valueFrom: { secretKeyRef: { name: secret, key } },
+});
 
 /** Region, credentials, CA bundle and tuning for the aws CLI (the bundle's volume and mount: `s3CaVolumes`, `s3CaMounts`). */
 export function awsEnv(s3: ResolvedS3): EnvVar[] {
@@ -180,10 +213,10 @@ export function awsEnv(s3: ResolvedS3): EnvVar[] {
     { name: 'AWS_DEFAULT_REGION', value: s3.region },
     ...(creds
       ? [
-        secretEnv('AWS_ACCESS_KEY_ID', creds.name, creds.accessKeyIdKey),
-        secretEnv('AWS_SECRET_ACCESS_KEY', creds.name, creds.secretAccessKeyKey),
-        ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', creds.name, creds.sessionTokenKey)] : []),
-      ]
+          secretEnv('AWS_ACCESS_KEY_ID', creds.name, creds.accessKeyIdKey),
+          secretEnv('AWS_SECRET_ACCESS_KEY', creds.name, creds.secretAccessKeyKey),
+          ...(creds.sessionTokenKey ? [secretEnv('AWS_SESSION_TOKEN', creds.name, creds.sessionTokenKey)] : []),
+        ]
       : []),
     ...(s3.caBundle ? [{ name: 'AWS_CA_BUNDLE', value: caBundleParts(s3.caBundle, 's3').file }] : []),
     { name: 'AWS_PAGER', value: '' },

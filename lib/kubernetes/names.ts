@@ -20,7 +20,11 @@ export function shortHash(text: string): string {
 
 /** Lowercases, maps every character outside [a-z0-9-] to '-', squeezes and trims dashes. */
 export function sanitize(part: string): string {
-  return part.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-').replace(/^-|-$/g, '');
+  return part
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /**

@@ -20,15 +20,18 @@ export const DRIFT_FOR = '1h';
 export function driftRules(r: ResolvedPolicy, watched: readonly ResolvedTarget[]): Record<string, unknown>[] {
   if (!r.rule || !r.metrics || !engineDefinition(r.engine).reportsCoverage || watched.length === 0) return [];
   const series = `${r.metrics.prefix}_uncovered_shards{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}"}`;
-  return [{
-    alert: 'BackupPolicyDrift',
-    expr: `max by (namespace, policy) (${series}) > 0`,
-    for: DRIFT_FOR,
-    labels: { severity: r.rule.severity, policy: r.name },
-    annotations: {
-      summary: 'The cluster has shards that the backup policy does not cover',
-      description: `Policy ${r.name} leaves {{ $value }} serving shard(s) of its cluster without a backup CronJob (a reshard or a new shard?); `
-        + 'the backup logs name them. Add them to the policy: `backup-cronjobs discover` prints the shards: list.',
+  return [
+    {
+      alert: 'BackupPolicyDrift',
+      expr: `max by (namespace, policy) (${series}) > 0`,
+      for: DRIFT_FOR,
+      labels: { severity: r.rule.severity, policy: r.name },
+      annotations: {
+        summary: 'The cluster has shards that the backup policy does not cover',
+        description:
+          `Policy ${r.name} leaves {{ $value }} serving shard(s) of its cluster without a backup CronJob (a reshard or a new shard?); ` +
+          'the backup logs name them. Add them to the policy: `backup-cronjobs discover` prints the shards: list.',
+      },
     },
-  }];
+  ];
 }

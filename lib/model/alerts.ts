@@ -13,7 +13,10 @@ import { driftRules } from './alerts-drift';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
-  return intervals * shortestIntervalMinutes(t.schedule.resolved, t.schedule.timeZone) * 60 + t.settings.activeDeadlineSeconds;
+  return (
+    intervals * shortestIntervalMinutes(t.schedule.resolved, t.schedule.timeZone) * 60 +
+    t.settings.activeDeadlineSeconds
+  );
 }
 
 /** Targets grouped by a number, smallest first: one rule per group keeps the rule file short. */
@@ -49,17 +52,40 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
   const backups = active.filter((t) => t.component === 'backup');
   const drills = active.filter((t) => t.component === 'restore-drill');
   const families: Watched[] = [
-    { alert: 'Backup', targets: backups, pushed: { lastSuccess: 'last_success_timestamp_seconds', result: 'last_run_success' }, ksm: true, text: { what: 'scheduled backup', subject: 'Backup', success: 'run' } },
-    { alert: 'BackupRestoreDrill', targets: drills, pushed: DRILL_METRICS, ksm: true, text: { what: 'restore drill', subject: 'Restore drill', success: 'run' } },
+    {
+      alert: 'Backup',
+      targets: backups,
+      pushed: { lastSuccess: 'last_success_timestamp_seconds', result: 'last_run_success' },
+      ksm: true,
+      text: { what: 'scheduled backup', subject: 'Backup', success: 'run' },
+    },
+    {
+      alert: 'BackupRestoreDrill',
+      targets: drills,
+      pushed: DRILL_METRICS,
+      ksm: true,
+      text: { what: 'restore drill', subject: 'Restore drill', success: 'run' },
+    },
     // drills done by the backup runs themselves can only be seen in the pushed metrics
-    ...(r.metrics ? [{ alert: 'BackupRestoreDrill', targets: backups.filter((t) => t.restoresFirst), pushed: DRILL_METRICS, ksm: false, text: { what: 'restore drill', subject: 'Backup', success: 'restore drill' } }] : []),
+    ...(r.metrics
+      ? [
+          {
+            alert: 'BackupRestoreDrill',
+            targets: backups.filter((t) => t.restoresFirst),
+            pushed: DRILL_METRICS,
+            ksm: false,
+            text: { what: 'restore drill', subject: 'Backup', success: 'restore drill' },
+          },
+        ]
+      : []),
   ].filter((f) => f.targets.length > 0);
   if (families.length === 0) return undefined;
   const ns = `namespace="${r.namespace}"`;
   const cronjobs = (names: readonly string[]) => `${ns}, cronjob=~"${names.join('|')}"`;
   /** A pushed metric of the targets `names` as kube-state-metrics series (label `cronjob`). */
   const pushedAsCronJob = (metric: string, names: readonly string[]) =>
-    r.metrics && `label_replace(${r.metrics.prefix}_${metric}{${ns}, policy="${r.name}", target=~"${names.join('|')}"}, "cronjob", "$1", "target", "(.*)")`;
+    r.metrics &&
+    `label_replace(${r.metrics.prefix}_${metric}{${ns}, policy="${r.name}", target=~"${names.join('|')}"}, "cronjob", "$1", "target", "(.*)")`;
   const rule = (alert: string, expr: string, summary: string, description: string, forDuration = '10m') => ({
     alert,
     expr,
@@ -71,26 +97,45 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
   const watchRules = (f: Watched) => {
     const lastSuccess = (names: readonly string[]) => {
       const ksm = `kube_cronjob_status_last_successful_time{${cronjobs(names)}}`;
-      const sources = [pushedAsCronJob(f.pushed.lastSuccess, names), f.ksm ? ksm : undefined].filter((x) => x !== undefined);
+      const sources = [pushedAsCronJob(f.pushed.lastSuccess, names), f.ksm ? ksm : undefined].filter(
+        (x) => x !== undefined,
+      );
       return `max by (namespace, cronjob) (${sources.join(' or ')})`;
     };
     const { what, subject, success } = f.text;
-    const stale = groupBy(f.targets, (t) => staleAfterSeconds(t, options.staleAfterIntervals)).flatMap(([seconds, names]) => [
-      rule(`${f.alert}Stale`, `time() - ${lastSuccess(names)} > ${seconds}`,
-        `A ${what} has not succeeded in time`,
-        `${subject} {{ $labels.cronjob }} of policy ${r.name} last ${f.ksm ? 'succeeded' : 'restored its newest backup'} {{ $value | humanizeDuration }} ago; expected within ${formatDuration(seconds)} (${options.staleAfterIntervals} schedule intervals plus the run timeout).`),
-      rule(`${f.alert}NeverSucceeded`,
-        `(time() - max by (namespace, cronjob) (kube_cronjob_created{${cronjobs(names)}})) > ${seconds} unless on (namespace, cronjob) ${lastSuccess(names)}`,
-        `A ${what} has never succeeded`,
-        `${subject} {{ $labels.cronjob }} of policy ${r.name} has existed for {{ $value | humanizeDuration }} without one successful ${success}; expected within ${formatDuration(seconds)}.`),
-    ]);
+    const stale = groupBy(f.targets, (t) => staleAfterSeconds(t, options.staleAfterIntervals)).flatMap(
+      ([seconds, names]) => [
+        rule(
+          `${f.alert}Stale`,
+          `time() - ${lastSuccess(names)} > ${seconds}`,
+          `A ${what} has not succeeded in time`,
+          `${subject} {{ $labels.cronjob }} of policy ${r.name} last ${f.ksm ? 'succeeded' : 'restored its newest backup'} {{ $value | humanizeDuration }} ago; expected within ${formatDuration(seconds)} (${options.staleAfterIntervals} schedule intervals plus the run timeout).`,
+        ),
+        rule(
+          `${f.alert}NeverSucceeded`,
+          `(time() - max by (namespace, cronjob) (kube_cronjob_created{${cronjobs(names)}})) > ${seconds} unless on (namespace, cronjob) ${lastSuccess(names)}`,
+          `A ${what} has never succeeded`,
+          `${subject} {{ $labels.cronjob }} of policy ${r.name} has existed for {{ $value | humanizeDuration }} without one successful ${success}; expected within ${formatDuration(seconds)}.`,
+        ),
+      ],
+    );
     const names = f.targets.map((t) => t.name);
     const pushedFailure = pushedAsCronJob(f.pushed.result, names);
     const pushedFailed = pushedFailure && `max by (namespace, cronjob) (${pushedFailure}) == 0`;
     const failed = f.ksm ? [ksmFailed(names, pushedFailed)] : pushedFailed ? [pushedFailed] : [];
     const subjectLower = subject.charAt(0).toLowerCase() + subject.slice(1);
-    return [...stale, ...failed.map((expr) => rule(`${f.alert}Failed`, expr, `The last run of a ${what} failed`,
-      `The last run of ${subjectLower} {{ $labels.cronjob }} of policy ${r.name} failed; see the logs of its last Job.`, '1m'))];
+    return [
+      ...stale,
+      ...failed.map((expr) =>
+        rule(
+          `${f.alert}Failed`,
+          expr,
+          `The last run of a ${what} failed`,
+          `The last run of ${subjectLower} {{ $labels.cronjob }} of policy ${r.name} failed; see the logs of its last Job.`,
+          '1m',
+        ),
+      ),
+    ];
   };
 
   /** The last Job of the CronJobs failed (kube-state-metrics), or the last run pushed a failure. */
@@ -103,17 +148,30 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
 
   const scheduled = [...backups, ...drills];
   const notScheduled = groupBy(scheduled, (t) => t.settings.startingDeadlineSeconds).map(([deadline, names]) =>
-    rule('BackupNotScheduled', `time() - max by (namespace, cronjob) (kube_cronjob_next_schedule_time{${cronjobs(names)}}) > ${deadline + 300}`,
+    rule(
+      'BackupNotScheduled',
+      `time() - max by (namespace, cronjob) (kube_cronjob_next_schedule_time{${cronjobs(names)}}) > ${deadline + 300}`,
       'A scheduled backup did not start',
-      `CronJob {{ $labels.cronjob }} of policy ${r.name} was due {{ $value | humanizeDuration }} ago and has not started (its starting deadline is ${formatDuration(deadline)}); check the CronJob's events and the kube-controller-manager.`));
+      `CronJob {{ $labels.cronjob }} of policy ${r.name} was due {{ $value | humanizeDuration }} ago and has not started (its starting deadline is ${formatDuration(deadline)}); check the CronJob's events and the kube-controller-manager.`,
+    ),
+  );
 
-  const pushedBackups = pushedAsCronJob('last_success_timestamp_seconds', backups.map((t) => t.name));
-  const metricsMissing = pushedBackups && backups.length > 0
-    ? [rule('BackupMetricsMissing',
-      `max by (namespace, cronjob) (kube_cronjob_status_last_successful_time{${cronjobs(backups.map((t) => t.name))}} > 0) unless on (namespace, cronjob) max by (namespace, cronjob) (${pushedBackups})`,
-      'The Pushgateway has no metrics of a backup that ran',
-      `Backup {{ $labels.cronjob }} of policy ${r.name} succeeded per kube-state-metrics, but the Pushgateway has none of its metrics: it is down, lost its state (run it with --persistence.file), or the pushes fail (see the Job's log).`, '30m')]
-    : [];
+  const pushedBackups = pushedAsCronJob(
+    'last_success_timestamp_seconds',
+    backups.map((t) => t.name),
+  );
+  const metricsMissing =
+    pushedBackups && backups.length > 0
+      ? [
+          rule(
+            'BackupMetricsMissing',
+            `max by (namespace, cronjob) (kube_cronjob_status_last_successful_time{${cronjobs(backups.map((t) => t.name))}} > 0) unless on (namespace, cronjob) max by (namespace, cronjob) (${pushedBackups})`,
+            'The Pushgateway has no metrics of a backup that ran',
+            `Backup {{ $labels.cronjob }} of policy ${r.name} succeeded per kube-state-metrics, but the Pushgateway has none of its metrics: it is down, lost its state (run it with --persistence.file), or the pushes fail (see the Job's log).`,
+            '30m',
+          ),
+        ]
+      : [];
 
   const backupRules = families.filter((f) => f.alert === 'Backup').flatMap(watchRules);
   const drillRules = families.filter((f) => f.alert !== 'Backup').flatMap(watchRules);
@@ -126,9 +184,19 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
       labels: { ...commonLabels(r.policy, r.engine, 'alerts'), ...options.labels },
       annotations: nonEmpty({ ...r.annotations }),
     },
-    spec: { groups: [{ name: `backup-cronjobs.${r.name}`, rules: [...backupRules, ...notScheduled, ...metricsMissing, ...drillRules, ...driftRules(r, backups)] }] },
+    spec: {
+      groups: [
+        {
+          name: `backup-cronjobs.${r.name}`,
+          rules: [...backupRules, ...notScheduled, ...metricsMissing, ...drillRules, ...driftRules(r, backups)],
+        },
+      ],
+    },
   });
 }
 
 /** The metric name parts drill.sh pushes. */
-const DRILL_METRICS = { lastSuccess: 'restore_drill_last_success_timestamp_seconds', result: 'restore_drill_success' } as const;
+const DRILL_METRICS = {
+  lastSuccess: 'restore_drill_last_success_timestamp_seconds',
+  result: 'restore_drill_success',
+} as const;

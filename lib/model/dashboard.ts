@@ -27,57 +27,76 @@ const LEGEND = '{{policy}} {{target}} {{shard}}';
 export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
   {
     title: 'Age of the last successful backup',
-    description: 'Seconds since the end of each target\'s last successful run (what BackupStale alerts on).',
+    description: "Seconds since the end of each target's last successful run (what BackupStale alerts on).",
     expr: `time() - max by (${BY}) (${series('last_success_timestamp_seconds')})`,
-    legend: LEGEND, type: 'table', unit: 's',
+    legend: LEGEND,
+    type: 'table',
+    unit: 's',
   },
   {
     title: 'Last run succeeded',
     description: '1 after a successful run, 0 after a failed one.',
     expr: `max by (${BY}) (${series('last_run_success')})`,
-    legend: LEGEND, type: 'table', unit: 'bool',
+    legend: LEGEND,
+    type: 'table',
+    unit: 'bool',
   },
   {
     title: 'Duration of the last run',
     description: 'Seconds the last run took, successful or not.',
     expr: `max by (${BY}) (${series('duration_seconds')})`,
-    legend: LEGEND, type: 'timeseries', unit: 's',
+    legend: LEGEND,
+    type: 'timeseries',
+    unit: 's',
   },
   {
     title: 'Size of the last backup',
     description: 'Bytes of the last stored backup, over time (a sudden drop is worth a look).',
     expr: `max by (${BY}) (${series('size_bytes')})`,
-    legend: LEGEND, type: 'timeseries', unit: 'bytes',
+    legend: LEGEND,
+    type: 'timeseries',
+    unit: 'bytes',
   },
   {
     title: 'Failed runs',
-    description: 'Failed runs per target since the Pushgateway began counting them (the runs read the counter back and push it + 1).',
+    description:
+      'Failed runs per target since the Pushgateway began counting them (the runs read the counter back and push it + 1).',
     expr: `max by (${BY}) (${series('failure_total')})`,
-    legend: LEGEND, type: 'table', unit: 'short',
+    legend: LEGEND,
+    type: 'table',
+    unit: 'short',
   },
   {
     title: 'Restore drill succeeded',
     description: '1 after a good restore drill, 0 after a failed one.',
     expr: `max by (${BY}) (${series('restore_drill_success')})`,
-    legend: LEGEND, type: 'table', unit: 'bool',
+    legend: LEGEND,
+    type: 'table',
+    unit: 'bool',
   },
   {
     title: 'Restore drill: age of the restored backup (recovery point)',
     description: 'Age of the backup the last drill restored, at its end.',
     expr: `max by (${BY}) (${series('restore_drill_backup_age_seconds')})`,
-    legend: LEGEND, type: 'timeseries', unit: 's',
+    legend: LEGEND,
+    type: 'timeseries',
+    unit: 's',
   },
   {
     title: 'Restore drill: duration (recovery time)',
     description: 'How long the last drill took: fetch, decrypt, verify, restore, compare.',
     expr: `max by (${BY}) (${series('restore_drill_duration_seconds')})`,
-    legend: LEGEND, type: 'timeseries', unit: 's',
+    legend: LEGEND,
+    type: 'timeseries',
+    unit: 's',
   },
   {
     title: 'Uncovered shards',
     description: 'Serving shards a run counted that no CronJob of its policy backs up (Vitess, Redis).',
     expr: `max by (namespace, policy) (${series('uncovered_shards')})`,
-    legend: '{{namespace}} {{policy}}', type: 'timeseries', unit: 'short',
+    legend: '{{namespace}} {{policy}}',
+    type: 'timeseries',
+    unit: 'short',
   },
 ];
 
@@ -97,7 +116,8 @@ export interface DashboardScope {
 export function grafanaDashboard(scope?: DashboardScope): Record<string, unknown> {
   const prefixes = scope ? [scope.prefix, ...metricPrefixes().filter((p) => p !== scope.prefix)] : metricPrefixes();
   const datasource = { type: 'prometheus', uid: '${datasource}' };
-  const selected = (value: string | undefined) => (value === undefined ? { text: 'All', value: '$__all' } : { text: value, value });
+  const selected = (value: string | undefined) =>
+    value === undefined ? { text: 'All', value: '$__all' } : { text: value, value };
   const labelVariable = (name: 'namespace' | 'policy') => ({
     name,
     type: 'query',
@@ -142,7 +162,15 @@ export function grafanaDashboard(scope?: DashboardScope): Record<string, unknown
       datasource,
       gridPos: { h: 8, w: 12, x: (i % 2) * 12, y: Math.floor(i / 2) * 8 },
       fieldConfig: { defaults: { unit: p.unit }, overrides: [] },
-      targets: [{ refId: 'A', datasource, expr: p.expr, legendFormat: p.legend, ...(p.type === 'table' ? { instant: true, format: 'table' } : {}) }],
+      targets: [
+        {
+          refId: 'A',
+          datasource,
+          expr: p.expr,
+          legendFormat: p.legend,
+          ...(p.type === 'table' ? { instant: true, format: 'table' } : {}),
+        },
+      ],
     })),
   };
 }

@@ -39,10 +39,14 @@ export interface ListedBackup {
 }
 
 /** Where a policy's backups are: its engine's stores, or (an engine without) how to list them. */
-export function policyStores(policy: BackupPolicy): { readonly stores: readonly BackupStore[]; readonly help?: string } {
+export function policyStores(policy: BackupPolicy): {
+  readonly stores: readonly BackupStore[];
+  readonly help?: string;
+} {
   const [engine] = enginesOf(policy.spec);
   const definition = engineDefinition(engine);
-  if (!definition.backupStores) return { stores: [], help: definition.listHelp ?? `the ${engine} engine's backups cannot be listed` };
+  if (!definition.backupStores)
+    return { stores: [], help: definition.listHelp ?? `the ${engine} engine's backups cannot be listed` };
   return { stores: definition.backupStores(policy.spec[engine], policyContext(policy, engine)) };
 }
 
@@ -56,7 +60,12 @@ function parseName(store: BackupStore, name: string): { time: string; node?: str
   const clear = encrypted ? name.slice(0, -4) : name;
   const time = clear.slice(store.namePrefix.length, store.namePrefix.length + 20);
   const rest = clear.slice(store.namePrefix.length + 20);
-  if (!TIME.test(time) || Number.isNaN(Date.parse(time)) || new Date(Date.parse(time)).toISOString().replace('.000', '') !== time) return undefined;
+  if (
+    !TIME.test(time) ||
+    Number.isNaN(Date.parse(time)) ||
+    new Date(Date.parse(time)).toISOString().replace('.000', '') !== time
+  )
+    return undefined;
   if (!rest.endsWith(store.nameSuffix)) return undefined;
   if (store.nodes === undefined) return rest === store.nameSuffix ? { time, encrypted } : undefined;
   const node = rest.slice(1, rest.length - store.nameSuffix.length);
@@ -85,18 +94,25 @@ export function listStore(
   if (rules !== undefined) {
     const groups = new Map<string, typeof found>();
     for (const b of found) {
-      const group = store.nodes === 'each' ? b.node ?? '' : '';
+      const group = store.nodes === 'each' ? (b.node ?? '') : '';
       groups.set(group, [...(groups.get(group) ?? []), b]);
     }
     for (const members of groups.values()) {
-      const plan = planRetention(members.map((b) => ({ name: b.name, time: Date.parse(b.time) / 1000, size: b.size })), rules, { now, timeZone });
+      const plan = planRetention(
+        members.map((b) => ({ name: b.name, time: Date.parse(b.time) / 1000, size: b.size })),
+        rules,
+        { now, timeZone },
+      );
       for (const e of plan.entries) plans.set(e.name, { keep: e.keep, reasons: e.reasons });
     }
   }
   return found
     .sort((a, b) => (a.time !== b.time ? (a.time < b.time ? 1 : -1) : a.name < b.name ? 1 : -1))
     .map((b) => {
-      const { facts, metadata } = contentFacts(store, metadataOf(`${b.encrypted ? b.name.slice(0, -4) : b.name}${store.metadataSuffix}`));
+      const { facts, metadata } = contentFacts(
+        store,
+        metadataOf(`${b.encrypted ? b.name.slice(0, -4) : b.name}${store.metadataSuffix}`),
+      );
       return {
         target: store.target,
         ...(b.node !== undefined ? { node: b.node } : {}),
@@ -111,7 +127,10 @@ export function listStore(
     });
 }
 
-function contentFacts(store: BackupStore, text: string | undefined): { facts: Record<string, number | string>; metadata: ListedBackup['metadata'] } {
+function contentFacts(
+  store: BackupStore,
+  text: string | undefined,
+): { facts: Record<string, number | string>; metadata: ListedBackup['metadata'] } {
   if (text === undefined) return { facts: {}, metadata: 'missing' };
   let doc: unknown;
   try {

@@ -29,13 +29,18 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
     const where = list.length > 1 ? `document ${i + 1}` : '(document)';
     const prefix = (path: string) => (list.length > 1 ? `${where}: ${path}` : path);
     if (doc.errors.length > 0) {
-      for (const e of doc.errors) issues.push({ path: where, message: `YAML syntax: ${e.message.split('\n')[0]}`, ...position(e.pos[0]) });
+      for (const e of doc.errors)
+        issues.push({ path: where, message: `YAML syntax: ${e.message.split('\n')[0]}`, ...position(e.pos[0]) });
       return;
     }
     const duplicates = duplicateKeys(doc);
     if (duplicates.length > 0) {
       for (const d of duplicates) {
-        issues.push({ path: prefix(d.path || '(document)'), message: `duplicate key ${JSON.stringify(d.key)} (first at line ${position(d.first).line}); a key appears once per map`, ...position(d.offset) });
+        issues.push({
+          path: prefix(d.path || '(document)'),
+          message: `duplicate key ${JSON.stringify(d.key)} (first at line ${position(d.first).line}); a key appears once per map`,
+          ...position(d.offset),
+        });
       }
       return;
     }
@@ -44,7 +49,11 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (e) {
       const start = doc.contents?.range?.[0] ?? 0;
-      issues.push({ path: where, message: `cannot read the document: ${(e as Error).message} (aliases expand to more than ${MAX_ALIAS_COUNT} nodes)`, ...position(start) });
+      issues.push({
+        path: where,
+        message: `cannot read the document: ${(e as Error).message} (aliases expand to more than ${MAX_ALIAS_COUNT} nodes)`,
+        ...position(start),
+      });
       return;
     }
     if (value === null || value === undefined) return;
@@ -60,7 +69,8 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
     issues.push(...placed.sort((a, b) => a.line - b.line || a.column - b.column));
   });
   if (issues.length > 0) throw new PolicyError(issues, source);
-  if (policies.length === 0) throw new PolicyError([{ path: '(document)', message: 'no BackupPolicy document found' }], source);
+  if (policies.length === 0)
+    throw new PolicyError([{ path: '(document)', message: 'no BackupPolicy document found' }], source);
   return policies;
 }
 
@@ -71,7 +81,8 @@ function pairOf(map: YAMLMap, key: string): Pair | undefined {
   let pairs = pairsByKey.get(map);
   if (pairs === undefined) {
     pairs = new Map();
-    for (const p of map.items) if (isPair(p) && isScalar(p.key) && !pairs.has(String(p.key.value))) pairs.set(String(p.key.value), p);
+    for (const p of map.items)
+      if (isPair(p) && isScalar(p.key) && !pairs.has(String(p.key.value))) pairs.set(String(p.key.value), p);
     pairsByKey.set(map, pairs);
   }
   return pairs.get(key);

@@ -57,8 +57,10 @@ function overlapMessage(plan: Plan, o: PlanOverlap): string {
     return `${targetName(a)}: a run may take ${formatDuration(a.windowSeconds)} (its timeout), longer than the time to the next one: ${pairs}; ${consequence}`;
   }
   if (o.reason === 'group') {
-    return `${targetName(a)} and ${targetName(b)}, serialization group ${groupText(a)}: ${pairs}; `
-      + 'a pod of the group waits (Pending) while another runs, and its timeout keeps counting';
+    return (
+      `${targetName(a)} and ${targetName(b)}, serialization group ${groupText(a)}: ${pairs}; ` +
+      'a pod of the group waits (Pending) while another runs, and its timeout keeps counting'
+    );
   }
   return `${targetName(a)} and ${targetName(b)}, both on node ${a.node}: ${pairs}; they load the node at the same time`;
 }
@@ -69,27 +71,38 @@ function dstMessage(plan: Plan, d: PlanDst): string {
   const date = isoMinute(d.change.at + d.change.after).slice(0, 10);
   const list = listText(d.localTimes.map((l) => l.slice(11)));
   if (d.kind === 'skipped') {
-    return `${targetName(t)}: ${list} local time does not exist in ${d.timeZone} on ${date} `
-      + `(clocks go from ${wall(d.change.before)} to ${wall(d.change.after)}): ${d.localTimes.length === 1 ? 'that run is' : 'those runs are'} skipped`;
+    return (
+      `${targetName(t)}: ${list} local time does not exist in ${d.timeZone} on ${date} ` +
+      `(clocks go from ${wall(d.change.before)} to ${wall(d.change.after)}): ${d.localTimes.length === 1 ? 'that run is' : 'those runs are'} skipped`
+    );
   }
   // the first occurrence is still on the offset before the change
   const firsts = d.localTimes.map((l) => isoMinute(Date.parse(`${l}:00Z`) - d.change.before).slice(11));
-  return `${targetName(t)}: ${list} local time occurs twice in ${d.timeZone} on ${date} `
-    + `(clocks go back from ${wall(d.change.before)} to ${wall(d.change.after)}): it runs once, at the first (${listText(firsts)})`;
+  return (
+    `${targetName(t)}: ${list} local time occurs twice in ${d.timeZone} on ${date} ` +
+    `(clocks go back from ${wall(d.change.before)} to ${wall(d.change.after)}): it runs once, at the first (${listText(firsts)})`
+  );
 }
 
 /** `a, b`, or `a, b, …, z (60 runs)` for long lists. */
 function listText(items: readonly string[]): string {
-  return items.length <= 4 ? items.join(', ') : `${items.slice(0, 2).join(', ')}, …, ${items[items.length - 1]} (${items.length} runs)`;
+  return items.length <= 4
+    ? items.join(', ')
+    : `${items.slice(0, 2).join(', ')}, …, ${items[items.length - 1]} (${items.length} runs)`;
 }
 
 /** The plan for people: one block per CronJob, then the warnings. */
 export function formatPlanText(plan: Plan, warnings: readonly PlanWarning[]): string {
-  const out = [`Plan from ${isoMinute(plan.from)} to ${isoMinute(plan.to)} (horizon ${formatDuration((plan.to - plan.from) / 1000)}); times in UTC`, ''];
+  const out = [
+    `Plan from ${isoMinute(plan.from)} to ${isoMinute(plan.to)} (horizon ${formatDuration((plan.to - plan.from) / 1000)}); times in UTC`,
+    '',
+  ];
   for (const t of plan.targets) {
     out.push(`${targetName(t)}${t.suspended ? ' (suspended)' : ''}`);
     out.push(`  schedule   ${scheduleText(t)}`);
-    out.push(`  window     ${formatDuration(t.windowSeconds)} per run (timeout: activeDeadlineSeconds ${t.windowSeconds})`);
+    out.push(
+      `  window     ${formatDuration(t.windowSeconds)} per run (timeout: activeDeadlineSeconds ${t.windowSeconds})`,
+    );
     const group = groupText(t);
     if (group) out.push(`  group      ${group}`);
     if (t.node !== undefined) out.push(`  node       ${t.node}`);
@@ -118,7 +131,9 @@ export function planJson(plan: Plan, warnings: readonly PlanWarning[]): unknown 
       schedule: { written: t.schedule.written, resolved: t.schedule.resolved, timeZone: t.schedule.timeZone ?? null },
       suspended: t.suspended,
       windowSeconds: t.windowSeconds,
-      serializationGroup: t.serializationGroup ? { name: t.serializationGroup.name, scope: t.serializationGroup.scope ?? 'node' } : null,
+      serializationGroup: t.serializationGroup
+        ? { name: t.serializationGroup.name, scope: t.serializationGroup.scope ?? 'node' }
+        : null,
       node: t.node ?? null,
       nextRuns: t.next.map(run),
       runsInHorizon: t.runs.length,

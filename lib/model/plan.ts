@@ -84,8 +84,11 @@ export function planPolicies(policies: readonly ResolvedPolicy[], options: PlanO
   const from = options.from.getTime();
   const to = from + options.horizon;
   const targets = policies.flatMap((p) => p.targets.map((t) => planTarget(p, t, options, to)));
-  const dst = targets.flatMap((t, i) => (t.suspended ? [] : dstAmbiguities(t.schedule.resolved, t.schedule.timeZone, options.from, new Date(to)))
-    .map((d) => ({ ...d, target: i, timeZone: t.schedule.timeZone ?? 'UTC' })));
+  const dst = targets.flatMap((t, i) =>
+    (t.suspended ? [] : dstAmbiguities(t.schedule.resolved, t.schedule.timeZone, options.from, new Date(to))).map(
+      (d) => ({ ...d, target: i, timeZone: t.schedule.timeZone ?? 'UTC' }),
+    ),
+  );
   return { from, to, targets, overlaps: findOverlaps(targets), dst };
 }
 
@@ -127,9 +130,20 @@ const scope = (g: SerializationGroup) => g.scope ?? JOB_DEFAULTS.serializationSc
 
 /** Every pair of CronJobs with a conflict (and every CronJob) whose windows overlap: one sweep over all runs by start. */
 function findOverlaps(targets: readonly PlanTarget[]): PlanOverlap[] {
-  const runs = targets.flatMap((t, i) => t.runs.map((r) => ({ ...r, target: i }))).sort((x, y) => x.start - y.start || x.target - y.target);
+  const runs = targets
+    .flatMap((t, i) => t.runs.map((r) => ({ ...r, target: i })))
+    .sort((x, y) => x.start - y.start || x.target - y.target);
   const reasons = new Map<string, PlanOverlap['reason'] | undefined>();
-  const pairs = new Map<string, { reason: PlanOverlap['reason']; targets: [number, number]; count: number; first: [PlanRun, PlanRun]; stretches: PlanRun[] }>();
+  const pairs = new Map<
+    string,
+    {
+      reason: PlanOverlap['reason'];
+      targets: [number, number];
+      count: number;
+      first: [PlanRun, PlanRun];
+      stretches: PlanRun[];
+    }
+  >();
   let active: (PlanRun & { target: number })[] = [];
   for (const run of runs) {
     active = active.filter((a) => a.end > run.start);
@@ -148,7 +162,8 @@ function findOverlaps(targets: readonly PlanTarget[]): PlanOverlap[] {
       }
       found.count += 1;
       const last = found.stretches[found.stretches.length - 1];
-      if (stretch.start <= last.end) found.stretches[found.stretches.length - 1] = { start: last.start, end: Math.max(last.end, stretch.end) };
+      if (stretch.start <= last.end)
+        found.stretches[found.stretches.length - 1] = { start: last.start, end: Math.max(last.end, stretch.end) };
       else found.stretches.push(stretch);
     }
     active.push(run);

@@ -35,7 +35,10 @@ export function generatorName(): string {
 }
 
 /** The provenance annotations of an object of `policy`; with `schedule`, the written one when it differs. */
-export function provenance(policy: string, schedule?: { readonly written: string; readonly resolved: string }): Record<string, string> {
+export function provenance(
+  policy: string,
+  schedule?: { readonly written: string; readonly resolved: string },
+): Record<string, string> {
   return {
     [PROVENANCE.generator]: generatorName(),
     [PROVENANCE.policy]: policy,

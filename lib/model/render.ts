@@ -27,9 +27,17 @@ export function renderPolicy(doc: unknown, source?: string): Manifest[] {
  * PrometheusRule. Every object carries the provenance annotations.
  */
 export function renderResolved(r: ResolvedPolicy): Manifest[] {
-  const configMap = r.scripts === 'configMap' ? scriptsConfigMap(r.name, r.namespace, commonLabels(r.policy, r.engine, 'scripts'), podContainers(r)) : undefined;
-  const scripts: ScriptsRendering = configMap ? { mode: 'configMap', configMap: configMap.metadata.name } : INLINE_SCRIPTS;
-  const annotations = (schedule?: { readonly written: string; readonly resolved: string }) => ({ ...r.annotations, ...provenance(r.name, schedule) });
+  const configMap =
+    r.scripts === 'configMap'
+      ? scriptsConfigMap(r.name, r.namespace, commonLabels(r.policy, r.engine, 'scripts'), podContainers(r))
+      : undefined;
+  const scripts: ScriptsRendering = configMap
+    ? { mode: 'configMap', configMap: configMap.metadata.name }
+    : INLINE_SCRIPTS;
+  const annotations = (schedule?: { readonly written: string; readonly resolved: string }) => ({
+    ...r.annotations,
+    ...provenance(r.name, schedule),
+  });
   const cronJobs = r.targets.map((t) => {
     const id = { name: t.name, namespace: r.namespace, labels: t.labels, annotations: r.annotations };
     return withAnnotations(buildCronJob(id, t.schedule, t.settings, t.pod, scripts), annotations(t.schedule));
@@ -58,7 +66,10 @@ function dashboardConfigMap(r: ResolvedPolicy): Manifest | undefined {
     metadata: {
       name: joinName([r.name, 'grafana-dashboard'], DNS_SUBDOMAIN_MAX),
       namespace: r.namespace,
-      labels: { ...commonLabels(r.policy, r.engine, 'dashboard'), ...(options.labels ?? METRICS_DEFAULTS.grafanaDashboardLabels) },
+      labels: {
+        ...commonLabels(r.policy, r.engine, 'dashboard'),
+        ...(options.labels ?? METRICS_DEFAULTS.grafanaDashboardLabels),
+      },
     },
     data: { [`backup-cronjobs-${r.namespace}-${r.name}.json`]: `${JSON.stringify(dashboard, null, 2)}\n` },
   };
@@ -66,8 +77,12 @@ function dashboardConfigMap(r: ResolvedPolicy): Manifest | undefined {
 
 /** The engine's objects for these pods, with the labels every object of the policy carries. */
 function engineObjects(r: ResolvedPolicy, pods: readonly PodSpec[]): Manifest[] {
-  const objects = engineDefinition(r.engine).objects?.(r.policy.spec[r.engine], policyContext(r.policy, r.engine), pods) ?? [];
-  return objects.map(({ component, manifest }) => ({ ...manifest, metadata: { ...manifest.metadata, labels: commonLabels(r.policy, r.engine, component) } }));
+  const objects =
+    engineDefinition(r.engine).objects?.(r.policy.spec[r.engine], policyContext(r.policy, r.engine), pods) ?? [];
+  return objects.map(({ component, manifest }) => ({
+    ...manifest,
+    metadata: { ...manifest.metadata, labels: commonLabels(r.policy, r.engine, component) },
+  }));
 }
 
 /** The pod template of a rendered CronJob. */
@@ -95,5 +110,7 @@ export function assertAccepted(o: Manifest): void {
   const problems = validateObject(o);
   if (problems.length === 0) return;
   const list = problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
-  throw new Error(`backup-cronjobs rendered ${o.kind} ${o.metadata.name}, which the API server would refuse (a bug: please report it with the policy):\n${list}`);
+  throw new Error(
+    `backup-cronjobs rendered ${o.kind} ${o.metadata.name}, which the API server would refuse (a bug: please report it with the policy):\n${list}`,
+  );
 }

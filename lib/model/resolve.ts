@@ -75,7 +75,11 @@ export interface ResolvedPolicy {
     readonly caBundle?: CaBundleRef;
   };
   /** The alert rule options. @default - no PrometheusRule */
-  readonly rule?: { readonly labels: Readonly<Record<string, string>>; readonly severity: string; readonly staleAfterIntervals: number };
+  readonly rule?: {
+    readonly labels: Readonly<Record<string, string>>;
+    readonly severity: string;
+    readonly staleAfterIntervals: number;
+  };
   readonly targets: readonly ResolvedTarget[];
 }
 
@@ -91,7 +95,9 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
   const namespace = context.namespace;
   const metrics = resolveMetrics(policy, definition.metricsPrefix);
   const scripts = policy.spec.scripts?.mode ?? JOB_DEFAULTS.scriptsMode;
-  const settings = engineTargets.map((t) => resolveSettings(mergeSettings(policy.spec.defaults, t.overrides), t.defaults, t.schedule));
+  const settings = engineTargets.map((t) =>
+    resolveSettings(mergeSettings(policy.spec.defaults, t.overrides), t.defaults, t.schedule),
+  );
   const schedules = resolveSchedules(engineTargets, settings, issues);
   const names = new Map<string, EngineTarget>();
   const targets: ResolvedTarget[] = [];
@@ -105,18 +111,37 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     names.set(name, t);
     const schedule = schedules[i];
     if (schedule === undefined) return;
-    const ctx: PodContext = { env: targetEnv(policy, engine, name, metrics, t.component), settings: settings[i], metrics: metrics !== undefined };
+    const ctx: PodContext = {
+      env: targetEnv(policy, engine, name, metrics, t.component),
+      settings: settings[i],
+      metrics: metrics !== undefined,
+    };
     const pod = withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle);
-    checkPodAgainstEngine(pod, settings[i], t.overrides?.pod ? t.settingsPath : 'spec.defaults', policy.metadata.annotations, scripts, issues);
+    checkPodAgainstEngine(
+      pod,
+      settings[i],
+      t.overrides?.pod ? t.settingsPath : 'spec.defaults',
+      policy.metadata.annotations,
+      scripts,
+      issues,
+    );
     // the CronJob carries the policy's annotations and the provenance ones
-    const own = annotationsSizeProblem({ ...policy.metadata.annotations, ...provenance(policy.metadata.name, { written: settings[i].schedule, resolved: schedule }) });
-    if (own && !issues.issues.some((i) => i.path === 'metadata.annotations')) issues.add('metadata.annotations', `${own}, with the backup-cronjobs.io annotations of CronJob ${name}`);
+    const own = annotationsSizeProblem({
+      ...policy.metadata.annotations,
+      ...provenance(policy.metadata.name, { written: settings[i].schedule, resolved: schedule }),
+    });
+    if (own && !issues.issues.some((i) => i.path === 'metadata.annotations'))
+      issues.add('metadata.annotations', `${own}, with the backup-cronjobs.io annotations of CronJob ${name}`);
     targets.push({
       id: t.id,
       key: t.key ?? t.nameParts.join('/'),
       name,
       component: t.component,
-      labels: { ...commonLabels(policy, engine, t.component), 'backup-cronjobs.io/target': labelValue(name), ...t.labels },
+      labels: {
+        ...commonLabels(policy, engine, t.component),
+        'backup-cronjobs.io/target': labelValue(name),
+        ...t.labels,
+      },
       settingsPath: t.settingsPath,
       schedule: { written: settings[i].schedule, resolved: schedule, timeZone: settings[i].timeZone },
       settings: settings[i],
@@ -128,7 +153,17 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
   });
   checkContainerResourceNames(targets, policy.spec.defaults?.pod?.containerResources, issues);
   issues.throwIfAny(source);
-  return { policy, name: policy.metadata.name, namespace, engine, annotations: policy.metadata.annotations, scripts, metrics, rule: resolveRule(policy), targets };
+  return {
+    policy,
+    name: policy.metadata.name,
+    namespace,
+    engine,
+    annotations: policy.metadata.annotations,
+    scripts,
+    metrics,
+    rule: resolveRule(policy),
+    targets,
+  };
 }
 
 /**
@@ -148,23 +183,50 @@ export function checkPodAgainstEngine(
   issues: IssueList,
 ): void {
   const options = settings.pod;
-  const at = (field: string, i: number, key: string) => childPath(childPath(childPath(childPath(levelPath, 'pod'), field), i), key);
+  const at = (field: string, i: number, key: string) =>
+    childPath(childPath(childPath(childPath(levelPath, 'pod'), field), i), key);
   const mains = [...(pod.initContainers ?? []), ...pod.containers].filter((c) => pod.mainContainers.includes(c.name));
   const sourced = scripts === 'configMap';
   const volumes = new Set([...(pod.volumes ?? []).map((v) => v.name), ...(sourced ? [SCRIPTS_VOLUME] : [])]);
-  const mountPaths = new Set([...mains.flatMap((c) => (c.volumeMounts ?? []).map((m) => m.mountPath)), ...(sourced ? [SCRIPTS_DIR] : [])]);
+  const mountPaths = new Set([
+    ...mains.flatMap((c) => (c.volumeMounts ?? []).map((m) => m.mountPath)),
+    ...(sourced ? [SCRIPTS_DIR] : []),
+  ]);
   const envNames = new Set(mains.flatMap((c) => (c.env ?? []).map((e) => e.name)));
   options.volumes?.forEach((v, i) => {
-    if (volumes.has(v.name)) issues.add(at('volumes', i, 'name'), `received ${show(v.name)}; the engine's pod already has a volume of that name: choose another`);
-    if (mountPaths.has(v.mountPath)) issues.add(at('volumes', i, 'mountPath'), `received ${show(v.mountPath)}; the engine already mounts a volume there: choose another path`);
+    if (volumes.has(v.name))
+      issues.add(
+        at('volumes', i, 'name'),
+        `received ${show(v.name)}; the engine's pod already has a volume of that name: choose another`,
+      );
+    if (mountPaths.has(v.mountPath))
+      issues.add(
+        at('volumes', i, 'mountPath'),
+        `received ${show(v.mountPath)}; the engine already mounts a volume there: choose another path`,
+      );
   });
   options.env?.forEach((e, i) => {
-    if (envNames.has(e.name)) issues.add(at('env', i, 'name'), `received ${show(e.name)}; the engine sets this variable itself: choose another name`);
+    if (envNames.has(e.name))
+      issues.add(
+        at('env', i, 'name'),
+        `received ${show(e.name)}; the engine sets this variable itself: choose another name`,
+      );
   });
-  if (pod.serviceAccountName !== undefined && options.serviceAccountName !== undefined && options.serviceAccountName !== pod.serviceAccountName) {
-    issues.add(childPath(childPath(levelPath, 'pod'), 'serviceAccountName'), `received ${show(options.serviceAccountName)}; the engine runs these pods under its own ServiceAccount ${show(pod.serviceAccountName)}, which it renders with the permissions they need: remove serviceAccountName`);
+  if (
+    pod.serviceAccountName !== undefined &&
+    options.serviceAccountName !== undefined &&
+    options.serviceAccountName !== pod.serviceAccountName
+  ) {
+    issues.add(
+      childPath(childPath(levelPath, 'pod'), 'serviceAccountName'),
+      `received ${show(options.serviceAccountName)}; the engine runs these pods under its own ServiceAccount ${show(pod.serviceAccountName)}, which it renders with the permissions they need: remove serviceAccountName`,
+    );
   }
-  if (options.annotations) issues.addProblem(childPath(childPath(levelPath, 'pod'), 'annotations'), annotationsSizeProblem({ ...policyAnnotations, ...options.annotations }));
+  if (options.annotations)
+    issues.addProblem(
+      childPath(childPath(levelPath, 'pod'), 'annotations'),
+      annotationsSizeProblem({ ...policyAnnotations, ...options.annotations }),
+    );
   for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
     const main = pod.mainContainers.includes(c.name);
     for (const k of resolveResources(defaultResources(c), resourceOverrides(options, c.name, main)).conflicts) {
@@ -178,8 +240,14 @@ export function checkPodAgainstEngine(
 }
 
 /** Every key of `pod.containerResources` names a container of some pod of the policy. */
-function checkContainerResourceNames(targets: readonly ResolvedTarget[], defaults: Readonly<Record<string, unknown>> | undefined, issues: IssueList): void {
-  const names = new Set(targets.flatMap((t) => [...(t.pod.initContainers ?? []), ...t.pod.containers].map((c) => c.name)));
+function checkContainerResourceNames(
+  targets: readonly ResolvedTarget[],
+  defaults: Readonly<Record<string, unknown>> | undefined,
+  issues: IssueList,
+): void {
+  const names = new Set(
+    targets.flatMap((t) => [...(t.pod.initContainers ?? []), ...t.pod.containers].map((c) => c.name)),
+  );
   const allowed = [...names].sort();
   const reported = new Set<string>();
   for (const t of targets) {
@@ -210,7 +278,13 @@ export function commonLabels(policy: BackupPolicy, engine: EngineKey, component:
 }
 
 /** Env every container script of a CronJob receives: its identity, where to push metrics, a drill's limit. */
-function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metrics: ResolvedPolicy['metrics'], component: EngineTarget['component']): EnvVar[] {
+function targetEnv(
+  policy: BackupPolicy,
+  engine: EngineKey,
+  name: string,
+  metrics: ResolvedPolicy['metrics'],
+  component: EngineTarget['component'],
+): EnvVar[] {
   const maxBackupAge = component === 'restore-drill' ? policy.spec.drill?.maxBackupAge : undefined;
   return [
     { name: 'BACKUP_JOB', value: name },
@@ -219,12 +293,14 @@ function targetEnv(policy: BackupPolicy, engine: EngineKey, name: string, metric
     { name: 'BACKUP_TARGET', value: name },
     ...(metrics
       ? [
-        { name: 'BACKUP_PUSHGATEWAY_URL', value: metrics.pushgatewayUrl },
-        { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-        { name: 'BACKUP_METRICS_PREFIX', value: metrics.prefix },
-      ]
+          { name: 'BACKUP_PUSHGATEWAY_URL', value: metrics.pushgatewayUrl },
+          { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+          { name: 'BACKUP_METRICS_PREFIX', value: metrics.prefix },
+        ]
       : []),
-    ...(maxBackupAge !== undefined ? [{ name: 'BACKUP_DRILL_MAX_AGE_SECONDS', value: String(parseDuration(maxBackupAge)) }] : []),
+    ...(maxBackupAge !== undefined
+      ? [{ name: 'BACKUP_DRILL_MAX_AGE_SECONDS', value: String(parseDuration(maxBackupAge)) }]
+      : []),
   ];
 }
 
@@ -235,25 +311,31 @@ function resolveMetrics(policy: BackupPolicy, prefix: string): ResolvedPolicy['m
   const basic = metrics?.basicAuthSecret;
   const auth: ResolvedMetricsAuth | undefined = basic
     ? {
-      kind: 'basic',
-      username: { name: basic.name, key: basic.usernameKey ?? METRICS_DEFAULTS.basicAuthUsernameKey },
-      password: { name: basic.name, key: basic.passwordKey ?? METRICS_DEFAULTS.basicAuthPasswordKey },
-    }
+        kind: 'basic',
+        username: { name: basic.name, key: basic.usernameKey ?? METRICS_DEFAULTS.basicAuthUsernameKey },
+        password: { name: basic.name, key: basic.passwordKey ?? METRICS_DEFAULTS.basicAuthPasswordKey },
+      }
     : metrics?.bearerTokenSecret && { kind: 'bearer', token: metrics.bearerTokenSecret };
   return { pushgatewayUrl: url, prefix, auth, caBundle: metrics?.caBundle };
 }
 
 function resolveRule(policy: BackupPolicy): ResolvedPolicy['rule'] {
   const rule = policy.spec.metrics?.prometheusRule;
-  return rule && {
-    labels: rule.labels ?? {},
-    severity: rule.severity ?? JOB_DEFAULTS.alertSeverity,
-    staleAfterIntervals: rule.staleAfterIntervals ?? JOB_DEFAULTS.staleAfterIntervals,
-  };
+  return (
+    rule && {
+      labels: rule.labels ?? {},
+      severity: rule.severity ?? JOB_DEFAULTS.alertSeverity,
+      staleAfterIntervals: rule.staleAfterIntervals ?? JOB_DEFAULTS.staleAfterIntervals,
+    }
+  );
 }
 
 /** Every target's final schedule: hashed fields, then stagger over the targets sharing a schedule, window and time zone. */
-function resolveSchedules(targets: readonly EngineTarget[], settings: readonly ResolvedJobSettings[], issues: IssueList): (string | undefined)[] {
+function resolveSchedules(
+  targets: readonly EngineTarget[],
+  settings: readonly ResolvedJobSettings[],
+  issues: IssueList,
+): (string | undefined)[] {
   const result: (string | undefined)[] = targets.map(() => undefined);
   const groups = new Map<string, number[]>();
   targets.forEach((t, i) => {
@@ -268,11 +350,18 @@ function resolveSchedules(targets: readonly EngineTarget[], settings: readonly R
   for (const [key, members] of groups) {
     const [base, window] = JSON.parse(key) as [string, string];
     try {
-      const spread = staggerSchedules(base, members.map((i) => targets[i].id), parseDuration(window) / 60);
+      const spread = staggerSchedules(
+        base,
+        members.map((i) => targets[i].id),
+        parseDuration(window) / 60,
+      );
       members.forEach((i, k) => (result[i] = checked(spread[k], targets[i], issues)));
     } catch (e) {
       if (!(e instanceof ScheduleError)) throw e;
-      issues.add(childPath(targets[members[0]].settingsPath, 'stagger'), `cannot stagger ${members.length} target(s) of schedule ${show(base)} over ${show(window)}: ${e.message}`);
+      issues.add(
+        childPath(targets[members[0]].settingsPath, 'stagger'),
+        `cannot stagger ${members.length} target(s) of schedule ${show(base)} over ${show(window)}: ${e.message}`,
+      );
     }
   }
   return result;
@@ -296,7 +385,8 @@ export interface ObjectKeys {
 }
 
 export function objectKeys(r: ResolvedPolicy): ObjectKeys {
-  const names = (component: ResolvedTarget['component']) => new Map(r.targets.filter((t) => t.component === component).map((t) => [t.key, t.name]));
+  const names = (component: ResolvedTarget['component']) =>
+    new Map(r.targets.filter((t) => t.component === component).map((t) => [t.key, t.name]));
   return { backups: names('backup'), prunes: names('retention-prune'), drills: names('restore-drill') };
 }
 
@@ -311,10 +401,14 @@ export function objectByKey<T>(objects: ReadonlyMap<string, T>, key: string | un
   if (key === undefined) {
     const [only] = objects.values();
     if (objects.size === 1) return only;
-    throw new Error(`${what}: ${keys.length === 0 ? 'there is none' : `there are ${keys.length}, name one (${listed})`}`);
+    throw new Error(
+      `${what}: ${keys.length === 0 ? 'there is none' : `there are ${keys.length}, name one (${listed})`}`,
+    );
   }
   const found = objects.get(key);
   if (found !== undefined) return found;
   const guess = closest(key, keys);
-  throw new Error(`${what}: no key ${show(key)}${guess === undefined ? '' : ` (did you mean ${show(guess)}?)`}; ${listed}`);
+  throw new Error(
+    `${what}: no key ${show(key)}${guess === undefined ? '' : ` (did you mean ${show(guess)}?)`}; ${listed}`,
+  );
 }

@@ -50,13 +50,27 @@ export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: 
   const pod = job.pod({ env, settings, metrics: false });
   const issues = new IssueList();
   // a Job applied by hand carries its scripts inline: it needs no ConfigMap of the policy
-  checkPodAgainstEngine(pod, settings, job.overrides?.pod ? job.settingsPath : 'spec.defaults', { ...r.annotations, ...job.annotations }, 'inline', issues);
+  checkPodAgainstEngine(
+    pod,
+    settings,
+    job.overrides?.pod ? job.settingsPath : 'spec.defaults',
+    { ...r.annotations, ...job.annotations },
+    'inline',
+    issues,
+  );
   issues.throwIfAny(source);
   const labels = { ...commonLabels(r.policy, r.engine, job.component), ...job.labels };
   const annotations = { ...r.annotations, ...job.annotations };
-  const built = buildJob({ name, namespace: r.namespace, labels, annotations }, { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit }, pod);
+  const built = buildJob(
+    { name, namespace: r.namespace, labels, annotations },
+    { ...settings, backoffLimit: job.backoffLimit ?? settings.backoffLimit },
+    pod,
+  );
   // provenance on the Job itself, as on every rendered object (not on its pod template)
-  const manifest = { ...built, metadata: { ...built.metadata, annotations: { ...built.metadata.annotations, ...provenance(r.name) } } };
+  const manifest = {
+    ...built,
+    metadata: { ...built.metadata, annotations: { ...built.metadata.annotations, ...provenance(r.name) } },
+  };
   assertAccepted(manifest);
   return { kind: 'job', job: manifest, notes };
 }

@@ -59,7 +59,7 @@ export function policyIssues(doc: unknown): PolicyIssue[] {
 /** The checks beyond the schema. `lenient`: parts the schema refused are missing, so a check that trips over that is skipped. */
 function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
   const issues = new IssueList();
-  const spec = (policy.spec ?? {});
+  const spec = policy.spec ?? {};
   const guarded = (check: () => void) => {
     if (!lenient) return check();
     try {
@@ -70,7 +70,10 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
   };
   const engines = enginesOf(spec);
   if (engines.length !== 1) {
-    issues.add('spec', `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`);
+    issues.add(
+      'spec',
+      `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`,
+    );
   }
   guarded(() => validateSettings(spec.defaults, 'spec.defaults', issues));
   guarded(() => {
@@ -102,52 +105,84 @@ function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefi
     const support = engineDefinition(engine)[feature as keyof typeof features];
     if (support === true) continue;
     const supported = ENGINE_KEYS.filter((k) => engineDefinition(k)[feature as keyof typeof features] === true);
-    issues.add(`spec.${feature}`, `the ${engine} engine does not support ${feature === 'drill' ? 'restore drills' : 'client-side encryption'}${
-      support ? `: ${support.refused}` : ''}; ${supported.length > 0 ? `supported by: ${supported.join(', ')}` : 'no engine supports it yet'}`);
+    issues.add(
+      `spec.${feature}`,
+      `the ${engine} engine does not support ${feature === 'drill' ? 'restore drills' : 'client-side encryption'}${
+        support ? `: ${support.refused}` : ''
+      }; ${supported.length > 0 ? `supported by: ${supported.join(', ')}` : 'no engine supports it yet'}`,
+    );
   }
   const age = spec.encryption?.age;
   if (age) {
-    const sources = (['recipients', 'recipientsSecret', 'recipientsConfigMap'] as const).filter((k) => age[k] !== undefined);
+    const sources = (['recipients', 'recipientsSecret', 'recipientsConfigMap'] as const).filter(
+      (k) => age[k] !== undefined,
+    );
     if (sources.length !== 1) {
-      issues.add('spec.encryption.age', `received ${sources.length === 0 ? 'no recipients' : sources.join(' and ')}; set exactly one of: recipients, recipientsSecret, recipientsConfigMap`);
+      issues.add(
+        'spec.encryption.age',
+        `received ${sources.length === 0 ? 'no recipients' : sources.join(' and ')}; set exactly one of: recipients, recipientsSecret, recipientsConfigMap`,
+      );
     }
     if (spec.drill && !age.identitySecret) {
-      issues.add('spec.encryption.age.identitySecret', 'required with spec.drill: the drills decrypt the newest backup with this identity');
+      issues.add(
+        'spec.encryption.age.identitySecret',
+        'required with spec.drill: the drills decrypt the newest backup with this identity',
+      );
     }
   }
   if (spec.drill) {
     validateSettings(spec.drill, 'spec.drill', issues);
-    if (spec.drill.maxBackupAge !== undefined) checkMinimum(spec.drill.maxBackupAge, 60, 'spec.drill.maxBackupAge', issues);
+    if (spec.drill.maxBackupAge !== undefined)
+      checkMinimum(spec.drill.maxBackupAge, 60, 'spec.drill.maxBackupAge', issues);
   }
 }
 
 /** `spec.metrics`' authentication and CA bundle: for a Pushgateway URL, one way to authenticate, a bundle only for https. */
 function validateMetricsEndpoint(metrics: MetricsOptions, issues: IssueList): void {
-  const set = (['basicAuthSecret', 'bearerTokenSecret', 'caBundle', 'grafanaDashboard'] as const).filter((k) => metrics[k] !== undefined);
+  const set = (['basicAuthSecret', 'bearerTokenSecret', 'caBundle', 'grafanaDashboard'] as const).filter(
+    (k) => metrics[k] !== undefined,
+  );
   if (metrics.pushgatewayUrl === undefined) {
-    for (const k of set) issues.add(`spec.metrics.${k}`, 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
+    for (const k of set)
+      issues.add(
+        `spec.metrics.${k}`,
+        'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it',
+      );
     return;
   }
   if (/^https?:\/\/[^/?#]*@/.test(metrics.pushgatewayUrl)) {
     // the URL is in the pod spec and in every push's log line
-    issues.add('spec.metrics.pushgatewayUrl', 'received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL');
+    issues.add(
+      'spec.metrics.pushgatewayUrl',
+      'received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL',
+    );
   }
   if (metrics.basicAuthSecret && metrics.bearerTokenSecret) {
-    issues.add('spec.metrics', 'received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)');
+    issues.add(
+      'spec.metrics',
+      'received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)',
+    );
   }
   const basic = metrics.basicAuthSecret;
   const usernameKey = basic?.usernameKey ?? METRICS_DEFAULTS.basicAuthUsernameKey;
   if (basic && usernameKey === (basic.passwordKey ?? METRICS_DEFAULTS.basicAuthPasswordKey)) {
-    issues.add('spec.metrics.basicAuthSecret', `received the same key ${show(usernameKey)} for the username and the password; each needs its own key`);
+    issues.add(
+      'spec.metrics.basicAuthSecret',
+      `received the same key ${show(usernameKey)} for the username and the password; each needs its own key`,
+    );
   }
   if (metrics.caBundle && metrics.pushgatewayUrl.startsWith('http://')) {
-    issues.add('spec.metrics.caBundle', `received a CA bundle for the plain-HTTP pushgatewayUrl ${show(metrics.pushgatewayUrl)}; a CA bundle only applies to https://: use https:// or remove caBundle`);
+    issues.add(
+      'spec.metrics.caBundle',
+      `received a CA bundle for the plain-HTTP pushgatewayUrl ${show(metrics.pushgatewayUrl)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
+    );
   }
 }
 
 function checkMinimum(value: string, minimumSeconds: number, path: string, issues: IssueList): void {
   const seconds = parseDuration(value);
-  if (seconds < minimumSeconds) issues.add(path, `received ${show(value)}; allowed: at least ${formatDuration(minimumSeconds)}`);
+  if (seconds < minimumSeconds)
+    issues.add(path, `received ${show(value)}; allowed: at least ${formatDuration(minimumSeconds)}`);
 }
 
 /** What an engine may read of the policy around its spec. */
@@ -170,8 +205,10 @@ function prune(doc: unknown, problems: readonly SchemaProblem[]): unknown {
   for (const { at } of problems) {
     if (!at || at.length === 0) continue;
     let parent: unknown = copy;
-    for (const segment of at.slice(0, -1)) parent = parent !== null && typeof parent === 'object' ? (parent as Record<string, unknown>)[segment] : undefined;
-    if (parent !== null && typeof parent === 'object' && !Array.isArray(parent)) delete (parent as Record<string, unknown>)[at[at.length - 1]];
+    for (const segment of at.slice(0, -1))
+      parent = parent !== null && typeof parent === 'object' ? (parent as Record<string, unknown>)[segment] : undefined;
+    if (parent !== null && typeof parent === 'object' && !Array.isArray(parent))
+      delete (parent as Record<string, unknown>)[at[at.length - 1]];
   }
   return copy;
 }

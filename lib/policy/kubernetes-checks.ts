@@ -4,8 +4,16 @@
  * before anything is rendered.
  */
 import {
-  Problem, annotationKeyProblem, annotationsSizeProblem, labelValueProblem, nodePinProblem, qualifiedNameProblem,
-  resourceRequirementsProblems, tolerationKeyProblem, tolerationValueProblem, topologyKeyProblem,
+  Problem,
+  annotationKeyProblem,
+  annotationsSizeProblem,
+  labelValueProblem,
+  nodePinProblem,
+  qualifiedNameProblem,
+  resourceRequirementsProblems,
+  tolerationKeyProblem,
+  tolerationValueProblem,
+  topologyKeyProblem,
 } from '../kubernetes/validation';
 import { IssueList, childPath } from './errors';
 import type { Placement, PodOptions } from './types';
@@ -30,7 +38,11 @@ function addAll(problems: readonly Problem[], base: string, issues: IssueList): 
 }
 
 /** Label keys (qualified names) and values of a map that becomes labels or a selector. */
-export function checkLabels(labels: Readonly<Record<string, string>> | undefined, path: string, issues: IssueList): void {
+export function checkLabels(
+  labels: Readonly<Record<string, string>> | undefined,
+  path: string,
+  issues: IssueList,
+): void {
   for (const key in labels) {
     const value = labels[key];
     const keyProblem = qualifiedNameProblem(key);
@@ -71,7 +83,9 @@ export function checkPlacement(placement: Placement, path: string, issues: Issue
     const op = r.operator ?? JOB_DEFAULTS.nodeRequirementOperator;
     // every value, Gt and Lt thresholds too, is compared with node label values: a label value itself
     const pin = r.key === HOSTNAME_LABEL && (op === 'In' || op === 'NotIn');
-    r.values?.forEach((v, j) => issues.addProblem(childPath(childPath(at, 'values'), j), pin ? nodePinProblem(v) : labelValueProblem(v)));
+    r.values?.forEach((v, j) =>
+      issues.addProblem(childPath(childPath(at, 'values'), j), pin ? nodePinProblem(v) : labelValueProblem(v)),
+    );
   });
   placement.tolerations?.forEach((t, i) => {
     const at = childPath(childPath(path, 'tolerations'), i);
@@ -83,11 +97,13 @@ export function checkPlacement(placement: Placement, path: string, issues: Issue
     placement[field]?.forEach((term, i) => {
       const at = childPath(childPath(path, field), i);
       checkLabels(term.labels, childPath(at, 'labels'), issues);
-      if (term.topologyKey !== undefined) issues.addProblem(childPath(at, 'topologyKey'), topologyKeyProblem(term.topologyKey));
+      if (term.topologyKey !== undefined)
+        issues.addProblem(childPath(at, 'topologyKey'), topologyKeyProblem(term.topologyKey));
     });
   }
   const key = placement.serializationGroup?.clusterTopologyKey;
-  if (key !== undefined) issues.addProblem(childPath(childPath(path, 'serializationGroup'), 'clusterTopologyKey'), topologyKeyProblem(key));
+  if (key !== undefined)
+    issues.addProblem(childPath(childPath(path, 'serializationGroup'), 'clusterTopologyKey'), topologyKeyProblem(key));
 }
 
 /** Pod options: labels, annotations, resources (names, requests ≤ limits). */

@@ -18,13 +18,23 @@ export function namedEntry(entry: NamedEntry): { name: string; settings?: JobSet
  * Checks the entries of the list `<path>.<field>`: names are unique (`noun`
  * names an entry in the message), and each entry's own settings are valid.
  */
-export function validateNamedEntries(entries: readonly NamedEntry[], path: string, field: string, noun: string, issues: IssueList): void {
+export function validateNamedEntries(
+  entries: readonly NamedEntry[],
+  path: string,
+  field: string,
+  noun: string,
+  issues: IssueList,
+): void {
   const seen = new Map<string, number>();
   entries.forEach((entry, i) => {
     const { name, settings } = namedEntry(entry);
     const at = childPath(childPath(path, field), i);
     const prev = seen.get(name);
-    if (prev !== undefined) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), `received ${show(name)}; ${noun} names must be unique (also at ${field}[${prev}])`);
+    if (prev !== undefined)
+      issues.add(
+        typeof entry === 'string' ? at : childPath(at, 'name'),
+        `received ${show(name)}; ${noun} names must be unique (also at ${field}[${prev}])`,
+      );
     else seen.set(name, i);
     if (settings) validateSettings(settings, at, issues);
   });

@@ -1,7 +1,13 @@
 /** `spec.retention`: the retention rules plus when and how pruning runs. */
 import { IssueList, childPath, show } from './errors';
 import type { EnvVar } from '../kubernetes/objects';
-import { RetentionDestinationKind, RetentionRules, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
+import {
+  RetentionDestinationKind,
+  RetentionRules,
+  hasRetentionRules,
+  retentionEnv,
+  validateRetention,
+} from '../retention';
 import { validateSchedule } from '../schedule';
 
 export interface RetentionOptions extends RetentionRules {
@@ -12,7 +18,12 @@ export interface RetentionOptions extends RetentionRules {
 }
 
 /** `destination` narrows the rules to those it supports (vtctld lists no sizes). */
-export function validateRetentionOptions(options: RetentionOptions, path: string, issues: IssueList, destination?: RetentionDestinationKind): void {
+export function validateRetentionOptions(
+  options: RetentionOptions,
+  path: string,
+  issues: IssueList,
+  destination?: RetentionDestinationKind,
+): void {
   for (const problem of validateRetention(retentionRules(options), path, { destination })) {
     const [p, ...rest] = problem.split(': ');
     issues.add(rest.length > 0 ? p : path, rest.length > 0 ? rest.join(': ') : problem);
@@ -20,7 +31,11 @@ export function validateRetentionOptions(options: RetentionOptions, path: string
   if (options.schedule !== undefined) {
     const problem = validateSchedule(options.schedule);
     if (problem) issues.add(childPath(path, 'schedule'), `received ${show(options.schedule)}; ${problem}`);
-    else if (!hasRetentionRules(retentionRules(options))) issues.add(childPath(path, 'schedule'), 'a retention-prune CronJob needs at least one rule (keepLast, maxAge, ...)');
+    else if (!hasRetentionRules(retentionRules(options)))
+      issues.add(
+        childPath(path, 'schedule'),
+        'a retention-prune CronJob needs at least one rule (keepLast, maxAge, ...)',
+      );
   }
 }
 

@@ -5,5 +5,7 @@ import { bool, obj, str } from './schema-builders';
 export const retentionSchema = obj(RETENTION_JSON_SCHEMA.description, {
   ...RETENTION_JSON_SCHEMA.properties,
   dryRun: bool('Print the prune plan and delete nothing.', { default: false }),
-  schedule: str('Schedule of a separate retention-prune CronJob per destination (default: none; pruning runs after each verified backup).'),
+  schedule: str(
+    'Schedule of a separate retention-prune CronJob per destination (default: none; pruning runs after each verified backup).',
+  ),
 });

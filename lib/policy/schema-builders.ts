@@ -22,8 +22,10 @@ export const PATTERNS = {
 
 /** How each pattern is explained in error messages. */
 export const PATTERN_DESCRIPTIONS: Record<string, string> = {
-  [PATTERNS.dnsLabel]: 'a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
-  [PATTERNS.dnsSubdomain]: 'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit',
+  [PATTERNS.dnsLabel]:
+    'a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
+  [PATTERNS.dnsSubdomain]:
+    'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit',
   [PATTERNS.duration]: DURATION_GRAMMAR,
   [PATTERNS.size]: SIZE_GRAMMAR,
   [PATTERNS.quantity]: 'a Kubernetes quantity, e.g. "10Gi", "500Mi", "250m"',
@@ -32,7 +34,8 @@ export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   [PATTERNS.absolutePath]: 'an absolute path',
   [PATTERNS.image]: 'an image reference without leading or trailing whitespace',
   [PATTERNS.secretKey]: 'a Secret key: letters, digits, "-", "_" and ".", not "." and not starting with ".."',
-  [PATTERNS.ageRecipient]: 'an age recipient: an X25519 public key ("age1" and 58 bech32 characters, as age-keygen prints it) or an SSH public key ("ssh-ed25519 AAAA…" or "ssh-rsa AAAA…")',
+  [PATTERNS.ageRecipient]:
+    'an age recipient: an X25519 public key ("age1" and 58 bech32 characters, as age-keygen prints it) or an SSH public key ("ssh-ed25519 AAAA…" or "ssh-rsa AAAA…")',
 };
 
 /** Patterns whose grammar explains a mismatch better than the pattern can (hints such as "a unit is required"). */
@@ -50,7 +53,13 @@ export function nonEmptyStr(description: string, extra: Schema = {}): Schema {
 }
 
 export function int(description: string, minimum?: number, maximum?: number, extra: Schema = {}): Schema {
-  return { type: 'integer', description, ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}), ...extra };
+  return {
+    type: 'integer',
+    description,
+    ...(minimum !== undefined ? { minimum } : {}),
+    ...(maximum !== undefined ? { maximum } : {}),
+    ...extra,
+  };
 }
 
 export function bool(description: string, extra: Schema = {}): Schema {
@@ -61,7 +70,12 @@ export function strEnum(description: string, values: readonly string[], extra: S
   return { type: 'string', description, enum: [...values], ...extra };
 }
 
-export function obj(description: string, properties: Record<string, Schema>, required: readonly string[] = [], extra: Schema = {}): Schema {
+export function obj(
+  description: string,
+  properties: Record<string, Schema>,
+  required: readonly string[] = [],
+  extra: Schema = {},
+): Schema {
   return {
     type: 'object',
     description,
@@ -104,14 +118,33 @@ export function dnsLabel(description: string, extra: Schema = {}): Schema {
 }
 
 export const configMapKeyRef = (description: string): Schema =>
-  obj(description, { name: str('ConfigMap name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the ConfigMap.', { pattern: PATTERNS.secretKey, maxLength: 253 }) }, ['name', 'key']);
+  obj(
+    description,
+    {
+      name: str('ConfigMap name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+      key: nonEmptyStr('Key in the ConfigMap.', { pattern: PATTERNS.secretKey, maxLength: 253 }),
+    },
+    ['name', 'key'],
+  );
 
 export const secretKeyRef = (description: string): Schema =>
-  obj(description, { name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), key: nonEmptyStr('Key in the Secret.', { pattern: PATTERNS.secretKey, maxLength: 253 }) }, ['name', 'key']);
+  obj(
+    description,
+    {
+      name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+      key: nonEmptyStr('Key in the Secret.', { pattern: PATTERNS.secretKey, maxLength: 253 }),
+    },
+    ['name', 'key'],
+  );
 
 /** A CA bundle by reference: exactly one of a ConfigMap key or a Secret key (`CaBundleRef`). */
 export const caBundleRef = (description: string): Schema =>
-  obj(`${description} Exactly one of configMap, secret.`, {
-    configMap: configMapKeyRef('A ConfigMap key holding the PEM bundle.'),
-    secret: secretKeyRef('A Secret key holding the PEM bundle.'),
-  }, [], { minProperties: 1, maxProperties: 1 });
+  obj(
+    `${description} Exactly one of configMap, secret.`,
+    {
+      configMap: configMapKeyRef('A ConfigMap key holding the PEM bundle.'),
+      secret: secretKeyRef('A Secret key holding the PEM bundle.'),
+    },
+    [],
+    { minProperties: 1, maxProperties: 1 },
+  );

@@ -27,19 +27,22 @@ export function validateAgainstSchema(schema: Schema, doc: unknown): SchemaProbl
   const validate = validator(schema);
   if (validate(doc)) return [];
   const seen = new Set<string>();
-  return (validate.errors ?? []).map((e) => toProblem(e, doc)).filter((p) => {
-    const key = `${p.issue.path}\0${p.issue.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return (validate.errors ?? [])
+    .map((e) => toProblem(e, doc))
+    .filter((p) => {
+      const key = `${p.issue.path}\0${p.issue.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 }
 
 function toProblem(error: ErrorObject, doc: unknown): SchemaProblem {
   const segments = pointerSegments(error.instancePath);
   const issue = toIssue(error, doc);
   if (error.keyword === 'required') return { issue };
-  if (error.keyword === 'additionalProperties') return { issue, at: [...segments, String((error.params as Record<string, unknown>).additionalProperty)] };
+  if (error.keyword === 'additionalProperties')
+    return { issue, at: [...segments, String((error.params as Record<string, unknown>).additionalProperty)] };
   return { issue, at: segments };
 }
 
@@ -64,7 +67,10 @@ function toIssue(error: ErrorObject, doc: unknown): PolicyIssue {
     case 'enum': {
       const allowed = (p.allowedValues as unknown[]).map((v) => String(v));
       const hint = typeof value === 'string' ? closest(value, allowed) : undefined;
-      return { path, message: `received ${show(value)}${hint ? ` (did you mean ${show(hint)}?)` : ''}; allowed: ${allowed.map((v) => show(v)).join(', ')}` };
+      return {
+        path,
+        message: `received ${show(value)}${hint ? ` (did you mean ${show(hint)}?)` : ''}; allowed: ${allowed.map((v) => show(v)).join(', ')}`,
+      };
     }
     case 'const':
       return { path, message: `received ${show(value)}; must be ${show(p.allowedValue)}` };
@@ -72,21 +78,33 @@ function toIssue(error: ErrorObject, doc: unknown): PolicyIssue {
       const problem = PATTERN_PROBLEMS[String(p.pattern)]?.(value);
       if (problem) return { path, message: `received ${show(value)}; ${problem}` };
       const described = PATTERN_DESCRIPTIONS[String(p.pattern)];
-      return { path, message: `received ${show(value)}; must be ${described ?? `a string matching ${String(p.pattern)}`}` };
+      return {
+        path,
+        message: `received ${show(value)}; must be ${described ?? `a string matching ${String(p.pattern)}`}`,
+      };
     }
     case 'minimum':
     case 'maximum':
-      return { path, message: `received ${show(value)}; must be ${error.keyword === 'minimum' ? '>=' : '<='} ${String(p.limit)}` };
+      return {
+        path,
+        message: `received ${show(value)}; must be ${error.keyword === 'minimum' ? '>=' : '<='} ${String(p.limit)}`,
+      };
     case 'minLength':
       return { path, message: `received ${show(value)}; must not be empty` };
     case 'maxLength':
-      return { path, message: `received ${show(value)} (${String(value).length} characters); at most ${String(p.limit)} allowed` };
+      return {
+        path,
+        message: `received ${show(value)} (${String(value).length} characters); at most ${String(p.limit)} allowed`,
+      };
     case 'minItems':
       return { path, message: `received ${(value as unknown[]).length} item(s); at least ${String(p.limit)} required` };
     case 'minProperties':
     case 'maxProperties': {
       const names = Object.keys(propertiesAt(error.parentSchema));
-      return { path, message: `received ${show(Object.keys(value as object))}; ${exactlyOneHint(error.parentSchema, names)}` };
+      return {
+        path,
+        message: `received ${show(Object.keys(value as object))}; ${exactlyOneHint(error.parentSchema, names)}`,
+      };
     }
     default:
       return { path, message: `${error.message ?? 'invalid'} (received ${show(value)})` };
@@ -106,11 +124,19 @@ function propertiesAt(schema: unknown): Record<string, unknown> {
 }
 
 function pointerSegments(pointer: string): string[] {
-  return pointer ? pointer.split('/').slice(1).map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
+  return pointer
+    ? pointer
+        .split('/')
+        .slice(1)
+        .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    : [];
 }
 
 function pointerToPath(pointer: string): string {
-  return pointerSegments(pointer).reduce<string>((acc, part) => childPath(acc, /^[0-9]+$/.test(part) ? Number(part) : part), '');
+  return pointerSegments(pointer).reduce<string>(
+    (acc, part) => childPath(acc, /^[0-9]+$/.test(part) ? Number(part) : part),
+    '',
+  );
 }
 
 function join(path: string, field: string): string {

@@ -34,17 +34,23 @@ export function validateSettings(settings: JobSettings | undefined, path: string
   }
   const ttl = checkedDuration(settings.ttlAfterFinished, at('ttlAfterFinished'), issues);
   if (ttl !== undefined && ttl > INT32_MAX) {
-    issues.add(at('ttlAfterFinished'), `received ${show(settings.ttlAfterFinished)}; ttlSecondsAfterFinished is a 32-bit field: at most ${INT32_MAX}s (about 68 years)`);
+    issues.add(
+      at('ttlAfterFinished'),
+      `received ${show(settings.ttlAfterFinished)}; ttlSecondsAfterFinished is a 32-bit field: at most ${INT32_MAX}s (about 68 years)`,
+    );
   }
   if (settings.stagger) {
     const windowPath = childPath(at('stagger'), 'window');
     const seconds = checkedDuration(settings.stagger.window, windowPath, issues);
-    if (seconds !== undefined && seconds < 60) issues.add(windowPath, `received ${show(settings.stagger.window)}; must be at least 1m`);
+    if (seconds !== undefined && seconds < 60)
+      issues.add(windowPath, `received ${show(settings.stagger.window)}; must be at least 1m`);
   }
   const placement = settings.placement;
   if (placement) {
     const pPath = at('placement');
-    placement.nodeAffinity?.forEach((r, i) => checkNodeRequirement(r, childPath(childPath(pPath, 'nodeAffinity'), i), issues));
+    placement.nodeAffinity?.forEach((r, i) =>
+      checkNodeRequirement(r, childPath(childPath(pPath, 'nodeAffinity'), i), issues),
+    );
     placement.tolerations?.forEach((t, i) => checkToleration(t, childPath(childPath(pPath, 'tolerations'), i), issues));
     checkPlacement(placement, pPath, issues);
   }
@@ -55,17 +61,21 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     const mountPaths = new Set<string>();
     pod.volumes?.forEach((v, i) => {
       const vPath = childPath(childPath(childPath(path, 'pod'), 'volumes'), i);
-      if (names.has(v.name)) issues.add(childPath(vPath, 'name'), `received ${show(v.name)}; volume names must be unique`);
+      if (names.has(v.name))
+        issues.add(childPath(vPath, 'name'), `received ${show(v.name)}; volume names must be unique`);
       names.add(v.name);
-      if (mountPaths.has(v.mountPath)) issues.add(childPath(vPath, 'mountPath'), `received ${show(v.mountPath)}; mount paths must be unique`);
+      if (mountPaths.has(v.mountPath))
+        issues.add(childPath(vPath, 'mountPath'), `received ${show(v.mountPath)}; mount paths must be unique`);
       mountPaths.add(v.mountPath);
     });
     const envNames = new Set<string>();
     pod.env?.forEach((e, i) => {
       const ePath = childPath(childPath(childPath(path, 'pod'), 'env'), i);
-      if ((e.value === undefined) === (e.secretKeyRef === undefined)) issues.add(ePath, 'set exactly one of: value, secretKeyRef');
+      if ((e.value === undefined) === (e.secretKeyRef === undefined))
+        issues.add(ePath, 'set exactly one of: value, secretKeyRef');
       // a repeated name silently replaces the earlier value in the container
-      if (envNames.has(e.name)) issues.add(childPath(ePath, 'name'), `received ${show(e.name)}; env names must be unique`);
+      if (envNames.has(e.name))
+        issues.add(childPath(ePath, 'name'), `received ${show(e.name)}; env names must be unique`);
       envNames.add(e.name);
     });
   }
@@ -92,23 +102,42 @@ export function checkedDuration(text: string | undefined, path: string, issues: 
 function checkNodeRequirement(r: NodeRequirement, path: string, issues: IssueList): void {
   const op = r.operator ?? JOB_DEFAULTS.nodeRequirementOperator;
   const n = r.values?.length ?? 0;
-  if ((op === 'In' || op === 'NotIn') && n === 0) issues.add(childPath(path, 'values'), `operator ${op} needs at least one value`);
-  if ((op === 'Exists' || op === 'DoesNotExist') && n > 0) issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes no values`);
+  if ((op === 'In' || op === 'NotIn') && n === 0)
+    issues.add(childPath(path, 'values'), `operator ${op} needs at least one value`);
+  if ((op === 'Exists' || op === 'DoesNotExist') && n > 0)
+    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes no values`);
   if ((op === 'Gt' || op === 'Lt') && (n !== 1 || !isInt64(r.values?.[0] ?? ''))) {
-    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes exactly one integer value (64-bit)`);
+    issues.add(
+      childPath(path, 'values'),
+      `received ${show(r.values)}; operator ${op} takes exactly one integer value (64-bit)`,
+    );
   }
 }
 
 function checkToleration(t: Toleration, path: string, issues: IssueList): void {
   const op = t.operator ?? JOB_DEFAULTS.tolerationOperator;
-  if (op === 'Exists' && t.value !== undefined) issues.add(childPath(path, 'value'), `received ${show(t.value)}; operator Exists takes no value`);
-  if (!t.key && op !== 'Exists') issues.add(childPath(path, 'key'), 'an empty key tolerates every taint and needs operator Exists');
-  if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') issues.add(childPath(path, 'tolerationSeconds'), 'only valid with effect NoExecute');
+  if (op === 'Exists' && t.value !== undefined)
+    issues.add(childPath(path, 'value'), `received ${show(t.value)}; operator Exists takes no value`);
+  if (!t.key && op !== 'Exists')
+    issues.add(childPath(path, 'key'), 'an empty key tolerates every taint and needs operator Exists');
+  if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
+    issues.add(childPath(path, 'tolerationSeconds'), 'only valid with effect NoExecute');
 }
 
 const SETTING_KEYS: readonly (keyof JobSettings)[] = [
-  'schedule', 'timeZone', 'stagger', 'suspend', 'concurrencyPolicy', 'startingDeadline', 'successfulJobsHistoryLimit',
-  'failedJobsHistoryLimit', 'timeout', 'backoffLimit', 'ttlAfterFinished', 'placement', 'pod',
+  'schedule',
+  'timeZone',
+  'stagger',
+  'suspend',
+  'concurrencyPolicy',
+  'startingDeadline',
+  'successfulJobsHistoryLimit',
+  'failedJobsHistoryLimit',
+  'timeout',
+  'backoffLimit',
+  'ttlAfterFinished',
+  'placement',
+  'pod',
 ];
 
 /** Only the JobSettings fields of an object that also holds other fields (a schedule, a target). */
@@ -137,11 +166,17 @@ export function mergeSettings(...levels: readonly (JobSettings | undefined)[]): 
 /** Pod options of two levels: field by field, and resources resource by resource (a level overrides the values it sets). */
 function mergePod(earlier: PodOptions | undefined, later: PodOptions | undefined): PodOptions {
   const merged: PodOptions = { ...earlier, ...later };
-  const resources = earlier?.resources && later?.resources ? mergeResources(earlier.resources, later.resources) : merged.resources;
-  const names = [...new Set([...Object.keys(earlier?.containerResources ?? {}), ...Object.keys(later?.containerResources ?? {})])];
-  const containerResources = earlier?.containerResources && later?.containerResources
-    ? Object.fromEntries(names.map((n) => [n, mergeResources(earlier.containerResources?.[n], later.containerResources?.[n])]))
-    : merged.containerResources;
+  const resources =
+    earlier?.resources && later?.resources ? mergeResources(earlier.resources, later.resources) : merged.resources;
+  const names = [
+    ...new Set([...Object.keys(earlier?.containerResources ?? {}), ...Object.keys(later?.containerResources ?? {})]),
+  ];
+  const containerResources =
+    earlier?.containerResources && later?.containerResources
+      ? Object.fromEntries(
+          names.map((n) => [n, mergeResources(earlier.containerResources?.[n], later.containerResources?.[n])]),
+        )
+      : merged.containerResources;
   return { ...merged, ...(resources ? { resources } : {}), ...(containerResources ? { containerResources } : {}) };
 }
 
@@ -172,7 +207,11 @@ export interface ResolvedJobSettings {
 }
 
 /** Merged settings (validated) → resolved settings, with the engine's defaults under the policy's. */
-export function resolveSettings(settings: JobSettings, engine: EngineSettingsDefaults, schedule?: string): ResolvedJobSettings {
+export function resolveSettings(
+  settings: JobSettings,
+  engine: EngineSettingsDefaults,
+  schedule?: string,
+): ResolvedJobSettings {
   const written = schedule ?? settings.schedule ?? JOB_DEFAULTS.schedule;
   const stagger = settings.stagger ?? (engine.stagger && !containsHash(written) ? engine.stagger : undefined);
   return {
@@ -186,7 +225,8 @@ export function resolveSettings(settings: JobSettings, engine: EngineSettingsDef
     failedJobsHistoryLimit: settings.failedJobsHistoryLimit ?? JOB_DEFAULTS.failedJobsHistoryLimit,
     activeDeadlineSeconds: parseDuration(settings.timeout ?? engine.timeout),
     backoffLimit: settings.backoffLimit ?? JOB_DEFAULTS.backoffLimit,
-    ttlSecondsAfterFinished: settings.ttlAfterFinished !== undefined ? parseDuration(settings.ttlAfterFinished) : undefined,
+    ttlSecondsAfterFinished:
+      settings.ttlAfterFinished !== undefined ? parseDuration(settings.ttlAfterFinished) : undefined,
     placement: settings.placement ?? {},
     pod: settings.pod ?? {},
   };

@@ -77,7 +77,9 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
         hourCycle: 'h23',
       });
     } catch {
-      throw new Error(`unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "UTC" or "Europe/Berlin"`);
+      throw new Error(
+        `unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "UTC" or "Europe/Berlin"`,
+      );
     }
     formatters.set(timeZone, f);
   }

@@ -6,7 +6,13 @@
  * {@link retentionDestinationEnv}, never by hand.
  */
 
-import { NormalizedRetentionRules, RetentionDestinationKind, RetentionRules, normalizeRetention, validateRetention } from './rules';
+import {
+  NormalizedRetentionRules,
+  RetentionDestinationKind,
+  RetentionRules,
+  normalizeRetention,
+  validateRetention,
+} from './rules';
 import type { Expansion } from '../kubernetes/expansion';
 
 /** One container env var (the shape of a Kubernetes `EnvVar` with a value). */
@@ -24,7 +30,8 @@ export interface DestinationEnvVar {
 /** A name part: plain text, or text the kubelet expands in the container. */
 export type RetentionDestinationName = string | Expansion;
 
-const nameText = (name: RetentionDestinationName | undefined): string | undefined => (typeof name === 'object' ? name.expand : name);
+const nameText = (name: RetentionDestinationName | undefined): string | undefined =>
+  typeof name === 'object' ? name.expand : name;
 
 /** Env var names read by retention.sh / prune.sh. */
 export const RETENTION_ENV = {
@@ -69,7 +76,8 @@ export const RETENTION_ENV = {
   vitessShard: 'VITESS_SHARD',
 } as const;
 
-const byName = (a: { readonly name: string }, b: { readonly name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byName = (a: { readonly name: string }, b: { readonly name: string }): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 /**
  * Env for the retention rules, sorted by name, only the rules that are set,
@@ -126,7 +134,8 @@ export type RetentionDestination =
 export function validateRetentionDestination(dest: RetentionDestination, path: string): string[] {
   const errors: string[] = [];
   const req = (field: string, value: string | undefined): void => {
-    if (typeof value !== 'string' || value === '') errors.push(`${path}.${field}: required, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || value === '')
+      errors.push(`${path}.${field}: required, got ${JSON.stringify(value)}`);
   };
   if (dest.kind === 'dir' || dest.kind === 's3') {
     req('namePrefix', dest.namePrefix);
@@ -138,7 +147,9 @@ export function validateRetentionDestination(dest: RetentionDestination, path: s
     }
     (dest.sidecarSuffixes ?? []).forEach((s, i) => {
       if (s === '' || /[\s/*?[]/.test(s)) {
-        errors.push(`${path}.sidecarSuffixes[${i}]: must be non-empty without spaces, "/", "*", "?" or "[", got ${JSON.stringify(s)}`);
+        errors.push(
+          `${path}.sidecarSuffixes[${i}]: must be non-empty without spaces, "/", "*", "?" or "[", got ${JSON.stringify(s)}`,
+        );
       }
     });
     if (dest.kind === 'dir') req('dir', dest.dir);

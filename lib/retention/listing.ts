@@ -22,7 +22,9 @@ export function parseListing(text: string): BackupEntry[] {
     if (line === '') return;
     const fields = line.split('\t');
     const bad = (why: string): never => {
-      throw new Error(`listing line ${i + 1}: ${why}; expected <epoch seconds><TAB><size bytes><TAB><name>, got ${JSON.stringify(line)}`);
+      throw new Error(
+        `listing line ${i + 1}: ${why}; expected <epoch seconds><TAB><size bytes><TAB><name>, got ${JSON.stringify(line)}`,
+      );
     };
     if (fields.length !== 3) bad(`${fields.length} tab-separated fields`);
     const [t, s, name] = fields;
@@ -123,7 +125,11 @@ export function retentionRulesFromFlags(flags: Readonly<Record<string, string | 
     if (value === undefined) continue;
     const rule = RETENTION_CLI_FLAGS[flag];
     if (rule === undefined) {
-      throw new Error(`unknown retention flag --${flag}; allowed: ${Object.keys(RETENTION_CLI_FLAGS).map((f) => `--${f}`).join(', ')}`);
+      throw new Error(
+        `unknown retention flag --${flag}; allowed: ${Object.keys(RETENTION_CLI_FLAGS)
+          .map((f) => `--${f}`)
+          .join(', ')}`,
+      );
     }
     if (rule === 'maxAge' || rule === 'maxTotalSize') rules[rule] = value;
     else {

@@ -26,7 +26,14 @@
  * 8. An entry is kept iff at least one reason applies.
  */
 
-import { BUCKET_RULES, BucketRuleName, NormalizedRetentionRules, RetentionRuleName, RetentionRules, normalizeRetention } from './rules';
+import {
+  BUCKET_RULES,
+  BucketRuleName,
+  NormalizedRetentionRules,
+  RetentionRuleName,
+  RetentionRules,
+  normalizeRetention,
+} from './rules';
 import { MAX_EPOCH_SECONDS, PeriodKeys, assertTimeZone, formatUtc, periodKeys } from './calendar';
 
 /** One backup as listed from a destination. */
@@ -215,7 +222,13 @@ export function formatPlan(plan: RetentionPlan): string {
       return key === undefined ? r : `${r}:${key}`;
     });
     lines.push(
-      [e.keep ? 'keep' : 'delete', formatUtc(e.time), String(e.size), e.name, reasons.length ? reasons.join(',') : '-'].join('\t'),
+      [
+        e.keep ? 'keep' : 'delete',
+        formatUtc(e.time),
+        String(e.size),
+        e.name,
+        reasons.length ? reasons.join(',') : '-',
+      ].join('\t'),
     );
   }
   return lines.join('\n') + '\n';

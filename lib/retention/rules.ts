@@ -146,7 +146,9 @@ export function validateRetention(rules: unknown, path: string, opts: ValidateRe
   const r = rules as Record<string, unknown>;
   for (const key of Object.keys(r).sort()) {
     if (!(ALL_RULES as readonly string[]).includes(key)) {
-      errors.push(`${path}.${key}: unknown retention rule (value ${describe(r[key])}); allowed: ${ALL_RULES.join(', ')}`);
+      errors.push(
+        `${path}.${key}: unknown retention rule (value ${describe(r[key])}); allowed: ${ALL_RULES.join(', ')}`,
+      );
     }
   }
   for (const key of RETENTION_RULE_NAMES) {
@@ -155,12 +157,15 @@ export function validateRetention(rules: unknown, path: string, opts: ValidateRe
     const at = `${path}.${key}`;
     if ((COUNT_RULES as readonly string[]).includes(key)) {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RETENTION_COUNT) {
-        errors.push(`${at}: must be an integer from 1 to ${MAX_RETENTION_COUNT} (leave it unset to not use the rule), got ${describe(value)}`);
+        errors.push(
+          `${at}: must be an integer from 1 to ${MAX_RETENTION_COUNT} (leave it unset to not use the rule), got ${describe(value)}`,
+        );
       }
     } else if (key === 'maxAge') {
       const problem = durationProblem(value);
       if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
-      else if (parseDuration(value as string) === 0) errors.push(`${at}: received ${describe(value)}; must be longer than 0s`);
+      else if (parseDuration(value as string) === 0)
+        errors.push(`${at}: received ${describe(value)}; must be longer than 0s`);
     } else if (key === 'maxTotalSize') {
       const problem = sizeProblem(value);
       if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
@@ -216,11 +221,36 @@ export const RETENTION_JSON_SCHEMA = {
       pattern: SIZE_PATTERN,
       description: 'Keep the newest backups whose total size fits this budget, e.g. 10Gi or 500M.',
     },
-    hourly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N hours with a backup.' },
-    daily: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N days with a backup.' },
-    weekly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N ISO weeks with a backup.' },
-    monthly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N months with a backup.' },
-    yearly: { type: 'integer', minimum: 1, maximum: MAX_RETENTION_COUNT, description: 'Newest backup of each of the last N years with a backup.' },
+    hourly: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_RETENTION_COUNT,
+      description: 'Newest backup of each of the last N hours with a backup.',
+    },
+    daily: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_RETENTION_COUNT,
+      description: 'Newest backup of each of the last N days with a backup.',
+    },
+    weekly: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_RETENTION_COUNT,
+      description: 'Newest backup of each of the last N ISO weeks with a backup.',
+    },
+    monthly: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_RETENTION_COUNT,
+      description: 'Newest backup of each of the last N months with a backup.',
+    },
+    yearly: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_RETENTION_COUNT,
+      description: 'Newest backup of each of the last N years with a backup.',
+    },
   },
 } as const;
 

@@ -69,7 +69,10 @@ export function scheduleFields(expr: string): string[] {
   const tokens = splitTokens(trimmed);
   if (trimmed.startsWith('@')) return splitTokens(expandMacro(expr, tokens));
   if (tokens.length !== 5) {
-    const hint = tokens.length === 6 && /^[\d*,/-]+$/.test(tokens[0]) ? ': a 6-field expression with seconds first is not supported by Kubernetes CronJobs' : '';
+    const hint =
+      tokens.length === 6 && /^[\d*,/-]+$/.test(tokens[0])
+        ? ': a 6-field expression with seconds first is not supported by Kubernetes CronJobs'
+        : '';
     throw new ScheduleError(`expected 5 fields (${FIELD_LIST}), got ${tokens.length}${hint}`);
   }
   return tokens;
@@ -85,10 +88,14 @@ function expandMacro(expr: string, tokens: readonly string[]): string {
     throw new ScheduleError(`unknown macro "${macro}": allowed macros are ${MACRO_LIST}`);
   }
   if (tokens.length > 1) {
-    throw new ScheduleError(`macro "${macro}" must be the whole schedule, found extra text "${tokens.slice(1).join(' ')}"`);
+    throw new ScheduleError(
+      `macro "${macro}" must be the whole schedule, found extra text "${tokens.slice(1).join(' ')}"`,
+    );
   }
   if (expr !== macro) {
-    throw new ScheduleError(`macro "${macro}" must not be surrounded by whitespace: the API server does not trim macros`);
+    throw new ScheduleError(
+      `macro "${macro}" must not be surrounded by whitespace: the API server does not trim macros`,
+    );
   }
   return expansion;
 }
@@ -117,10 +124,14 @@ function parseElement(spec: FieldSpec, text: string, item: string): Element {
   const field = `field "${spec.name}"`;
   if (item === '') throw new ScheduleError(`${field} has an empty element in the list "${text}"`);
   if (HASHED.test(item)) {
-    throw new ScheduleError(`${field} value "${item}" is a hashed (H) value: resolve it with resolveHashedSchedule first`);
+    throw new ScheduleError(
+      `${field} value "${item}" is a hashed (H) value: resolve it with resolveHashedSchedule first`,
+    );
   }
   if (QUARTZ.test(item)) {
-    throw new ScheduleError(`${field} value "${item}" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support`);
+    throw new ScheduleError(
+      `${field} value "${item}" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support`,
+    );
   }
   const slashParts = item.split('/');
   if (slashParts.length > 2) throw new ScheduleError(`${field} element "${item}" has more than one "/"`);
@@ -137,7 +148,9 @@ function parseElement(spec: FieldSpec, text: string, item: string): Element {
     const start = parseValue(spec, bounds[0], item);
     const end = bounds.length === 2 ? parseValue(spec, bounds[1], item) : stepText === undefined ? start : spec.max;
     if (start > end) {
-      throw new ScheduleError(`${field} range "${base}" is reversed: the start must not be greater than the end (ranges do not wrap around)`);
+      throw new ScheduleError(
+        `${field} range "${base}" is reversed: the start must not be greater than the end (ranges do not wrap around)`,
+      );
     }
     element = { start, end, step: 1, star: false };
   }
@@ -155,8 +168,10 @@ function parseElement(spec: FieldSpec, text: string, item: string): Element {
 
 function parseValue(spec: FieldSpec, token: string, item: string): number {
   const field = `field "${spec.name}"`;
-  const allowed = `${spec.min}-${spec.max}` + (spec.names ? ` or ${spec.names[0]}-${spec.names[spec.names.length - 1]}` : '');
-  if (token === '') throw new ScheduleError(`${field} element "${item}" is missing a value: allowed values are ${allowed}`);
+  const allowed =
+    `${spec.min}-${spec.max}` + (spec.names ? ` or ${spec.names[0]}-${spec.names[spec.names.length - 1]}` : '');
+  if (token === '')
+    throw new ScheduleError(`${field} element "${item}" is missing a value: allowed values are ${allowed}`);
   if (/^\d+$/.test(token)) {
     const value = Number(token);
     if (value < spec.min || value > spec.max) {

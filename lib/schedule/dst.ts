@@ -73,11 +73,15 @@ export function dstAmbiguities(expr: string, timeZone: string | undefined, from:
     const localTimes: string[] = [];
     for (let wall = Math.ceil(start / MINUTE) * MINUTE; wall < end; wall += MINUTE) {
       const d = new Date(wall);
-      const named = s.month.contains[d.getUTCMonth() + 1] && dayMatches(s, d.getUTCDate(), d.getUTCDay())
-        && s.hour.contains[d.getUTCHours()] && s.minute.contains[d.getUTCMinutes()];
+      const named =
+        s.month.contains[d.getUTCMonth() + 1] &&
+        dayMatches(s, d.getUTCDate(), d.getUTCDay()) &&
+        s.hour.contains[d.getUTCHours()] &&
+        s.minute.contains[d.getUTCMinutes()];
       if (named) localTimes.push(d.toISOString().slice(0, 16));
     }
-    if (localTimes.length > 0) found.push({ kind: change.after > change.before ? 'skipped' : 'repeated', change, localTimes });
+    if (localTimes.length > 0)
+      found.push({ kind: change.after > change.before ? 'skipped' : 'repeated', change, localTimes });
   }
   return found;
 }

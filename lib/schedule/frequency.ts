@@ -4,8 +4,8 @@ import { hashModulo } from './hash';
 const NS_PER: Readonly<Record<string, bigint>> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n,
-  'μs': 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,
@@ -42,11 +42,15 @@ export function parseGoDuration(text: string): bigint | undefined {
 export function frequencyMinutes(frequency: string): number {
   const ns = parseGoDuration(frequency);
   if (ns === undefined) {
-    throw new ScheduleError(`frequency "${frequency}" is not a duration: use a Go duration such as 30m, 1h, 6h, 24h or 1h30m`);
+    throw new ScheduleError(
+      `frequency "${frequency}" is not a duration: use a Go duration such as 30m, 1h, 6h, 24h or 1h30m`,
+    );
   }
-  if (ns < MINUTE_NS) throw new ScheduleError(`frequency "${frequency}" is shorter than 1m: the shortest frequency is 1m`);
+  if (ns < MINUTE_NS)
+    throw new ScheduleError(`frequency "${frequency}" is shorter than 1m: the shortest frequency is 1m`);
   if (ns % MINUTE_NS !== 0n) throw new ScheduleError(`frequency "${frequency}" is not a whole number of minutes`);
-  if (ns > 24n * 60n * MINUTE_NS) throw new ScheduleError(`frequency "${frequency}" is longer than 24h: the longest frequency is 24h`);
+  if (ns > 24n * 60n * MINUTE_NS)
+    throw new ScheduleError(`frequency "${frequency}" is longer than 24h: the longest frequency is 24h`);
   const minutes = Number(ns / MINUTE_NS);
   if (minutes < 60 && 60 % minutes !== 0) {
     throw new ScheduleError(`frequency "${frequency}" is below 1h and does not divide 1h evenly: use ${SUB_HOUR}`);

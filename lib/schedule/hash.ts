@@ -10,7 +10,8 @@ export function hash64(input: string): bigint {
 
 /** hash64(input) mod `modulus` (a positive safe integer). */
 export function hashModulo(input: string, modulus: number): number {
-  if (!Number.isSafeInteger(modulus) || modulus < 1) throw new RangeError(`modulus must be a positive integer, got ${modulus}`);
+  if (!Number.isSafeInteger(modulus) || modulus < 1)
+    throw new RangeError(`modulus must be a positive integer, got ${modulus}`);
   return Number(hash64(input) % BigInt(modulus));
 }
 
@@ -58,10 +59,12 @@ function resolveElement(spec: FieldSpec, item: string, hash: bigint): string {
   if (start < spec.min || end > spec.max) {
     throw new ScheduleError(`${field} hashed range "${item}" is out of range ${spec.min}-${spec.max}`);
   }
-  if (start > end) throw new ScheduleError(`${field} hashed range "${item}" is reversed: the start must not be greater than the end`);
+  if (start > end)
+    throw new ScheduleError(`${field} hashed range "${item}" is reversed: the start must not be greater than the end`);
   const size = end - start + 1;
   if (stepText === undefined) return String(start + Number(hash % BigInt(size)));
   const step = Number(stepText);
-  if (step < 1 || step > size) throw new ScheduleError(`${field} step in "${item}" must be a whole number from 1 to ${size}`);
+  if (step < 1 || step > size)
+    throw new ScheduleError(`${field} step in "${item}" must be a whole number from 1 to ${size}`);
   return `${start + Number(hash % BigInt(step))}-${end}/${step}`;
 }

@@ -18,7 +18,8 @@ const SEARCH_YEARS = 10;
  */
 export function nextRuns(expr: string, timeZone: string | undefined, from: Date, count: number): Date[] {
   const zone = checkedZone(timeZone);
-  if (!Number.isInteger(count) || count < 0) throw new ScheduleError(`count must be a whole number of at least 0, got ${count}`);
+  if (!Number.isInteger(count) || count < 0)
+    throw new ScheduleError(`count must be a whole number of at least 0, got ${count}`);
   const start = from.getTime();
   if (Number.isNaN(start)) throw new ScheduleError('from must be a valid date');
   const runs: Date[] = [];
@@ -34,13 +35,22 @@ export function nextRuns(expr: string, timeZone: string | undefined, from: Date,
  * The run instants (ms since the epoch) strictly after `from` and before `to`, ascending, like `nextRuns`.
  * Throws ScheduleError when there are more than `limit`.
  */
-export function runsBetween(expr: string, timeZone: string | undefined, from: number, to: number, limit: number): number[] {
+export function runsBetween(
+  expr: string,
+  timeZone: string | undefined,
+  from: number,
+  to: number,
+  limit: number,
+): number[] {
   const zone = checkedZone(timeZone);
   const runs: number[] = [];
   if (to <= from) return runs;
   for (const instant of runInstants(parseSchedule(expr), zone, from)) {
     if (instant >= to) break;
-    if (runs.length === limit) throw new ScheduleError(`schedule "${expr}" runs more than ${limit} times between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`);
+    if (runs.length === limit)
+      throw new ScheduleError(
+        `schedule "${expr}" runs more than ${limit} times between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`,
+      );
     runs.push(instant);
   }
   return runs;
@@ -88,7 +98,9 @@ export function* runInstants(s: ParsedSchedule, zone: string, from: number): Gen
   for (;;) {
     const date = new Date(day);
     if (date.getUTCFullYear() > lastYear) {
-      throw new ScheduleError(`schedule "${s.fields.join(' ')}" has no run within ${SEARCH_YEARS} years in time zone ${zone}`);
+      throw new ScheduleError(
+        `schedule "${s.fields.join(' ')}" has no run within ${SEARCH_YEARS} years in time zone ${zone}`,
+      );
     }
     if (!s.month.contains[date.getUTCMonth() + 1]) {
       day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);

@@ -15,7 +15,9 @@ export function staggerSchedules(baseExpr: string, identities: readonly string[]
   const schedule = parseSchedule(baseExpr);
   const minuteText = schedule.fields[0];
   if (!/^\d+$/.test(minuteText)) {
-    throw new ScheduleError(`stagger needs a fixed minute in the base schedule "${baseExpr}", got minute field "${minuteText}"`);
+    throw new ScheduleError(
+      `stagger needs a fixed minute in the base schedule "${baseExpr}", got minute field "${minuteText}"`,
+    );
   }
   const interval = shortestInterval(schedule, 'UTC');
   if (windowMinutes > interval) {

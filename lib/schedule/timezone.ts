@@ -4,9 +4,33 @@ const PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 
 // Names ICU accepts but the tz database (and so Go's time.LoadLocation on the API server) does not have.
 const ICU_ONLY = new Set([
-  'ACT', 'AET', 'AGT', 'ART', 'AST', 'BET', 'BST', 'CAT', 'CNT', 'CST', 'CTT', 'EAT', 'ECT', 'IET', 'IST',
-  'JST', 'MIT', 'NET', 'NST', 'PLT', 'PNT', 'PRT', 'PST', 'SST', 'VST',
-  'US/Pacific-New', 'Canada/East-Saskatchewan',
+  'ACT',
+  'AET',
+  'AGT',
+  'ART',
+  'AST',
+  'BET',
+  'BST',
+  'CAT',
+  'CNT',
+  'CST',
+  'CTT',
+  'EAT',
+  'ECT',
+  'IET',
+  'IST',
+  'JST',
+  'MIT',
+  'NET',
+  'NST',
+  'PLT',
+  'PNT',
+  'PRT',
+  'PST',
+  'SST',
+  'VST',
+  'US/Pacific-New',
+  'Canada/East-Saskatchewan',
 ]);
 
 const valid = new Set<string>();
@@ -27,7 +51,8 @@ export function validateTimeZone(tz: string): string | undefined {
       return `timeZone "${tz}" has an invalid part "${part}": each "/"-separated part must be 1-14 characters from A-Z, a-z, 0-9, ".", "-", "_" and "+"`;
     }
   }
-  if (tz.toLowerCase() === 'local') return `timeZone "${tz}" is not allowed: give an explicit IANA name such as "Europe/Berlin"`;
+  if (tz.toLowerCase() === 'local')
+    return `timeZone "${tz}" is not allowed: give an explicit IANA name such as "Europe/Berlin"`;
   const resolved = icuZone(tz);
   if (resolved === undefined || ICU_ONLY.has(tz) || tz.startsWith('SystemV/')) {
     const offset = /^(?:GMT|UTC)([+-])(\d{1,2})$/.exec(tz);

@@ -43,7 +43,13 @@ function words(lines: readonly string[]): Set<string> {
 function headerList(text: string, field: 'needs' | 'optional' | 'one-of'): string[] {
   const header = text.split('\n').filter((l) => l.startsWith('#'));
   const line = header.find((l) => l.startsWith(`# ${field}:`));
-  return line ? line.slice(`# ${field}:`.length).trim().split(/\s+/).filter((w) => w.length > 0) : [];
+  return line
+    ? line
+        .slice(`# ${field}:`.length)
+        .trim()
+        .split(/\s+/)
+        .filter((w) => w.length > 0)
+    : [];
 }
 
 /**
@@ -119,6 +125,9 @@ export function reachable(modules: readonly ScriptModule[]): ComposedPart[] {
     }
   }
   return modules
-    .map((m) => ({ file: m.file, lines: m.segments.flatMap((seg) => (typeof seg === 'string' ? [seg] : used.has(seg) ? seg.lines : [])) }))
+    .map((m) => ({
+      file: m.file,
+      lines: m.segments.flatMap((seg) => (typeof seg === 'string' ? [seg] : used.has(seg) ? seg.lines : [])),
+    }))
     .filter((p) => p.lines.length > 0);
 }

@@ -38,7 +38,12 @@ export function shellCommand(entry: string, features: ScriptFeatures = {}): Scri
 }
 
 export function isScriptCommand(command: unknown): command is ScriptCommand {
-  return typeof command === 'object' && command !== null && !Array.isArray(command) && typeof (command as ScriptCommand).entry === 'string';
+  return (
+    typeof command === 'object' &&
+    command !== null &&
+    !Array.isArray(command) &&
+    typeof (command as ScriptCommand).entry === 'string'
+  );
 }
 let locations: Map<string, string> | undefined;
 
@@ -47,10 +52,17 @@ function scriptLocations(): Map<string, string> {
   if (locations) return locations;
   const found = new Map<string, string>();
   const engines = join(LIB, 'engines');
-  const dirs = [SHARED_DIR, ...readdirSync(engines).sort().map((e) => join('engines', e, 'scripts'))];
+  const dirs = [
+    SHARED_DIR,
+    ...readdirSync(engines)
+      .sort()
+      .map((e) => join('engines', e, 'scripts')),
+  ];
   for (const dir of dirs) {
     if (!existsSync(join(LIB, dir))) continue;
-    for (const file of readdirSync(join(LIB, dir)).filter((f) => f.endsWith('.sh')).sort()) {
+    for (const file of readdirSync(join(LIB, dir))
+      .filter((f) => f.endsWith('.sh'))
+      .sort()) {
       const other = found.get(file);
       if (other) throw new Error(`script name ${file} is used twice: lib/${other} and lib/${dir}/${file}`);
       found.set(file, join(dir, file));
@@ -91,7 +103,10 @@ export function scriptModules(entry: string, features: ScriptFeatures = {}): Scr
     for (const need of module.needs) visit(need);
     for (const opt of module.optional) if (features[stem(opt)]) visit(opt);
     const chosen = module.oneOf.filter((alt) => features[stem(alt)]);
-    if (chosen.length > 1) throw new Error(`${entry}: ${module.file} takes one of ${module.oneOf.join(', ')}; the features choose ${chosen.join(' and ')}`);
+    if (chosen.length > 1)
+      throw new Error(
+        `${entry}: ${module.file} takes one of ${module.oneOf.join(', ')}; the features choose ${chosen.join(' and ')}`,
+      );
     for (const alt of chosen) visit(alt);
     order.push(module);
     visiting.delete(file);
@@ -110,9 +125,13 @@ function checkChoices(entry: string, order: readonly ScriptModule[], lines: read
   const used = new Set(lines.join('\n').match(/[A-Za-z_][A-Za-z0-9_]*/g));
   for (const m of order) {
     for (const alt of m.oneOf) {
-      const missing = scriptModule(alt).functions.map((f) => f.name).find((name) => used.has(name) && !defined.has(name));
+      const missing = scriptModule(alt)
+        .functions.map((f) => f.name)
+        .find((name) => used.has(name) && !defined.has(name));
       if (missing) {
-        throw new Error(`${entry} calls ${missing}, which one of ${m.oneOf.join(', ')} defines: enable one of the features ${m.oneOf.map(stem).join(', ')} (the workload builder enables retention-<kind> from the container's BACKUP_DEST_KIND)`);
+        throw new Error(
+          `${entry} calls ${missing}, which one of ${m.oneOf.join(', ')} defines: enable one of the features ${m.oneOf.map(stem).join(', ')} (the workload builder enables retention-<kind> from the container's BACKUP_DEST_KIND)`,
+        );
       }
     }
   }
@@ -135,8 +154,14 @@ export function scriptText(entry: string, features: ScriptFeatures = {}): string
   let text = composed.get(key);
   if (text === undefined) {
     const parts = reachable(order);
-    checkChoices(entry, order, parts.flatMap((p) => p.lines));
-    const lines = [`${SCRIPT_HEADER}: ${entry} with the functions it reaches (lib/scripts, lib/engines/*/scripts; comments dropped)`];
+    checkChoices(
+      entry,
+      order,
+      parts.flatMap((p) => p.lines),
+    );
+    const lines = [
+      `${SCRIPT_HEADER}: ${entry} with the functions it reaches (lib/scripts, lib/engines/*/scripts; comments dropped)`,
+    ];
     for (const part of parts) lines.push(`# ${part.file}`, ...part.lines);
     text = `${lines.join('\n')}\n`;
     composed.set(key, text);

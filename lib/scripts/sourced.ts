@@ -40,7 +40,9 @@ function findEntryMain(module: ScriptModule): EntryMain {
   const lines = module.text.split('\n');
   const calls = lines.flatMap((l, i) => (l === MAIN_CALL ? [i] : []));
   if (mains.length !== 1 || calls.length !== 1) {
-    throw new Error(`${module.path}: an entry defines main() once and calls ${MAIN_CALL} once at the start of a line; found ${mains.length} and ${calls.length}`);
+    throw new Error(
+      `${module.path}: an entry defines main() once and calls ${MAIN_CALL} once at the start of a line; found ${mains.length} and ${calls.length}`,
+    );
   }
   return { main: mains[0], call: calls[0] };
 }
@@ -48,7 +50,10 @@ function findEntryMain(module: ScriptModule): EntryMain {
 /** The text of an entry file as the ConfigMap holds it: its bytes without main's definition and its call line. */
 export function entryWithoutMain(module: ScriptModule): string {
   const { main, call } = entryMain(module);
-  return module.text.split('\n').filter((_, i) => i !== call && (i < main.start || i > main.end)).join('\n');
+  return module.text
+    .split('\n')
+    .filter((_, i) => i !== call && (i < main.start || i > main.end))
+    .join('\n');
 }
 
 /** The lines of an entry's `main` as written, comments included. */
@@ -74,7 +79,11 @@ export function sourcedFiles(entry: string, features: ScriptFeatures = {}): read
   let files = sourced.get(key);
   if (!files) {
     scriptText(entry, features);
-    files = Object.freeze(scriptModules(entry, features).map((m) => Object.freeze({ file: m.file, text: scriptFileText(m.file, m.file === entry) })));
+    files = Object.freeze(
+      scriptModules(entry, features).map((m) =>
+        Object.freeze({ file: m.file, text: scriptFileText(m.file, m.file === entry) }),
+      ),
+    );
     sourced.set(key, files);
   }
   return files;
@@ -86,7 +95,10 @@ const sourcing = new Map<string, string>();
 
 /** What a composition depends on: the entry and the features that are on (a feature set false is the same as one not set). */
 function compositionKey(entry: string, features: ScriptFeatures): string {
-  return `${entry} ${Object.keys(features).filter((k) => features[k]).sort().join(' ')}`;
+  return `${entry} ${Object.keys(features)
+    .filter((k) => features[k])
+    .sort()
+    .join(' ')}`;
 }
 
 /**

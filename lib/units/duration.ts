@@ -13,7 +13,8 @@ const UNITS = ['w', 'd', 'h', 'm', 's'] as const;
 export const DURATION_PATTERN = '^(?=[0-9])([0-9]+w)?([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?$';
 
 /** How the grammar is explained in messages. */
-export const DURATION_GRAMMAR = 'a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w"';
+export const DURATION_GRAMMAR =
+  'a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w"';
 
 /** Why `text` is not a duration, or undefined when it is one. */
 export function durationProblem(text: unknown): string | undefined {
@@ -22,7 +23,8 @@ export function durationProblem(text: unknown): string | undefined {
   if (!match) {
     let hint = '';
     if (/^[0-9]+$/.test(text)) hint = ' (a unit is required)';
-    else if (/[0-9](mo|y|M)$|[0-9](mo|y|M)[0-9]/.test(text)) hint = ' (months and years vary in length: use days, e.g. "365d")';
+    else if (/[0-9](mo|y|M)$|[0-9](mo|y|M)[0-9]/.test(text))
+      hint = ' (months and years vary in length: use days, e.g. "365d")';
     else if (/^([0-9]+[wdhms])+$/.test(text)) hint = ' (units go from largest to smallest, each at most once)';
     return `must be ${DURATION_GRAMMAR}${hint}`;
   }

@@ -8,8 +8,18 @@
 import { UnitError } from './errors';
 
 const MULTIPLIERS: Readonly<Record<string, bigint>> = {
-  Ki: 1024n, Mi: 1024n ** 2n, Gi: 1024n ** 3n, Ti: 1024n ** 4n, Pi: 1024n ** 5n, Ei: 1024n ** 6n,
-  k: 1000n, M: 1000n ** 2n, G: 1000n ** 3n, T: 1000n ** 4n, P: 1000n ** 5n, E: 1000n ** 6n,
+  Ki: 1024n,
+  Mi: 1024n ** 2n,
+  Gi: 1024n ** 3n,
+  Ti: 1024n ** 4n,
+  Pi: 1024n ** 5n,
+  Ei: 1024n ** 6n,
+  k: 1000n,
+  M: 1000n ** 2n,
+  G: 1000n ** 3n,
+  T: 1000n ** 4n,
+  P: 1000n ** 5n,
+  E: 1000n ** 6n,
 };
 const GRAMMAR = /^([0-9]+)(?:\.([0-9]+))?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)$/;
 
@@ -17,7 +27,8 @@ const GRAMMAR = /^([0-9]+)(?:\.([0-9]+))?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)$/;
 export const SIZE_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)$';
 
 /** How the grammar is explained in messages. */
-export const SIZE_GRAMMAR = 'a size: a number and a unit, binary Ki, Mi, Gi, Ti, Pi, Ei or decimal k, M, G, T, P, E, e.g. "10Gi" or "500M"';
+export const SIZE_GRAMMAR =
+  'a size: a number and a unit, binary Ki, Mi, Gi, Ti, Pi, Ei or decimal k, M, G, T, P, E, e.g. "10Gi" or "500M"';
 
 /** Why `text` is not a size, or undefined when it is one. */
 export function sizeProblem(text: unknown): string | undefined {

@@ -28,7 +28,8 @@ export interface CaBundleParts {
 export function caBundleParts(ref: CaBundleRef, endpoint: CaBundleEndpoint): CaBundleParts {
   const { volume, dir } = CA_BUNDLE_MOUNTS[endpoint];
   const source = ref.secret ?? ref.configMap;
-  if (!source) throw new Error(`${endpoint} caBundle: neither configMap nor secret (validation lets no such policy through)`);
+  if (!source)
+    throw new Error(`${endpoint} caBundle: neither configMap nor secret (validation lets no such policy through)`);
   const items = [{ key: source.key, path: CA_BUNDLE_FILE }];
   return {
     file: `${dir}/${CA_BUNDLE_FILE}`,

@@ -28,7 +28,8 @@ export interface AgePodParts {
 
 /** For a container that encrypts: the recipients, inline in the env or from their Secret/ConfigMap. */
 export function ageRecipientsParts(age: AgeEncryption): AgePodParts {
-  if (age.recipients) return { env: [{ name: 'BACKUP_AGE_RECIPIENTS', value: age.recipients.join('\n') }], volumes: [], mounts: [] };
+  if (age.recipients)
+    return { env: [{ name: 'BACKUP_AGE_RECIPIENTS', value: age.recipients.join('\n') }], volumes: [], mounts: [] };
   const secret = age.recipientsSecret;
   const configMap = age.recipientsConfigMap;
   const ref = secret ?? configMap;
@@ -36,7 +37,11 @@ export function ageRecipientsParts(age: AgeEncryption): AgePodParts {
   const items = [{ key: ref.key, path: RECIPIENTS_FILE }];
   return {
     env: [{ name: 'BACKUP_AGE_RECIPIENTS_FILE', value: `${AGE_RECIPIENTS_DIR}/${RECIPIENTS_FILE}` }],
-    volumes: [secret ? { name: 'age-recipients', secret: { secretName: secret.name, items } } : { name: 'age-recipients', configMap: { name: ref.name, items } }],
+    volumes: [
+      secret
+        ? { name: 'age-recipients', secret: { secretName: secret.name, items } }
+        : { name: 'age-recipients', configMap: { name: ref.name, items } },
+    ],
     mounts: [{ name: 'age-recipients', mountPath: AGE_RECIPIENTS_DIR, readOnly: true }],
   };
 }
@@ -47,7 +52,12 @@ export function ageIdentityParts(age: AgeEncryption): AgePodParts {
   if (!ref) throw new Error('spec.encryption.age.identitySecret: missing (validation requires it with spec.drill)');
   return {
     env: [{ name: 'BACKUP_AGE_IDENTITY_FILE', value: `${AGE_IDENTITY_DIR}/${IDENTITY_FILE}` }],
-    volumes: [{ name: 'age-identity', secret: { secretName: ref.name, items: [{ key: ref.key, path: IDENTITY_FILE }], defaultMode: 0o400 } }],
+    volumes: [
+      {
+        name: 'age-identity',
+        secret: { secretName: ref.name, items: [{ key: ref.key, path: IDENTITY_FILE }], defaultMode: 0o400 },
+      },
+    ],
     mounts: [{ name: 'age-identity', mountPath: AGE_IDENTITY_DIR, readOnly: true }],
   };
 }

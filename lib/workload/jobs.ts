@@ -52,7 +52,12 @@ export function buildCronJob(
 }
 
 /** A one-off Job with the same pod template a CronJob of the same settings would have. */
-export function buildJob(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod, scripts: ScriptsRendering = INLINE_SCRIPTS): Manifest {
+export function buildJob(
+  id: WorkloadIdentity,
+  settings: ResolvedJobSettings,
+  pod: EnginePod,
+  scripts: ScriptsRendering = INLINE_SCRIPTS,
+): Manifest {
   return compact({
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -62,10 +67,20 @@ export function buildJob(id: WorkloadIdentity, settings: ResolvedJobSettings, po
 }
 
 function objectMeta(id: WorkloadIdentity): Manifest['metadata'] {
-  return { name: id.name, namespace: id.namespace, labels: { ...id.labels }, annotations: nonEmpty({ ...id.annotations }) };
+  return {
+    name: id.name,
+    namespace: id.namespace,
+    labels: { ...id.labels },
+    annotations: nonEmpty({ ...id.annotations }),
+  };
 }
 
-function jobSpec(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: EnginePod, scripts: ScriptsRendering): Record<string, unknown> {
+function jobSpec(
+  id: WorkloadIdentity,
+  settings: ResolvedJobSettings,
+  pod: EnginePod,
+  scripts: ScriptsRendering,
+): Record<string, unknown> {
   const placement = renderPlacement(mergePlacement(pod.placement, settings.placement), id.namespace);
   const options = settings.pod;
   return {
@@ -82,7 +97,12 @@ function jobSpec(id: WorkloadIdentity, settings: ResolvedJobSettings, pod: Engin
   };
 }
 
-function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacement, scripts: ScriptsRendering): Record<string, unknown> {
+function podSpec(
+  engine: EnginePod,
+  pod: PodOptions,
+  placement: RenderedPlacement,
+  scripts: ScriptsRendering,
+): Record<string, unknown> {
   const extraVolumes = pod.volumes ?? [];
   const mains = new Set(engine.mainContainers);
   const pullPolicy = (c: EngineContainer) => pod.imagePullPolicy ?? c.imagePullPolicy ?? JOB_DEFAULTS.imagePullPolicy;
@@ -110,7 +130,11 @@ function podSpec(engine: EnginePod, pod: PodOptions, placement: RenderedPlacemen
     securityContext: engine.securityContext,
     initContainers: engine.initContainers?.map(decorate),
     containers: engine.containers.map(decorate),
-    volumes: [...(engine.volumes ?? []), ...scriptVolumes([...(engine.initContainers ?? []), ...engine.containers], scripts), ...extraVolumes.map(extraVolume)],
+    volumes: [
+      ...(engine.volumes ?? []),
+      ...scriptVolumes([...(engine.initContainers ?? []), ...engine.containers], scripts),
+      ...extraVolumes.map(extraVolume),
+    ],
   };
 }
 
@@ -121,7 +145,9 @@ function container(c: EngineContainer, scripts: ScriptsRendering): Container {
     command: renderCommand(c, scripts),
     volumeMounts: [...(c.volumeMounts ?? []), ...scriptMounts(c, scripts)],
     args: c.args?.map(kubeletText),
-    env: c.env?.map((e) => (e.value === undefined ? { name: e.name, valueFrom: e.valueFrom } : { name: e.name, value: kubeletText(e.value) })),
+    env: c.env?.map((e) =>
+      e.value === undefined ? { name: e.name, valueFrom: e.valueFrom } : { name: e.name, value: kubeletText(e.value) },
+    ),
   };
 }
 
@@ -140,6 +166,7 @@ function extraMount(v: ExtraVolume): VolumeMount {
 function extraVolume(v: ExtraVolume): Volume {
   if (v.secret) return { name: v.name, secret: { secretName: v.secret.secretName } };
   if (v.configMap) return { name: v.name, configMap: { name: v.configMap.name } };
-  if (v.persistentVolumeClaim) return { name: v.name, persistentVolumeClaim: { claimName: v.persistentVolumeClaim.claimName } };
+  if (v.persistentVolumeClaim)
+    return { name: v.name, persistentVolumeClaim: { claimName: v.persistentVolumeClaim.claimName } };
   return { name: v.name, emptyDir: { ...(v.emptyDir?.sizeLimit ? { sizeLimit: v.emptyDir.sizeLimit } : {}) } };
 }

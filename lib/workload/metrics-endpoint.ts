@@ -23,7 +23,10 @@ export const METRICS_ENDPOINT_ENV = {
   caFile: 'BACKUP_PUSHGATEWAY_CA_FILE',
 } as const;
 
-const secretEnv = (name: string, ref: SecretKeyRef): EngineEnvVar => ({ name, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } });
+const secretEnv = (name: string, ref: SecretKeyRef): EngineEnvVar => ({
+  name,
+  valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } },
+});
 
 /** The container pushes metrics: its script embeds the metrics module. */
 export function pushesMetrics(c: EngineContainer): boolean {
@@ -31,17 +34,27 @@ export function pushesMetrics(c: EngineContainer): boolean {
 }
 
 /** `pod` with the credentials and the CA bundle in every container that pushes metrics (the pod unchanged without either). */
-export function withMetricsEndpoint(pod: EnginePod, auth: ResolvedMetricsAuth | undefined, caBundle: CaBundleRef | undefined): EnginePod {
+export function withMetricsEndpoint(
+  pod: EnginePod,
+  auth: ResolvedMetricsAuth | undefined,
+  caBundle: CaBundleRef | undefined,
+): EnginePod {
   if (!auth && !caBundle) return pod;
   const ca = caBundle && caBundleParts(caBundle, 'pushgateway');
   const env: EngineEnvVar[] = [
-    ...(auth?.kind === 'basic' ? [secretEnv(METRICS_ENDPOINT_ENV.username, auth.username), secretEnv(METRICS_ENDPOINT_ENV.password, auth.password)] : []),
+    ...(auth?.kind === 'basic'
+      ? [
+          secretEnv(METRICS_ENDPOINT_ENV.username, auth.username),
+          secretEnv(METRICS_ENDPOINT_ENV.password, auth.password),
+        ]
+      : []),
     ...(auth?.kind === 'bearer' ? [secretEnv(METRICS_ENDPOINT_ENV.token, auth.token)] : []),
     ...(ca ? [{ name: METRICS_ENDPOINT_ENV.caFile, value: ca.file }] : []),
   ];
-  const decorate = (c: EngineContainer): EngineContainer => (pushesMetrics(c)
-    ? { ...c, env: [...(c.env ?? []), ...env], volumeMounts: [...(c.volumeMounts ?? []), ...(ca ? [ca.mount] : [])] }
-    : c);
+  const decorate = (c: EngineContainer): EngineContainer =>
+    pushesMetrics(c)
+      ? { ...c, env: [...(c.env ?? []), ...env], volumeMounts: [...(c.volumeMounts ?? []), ...(ca ? [ca.mount] : [])] }
+      : c;
   const containers = [...(pod.initContainers ?? []), ...pod.containers];
   const volumes: Volume[] = ca && containers.some(pushesMetrics) ? [ca.volume] : [];
   return {

@@ -24,7 +24,8 @@ export interface PodSecurityShape {
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const sorted = <T extends string | number>(values: Iterable<T>): T[] => [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const sorted = <T extends string | number>(values: Iterable<T>): T[] =>
+  [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** A volume's FSType: the VolumeSource field it sets (util.go GetVolumeFSType; only vsphereVolume is named differently). */
 function volumeType(volume: unknown): string {
@@ -82,13 +83,18 @@ function containerSecurity(pod: Rec, container: unknown): ContainerSecurity {
  */
 export function securityContextConstraints(name: string, pods: readonly PodSecurityShape[]): Manifest {
   const podRecs = pods.map((p) => p as unknown as Rec);
-  const containers = podRecs.flatMap((pod) => [...list(pod.initContainers), ...list(pod.containers)].map((c) => containerSecurity(pod, c)));
+  const containers = podRecs.flatMap((pod) =>
+    [...list(pod.initContainers), ...list(pod.containers)].map((c) => containerSecurity(pod, c)),
+  );
   if (containers.length === 0) throw new Error('an SCC for no pods');
   const uids = sorted(containers.map((c) => c.runAsUser).filter((u): u is number => u !== undefined));
-  if (containers.some((c) => c.runAsUser === undefined)) throw new Error('every container must state its uid: the SCC would assign one');
+  if (containers.some((c) => c.runAsUser === undefined))
+    throw new Error('every container must state its uid: the SCC would assign one');
   const podSeccomp = podRecs.map((pod) => seccompName(rec(pod.securityContext).seccompProfile));
-  if ([...podSeccomp, ...containers.map((c) => c.seccomp)].includes(undefined)) throw new Error('every pod and container must state its seccomp profile: the SCC would assign one');
-  if (containers.some((c) => c.seLinux)) throw new Error('pods must not set SELinux options: the SCC assigns the namespace\'s level');
+  if ([...podSeccomp, ...containers.map((c) => c.seccomp)].includes(undefined))
+    throw new Error('every pod and container must state its seccomp profile: the SCC would assign one');
+  if (containers.some((c) => c.seLinux))
+    throw new Error("pods must not set SELinux options: the SCC assigns the namespace's level");
   const volumes = sorted(podRecs.flatMap((pod) => list(pod.volumes).map(volumeType)));
   const hostDirectories = volumes.includes('hostPath');
   return {
@@ -112,7 +118,10 @@ export function securityContextConstraints(name: string, pods: readonly PodSecur
     // (kubernetes_file_t) nor write other host directories; spc_t may (container-selinux container.te)
     seLinuxContext: hostDirectories ? { type: 'MustRunAs', seLinuxOptions: { type: 'spc_t' } } : { type: 'MustRunAs' },
     // one uid: exactly it; several: the smallest range holding them (an SCC cannot list uids)
-    runAsUser: uids.length === 1 ? { type: 'MustRunAs', uid: uids[0] } : { type: 'MustRunAsRange', uidRangeMin: uids[0], uidRangeMax: uids[uids.length - 1] },
+    runAsUser:
+      uids.length === 1
+        ? { type: 'MustRunAs', uid: uids[0] }
+        : { type: 'MustRunAsRange', uidRangeMin: uids[0], uidRangeMax: uids[uids.length - 1] },
     // MustRunAs would give every pod that sets none a group, and the kubelet would hand the volumes to it
     supplementalGroups: { type: 'RunAsAny' },
     fsGroup: { type: 'RunAsAny' },
@@ -145,13 +154,25 @@ export interface PodSecurityNames {
 export function podSecurityObjects(names: PodSecurityNames, pods: readonly PodSecurityShape[]): Manifest[] {
   const { namespace } = names;
   return [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: names.serviceAccount, namespace }, automountServiceAccountToken: false },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: names.serviceAccount, namespace },
+      automountServiceAccountToken: false,
+    },
     securityContextConstraints(names.securityContextConstraints, pods),
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
       metadata: { name: names.role, namespace },
-      rules: [{ apiGroups: ['security.openshift.io'], resources: ['securitycontextconstraints'], resourceNames: [names.securityContextConstraints], verbs: ['use'] }],
+      rules: [
+        {
+          apiGroups: ['security.openshift.io'],
+          resources: ['securitycontextconstraints'],
+          resourceNames: [names.securityContextConstraints],
+          verbs: ['use'],
+        },
+      ],
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -36,22 +36,28 @@ export function renderPlacement(placement: Placement, namespace: string): Render
     const scope = group.scope ?? JOB_DEFAULTS.serializationScope;
     antiTerms.unshift({
       labels: { [SERIALIZATION_GROUP_LABEL]: group.name },
-      topologyKey: scope === 'cluster' ? group.clusterTopologyKey ?? JOB_DEFAULTS.clusterTopologyKey : JOB_DEFAULTS.nodeTopologyKey,
+      topologyKey:
+        scope === 'cluster'
+          ? (group.clusterTopologyKey ?? JOB_DEFAULTS.clusterTopologyKey)
+          : JOB_DEFAULTS.nodeTopologyKey,
       namespaces: [namespace],
     });
   }
   const nodeAffinity = nonEmpty({
     requiredDuringSchedulingIgnoredDuringExecution:
       hardNode.length > 0 ? { nodeSelectorTerms: [{ matchExpressions: hardNode.map(matchExpression) }] } : undefined,
-    preferredDuringSchedulingIgnoredDuringExecution: softNode.length > 0
-      ? softNode.map((r) => ({ weight: r.weight, preference: { matchExpressions: [matchExpression(r)] } }))
-      : undefined,
+    preferredDuringSchedulingIgnoredDuringExecution:
+      softNode.length > 0
+        ? softNode.map((r) => ({ weight: r.weight, preference: { matchExpressions: [matchExpression(r)] } }))
+        : undefined,
   });
-  const affinity = nonEmpty(withoutUndefined({
-    nodeAffinity: nonEmpty(withoutUndefined(nodeAffinity ?? {})),
-    podAffinity: podTerms(placement.podAffinity ?? [], namespace),
-    podAntiAffinity: podTerms(antiTerms, namespace),
-  }));
+  const affinity = nonEmpty(
+    withoutUndefined({
+      nodeAffinity: nonEmpty(withoutUndefined(nodeAffinity ?? {})),
+      podAffinity: podTerms(placement.podAffinity ?? [], namespace),
+      podAntiAffinity: podTerms(antiTerms, namespace),
+    }),
+  );
   return {
     nodeSelector: nonEmpty({ ...placement.nodeSelector }),
     affinity,
@@ -61,7 +67,11 @@ export function renderPlacement(placement: Placement, namespace: string): Render
 }
 
 function matchExpression(r: NodeRequirement): Record<string, unknown> {
-  return withoutUndefined({ key: r.key, operator: r.operator ?? JOB_DEFAULTS.nodeRequirementOperator, values: r.values ? [...r.values] : undefined });
+  return withoutUndefined({
+    key: r.key,
+    operator: r.operator ?? JOB_DEFAULTS.nodeRequirementOperator,
+    values: r.values ? [...r.values] : undefined,
+  });
 }
 
 function podTerms(terms: readonly PodAffinityTerm[], namespace: string): Record<string, unknown> | undefined {
@@ -72,10 +82,12 @@ function podTerms(terms: readonly PodAffinityTerm[], namespace: string): Record<
   });
   const hard = terms.filter((t) => t.weight === undefined).map(term);
   const soft = terms.filter((t) => t.weight !== undefined).map((t) => ({ weight: t.weight, podAffinityTerm: term(t) }));
-  return nonEmpty(withoutUndefined({
-    requiredDuringSchedulingIgnoredDuringExecution: hard.length > 0 ? hard : undefined,
-    preferredDuringSchedulingIgnoredDuringExecution: soft.length > 0 ? soft : undefined,
-  }));
+  return nonEmpty(
+    withoutUndefined({
+      requiredDuringSchedulingIgnoredDuringExecution: hard.length > 0 ? hard : undefined,
+      preferredDuringSchedulingIgnoredDuringExecution: soft.length > 0 ? soft : undefined,
+    }),
+  );
 }
 
 function renderToleration(t: Toleration): Record<string, unknown> {

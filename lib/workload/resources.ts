@@ -16,8 +16,10 @@ export { resourceOverrides };
 export type { ContainerResources };
 
 // no cpu limit: a throttled backup only gets slower, and an idle node's cpu is free to use
-const profile = (cpu: string, memory: string, memoryLimit: string): ContainerResources =>
-  ({ requests: { cpu, memory }, limits: { memory: memoryLimit } });
+const profile = (cpu: string, memory: string, memoryLimit: string): ContainerResources => ({
+  requests: { cpu, memory },
+  limits: { memory: memoryLimit },
+});
 
 /**
  * The default of each kind of step, by the tool it runs: the request covers

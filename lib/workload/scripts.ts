@@ -34,12 +34,19 @@ export function renderCommand(c: EngineContainer, scripts: ScriptsRendering): re
   const script = containerScript(c);
   if (!script) return c.command as readonly string[] | undefined;
   if (scripts.mode === 'inline') return inlineCommand(script);
-  return [script.shell ?? '/bin/sh', '-c', sourcingText(script.entry, script.features ?? {}, SCRIPTS_DIR), stem(script.entry)];
+  return [
+    script.shell ?? '/bin/sh',
+    '-c',
+    sourcingText(script.entry, script.features ?? {}, SCRIPTS_DIR),
+    stem(script.entry),
+  ];
 }
 
 /** The mount a container gets in configMap mode (containers that run a script only). */
 export function scriptMounts(c: EngineContainer, scripts: ScriptsRendering): VolumeMount[] {
-  return scripts.mode === 'configMap' && isScriptCommand(c.command) ? [{ name: SCRIPTS_VOLUME, mountPath: SCRIPTS_DIR, readOnly: true }] : [];
+  return scripts.mode === 'configMap' && isScriptCommand(c.command)
+    ? [{ name: SCRIPTS_VOLUME, mountPath: SCRIPTS_DIR, readOnly: true }]
+    : [];
 }
 
 /** The volume a pod gets in configMap mode, when one of its containers runs a script. */
@@ -81,9 +88,15 @@ export function scriptsConfigMap(
 }
 
 /** Fails when script files total more than `limit` bytes (what a ConfigMap holds: 1 MiB), naming the way out. */
-export function checkScriptsSize(policy: string, data: Readonly<Record<string, string>>, limit = CONFIGMAP_MAX_SIZE_BYTES): void {
+export function checkScriptsSize(
+  policy: string,
+  data: Readonly<Record<string, string>>,
+  limit = CONFIGMAP_MAX_SIZE_BYTES,
+): void {
   const size = Object.values(data).reduce((n, text) => n + Buffer.byteLength(text, 'utf8'), 0);
   if (size > limit) {
-    throw new Error(`the scripts of policy ${policy} total ${size} bytes, more than the ${limit} bytes (1 MiB) a ConfigMap holds: set spec.scripts.mode: inline`);
+    throw new Error(
+      `the scripts of policy ${policy} total ${size} bytes, more than the ${limit} bytes (1 MiB) a ConfigMap holds: set spec.scripts.mode: inline`,
+    );
   }
 }

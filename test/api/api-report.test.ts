@@ -23,9 +23,23 @@ test('api/*.api.md is what api-extractor reports for a fresh build of the entry 
 test('the API reference (npm run docs:api: typedoc, warnings as errors) builds from the TSDoc of the three entries', async () => {
   const out = mkdtempSync(join(tmpdir(), 'bcj-typedoc-'));
   try {
-    const { code, output } = await run([join(ROOT, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--options', join(ROOT, 'api', 'typedoc.json'), '--out', out]);
-    expect({ code, warnings: output.split('\n').filter((l) => /warning|error/i.test(l)) }).toEqual({ code: 0, warnings: [] });
-    for (const page of ['index.html', 'classes/constructs_cdk8s.RedisBackupSchedule.html', 'classes/constructs_pulumi.BackupPolicy.html', 'functions/lib.renderPolicy.html']) {
+    const { code, output } = await run([
+      join(ROOT, 'node_modules', 'typedoc', 'bin', 'typedoc'),
+      '--options',
+      join(ROOT, 'api', 'typedoc.json'),
+      '--out',
+      out,
+    ]);
+    expect({ code, warnings: output.split('\n').filter((l) => /warning|error/i.test(l)) }).toEqual({
+      code: 0,
+      warnings: [],
+    });
+    for (const page of [
+      'index.html',
+      'classes/constructs_cdk8s.RedisBackupSchedule.html',
+      'classes/constructs_pulumi.BackupPolicy.html',
+      'functions/lib.renderPolicy.html',
+    ]) {
       expect({ page, exists: existsSync(join(out, page)) }).toEqual({ page, exists: true });
     }
   } finally {

@@ -5,9 +5,12 @@ import * as core from '../../lib';
 const { floorObjects } = require('../../bench/floor') as { floorObjects: (c: typeof core, n: number) => unknown[] };
 const { benchPolicy } = require('../../bench/policy') as { benchPolicy: (n: number) => unknown };
 
-test.each([1, 2, 7, 100, 101, 230])('%i shards: the floor builds the objects the core renders, in its order', (shards) => {
-  const floor = JSON.parse(JSON.stringify(floorObjects(core, shards)));
-  const rendered = JSON.parse(JSON.stringify(core.renderPolicy(benchPolicy(shards))));
-  expect(floor).toHaveLength(rendered.length);
-  expect(floor).toEqual(rendered);
-});
+test.each([1, 2, 7, 100, 101, 230])(
+  '%i shards: the floor builds the objects the core renders, in its order',
+  (shards) => {
+    const floor = JSON.parse(JSON.stringify(floorObjects(core, shards)));
+    const rendered = JSON.parse(JSON.stringify(core.renderPolicy(benchPolicy(shards))));
+    expect(floor).toHaveLength(rendered.length);
+    expect(floor).toEqual(rendered);
+  },
+);

@@ -21,19 +21,33 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /** Runs a command; resolves to its stdout, rejects with the command, exit status and both outputs (tsc reports on stdout). */
-export function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = childEnv()): Promise<string> {
+export function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = childEnv(),
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) {
         const status = error.code ?? error.signal;
-        reject(new Error(`${[command, ...args].join(' ')} (in ${cwd}) failed with ${status}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+        reject(
+          new Error(
+            `${[command, ...args].join(' ')} (in ${cwd}) failed with ${status}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`,
+          ),
+        );
       } else resolve(stdout);
     });
   });
 }
 
 /** Runs a JavaScript file with this Node.js (e.g. a package's bin). */
-export function runNode(script: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<string> {
+export function runNode(
+  script: string,
+  args: readonly string[],
+  cwd: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<string> {
   return run(process.execPath, [script, ...args], cwd, env);
 }
 
@@ -59,12 +73,21 @@ export async function packPackage(destination: string): Promise<Packed> {
  * cdk8s-plus-33, which `cdk8s init typescript-app` of the pinned cdk8s-cli
  * installs (CDK8S_INIT_PLUS; its newest version on npm, December 2026).
  */
-const CONSUMER_ONLY_VERSIONS: Readonly<Record<string, string>> = { 'cdk8s-plus-28': '2.5.6', 'cdk8s-plus-33': '2.5.57' };
+const CONSUMER_ONLY_VERSIONS: Readonly<Record<string, string>> = {
+  'cdk8s-plus-28': '2.5.6',
+  'cdk8s-plus-33': '2.5.57',
+};
 
 /** The cdk8s-plus a project made by `cdk8s init typescript-app` (the pinned cdk8s-cli's template) depends on. */
-export const CDK8S_INIT_PLUS = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app', 'package.json'), 'utf8')) as {
-  readonly dependencies: Record<string, string>;
-}).dependencies).find((name) => name.startsWith('cdk8s-plus-'))!;
+export const CDK8S_INIT_PLUS = Object.keys(
+  (
+    JSON.parse(
+      readFileSync(join(repoRoot, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app', 'package.json'), 'utf8'),
+    ) as {
+      readonly dependencies: Record<string, string>;
+    }
+  ).dependencies,
+).find((name) => name.startsWith('cdk8s-plus-'))!;
 
 /**
  * A folder whose package.json depends on the tarball and on `packages` at the
@@ -76,10 +99,13 @@ export async function installConsumerRoot(dir: string, tarball: string, packages
   const dependencies: Record<string, string> = { 'backup-cronjobs': `file:${tarball}` };
   for (const name of packages) {
     const version = repoPackage.devDependencies[name] ?? CONSUMER_ONLY_VERSIONS[name];
-    if (version === undefined) throw new Error(`${name}: not a devDependency of this repository, so no version to install`);
+    if (version === undefined)
+      throw new Error(`${name}: not a devDependency of this repository, so no version to install`);
     dependencies[name] = version;
   }
-  writeFiles(dir, { 'package.json': `${JSON.stringify({ name: `consumer-${basename(dir)}`, version: '1.0.0', private: true, dependencies }, null, 2)}\n` });
+  writeFiles(dir, {
+    'package.json': `${JSON.stringify({ name: `consumer-${basename(dir)}`, version: '1.0.0', private: true, dependencies }, null, 2)}\n`,
+  });
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
 }
 
@@ -144,9 +170,10 @@ export const PULUMI_TSCONFIG_NODE10 = `{
  * ("Use moduleResolution: nodenext", March 2026): nodenext, and CommonJS because
  * the template's package.json has no "type".
  */
-export const PULUMI_TSCONFIG_NODENEXT = PULUMI_TSCONFIG_NODE10
-  .replace('"module": "commonjs"', '"module": "nodenext"')
-  .replace('"moduleResolution": "node"', '"moduleResolution": "nodenext"');
+export const PULUMI_TSCONFIG_NODENEXT = PULUMI_TSCONFIG_NODE10.replace(
+  '"module": "commonjs"',
+  '"module": "nodenext"',
+).replace('"moduleResolution": "node"', '"moduleResolution": "nodenext"');
 
 /**
  * Runs the compiled Pulumi program `bin/index.js` the way Pulumi's Node.js
@@ -305,13 +332,21 @@ app.synth();
 /** The props of CDK8S_IDIOMS_APP as plain values, the chart's namespace included. */
 export const CDK8S_IDIOMS_PLAIN = {
   redis: {
-    name: 'cache', namespace: 'backups', schedule: '0 3 * * *', timeout: '20m', shards: ['shard01', 'shard02'],
+    name: 'cache',
+    namespace: 'backups',
+    schedule: '0 3 * * *',
+    timeout: '20m',
+    shards: ['shard01', 'shard02'],
     sentinel: { addresses: ['sentinel.redis.svc:26379'], passwordSecret: { name: 'redis-auth', key: 'password' } },
     s3: { bucket: 'cache-backups', region: 'us-east-1', credentialsSecret: { name: 'aws-credentials' } },
   },
   etcd: {
-    name: 'etcd', namespace: 'backups', mode: 'perNode' as const, nodes: ['cp-1', 'cp-2'],
-    destination: { persistentVolumeClaim: { claimName: 'etcd-snapshots' } }, retention: { maxAge: '7d' },
+    name: 'etcd',
+    namespace: 'backups',
+    mode: 'perNode' as const,
+    nodes: ['cp-1', 'cp-2'],
+    destination: { persistentVolumeClaim: { claimName: 'etcd-snapshots' } },
+    retention: { maxAge: '7d' },
   },
 };
 
@@ -344,7 +379,10 @@ export const shard01 = cache.cronJob('shard01').metadata.name;
 
 /** The args of PULUMI_IDIOMS_PROGRAM with the Outputs' values. */
 export const PULUMI_IDIOMS_PLAIN = {
-  name: 'cache', namespace: 'backups', schedule: '0 3 * * *', shards: ['shard01', 'shard02'],
+  name: 'cache',
+  namespace: 'backups',
+  schedule: '0 3 * * *',
+  shards: ['shard01', 'shard02'],
   sentinel: { addresses: ['sentinel.redis.svc:26379'] },
   s3: { bucket: 'cache-backups', region: 'us-east-1', credentialsSecret: { name: 'aws-credentials' } },
 };

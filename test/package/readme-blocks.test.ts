@@ -41,6 +41,7 @@ test('a missing section is an error naming it', () => {
 });
 
 test('finds the policy files a block reads, once each', () => {
-  const code = "fromFile(chart, 'a', 'policies/a.yaml');\nfromFile(\"b\", \"policies/sub/b.yml\");\nread(`policies/a.yaml`);\nread('other/c.yaml');";
+  const code =
+    "fromFile(chart, 'a', 'policies/a.yaml');\nfromFile(\"b\", \"policies/sub/b.yml\");\nread(`policies/a.yaml`);\nread('other/c.yaml');";
   expect(referencedPolicyFiles(code)).toEqual(['policies/a.yaml', 'policies/sub/b.yml']);
 });

@@ -44,7 +44,14 @@ export function codeBlocks(markdown: string, file: string): CodeBlock[] {
   lines.forEach((line, i) => {
     if (open) {
       if (line.trim() === '```') {
-        blocks.push({ file, line: open.line, language: open.language, text: open.lines.map((l) => `${l}\n`).join(''), name: open.name, section });
+        blocks.push({
+          file,
+          line: open.line,
+          language: open.language,
+          text: open.lines.map((l) => `${l}\n`).join(''),
+          name: open.name,
+          section,
+        });
         open = undefined;
         lastText = '';
       } else open.lines.push(line.startsWith(open.indent) ? line.slice(open.indent.length) : line.trimStart());
@@ -78,7 +85,11 @@ function prose(markdown: string): string[] {
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as '-'. */
 export function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /** The anchors of a Markdown text's headings (a repeated heading gets -1, -2, … as on GitHub). */

@@ -30,7 +30,8 @@ export function decodePng(file: Buffer): Png {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       const [depth, colour, , , interlace] = body.subarray(8, 13);
-      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
+      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0)
+        throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
       channels = colour === 6 ? 4 : 3;
     } else if (type === 'IDAT') data.push(body);
     else if (type === 'IEND') break;
@@ -54,10 +55,14 @@ export function decodePng(file: Buffer): Png {
 
 function predictor(filter: number, a: number, b: number, c: number): number {
   switch (filter) {
-    case 0: return 0;
-    case 1: return a;
-    case 2: return b;
-    case 3: return (a + b) >> 1;
+    case 0:
+      return 0;
+    case 1:
+      return a;
+    case 2:
+      return b;
+    case 3:
+      return (a + b) >> 1;
     case 4: {
       const p = a + b - c;
       const pa = Math.abs(p - a);
@@ -65,7 +70,8 @@ function predictor(filter: number, a: number, b: number, c: number): number {
       const pc = Math.abs(p - c);
       return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
     }
-    default: throw new Error(`unknown PNG filter ${filter}`);
+    default:
+      throw new Error(`unknown PNG filter ${filter}`);
   }
 }
 

@@ -4,7 +4,10 @@ import type { Manifest } from '../../lib';
 
 /** Where the pod spec of a CronJob, a Job or a Pod is. */
 interface WithPod {
-  readonly spec?: V1PodSpec & { readonly template?: V1PodTemplateSpec; readonly jobTemplate?: { readonly spec?: { readonly template?: V1PodTemplateSpec } } };
+  readonly spec?: V1PodSpec & {
+    readonly template?: V1PodTemplateSpec;
+    readonly jobTemplate?: { readonly spec?: { readonly template?: V1PodTemplateSpec } };
+  };
 }
 
 /** The pod spec of a CronJob, Job or Pod; undefined for other objects. */

@@ -115,7 +115,9 @@ beforeAll(() => {
   for (const d of [backupDir, pkiDir, standins]) fs.mkdirSync(d);
   fs.writeFileSync(path.join(pkiDir, 'ca.crt'), 'CA-CERT\n');
   // stand-in `aws`: records its argv, one per line
-  fs.writeFileSync(path.join(standins, 'aws'), '#!/bin/sh\nfor a in "$@"; do echo "$a"; done > "$STANDIN_LOG"\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(standins, 'aws'), '#!/bin/sh\nfor a in "$@"; do echo "$a"; done > "$STANDIN_LOG"\n', {
+    mode: 0o755,
+  });
 });
 
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -138,16 +140,42 @@ describe('$(VAR) expansion and path rewriting', () => {
   // third_party/forked/golang/expansion/expand_test.go (Expand, tryReadVariableName in expand.go:
   // `$` + rune is copied as is, so a `$` before a multi-byte character stays intact).
   test.each([
-    ['$(VAR_A)', 'A'], ['$(VAR_A)-$(VAR_A)', 'A-A'], ['$(VAR_A)-1', 'A-1'], ['___$(VAR_B)___', '___B___'], ['___$(VAR_C)', '___C'],
-    ['$(VAR_A)_$(VAR_B)_$(VAR_C)', 'A_B_C'], ['$$(VAR_B)_$(VAR_A)', '$(VAR_B)_A'], ['$$(VAR_A)_$$(VAR_B)', '$(VAR_A)_$(VAR_B)'],
-    ['f000-$$VAR_A', 'f000-$VAR_A'], ['foo\\$(VAR_C)bar', 'foo\\Cbar'], ['foo\\\\$(VAR_C)bar', 'foo\\\\Cbar'],
-    ['$(VAR_A$(VAR_B))', '$(VAR_A$(VAR_B))'], ['$(VAR_A$(VAR_B)', '$(VAR_A$(VAR_B)'], ['$(VAR_REF)', '$(VAR_A)'],
-    ['%%$(VAR_REF)--$(VAR_REF)%%', '%%$(VAR_A)--$(VAR_A)%%'], ['foo$(VAR_EMPTY)bar', 'foobar'], ['foo$(VAR_Awhoops!', 'foo$(VAR_Awhoops!'],
-    ['f00__(VAR_A)__', 'f00__(VAR_A)__'], ['$?_boo_$!', '$?_boo_$!'], ['$VAR_A', '$VAR_A'], ['$(VAR_DNE)', '$(VAR_DNE)'],
-    ['$$$$$$(BIG_MONEY)', '$$$(BIG_MONEY)'], ['$$$$$$(VAR_A)', '$$$(VAR_A)'], ['$$$$$$$(GOOD_ODDS)', '$$$$(GOOD_ODDS)'], ['$$$$$$$(VAR_A)', '$$$A'],
-    ['$VAR_A)', '$VAR_A)'], ['${VAR_A}', '${VAR_A}'], ['$(VAR_B)_______$(A', 'B_______$(A'], ['$(VAR_C)_______$(', 'C_______$('],
-    ['$(VAR_A)foobarzab$', 'Afoobarzab$'], ['foo-\\$(VAR_A', 'foo-\\$(VAR_A'], ['--$($($($($--', '--$($($($($--'],
-    ['$($($($($--foo$(', '$($($($($--foo$('], ['foo0--$($($($(', 'foo0--$($($($('], ['$(foo$$var)', '$(foo$$var)'], ['\n', '\n'],
+    ['$(VAR_A)', 'A'],
+    ['$(VAR_A)-$(VAR_A)', 'A-A'],
+    ['$(VAR_A)-1', 'A-1'],
+    ['___$(VAR_B)___', '___B___'],
+    ['___$(VAR_C)', '___C'],
+    ['$(VAR_A)_$(VAR_B)_$(VAR_C)', 'A_B_C'],
+    ['$$(VAR_B)_$(VAR_A)', '$(VAR_B)_A'],
+    ['$$(VAR_A)_$$(VAR_B)', '$(VAR_A)_$(VAR_B)'],
+    ['f000-$$VAR_A', 'f000-$VAR_A'],
+    ['foo\\$(VAR_C)bar', 'foo\\Cbar'],
+    ['foo\\\\$(VAR_C)bar', 'foo\\\\Cbar'],
+    ['$(VAR_A$(VAR_B))', '$(VAR_A$(VAR_B))'],
+    ['$(VAR_A$(VAR_B)', '$(VAR_A$(VAR_B)'],
+    ['$(VAR_REF)', '$(VAR_A)'],
+    ['%%$(VAR_REF)--$(VAR_REF)%%', '%%$(VAR_A)--$(VAR_A)%%'],
+    ['foo$(VAR_EMPTY)bar', 'foobar'],
+    ['foo$(VAR_Awhoops!', 'foo$(VAR_Awhoops!'],
+    ['f00__(VAR_A)__', 'f00__(VAR_A)__'],
+    ['$?_boo_$!', '$?_boo_$!'],
+    ['$VAR_A', '$VAR_A'],
+    ['$(VAR_DNE)', '$(VAR_DNE)'],
+    ['$$$$$$(BIG_MONEY)', '$$$(BIG_MONEY)'],
+    ['$$$$$$(VAR_A)', '$$$(VAR_A)'],
+    ['$$$$$$$(GOOD_ODDS)', '$$$$(GOOD_ODDS)'],
+    ['$$$$$$$(VAR_A)', '$$$A'],
+    ['$VAR_A)', '$VAR_A)'],
+    ['${VAR_A}', '${VAR_A}'],
+    ['$(VAR_B)_______$(A', 'B_______$(A'],
+    ['$(VAR_C)_______$(', 'C_______$('],
+    ['$(VAR_A)foobarzab$', 'Afoobarzab$'],
+    ['foo-\\$(VAR_A', 'foo-\\$(VAR_A'],
+    ['--$($($($($--', '--$($($($($--'],
+    ['$($($($($--foo$(', '$($($($($--foo$('],
+    ['foo0--$($($($(', 'foo0--$($($($('],
+    ['$(foo$$var)', '$(foo$$var)'],
+    ['\n', '\n'],
     ['$é$日本$😀', '$é$日本$😀'],
   ])('expandK8s(%j) is %j, as in the kubelet', (input, expected) => {
     expect(expandK8s(input, { VAR_A: 'A', VAR_B: 'B', VAR_C: 'C', VAR_REF: '$(VAR_A)', VAR_EMPTY: '' })).toBe(expected);
@@ -218,7 +246,13 @@ describe('runContainer', () => {
     expect(fs.readFileSync(path.join(backupDir, 'settings-copy'), 'utf8')).toBe('retention=7\n');
     expect(fs.readFileSync(path.join(backupDir, 'ca-copy'), 'utf8')).toBe('CA-CERT\n');
     // the stand-in got rewritten local paths, untouched s3 URLs
-    expect(fs.readFileSync(log, 'utf8').split('\n')).toEqual(['s3', 'cp', path.join(backupDir, 'x'), 's3://bucket/backup/x', '']);
+    expect(fs.readFileSync(log, 'utf8').split('\n')).toEqual([
+      's3',
+      'cp',
+      path.join(backupDir, 'x'),
+      's3://bucket/backup/x',
+      '',
+    ]);
 
     // the resolved env
     const env = r.env;
@@ -244,7 +278,11 @@ describe('runContainer', () => {
   });
 
   test('opts.env overrides in place (later references see it), opts.pod changes fieldRefs; CronJob objects are accepted', () => {
-    const cronJob = { apiVersion: 'batch/v1', kind: 'CronJob', spec: { jobTemplate: { spec: { template: { spec: podSpec() } } } } };
+    const cronJob = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      spec: { jobTemplate: { spec: { template: { spec: podSpec() } } } },
+    };
     const env = containerEnv(cronJob, 'main', {
       volumes: { backup: backupDir, pki: pkiDir },
       secrets,
@@ -254,22 +292,29 @@ describe('runContainer', () => {
     });
     expect(env).toMatchObject({ A: 'over/backup', B: 'over/backup-beta', EXTRA: '1', POD: 'p-1', NS: 'backups' });
     const vd: Record<string, string> = {};
-    const { argv } = containerArgv(podSpec(), 'main', { volumes: { backup: backupDir, pki: pkiDir }, secrets, configMaps, volumeDirs: vd });
+    const { argv } = containerArgv(podSpec(), 'main', {
+      volumes: { backup: backupDir, pki: pkiDir },
+      secrets,
+      configMaps,
+      volumeDirs: vd,
+    });
     expect(argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
     expect(argv[2]).toContain(`cat ${vd.secret}/k > ${backupDir}/secret-copy\n`); // script text rewritten
     expect(argv[2]).not.toMatch(/ \/backup\//);
     expect(argv[2]).toContain('s3://bucket/backup/x');
   });
 
-  test('AWS_CA_BUNDLE naming a file the manifest mounts is kept (rewritten); the machine\'s own bundle never', () => {
+  test("AWS_CA_BUNDLE naming a file the manifest mounts is kept (rewritten); the machine's own bundle never", () => {
     const spec = {
-      containers: [{
-        name: 'main',
-        image: 'x',
-        command: ['/bin/sh', '-c', 'true'],
-        env: [{ name: 'AWS_CA_BUNDLE', value: '/etc/backup-cronjobs/s3-ca/ca.crt' }],
-        volumeMounts: [{ name: 'ca', mountPath: '/etc/backup-cronjobs/s3-ca', readOnly: true }],
-      }],
+      containers: [
+        {
+          name: 'main',
+          image: 'x',
+          command: ['/bin/sh', '-c', 'true'],
+          env: [{ name: 'AWS_CA_BUNDLE', value: '/etc/backup-cronjobs/s3-ca/ca.crt' }],
+          volumeMounts: [{ name: 'ca', mountPath: '/etc/backup-cronjobs/s3-ca', readOnly: true }],
+        },
+      ],
       volumes: [{ name: 'ca', configMap: { name: 'minio-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }],
     };
     const volumeDirs: Record<string, string> = {};
@@ -301,17 +346,29 @@ describe('runContainer', () => {
   test('a timeout kills the whole process group', async () => {
     const pidFile = path.join(scratch, 'bg.pid');
     const spec = {
-      containers: [{ name: 'c', command: ['/bin/sh', '-c', 'sleep 3600 & echo $! > "$PIDFILE"; wait'], env: [{ name: 'PIDFILE', value: pidFile }] }],
+      containers: [
+        {
+          name: 'c',
+          command: ['/bin/sh', '-c', 'sleep 3600 & echo $! > "$PIDFILE"; wait'],
+          env: [{ name: 'PIDFILE', value: pidFile }],
+        },
+      ],
     };
     const r = await runContainer(spec, 'c', { timeoutMs: 500 });
-    expect({ timedOut: r.timedOut, code: r.code, signal: r.signal }).toEqual({ timedOut: true, code: null, signal: 'SIGTERM' });
+    expect({ timedOut: r.timedOut, code: r.code, signal: r.signal }).toEqual({
+      timedOut: true,
+      code: null,
+      signal: 'SIGTERM',
+    });
     const bg = Number(fs.readFileSync(pidFile, 'utf8'));
     await waitGone(bg);
   });
 
   test('processes left behind by the container are killed when it exits', async () => {
     const pidFile = path.join(scratch, 'left.pid');
-    const spec = { containers: [{ name: 'c', command: ['/bin/sh', '-c', `sleep 3600 & echo $! > ${pidFile}; echo bye`] }] };
+    const spec = {
+      containers: [{ name: 'c', command: ['/bin/sh', '-c', `sleep 3600 & echo $! > ${pidFile}; echo bye`] }],
+    };
     const r = await runContainer(spec, 'c');
     expect([r.code, r.stdout, r.timedOut]).toEqual([0, 'bye\n', false]);
     const bg = Number(fs.readFileSync(pidFile, 'utf8'));
@@ -332,38 +389,70 @@ cat /keys/k; echo
 stat -c '%a %g' /scratch`;
   const pod = (securityContext: Record<string, unknown>) => ({
     securityContext,
-    volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'keys', secret: { secretName: 's', defaultMode: 0o440 } }],
-    containers: [{
-      name: 'c',
-      command: ['/bin/sh', '-c', PROBE],
-      volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }, { name: 'keys', mountPath: '/keys', readOnly: true }],
-      securityContext: restricted,
-    }],
+    volumes: [
+      { name: 'scratch', emptyDir: {} },
+      { name: 'keys', secret: { secretName: 's', defaultMode: 0o440 } },
+    ],
+    containers: [
+      {
+        name: 'c',
+        command: ['/bin/sh', '-c', PROBE],
+        volumeMounts: [
+          { name: 'scratch', mountPath: '/scratch' },
+          { name: 'keys', mountPath: '/keys', readOnly: true },
+        ],
+        securityContext: restricted,
+      },
+    ],
   });
   const secrets = { s: { k: 'secret-value' } };
 
-  test('a non-root pod: its uid, gid and groups, no capabilities, a read-only root and read-only mounts; fsGroup makes volumes its group\'s', async () => {
-    const r = await runContainer(pod({ runAsUser: 1001, runAsGroup: 1002, fsGroup: 1003, runAsNonRoot: true }), 'c', { secrets, enforceSecurityContext: true });
+  test("a non-root pod: its uid, gid and groups, no capabilities, a read-only root and read-only mounts; fsGroup makes volumes its group's", async () => {
+    const r = await runContainer(pod({ runAsUser: 1001, runAsGroup: 1002, fsGroup: 1003, runAsNonRoot: true }), 'c', {
+      secrets,
+      enforceSecurityContext: true,
+    });
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     expect(r.stdout.split('\n')).toEqual([
-      '1001', '1002', '1002 1003 ', 'CapEff:0000000000000000',
-      'scratch-writable', 'tmp-read-only', 'home-read-only', 'keys-read-only', 'secret-value', '2777 1003', '',
+      '1001',
+      '1002',
+      '1002 1003 ',
+      'CapEff:0000000000000000',
+      'scratch-writable',
+      'tmp-read-only',
+      'home-read-only',
+      'keys-read-only',
+      'secret-value',
+      '2777 1003',
+      '',
     ]);
   });
 
-  test('uid 0 without capabilities cannot read another user\'s 0600 file; without readOnlyRootFilesystem / stays writable', async () => {
+  test("uid 0 without capabilities cannot read another user's 0600 file; without readOnlyRootFilesystem / stays writable", async () => {
     const foreign = path.join(scratch, 'foreign');
     fs.writeFileSync(foreign, 'x', { mode: 0o600 });
     fs.chownSync(foreign, 1234, 1234);
     const spec = {
       securityContext: { runAsUser: 0 },
-      containers: [{ name: 'c', command: ['/bin/sh', '-c', `cat ${foreign} 2>/dev/null || echo denied; touch ${scratch}/root-ok && echo root-writable`], securityContext: { ...restricted, readOnlyRootFilesystem: false } }],
+      containers: [
+        {
+          name: 'c',
+          command: [
+            '/bin/sh',
+            '-c',
+            `cat ${foreign} 2>/dev/null || echo denied; touch ${scratch}/root-ok && echo root-writable`,
+          ],
+          securityContext: { ...restricted, readOnlyRootFilesystem: false },
+        },
+      ],
     };
     const r = await runContainer(spec, 'c', { enforceSecurityContext: true });
     expect([r.code, r.stdout]).toEqual([0, 'denied\nroot-writable\n']);
   });
 
   test('runAsNonRoot with uid 0 is refused, as the kubelet refuses it', async () => {
-    await expect(runContainer(pod({ runAsNonRoot: true }), 'c', { secrets, enforceSecurityContext: true })).rejects.toThrow(/runAsNonRoot/);
+    await expect(
+      runContainer(pod({ runAsNonRoot: true }), 'c', { secrets, enforceSecurityContext: true }),
+    ).rejects.toThrow(/runAsNonRoot/);
   });
 });

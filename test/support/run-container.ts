@@ -178,11 +178,15 @@ export function resolvePodSpec(obj: unknown): V1PodSpec {
   if (!obj || typeof obj !== 'object') throw new Error('runContainer: podSpec must be an object');
   const o = obj as PodSpecSource;
   const found =
-    o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec?.template?.spec
-    : o.kind === 'Job' ? o.spec?.template?.spec
-    : Array.isArray(o.containers) ? (o as V1PodSpec)
-    : o.spec && Array.isArray(o.spec.containers) ? (o.spec as V1PodSpec) // Pod, PodTemplateSpec
-    : o.template?.spec ?? o.spec?.template?.spec; // JobSpec, an object holding a pod template
+    o.kind === 'CronJob'
+      ? o.spec?.jobTemplate?.spec?.template?.spec
+      : o.kind === 'Job'
+        ? o.spec?.template?.spec
+        : Array.isArray(o.containers)
+          ? (o as V1PodSpec)
+          : o.spec && Array.isArray(o.spec.containers)
+            ? (o.spec as V1PodSpec) // Pod, PodTemplateSpec
+            : (o.template?.spec ?? o.spec?.template?.spec); // JobSpec, an object holding a pod template
   if (!found) throw new Error('runContainer: cannot find a pod spec (no containers) in the given object');
   return found;
 }
@@ -252,7 +256,8 @@ export function expandParts(input: string, lookup: (name: string) => string | un
 
 /** Kubernetes $(VAR) expansion as a string. */
 export function expandK8s(input: string, vars: Record<string, string> | Map<string, string>): string {
-  const get = (n: string) => (vars instanceof Map ? vars.get(n) : Object.prototype.hasOwnProperty.call(vars, n) ? vars[n] : undefined);
+  const get = (n: string) =>
+    vars instanceof Map ? vars.get(n) : Object.prototype.hasOwnProperty.call(vars, n) ? vars[n] : undefined;
   return expandParts(input, get)
     .map((p) => p.text)
     .join('');
@@ -327,13 +332,18 @@ const SCRIPTS_CONFIGMAP = /-scripts-[0-9a-f]{10}$/;
  */
 function scriptConfigMapsOf(spec: V1PodSpec): Record<string, KeyValues> {
   const out: Record<string, KeyValues> = {};
-  const names = (spec.volumes ?? []).map((v) => v.configMap?.name).filter((n): n is string => n !== undefined && SCRIPTS_CONFIGMAP.test(n));
+  const names = (spec.volumes ?? [])
+    .map((v) => v.configMap?.name)
+    .filter((n): n is string => n !== undefined && SCRIPTS_CONFIGMAP.test(n));
   if (names.length === 0) return out;
   const data: Record<string, string> = {};
   for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
     const script = c.command?.find((s) => s.startsWith('# backup-cronjobs: main of '));
     if (!script) continue;
-    const files = script.split('\n')[1].split('; ').map((s) => s.replace(/^\. \/scripts\//, ''));
+    const files = script
+      .split('\n')[1]
+      .split('; ')
+      .map((s) => s.replace(/^\. \/scripts\//, ''));
     files.forEach((file, i) => (data[file] = scriptFileText(file, i === files.length - 1)));
   }
   for (const name of names) out[name] = data;
@@ -357,7 +367,9 @@ function writeProjection(
 ): void {
   if (!data) {
     if (optional) return;
-    throw new Error(`runContainer: ${kind} ${JSON.stringify(name)} is used by a volume but not given in opts.${kind === 'Secret' ? 'secrets' : 'configMaps'}`);
+    throw new Error(
+      `runContainer: ${kind} ${JSON.stringify(name)} is used by a volume but not given in opts.${kind === 'Secret' ? 'secrets' : 'configMaps'}`,
+    );
   }
   const list: KeyToPath[] = items?.length ? items : Object.keys(data).map((k) => ({ key: k, path: k }));
   for (const it of list) {
@@ -406,9 +418,14 @@ function prepare(podSpecOrObject: unknown, containerName: string, opts: RunConta
   const secrets = opts.secrets ?? {};
   const configMaps = { ...scriptConfigMapsOf(spec), ...opts.configMaps };
   const overrides = opts.env ?? {};
-  const dataOf = (src: Record<string, KeyValues>, name: string | undefined) => (name === undefined ? undefined : src[name]);
+  const dataOf = (src: Record<string, KeyValues>, name: string | undefined) =>
+    name === undefined ? undefined : src[name];
 
-  const lookupRef = (kind: 'Secret' | 'ConfigMap', ref: { name?: string; key: string; optional?: boolean }, envName: string): string | undefined => {
+  const lookupRef = (
+    kind: 'Secret' | 'ConfigMap',
+    ref: { name?: string; key: string; optional?: boolean },
+    envName: string,
+  ): string | undefined => {
     const src = kind === 'Secret' ? secrets : configMaps;
     const data = ref.name !== undefined ? src[ref.name] : undefined;
     if (!data || !Object.prototype.hasOwnProperty.call(data, ref.key)) {
@@ -453,28 +470,74 @@ function prepare(podSpecOrObject: unknown, containerName: string, opts: RunConta
     const projected = !!(vol && (vol.secret || vol.configMap || vol.projected));
     if (opts.volumes?.[volName] !== undefined) return { dir: path.resolve(opts.volumes[volName]), projected: false };
     if (volumeDirs[volName] !== undefined) return { dir: volumeDirs[volName], projected };
-    if (!vol) throw new Error(`runContainer: volumeMount refers to volume ${JSON.stringify(volName)}, which the pod spec does not define`);
+    if (!vol)
+      throw new Error(
+        `runContainer: volumeMount refers to volume ${JSON.stringify(volName)}, which the pod spec does not define`,
+      );
     let dir: string;
     if (vol.secret) {
       dir = tempDir(`secret-${volName}`);
-      writeProjection(dir, 'Secret', vol.secret.secretName, dataOf(secrets, vol.secret.secretName), vol.secret.items, vol.secret.defaultMode ?? 0o644, !!vol.secret.optional);
+      writeProjection(
+        dir,
+        'Secret',
+        vol.secret.secretName,
+        dataOf(secrets, vol.secret.secretName),
+        vol.secret.items,
+        vol.secret.defaultMode ?? 0o644,
+        !!vol.secret.optional,
+      );
     } else if (vol.configMap) {
       dir = tempDir(`cm-${volName}`);
-      writeProjection(dir, 'ConfigMap', vol.configMap.name, dataOf(configMaps, vol.configMap.name), vol.configMap.items, vol.configMap.defaultMode ?? 0o644, !!vol.configMap.optional);
+      writeProjection(
+        dir,
+        'ConfigMap',
+        vol.configMap.name,
+        dataOf(configMaps, vol.configMap.name),
+        vol.configMap.items,
+        vol.configMap.defaultMode ?? 0o644,
+        !!vol.configMap.optional,
+      );
     } else if (vol.projected) {
       dir = tempDir(`projected-${volName}`);
       const mode = vol.projected.defaultMode ?? 0o644;
       for (const src of vol.projected.sources ?? []) {
-        if (src.secret) writeProjection(dir, 'Secret', src.secret.name, dataOf(secrets, src.secret.name), src.secret.items, mode, !!src.secret.optional);
-        else if (src.configMap) writeProjection(dir, 'ConfigMap', src.configMap.name, dataOf(configMaps, src.configMap.name), src.configMap.items, mode, !!src.configMap.optional);
-        else throw new Error(`runContainer: unsupported projected source in volume ${volName}: ${Object.keys(src).join(',')}`);
+        if (src.secret)
+          writeProjection(
+            dir,
+            'Secret',
+            src.secret.name,
+            dataOf(secrets, src.secret.name),
+            src.secret.items,
+            mode,
+            !!src.secret.optional,
+          );
+        else if (src.configMap)
+          writeProjection(
+            dir,
+            'ConfigMap',
+            src.configMap.name,
+            dataOf(configMaps, src.configMap.name),
+            src.configMap.items,
+            mode,
+            !!src.configMap.optional,
+          );
+        else
+          throw new Error(
+            `runContainer: unsupported projected source in volume ${volName}: ${Object.keys(src).join(',')}`,
+          );
       }
     } else if (vol.emptyDir !== undefined || vol.ephemeral !== undefined) {
       dir = tempDir(`empty-${volName}`);
     } else if (vol.hostPath) {
-      throw new Error(`runContainer: hostPath volume ${JSON.stringify(volName)} (${vol.hostPath.path}) must be mapped explicitly via opts.volumes`);
+      throw new Error(
+        `runContainer: hostPath volume ${JSON.stringify(volName)} (${vol.hostPath.path}) must be mapped explicitly via opts.volumes`,
+      );
     } else {
-      throw new Error(`runContainer: volume ${JSON.stringify(volName)} (${Object.keys(vol).filter((k) => k !== 'name').join(',')}) must be mapped via opts.volumes`);
+      throw new Error(
+        `runContainer: volume ${JSON.stringify(volName)} (${Object.keys(vol)
+          .filter((k) => k !== 'name')
+          .join(',')}) must be mapped via opts.volumes`,
+      );
     }
     volumeDirs[volName] = dir;
     return { dir, projected };
@@ -495,7 +558,10 @@ function prepare(podSpecOrObject: unknown, containerName: string, opts: RunConta
       }
       for (const [k, v] of Object.entries(data)) {
         const n = prefix + k;
-        env.set(n, Object.prototype.hasOwnProperty.call(overrides, n) ? overrides[n] : rw.rewrite(toBuffer(v).toString('utf8')));
+        env.set(
+          n,
+          Object.prototype.hasOwnProperty.call(overrides, n) ? overrides[n] : rw.rewrite(toBuffer(v).toString('utf8')),
+        );
       }
     }
     for (const e of container.env ?? []) {
@@ -506,7 +572,10 @@ function prepare(podSpecOrObject: unknown, containerName: string, opts: RunConta
       }
       let value: string | undefined;
       if (e.value !== undefined && e.value !== null) {
-        value = joinParts(expandParts(String(e.value), (n) => env.get(n)), rw);
+        value = joinParts(
+          expandParts(String(e.value), (n) => env.get(n)),
+          rw,
+        );
       } else if (e.valueFrom) {
         const vf = e.valueFrom;
         if (vf.secretKeyRef) value = lookupRef('Secret', vf.secretKeyRef, name);
@@ -549,7 +618,9 @@ function prepare(podSpecOrObject: unknown, containerName: string, opts: RunConta
   // ---- argv
   const command = container.command;
   if (!Array.isArray(command) || command.length === 0) {
-    throw new Error(`runContainer: container ${containerName} has no command (our manifests must always set it; image entrypoints are not known here)`);
+    throw new Error(
+      `runContainer: container ${containerName} has no command (our manifests must always set it; image entrypoints are not known here)`,
+    );
   }
   const args = container.args ?? [];
   const argvParts = [...command, ...args].map((a) => expandParts(String(a), (n) => cenv.get(n)));
@@ -568,15 +639,27 @@ function prepare(podSpecOrObject: unknown, containerName: string, opts: RunConta
   if (!cwd && container.workingDir) {
     cwd = rw.rewrite(normMountPath(container.workingDir));
     if (!fs.existsSync(cwd)) {
-      throw new Error(`runContainer: workingDir ${container.workingDir} is not under a mapped volume (-> ${cwd} does not exist); pass opts.cwd`);
+      throw new Error(
+        `runContainer: workingDir ${container.workingDir} is not under a mapped volume (-> ${cwd} does not exist); pass opts.cwd`,
+      );
     }
   }
   const fsGroupDirs = (opts.fsGroupVolumes ?? []).map((name) => {
-    if (opts.volumes?.[name] === undefined) throw new Error(`runContainer: fsGroupVolumes names ${JSON.stringify(name)}, which opts.volumes does not map`);
+    if (opts.volumes?.[name] === undefined)
+      throw new Error(`runContainer: fsGroupVolumes names ${JSON.stringify(name)}, which opts.volumes does not map`);
     return path.resolve(opts.volumes[name]);
   });
   const wrapper = opts.enforceSecurityContext
-    ? securityWrapper(spec, container, podVolumes, volumeDirs, mounts, readOnlyMounts, [home, ...(opts.pathPrepend ?? []).map((p) => path.resolve(p))], fsGroupDirs)
+    ? securityWrapper(
+        spec,
+        container,
+        podVolumes,
+        volumeDirs,
+        mounts,
+        readOnlyMounts,
+        [home, ...(opts.pathPrepend ?? []).map((p) => path.resolve(p))],
+        fsGroupDirs,
+      )
     : undefined;
   return { argv, wrapper, env, cwd: cwd ?? home, volumeDirs, mounts };
 }
@@ -593,15 +676,25 @@ const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  * the container's uid, gid and groups and no capabilities. Every exec keeps the PID (onSpawn's).
  */
 function securityWrapper(
-  spec: V1PodSpec, container: V1Container, podVolumes: Map<string, V1Volume>, volumeDirs: Record<string, string>,
-  mounts: Record<string, string>, readOnlyMounts: Set<string>, readable: string[], fsGroupDirs: readonly string[] = [],
+  spec: V1PodSpec,
+  container: V1Container,
+  podVolumes: Map<string, V1Volume>,
+  volumeDirs: Record<string, string>,
+  mounts: Record<string, string>,
+  readOnlyMounts: Set<string>,
+  readable: string[],
+  fsGroupDirs: readonly string[] = [],
 ): string[] {
-  if (process.getuid?.() !== 0) throw new Error('runContainer: enforceSecurityContext needs root (to change uid and mount)');
+  if (process.getuid?.() !== 0)
+    throw new Error('runContainer: enforceSecurityContext needs root (to change uid and mount)');
   const podSc = spec.securityContext ?? {};
   const sc = container.securityContext ?? {};
   const uid = sc.runAsUser ?? podSc.runAsUser ?? 0;
   const gid = sc.runAsGroup ?? podSc.runAsGroup ?? 0;
-  if ((sc.runAsNonRoot ?? podSc.runAsNonRoot) === true && uid === 0) throw new Error(`runContainer: ${container.name} has runAsNonRoot and runs as uid 0: the kubelet refuses to start it`);
+  if ((sc.runAsNonRoot ?? podSc.runAsNonRoot) === true && uid === 0)
+    throw new Error(
+      `runContainer: ${container.name} has runAsNonRoot and runs as uid 0: the kubelet refuses to start it`,
+    );
   const fsGroup = podSc.fsGroup;
   const groups = [...new Set([...(fsGroup !== undefined ? [fsGroup] : []), ...(podSc.supplementalGroups ?? [])])];
   // volume dirs as the kubelet makes them, once, when the pod starts: emptyDir 0777 (subPath dirs take
@@ -637,7 +730,13 @@ function securityWrapper(
   for (const [mp, host] of Object.entries(mounts)) {
     const name = (container.volumeMounts ?? []).find((m) => normMountPath(m.mountPath) === mp)?.name;
     const vol = name !== undefined ? podVolumes.get(name) : undefined;
-    if (name !== undefined && vol && (vol.emptyDir !== undefined || vol.ephemeral !== undefined) && host !== volumeDirs[name]) fs.chmodSync(host, fs.statSync(volumeDirs[name]).mode & 0o7777);
+    if (
+      name !== undefined &&
+      vol &&
+      (vol.emptyDir !== undefined || vol.ephemeral !== undefined) &&
+      host !== volumeDirs[name]
+    )
+      fs.chmodSync(host, fs.statSync(volumeDirs[name]).mode & 0o7777);
   }
   for (const d of readable) fs.chmodSync(d, 0o755);
   const byDepth = Object.entries(mounts).sort(([, a], [, b]) => a.length - b.length);
@@ -647,7 +746,11 @@ function securityWrapper(
     if (readOnlyMounts.has(mp)) setup.push(`/usr/bin/mount -o remount,bind,ro ${shellQuote(host)}`);
   }
   if (sc.readOnlyRootFilesystem === true) setup.push('/usr/bin/mount -o remount,bind,ro /');
-  const ids = [`--reuid=${uid}`, `--regid=${gid}`, groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups'];
+  const ids = [
+    `--reuid=${uid}`,
+    `--regid=${gid}`,
+    groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups',
+  ];
   // no capabilities, for uid 0 too (capabilities.drop: ALL); nothing regains them (allowPrivilegeEscalation: false)
   // util-linux by path: the container's PATH may put busybox applets of the same names first (the etcd tools step links them all)
   setup.push(`exec /usr/bin/setpriv ${ids.join(' ')} --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"`);
@@ -655,7 +758,13 @@ function securityWrapper(
 }
 
 function walkDirs(dir: string): string[] {
-  return [dir, ...fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.isSymbolicLink()).flatMap((e) => walkDirs(path.join(dir, e.name)))];
+  return [
+    dir,
+    ...fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.isSymbolicLink())
+      .flatMap((e) => walkDirs(path.join(dir, e.name))),
+  ];
 }
 
 function walkFiles(dir: string): string[] {
@@ -667,12 +776,20 @@ function walkFiles(dir: string): string[] {
 }
 
 /** The env a container would get (same resolution as runContainer, including path rewriting). */
-export function containerEnv(podSpec: unknown, containerName: string, opts: RunContainerOptions = {}): Record<string, string> {
+export function containerEnv(
+  podSpec: unknown,
+  containerName: string,
+  opts: RunContainerOptions = {},
+): Record<string, string> {
   return prepare(podSpec, containerName, opts).env;
 }
 
 /** The argv a container would run (after $(VAR) expansion and path rewriting), plus mounts. */
-export function containerArgv(podSpec: unknown, containerName: string, opts: RunContainerOptions = {}): { argv: string[]; mounts: Record<string, string> } {
+export function containerArgv(
+  podSpec: unknown,
+  containerName: string,
+  opts: RunContainerOptions = {},
+): { argv: string[]; mounts: Record<string, string> } {
   const p = prepare(podSpec, containerName, opts);
   return { argv: p.argv, mounts: p.mounts };
 }

@@ -11,23 +11,70 @@ const [uidMin, uidMax] = EXAMPLE_NAMESPACE.uidRange;
 test('a pod that sets nothing is admitted and gets the namespace uid, group, MCS level, RuntimeDefault, no capabilities', () => {
   const { errors, pod } = admitPod(validSecurityContextConstraints(), plainPod());
   expect(errors).toEqual([]);
-  expect(pod.securityContext).toEqual({ fsGroup: uidMin, seLinuxOptions: { level: EXAMPLE_NAMESPACE.mcs }, seccompProfile: { type: 'RuntimeDefault' } });
+  expect(pod.securityContext).toEqual({
+    fsGroup: uidMin,
+    seLinuxOptions: { level: EXAMPLE_NAMESPACE.mcs },
+    seccompProfile: { type: 'RuntimeDefault' },
+  });
   expect(pod.containers[0].securityContext).toEqual({
-    runAsUser: uidMin, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, allowPrivilegeEscalation: false,
+    runAsUser: uidMin,
+    runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] },
+    allowPrivilegeEscalation: false,
   });
 });
 
 test.each<[string, (pod: any) => void, string]>([
-  ['a uid outside the namespace range', (p) => (p.containers[0].securityContext = { runAsUser: 1001 }), `spec.containers[0].runAsUser: Invalid value: 1001: must be in the ranges: [${uidMin}, ${uidMax}]`],
-  ['root', (p) => (p.securityContext = { runAsUser: 0 }), 'spec.containers[0].runAsUser: Invalid value: 0: must be in the ranges'],
-  ['a foreign fsGroup', (p) => (p.securityContext = { fsGroup: 1001 }), 'spec.securityContext.fsGroup: 1001 is not an allowed group'],
-  ['the host network', (p) => (p.hostNetwork = true), 'spec.securityContext.hostNetwork: Invalid value: true: Host network is not allowed to be used'],
-  ['a hostPath volume', (p) => p.volumes.push({ name: 'host', hostPath: { path: '/etc' } }), 'spec.volumes[1]: Invalid value: "hostPath": hostPath volumes are not allowed to be used'],
-  ['a capability', (p) => (p.containers[0].securityContext = { capabilities: { add: ['SYS_ADMIN'] } }), 'spec.containers[0].capabilities.add: Invalid value: "SYS_ADMIN": capability may not be added'],
-  ['privileged', (p) => (p.containers[0].securityContext = { privileged: true }), 'spec.containers[0].privileged: Invalid value: true: Privileged containers are not allowed'],
-  ['privilege escalation', (p) => (p.containers[0].securityContext = { allowPrivilegeEscalation: true }), 'spec.containers[0].allowPrivilegeEscalation: Allowing privilege escalation'],
-  ['an unconfined seccomp profile', (p) => (p.securityContext = { seccompProfile: { type: 'Unconfined' } }), 'Forbidden: unconfined is not an allowed seccomp profile'],
-  ['another SELinux type', (p) => (p.securityContext = { seLinuxOptions: { type: 'spc_t', level: EXAMPLE_NAMESPACE.mcs } }), 'spec.securityContext.seLinuxOptions.type: must be '],
+  [
+    'a uid outside the namespace range',
+    (p) => (p.containers[0].securityContext = { runAsUser: 1001 }),
+    `spec.containers[0].runAsUser: Invalid value: 1001: must be in the ranges: [${uidMin}, ${uidMax}]`,
+  ],
+  [
+    'root',
+    (p) => (p.securityContext = { runAsUser: 0 }),
+    'spec.containers[0].runAsUser: Invalid value: 0: must be in the ranges',
+  ],
+  [
+    'a foreign fsGroup',
+    (p) => (p.securityContext = { fsGroup: 1001 }),
+    'spec.securityContext.fsGroup: 1001 is not an allowed group',
+  ],
+  [
+    'the host network',
+    (p) => (p.hostNetwork = true),
+    'spec.securityContext.hostNetwork: Invalid value: true: Host network is not allowed to be used',
+  ],
+  [
+    'a hostPath volume',
+    (p) => p.volumes.push({ name: 'host', hostPath: { path: '/etc' } }),
+    'spec.volumes[1]: Invalid value: "hostPath": hostPath volumes are not allowed to be used',
+  ],
+  [
+    'a capability',
+    (p) => (p.containers[0].securityContext = { capabilities: { add: ['SYS_ADMIN'] } }),
+    'spec.containers[0].capabilities.add: Invalid value: "SYS_ADMIN": capability may not be added',
+  ],
+  [
+    'privileged',
+    (p) => (p.containers[0].securityContext = { privileged: true }),
+    'spec.containers[0].privileged: Invalid value: true: Privileged containers are not allowed',
+  ],
+  [
+    'privilege escalation',
+    (p) => (p.containers[0].securityContext = { allowPrivilegeEscalation: true }),
+    'spec.containers[0].allowPrivilegeEscalation: Allowing privilege escalation',
+  ],
+  [
+    'an unconfined seccomp profile',
+    (p) => (p.securityContext = { seccompProfile: { type: 'Unconfined' } }),
+    'Forbidden: unconfined is not an allowed seccomp profile',
+  ],
+  [
+    'another SELinux type',
+    (p) => (p.securityContext = { seLinuxOptions: { type: 'spc_t', level: EXAMPLE_NAMESPACE.mcs } }),
+    'spec.securityContext.seLinuxOptions.type: must be ',
+  ],
 ])('%s is refused', (_what, change, expected) => {
   const pod = plainPod();
   change(pod);

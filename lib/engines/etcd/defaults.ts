@@ -64,7 +64,12 @@ export const DISTRIBUTIONS = {
   /** kubeadm: `<certificatesDir>/etcd` with the healthcheck client (CN kube-etcd-healthcheck-client). */
   kubeadm: {
     nodeRole: 'control-plane',
-    certificates: { hostPath: '/etc/kubernetes/pki/etcd', caFile: 'ca.crt', certFile: 'healthcheck-client.crt', keyFile: 'healthcheck-client.key' },
+    certificates: {
+      hostPath: '/etc/kubernetes/pki/etcd',
+      caFile: 'ca.crt',
+      certFile: 'healthcheck-client.crt',
+      keyFile: 'healthcheck-client.key',
+    },
     /** `controlPlaneFiles.paths`: the certificates and keys, and the static pod manifests. */
     controlPlaneFiles: ['/etc/kubernetes/pki', '/etc/kubernetes/manifests'],
     openshiftSecurity: false,
@@ -99,7 +104,12 @@ export const DISTRIBUTIONS = {
   /** k3s: `<data-dir>/server/tls/etcd`, the ClientAuth-only `client.crt` (k3s pkg/daemons/control/deps/deps.go). */
   k3s: {
     nodeRole: 'etcd',
-    certificates: { hostPath: '/var/lib/rancher/k3s/server/tls/etcd', caFile: 'server-ca.crt', certFile: 'client.crt', keyFile: 'client.key' },
+    certificates: {
+      hostPath: '/var/lib/rancher/k3s/server/tls/etcd',
+      caFile: 'server-ca.crt',
+      certFile: 'client.crt',
+      keyFile: 'client.key',
+    },
     /** The server's certificates and keys (the cluster token is a file: not archived). */
     controlPlaneFiles: ['/var/lib/rancher/k3s/server/tls'],
     openshiftSecurity: false,
@@ -107,7 +117,12 @@ export const DISTRIBUTIONS = {
   /** RKE2: k3s's layout under its own data-dir, /var/lib/rancher/rke2. */
   rke2: {
     nodeRole: 'etcd',
-    certificates: { hostPath: '/var/lib/rancher/rke2/server/tls/etcd', caFile: 'server-ca.crt', certFile: 'client.crt', keyFile: 'client.key' },
+    certificates: {
+      hostPath: '/var/lib/rancher/rke2/server/tls/etcd',
+      caFile: 'server-ca.crt',
+      certFile: 'client.crt',
+      keyFile: 'client.key',
+    },
     /** The server's certificates and keys, and the static pod manifests. */
     controlPlaneFiles: ['/var/lib/rancher/rke2/server/tls', '/var/lib/rancher/rke2/agent/pod-manifests'],
     openshiftSecurity: false,

@@ -36,20 +36,42 @@ import { ageContainer, ageIdentityParts } from '../../workload/encryption';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { awsEnv } from '../s3';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
-import { destinationEnv, enginePlacement, etcdShellCommand, layout, s3Mounts, s3Volumes, scratchMount, scratchVolume, toolsContainer, toolsEnv } from './pods';
+import {
+  destinationEnv,
+  enginePlacement,
+  etcdShellCommand,
+  layout,
+  s3Mounts,
+  s3Volumes,
+  scratchMount,
+  scratchVolume,
+  toolsContainer,
+  toolsEnv,
+} from './pods';
 import type { ResolvedEtcd } from './resolve';
 import { shellCommand } from '../../scripts';
 
 /** The drill pod of one backup target: a `perNode` node's snapshots (`node`), or every node's (cluster mode). */
-export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string | undefined, ctx: PodContext): EnginePod {
+export function drillPod(
+  spec: ResolvedEtcd,
+  policy: PolicyContext,
+  node: string | undefined,
+  ctx: PodContext,
+): EnginePod {
   const l = layout(spec);
   const d = spec.destination;
   const s3 = d.kind === 's3';
   const age = policy.encryption?.age;
   const identity = age && ageIdentityParts(age);
   const sourceMounts: VolumeMount[] = l.mount ? [{ ...l.mount, readOnly: true }] : [];
-  const home: EnvVar[] = [{ name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }];
-  const drillEnv: EnvVar[] = [{ name: 'ETCD_BACKUP_SCRATCH', value: P.scratch }, { name: 'BACKUP_DRILL_DIR', value: P.drill }];
+  const home: EnvVar[] = [
+    { name: 'HOME', value: P.scratch },
+    { name: 'TMPDIR', value: P.scratch },
+  ];
+  const drillEnv: EnvVar[] = [
+    { name: 'ETCD_BACKUP_SCRATCH', value: P.scratch },
+    { name: 'BACKUP_DRILL_DIR', value: P.drill },
+  ];
   // a literal node name: the pod need not run on that node (PVC, S3)
   const nodeEnv: EngineEnvVar[] = node ? [{ name: 'ETCD_BACKUP_NODE', value: node }] : [];
   const stepImage = s3 ? spec.images.awsCli : spec.images.shell;
@@ -71,9 +93,13 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
     resources: s3 ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
-  const decrypt: EngineContainer | undefined = age && identity
-    ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: [...ctx.env, ...home, ...drillEnv], mounts: [...sourceMounts, scratchMount] })
-    : undefined;
+  const decrypt: EngineContainer | undefined =
+    age && identity
+      ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, {
+          env: [...ctx.env, ...home, ...drillEnv],
+          mounts: [...sourceMounts, scratchMount],
+        })
+      : undefined;
   const restore: EngineContainer = {
     name: 'restore',
     image: spec.images.etcd,
@@ -106,6 +132,11 @@ export function drillPod(spec: ResolvedEtcd, policy: PolicyContext, node: string
     mainContainers: [...steps, restore, report].map((c) => c.name),
     volumes: [...l.volumes, scratchVolume, ...(identity?.volumes ?? []), ...s3Volumes(spec)],
     securityContext: s3 ? restrictedPodSecurity(ETCD_DEFAULTS.s3DrillUid) : rootPodSecurity(),
-    placement: d.kind === 'hostPath' ? enginePlacement(spec, node, false) : d.kind === 'persistentVolumeClaim' ? enginePlacement(spec, undefined, false) : undefined,
+    placement:
+      d.kind === 'hostPath'
+        ? enginePlacement(spec, node, false)
+        : d.kind === 'persistentVolumeClaim'
+          ? enginePlacement(spec, undefined, false)
+          : undefined,
   };
 }

@@ -21,7 +21,10 @@ export { etcdSchedulePolicy } from './props';
 export type { EtcdScheduleProps } from './props';
 
 /** Each validated spec resolved once per policy (its targets, objects and restore Job all read it). */
-const resolvedSpecs = new WeakMap<EtcdSpec, { readonly name: string; readonly path: string; readonly resolved: ResolvedEtcd }>();
+const resolvedSpecs = new WeakMap<
+  EtcdSpec,
+  { readonly name: string; readonly path: string; readonly resolved: ResolvedEtcd }
+>();
 
 function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
   const known = resolvedSpecs.get(spec);
@@ -55,12 +58,22 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO
       namePrefix: r.namePrefix,
       nameSuffix: ETCD_DEFAULTS.extension,
       metadataSuffix: ETCD_DEFAULTS.metadataSuffix,
-      nodes: r.retentionScope === 'cluster' ? 'together' as const : 'each' as const,
+      nodes: r.retentionScope === 'cluster' ? ('together' as const) : ('each' as const),
       contentFacts: ['revision', 'keyCount'],
     };
-    return [d.kind === 's3'
-      ? { target: policy.metadata.name, kind: 's3', bucket: d.s3.bucket, keyPrefix: d.s3.keyPrefix, endpoint: d.s3.endpoint, region: d.s3.region, ...names }
-      : { target: policy.metadata.name, kind: 'dir', ...names }];
+    return [
+      d.kind === 's3'
+        ? {
+            target: policy.metadata.name,
+            kind: 's3',
+            bucket: d.s3.bucket,
+            keyPrefix: d.s3.keyPrefix,
+            endpoint: d.s3.endpoint,
+            region: d.s3.region,
+            ...names,
+          }
+        : { target: policy.metadata.name, kind: 'dir', ...names },
+    ];
   },
   encryption: true,
   drill: true,

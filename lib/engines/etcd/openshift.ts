@@ -9,7 +9,15 @@ import type { PodSpec } from '../../kubernetes/objects';
 import { joinName } from '../../kubernetes/names';
 import { mergeSettings, resolveSettings } from '../../policy/settings';
 import { podSecurityObjects } from '../../workload/openshift';
-import type { EngineObject, EnginePod, EngineRestore, EngineTarget, PodContext, PolicyContext, RestoreRequest } from '../engine';
+import type {
+  EngineObject,
+  EnginePod,
+  EngineRestore,
+  EngineTarget,
+  PodContext,
+  PolicyContext,
+  RestoreRequest,
+} from '../engine';
 import { ETCD_DEFAULTS } from './defaults';
 import type { ResolvedEtcd } from './resolve';
 
@@ -50,17 +58,26 @@ export function openshiftObjects(
     securityContextConstraints: `${SCC_PREFIX}.${policy.namespace}.${name}`,
     role: joinName([name, 'use-scc']),
   };
-  return podSecurityObjects(names, [...pods, restorePod(spec, policy, restoreJob)]).map((manifest) => ({ component: 'pod-security', manifest }));
+  return podSecurityObjects(names, [...pods, restorePod(spec, policy, restoreJob)]).map((manifest) => ({
+    component: 'pod-security',
+    manifest,
+  }));
 }
 
 /** The pod of a restore Job of this policy (on its first node, or a stand-in one in cluster mode). */
-function restorePod(spec: ResolvedEtcd, policy: PolicyContext, restoreJob: (request: RestoreRequest) => EngineRestore): EnginePod {
+function restorePod(
+  spec: ResolvedEtcd,
+  policy: PolicyContext,
+  restoreJob: (request: RestoreRequest) => EngineRestore,
+): EnginePod {
   const node = spec.nodes[0]?.name ?? 'node';
-  const request = spec.mode === 'perNode'
-    ? { target: node, snapshot: `${spec.namePrefix}restore_${node}${ETCD_DEFAULTS.extension}` }
-    : { node, snapshot: `${spec.namePrefix}restore_${node}${ETCD_DEFAULTS.extension}` };
+  const request =
+    spec.mode === 'perNode'
+      ? { target: node, snapshot: `${spec.namePrefix}restore_${node}${ETCD_DEFAULTS.extension}` }
+      : { node, snapshot: `${spec.namePrefix}restore_${node}${ETCD_DEFAULTS.extension}` };
   const answer = restoreJob(request);
-  if ('problems' in answer) throw new Error(`the restore Job of a valid policy was refused: ${answer.problems.join('; ')}`);
+  if ('problems' in answer)
+    throw new Error(`the restore Job of a valid policy was refused: ${answer.problems.join('; ')}`);
   const { job } = answer;
   const settings = resolveSettings(mergeSettings(policy.defaults, job.overrides), job.defaults);
   return job.pod({ env: [], settings, metrics: false });

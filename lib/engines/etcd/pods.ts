@@ -94,9 +94,10 @@ export function destinationEnv(spec: ResolvedEtcd, allNodes = false): EngineEnvV
   // the files archive always: its snapshots outlive a policy that stops archiving
   const sidecarSuffixes = [ETCD_DEFAULTS.metadataSuffix, ETCD_DEFAULTS.controlPlaneFilesSuffix];
   const d = spec.destination;
-  const dest: RetentionDestination = d.kind === 's3'
-    ? s3RetentionDestination(d.s3, { namePrefix, nameSuffix, sidecarSuffixes })
-    : { kind: 'dir', dir: P.backup, namePrefix, nameSuffix, sidecarSuffixes };
+  const dest: RetentionDestination =
+    d.kind === 's3'
+      ? s3RetentionDestination(d.s3, { namePrefix, nameSuffix, sidecarSuffixes })
+      : { kind: 'dir', dir: P.backup, namePrefix, nameSuffix, sidecarSuffixes };
   return [
     ...retentionDestinationEnv(dest),
     { name: 'ETCD_BACKUP_EXTENSION', value: ETCD_DEFAULTS.extension },
@@ -129,11 +130,11 @@ function etcdctlEnv(spec: ResolvedEtcd): EngineEnvVar[] {
     { name: 'ETCDCTL_DIAL_TIMEOUT', value: ETCD_DEFAULTS.dialTimeout },
     ...(spec.tls
       ? [
-        // the node variable (the node's name, set before) is expanded: OpenShift's certificates are per node
-        { name: 'ETCDCTL_CACERT', value: expandOnly(`${P.certs}/${c.caFile}`, [NODE_VARIABLE]) },
-        { name: 'ETCDCTL_CERT', value: expandOnly(`${P.certs}/${c.certFile}`, [NODE_VARIABLE]) },
-        { name: 'ETCDCTL_KEY', value: expandOnly(`${P.certs}/${c.keyFile}`, [NODE_VARIABLE]) },
-      ]
+          // the node variable (the node's name, set before) is expanded: OpenShift's certificates are per node
+          { name: 'ETCDCTL_CACERT', value: expandOnly(`${P.certs}/${c.caFile}`, [NODE_VARIABLE]) },
+          { name: 'ETCDCTL_CERT', value: expandOnly(`${P.certs}/${c.certFile}`, [NODE_VARIABLE]) },
+          { name: 'ETCDCTL_KEY', value: expandOnly(`${P.certs}/${c.keyFile}`, [NODE_VARIABLE]) },
+        ]
       : []),
   ];
 }
@@ -175,7 +176,12 @@ export function etcdShellCommand(entry: string, features: ScriptFeatures = {}): 
   return { ...shellCommand(entry, features), shell: '$(ETCD_BACKUP_TOOLS)/sh' };
 }
 
-export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: string | undefined, ctx: PodContext): EnginePod {
+export function backupPod(
+  spec: ResolvedEtcd,
+  policy: PolicyContext,
+  pinned: string | undefined,
+  ctx: PodContext,
+): EnginePod {
   const commonEnv = ctx.env;
   const age = policy.encryption?.age;
   const l = layout(spec, age !== undefined);
@@ -190,15 +196,27 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
     { name: 'ETCD_BACKUP_WORK_DIR', value: l.workDir },
     { name: 'ETCD_BACKUP_PARTIAL', value: temporary(l.workDir, '.partial') },
     { name: 'ETCD_BACKUP_RESTORE_CHECK_DIR', value: temporary(l.workDir, '.restore-check') },
-    ...(files ? [{ name: 'ETCD_BACKUP_FILES', value: files.list }, { name: 'ETCD_BACKUP_FILES_PARTIAL', value: temporary(l.workDir, '.files.partial') }] : []),
+    ...(files
+      ? [
+          { name: 'ETCD_BACKUP_FILES', value: files.list },
+          { name: 'ETCD_BACKUP_FILES_PARTIAL', value: temporary(l.workDir, '.files.partial') },
+        ]
+      : []),
   ];
   // the ciphertexts: in the destination directory (renamed by finalize), or in scratch for S3 (uploaded by finalize)
   const encryptDir = l.mount ? P.backup : P.scratch;
   const agePathEnv: EngineEnvVar[] = age
     ? [
-      { name: 'ETCD_BACKUP_AGE_PARTIAL', value: temporary(encryptDir, `.partial${ENCRYPTED_SUFFIX}`) },
-      ...(files ? [{ name: 'ETCD_BACKUP_FILES_AGE_PARTIAL', value: temporary(encryptDir, `.files.partial${ENCRYPTED_SUFFIX}`) }] : []),
-    ]
+        { name: 'ETCD_BACKUP_AGE_PARTIAL', value: temporary(encryptDir, `.partial${ENCRYPTED_SUFFIX}`) },
+        ...(files
+          ? [
+              {
+                name: 'ETCD_BACKUP_FILES_AGE_PARTIAL',
+                value: temporary(encryptDir, `.files.partial${ENCRYPTED_SUFFIX}`),
+              },
+            ]
+          : []),
+      ]
     : [];
 
   const snapshot: EngineContainer = {
@@ -222,12 +240,20 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
     securityContext: restrictedContainerSecurity(),
   };
   const recipients = age ? ageRecipientsParts(age) : undefined;
-  const encrypt: EngineContainer | undefined = age && recipients
-    ? ageContainer('encrypt', age, 'etcd-encrypt.sh', recipients, {
-      env: [...commonEnv, nodeEnv, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...pathEnv, ...agePathEnv],
-      mounts: destMounts,
-    })
-    : undefined;
+  const encrypt: EngineContainer | undefined =
+    age && recipients
+      ? ageContainer('encrypt', age, 'etcd-encrypt.sh', recipients, {
+          env: [
+            ...commonEnv,
+            nodeEnv,
+            { name: 'HOME', value: P.scratch },
+            { name: 'TMPDIR', value: P.scratch },
+            ...pathEnv,
+            ...agePathEnv,
+          ],
+          mounts: destMounts,
+        })
+      : undefined;
   const finalize: EngineContainer = {
     name: 'finalize',
     image: spec.destination.kind === 's3' ? spec.images.awsCli : spec.images.shell,
@@ -254,7 +280,14 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
     initContainers: [toolsContainer(spec, commonEnv), snapshot, ...(encrypt ? [encrypt] : [])],
     containers: [finalize],
     mainContainers: ['snapshot', ...(encrypt ? ['encrypt'] : []), 'finalize'],
-    volumes: [...certs.volumes, ...(files?.volumes ?? []), ...l.volumes, ...(recipients?.volumes ?? []), scratchVolume, ...s3Volumes(spec)],
+    volumes: [
+      ...certs.volumes,
+      ...(files?.volumes ?? []),
+      ...l.volumes,
+      ...(recipients?.volumes ?? []),
+      scratchVolume,
+      ...s3Volumes(spec),
+    ],
     securityContext: { ...rootPodSecurity(), ...(fsGroupOf(spec) !== undefined ? { fsGroup: fsGroupOf(spec) } : {}) },
     hostNetwork: spec.hostNetwork || undefined,
     placement: enginePlacement(spec, pinned, true),
@@ -267,7 +300,9 @@ export function backupPod(spec: ResolvedEtcd, policy: PolicyContext, pinned: str
  * read-only at `/host<path>`, and `ETCD_BACKUP_FILES`, one line per
  * directory: `<host path> <mount path>` (neither has whitespace).
  */
-function controlPlaneFilesParts(spec: ResolvedEtcd): { volumes: Volume[]; mounts: VolumeMount[]; list: string } | undefined {
+function controlPlaneFilesParts(
+  spec: ResolvedEtcd,
+): { volumes: Volume[]; mounts: VolumeMount[]; list: string } | undefined {
   const paths = spec.controlPlaneFiles;
   if (!paths) return undefined;
   const name = (i: number) => `control-plane-files-${i}`;
@@ -304,7 +339,12 @@ function pruneSecurity(spec: ResolvedEtcd): Record<string, unknown> {
  * Every variant: no capabilities, read-only root filesystem, no API token,
  * serialization group `etcd-snapshot` (never next to a snapshot).
  */
-export function prunePod(spec: ResolvedEtcd, policy: PolicyContext, node: string | undefined, ctx: PodContext): EnginePod {
+export function prunePod(
+  spec: ResolvedEtcd,
+  policy: PolicyContext,
+  node: string | undefined,
+  ctx: PodContext,
+): EnginePod {
   const l = layout(spec);
   const d = spec.destination;
   const prune: EngineContainer = {

@@ -16,8 +16,21 @@ export interface EtcdScheduleProps extends EtcdSpec, JobSettings, Omit<ScheduleP
 
 /** Keys of `EtcdScheduleProps` that belong to `spec.etcd`. */
 export const ETCD_SPEC_KEYS = [
-  'mode', 'nodes', 'distribution', 'nodeRole', 'tolerateAllTaints', 'endpoint', 'hostNetwork', 'certificates', 'destination',
-  'namePrefix', 'retentionScope', 'restoreCheck', 'controlPlaneFiles', 'images', 'restore',
+  'mode',
+  'nodes',
+  'distribution',
+  'nodeRole',
+  'tolerateAllTaints',
+  'endpoint',
+  'hostNetwork',
+  'certificates',
+  'destination',
+  'namePrefix',
+  'retentionScope',
+  'restoreCheck',
+  'controlPlaneFiles',
+  'images',
+  'restore',
 ] as const;
 
 // Compile-time guard: a new EtcdSpec field must be listed above.

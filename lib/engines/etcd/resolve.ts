@@ -9,7 +9,12 @@ import type { EtcdDistribution, EtcdSpec } from './types';
 
 export type ResolvedDestination =
   | { readonly kind: 'hostPath'; readonly path: string }
-  | { readonly kind: 'persistentVolumeClaim'; readonly claimName: string; readonly subPath?: string; readonly fsGroup?: number }
+  | {
+      readonly kind: 'persistentVolumeClaim';
+      readonly claimName: string;
+      readonly subPath?: string;
+      readonly fsGroup?: number;
+    }
   | { readonly kind: 's3'; readonly s3: ResolvedS3 };
 
 export interface ResolvedNode {
@@ -32,7 +37,12 @@ export interface ResolvedEtcd {
   readonly tls: boolean;
   readonly hostNetwork: boolean;
   /** The files are relative to hostPath and may name the node variable (NODE_VARIABLE). */
-  readonly certificates: { readonly hostPath: string; readonly caFile: string; readonly certFile: string; readonly keyFile: string };
+  readonly certificates: {
+    readonly hostPath: string;
+    readonly caFile: string;
+    readonly certFile: string;
+    readonly keyFile: string;
+  };
   readonly destination: ResolvedDestination;
   readonly namePrefix: string;
   readonly retentionScope: 'node' | 'cluster';
@@ -68,13 +78,21 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
   const mode = spec.mode ?? ETCD_DEFAULTS.mode;
   const distribution = spec.distribution ?? ETCD_DEFAULTS.distribution;
   const profile = DISTRIBUTIONS[distribution];
-  const nodes = (spec.nodes ?? []).map((entry, i) => ({ ...namedEntry(entry), path: childPath(childPath(path, 'nodes'), i) }));
+  const nodes = (spec.nodes ?? []).map((entry, i) => ({
+    ...namedEntry(entry),
+    path: childPath(childPath(path, 'nodes'), i),
+  }));
   const c = spec.certificates ?? {};
   const d = spec.destination;
   const destination: ResolvedDestination = d?.s3
     ? { kind: 's3', s3: resolveS3(d.s3) }
     : d?.persistentVolumeClaim
-      ? { kind: 'persistentVolumeClaim', claimName: d.persistentVolumeClaim.claimName, subPath: d.persistentVolumeClaim.subPath, fsGroup: d.persistentVolumeClaim.fsGroup }
+      ? {
+          kind: 'persistentVolumeClaim',
+          claimName: d.persistentVolumeClaim.claimName,
+          subPath: d.persistentVolumeClaim.subPath,
+          fsGroup: d.persistentVolumeClaim.fsGroup,
+        }
       : { kind: 'hostPath', path: d?.hostPath?.path ?? ETCD_DEFAULTS.hostPath };
   const busybox = spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage;
   return {
@@ -97,7 +115,7 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
     namePrefix: etcdNamePrefix(spec, policyName),
     retentionScope: spec.retentionScope ?? ETCD_DEFAULTS.retentionScope,
     restoreCheck: spec.restoreCheck ?? ETCD_DEFAULTS.restoreCheck,
-    controlPlaneFiles: spec.controlPlaneFiles ? spec.controlPlaneFiles.paths ?? profile.controlPlaneFiles : undefined,
+    controlPlaneFiles: spec.controlPlaneFiles ? (spec.controlPlaneFiles.paths ?? profile.controlPlaneFiles) : undefined,
     images: {
       etcd: spec.images?.etcd ?? ETCD_DEFAULTS.etcdImage,
       busybox,

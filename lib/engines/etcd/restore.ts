@@ -18,7 +18,20 @@ import { STEP_RESOURCES } from '../../workload/resources';
 import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineRestore, PodContext, PolicyContext, RestoreRequest } from '../engine';
 import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
-import { destinationEnv, enginePlacement, etcdShellCommand, fieldEnv, layout, s3Env, s3Mounts, s3Volumes, scratchMount, scratchVolume, toolsContainer, toolsEnv } from './pods';
+import {
+  destinationEnv,
+  enginePlacement,
+  etcdShellCommand,
+  fieldEnv,
+  layout,
+  s3Env,
+  s3Mounts,
+  s3Volumes,
+  scratchMount,
+  scratchVolume,
+  toolsContainer,
+  toolsEnv,
+} from './pods';
 import type { ResolvedEtcd } from './resolve';
 import type { EtcdRestoreSpec } from './types';
 
@@ -32,18 +45,34 @@ interface ResolvedRestore {
 }
 
 /** The restore Job for `request`, or each flag that does not fit the policy (validated specs only). */
-export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec | undefined, policy: PolicyContext, request: RestoreRequest): EngineRestore {
+export function etcdRestoreJob(
+  spec: ResolvedEtcd,
+  restoreSpec: EtcdRestoreSpec | undefined,
+  policy: PolicyContext,
+  request: RestoreRequest,
+): EngineRestore {
   const problems: string[] = [];
   const nodeNames = spec.nodes.map((n) => n.name);
   let node: string | undefined;
   if (spec.mode === 'perNode') {
-    if (request.node !== undefined) problems.push(`--node: received ${show(request.node)}; perNode mode restores on the node named by --target: drop --node`);
-    if (request.target === undefined) problems.push(`--target is required: the node to restore on, one of ${nodeNames.join(', ')}`);
-    else if (!nodeNames.includes(request.target)) problems.push(`--target: received ${show(request.target)}; must be a node of ${policy.path}.nodes: ${nodeNames.join(', ')}`);
+    if (request.node !== undefined)
+      problems.push(
+        `--node: received ${show(request.node)}; perNode mode restores on the node named by --target: drop --node`,
+      );
+    if (request.target === undefined)
+      problems.push(`--target is required: the node to restore on, one of ${nodeNames.join(', ')}`);
+    else if (!nodeNames.includes(request.target))
+      problems.push(
+        `--target: received ${show(request.target)}; must be a node of ${policy.path}.nodes: ${nodeNames.join(', ')}`,
+      );
     else node = request.target;
   } else {
-    if (request.target !== undefined) problems.push(`--target: received ${show(request.target)}; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node`);
-    if (request.node === undefined) problems.push('--node is required: cluster mode names no nodes; give the control-plane node to restore on');
+    if (request.target !== undefined)
+      problems.push(
+        `--target: received ${show(request.target)}; cluster mode has one CronJob and no per-node targets: name the node to restore on with --node`,
+      );
+    if (request.node === undefined)
+      problems.push('--node is required: cluster mode names no nodes; give the control-plane node to restore on');
     else {
       // a node name (a DNS-1123 subdomain) that pins through the kubernetes.io/hostname label
       const problem = dns1123SubdomainProblem(request.node) ?? nodePinProblem(request.node);
@@ -56,22 +85,33 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
   const encrypted = request.snapshot.endsWith(ENCRYPTED_SUFFIX);
   const age = policy.encryption?.age;
   if (encrypted && !age?.identitySecret) {
-    problems.push(`--snapshot: received ${show(request.snapshot)}, an encrypted snapshot; the restore Job decrypts it with the age identity in spec.encryption.age.identitySecret, which this policy does not set: add it (a Secret key holding the identity file, AGE-SECRET-KEY-1...)`);
+    problems.push(
+      `--snapshot: received ${show(request.snapshot)}, an encrypted snapshot; the restore Job decrypts it with the age identity in spec.encryption.age.identitySecret, which this policy does not set: add it (a Secret key holding the identity file, AGE-SECRET-KEY-1...)`,
+    );
   }
   if (node === undefined || problems.length > 0) return { problems };
   const restore = resolveRestore(restoreSpec);
   const own = spec.nodes.find((n) => n.name === node);
-  const notes = spec.mode === 'perNode' && nodeNames.length > 1 && restore.initialCluster === undefined
-    ? [`${policy.path}.restore.initialCluster is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (docs/operations/restore.md).`]
-    : [];
+  const notes =
+    spec.mode === 'perNode' && nodeNames.length > 1 && restore.initialCluster === undefined
+      ? [
+          `${policy.path}.restore.initialCluster is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (docs/operations/restore.md).`,
+        ]
+      : [];
   if (age && !encrypted) {
-    notes.push(`the policy encrypts its snapshots (spec.encryption): ${request.snapshot} is restored as a clear snapshot; those stored encrypted are named ${request.snapshot}${ENCRYPTED_SUFFIX}.`);
+    notes.push(
+      `the policy encrypts its snapshots (spec.encryption): ${request.snapshot} is restored as a clear snapshot; those stored encrypted are named ${request.snapshot}${ENCRYPTED_SUFFIX}.`,
+    );
   }
   return {
     notes,
     job: {
       // the snapshot's node only when it is another node than the one restored
-      nameParts: ['restore', node, ...snapshotStamp(spec, request.snapshot).filter((part, i) => i === 0 || part !== node)],
+      nameParts: [
+        'restore',
+        node,
+        ...snapshotStamp(spec, request.snapshot).filter((part, i) => i === 0 || part !== node),
+      ],
       component: 'restore',
       labels: { 'backup-cronjobs.io/node': labelValue(node) },
       // a snapshot name is no label value (":" in its time): an annotation names it exactly
@@ -86,20 +126,32 @@ export function etcdRestoreJob(spec: ResolvedEtcd, restoreSpec: EtcdRestoreSpec 
 }
 
 function resolveRestore(restore: EtcdRestoreSpec = {}): ResolvedRestore {
-  return { initialCluster: restore.initialCluster, peerUrl: restore.peerUrl, hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath, bumpRevision: restore.bumpRevision };
+  return {
+    initialCluster: restore.initialCluster,
+    peerUrl: restore.peerUrl,
+    hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath,
+    bumpRevision: restore.bumpRevision,
+  };
 }
 
 /** A snapshot file name of this policy: `<namePrefix><time>_<node>.db`, `.age` after it when encrypted, no directory. */
 function snapshotNameProblem(spec: ResolvedEtcd, snapshot: string): string | undefined {
   const shape = `a snapshot of this policy is named ${spec.namePrefix}<time>_<node>${ETCD_DEFAULTS.extension}, or ${ENCRYPTED_SUFFIX} after that when encrypted`;
-  if (snapshot.includes('/') || /\s/.test(snapshot) || snapshot.length > 255) return `must be a file name (no "/", no whitespace, at most 255 characters): ${shape}`;
+  if (snapshot.includes('/') || /\s/.test(snapshot) || snapshot.length > 255)
+    return `must be a file name (no "/", no whitespace, at most 255 characters): ${shape}`;
   const clear = clearName(snapshot);
-  if (!clear.startsWith(spec.namePrefix) || !clear.endsWith(ETCD_DEFAULTS.extension) || clear.length === spec.namePrefix.length + ETCD_DEFAULTS.extension.length) return shape;
+  if (
+    !clear.startsWith(spec.namePrefix) ||
+    !clear.endsWith(ETCD_DEFAULTS.extension) ||
+    clear.length === spec.namePrefix.length + ETCD_DEFAULTS.extension.length
+  )
+    return shape;
   return undefined;
 }
 
 /** A snapshot's name without `.age`. */
-const clearName = (snapshot: string) => (snapshot.endsWith(ENCRYPTED_SUFFIX) ? snapshot.slice(0, -ENCRYPTED_SUFFIX.length) : snapshot);
+const clearName = (snapshot: string) =>
+  snapshot.endsWith(ENCRYPTED_SUFFIX) ? snapshot.slice(0, -ENCRYPTED_SUFFIX.length) : snapshot;
 
 /** The parts of a snapshot name that tell snapshots of one policy apart: `<time>`, `<node>` (node names have no `_`). */
 function snapshotStamp(spec: ResolvedEtcd, snapshot: string): string[] {
@@ -114,7 +166,14 @@ function snapshotStamp(spec: ResolvedEtcd, snapshot: string): string[] {
  * `age` (an encrypted snapshot) `decrypt` in the age image (the clear
  * snapshot into scratch, never elsewhere), then `restore` in the etcd image.
  */
-function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, snapshot: string, ctx: PodContext, age: AgeEncryption | undefined): EnginePod {
+function restorePod(
+  spec: ResolvedEtcd,
+  restore: ResolvedRestore,
+  node: string,
+  snapshot: string,
+  ctx: PodContext,
+  age: AgeEncryption | undefined,
+): EnginePod {
   const l = layout(spec);
   const s3 = spec.destination.kind === 's3';
   const sourceMounts: VolumeMount[] = l.mount ? [{ ...l.mount, readOnly: true }] : [];
@@ -131,22 +190,35 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
   ];
   const fetch: EngineContainer | undefined = s3
     ? {
-      name: 'fetch',
-      image: spec.images.awsCli,
-      command: shellCommand('etcd-fetch.sh'),
-      env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, ...s3Env(spec)],
-      volumeMounts: [scratchMount, ...s3Mounts(spec)],
-      resources: STEP_RESOURCES.awsCli,
-      securityContext: restrictedContainerSecurity(),
-    }
+        name: 'fetch',
+        image: spec.images.awsCli,
+        command: shellCommand('etcd-fetch.sh'),
+        env: [
+          ...ctx.env,
+          { name: 'HOME', value: P.scratch },
+          { name: 'TMPDIR', value: P.scratch },
+          ...restoreEnv,
+          ...s3Env(spec),
+        ],
+        volumeMounts: [scratchMount, ...s3Mounts(spec)],
+        resources: STEP_RESOURCES.awsCli,
+        securityContext: restrictedContainerSecurity(),
+      }
     : undefined;
   const identity = age ? ageIdentityParts(age) : undefined;
-  const decrypt: EngineContainer | undefined = age && identity
-    ? ageContainer('decrypt', age, 'etcd-decrypt.sh', identity, {
-      env: [...ctx.env, { name: 'HOME', value: P.scratch }, { name: 'TMPDIR', value: P.scratch }, ...restoreEnv, { name: 'ETCD_RESTORE_ENCRYPTED_DIR', value: storedDir }],
-      mounts: [...sourceMounts, scratchMount],
-    })
-    : undefined;
+  const decrypt: EngineContainer | undefined =
+    age && identity
+      ? ageContainer('decrypt', age, 'etcd-decrypt.sh', identity, {
+          env: [
+            ...ctx.env,
+            { name: 'HOME', value: P.scratch },
+            { name: 'TMPDIR', value: P.scratch },
+            ...restoreEnv,
+            { name: 'ETCD_RESTORE_ENCRYPTED_DIR', value: storedDir },
+          ],
+          mounts: [...sourceMounts, scratchMount],
+        })
+      : undefined;
   const main: EngineContainer = {
     name: 'restore',
     image: spec.images.etcd,
@@ -159,11 +231,16 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
       { name: 'ETCD_RESTORE_PEER_URL', value: withNodeVariables(restore.peerUrl ?? ETCD_DEFAULTS.restorePeerUrl) },
       {
         name: 'ETCD_RESTORE_INITIAL_CLUSTER',
-        value: restore.initialCluster !== undefined ? withNodeVariables(restore.initialCluster) : expand('$(ETCD_RESTORE_NODE)=$(ETCD_RESTORE_PEER_URL)'),
+        value:
+          restore.initialCluster !== undefined
+            ? withNodeVariables(restore.initialCluster)
+            : expand('$(ETCD_RESTORE_NODE)=$(ETCD_RESTORE_PEER_URL)'),
       },
       { name: 'ETCD_RESTORE_TARGET_ROOT', value: P.restore },
       { name: 'ETCD_RESTORE_HOST_DIR', value: restore.hostPath },
-      ...(restore.bumpRevision !== undefined ? [{ name: 'ETCD_RESTORE_BUMP_REVISION', value: String(restore.bumpRevision) }] : []),
+      ...(restore.bumpRevision !== undefined
+        ? [{ name: 'ETCD_RESTORE_BUMP_REVISION', value: String(restore.bumpRevision) }]
+        : []),
     ],
     volumeMounts: [...(age ? [] : sourceMounts), scratchMount, { name: 'restore', mountPath: P.restore }],
     resources: STEP_RESOURCES.etcdRestore,
@@ -173,7 +250,13 @@ function restorePod(spec: ResolvedEtcd, restore: ResolvedRestore, node: string, 
     initContainers: [toolsContainer(spec, ctx.env), ...(fetch ? [fetch] : []), ...(decrypt ? [decrypt] : [])],
     containers: [main],
     mainContainers: ['restore'],
-    volumes: [...l.volumes, ...(identity?.volumes ?? []), scratchVolume, { name: 'restore', hostPath: { path: restore.hostPath, type: 'DirectoryOrCreate' } }, ...s3Volumes(spec)],
+    volumes: [
+      ...l.volumes,
+      ...(identity?.volumes ?? []),
+      scratchVolume,
+      { name: 'restore', hostPath: { path: restore.hostPath, type: 'DirectoryOrCreate' } },
+      ...s3Volumes(spec),
+    ],
     securityContext: rootPodSecurity(),
     placement: enginePlacement(spec, node, false),
     priorityClassName: ETCD_DEFAULTS.priorityClassName,

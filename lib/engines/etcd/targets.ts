@@ -21,11 +21,12 @@ export function etcdTargets(spec: ResolvedEtcd, policy: PolicyContext): EngineTa
   const nodes = spec.mode === 'cluster' ? [undefined] : spec.nodes;
   const backups = nodes.map((node) => backupTarget(spec, policy, node));
   const pruneSchedule = policy.retention?.schedule;
-  const prunes = pruneSchedule === undefined
-    ? []
-    : spec.destination.kind === 'hostPath'
-      ? spec.nodes.map((node) => pruneTarget(spec, policy, node, pruneSchedule))
-      : [pruneTarget(spec, policy, undefined, pruneSchedule)];
+  const prunes =
+    pruneSchedule === undefined
+      ? []
+      : spec.destination.kind === 'hostPath'
+        ? spec.nodes.map((node) => pruneTarget(spec, policy, node, pruneSchedule))
+        : [pruneTarget(spec, policy, undefined, pruneSchedule)];
   const drills = policy.drill ? nodes.map((node) => drillTarget(spec, policy, node)) : [];
   return [...backups, ...prunes, ...drills];
 }
@@ -44,7 +45,9 @@ function backupTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedN
     overrides: node?.settings,
     settingsPath: node?.settings ? node.path : 'spec.defaults',
     // perNode schedules are spread so that the nodes' snapshots follow each other.
-    defaults: node ? { timeout: ETCD_DEFAULTS.timeout, stagger: { window: ETCD_DEFAULTS.perNodeStaggerWindow } } : { timeout: ETCD_DEFAULTS.timeout },
+    defaults: node
+      ? { timeout: ETCD_DEFAULTS.timeout, stagger: { window: ETCD_DEFAULTS.perNodeStaggerWindow } }
+      : { timeout: ETCD_DEFAULTS.timeout },
     node: node?.name,
     pod: (ctx) => backupPod(spec, policy, node?.name, ctx),
   };
@@ -55,7 +58,12 @@ function backupTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedN
  * directory (that node's settings apply), or `<policy>-prune` for a PVC or S3
  * destination (`spec.defaults` apply).
  */
-function pruneTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNode | undefined, schedule: string): EngineTarget {
+function pruneTarget(
+  spec: ResolvedEtcd,
+  policy: PolicyContext,
+  node: ResolvedNode | undefined,
+  schedule: string,
+): EngineTarget {
   return {
     id: node ? `etcd|${policy.metadata.name}|prune|${node.name}` : `etcd|${policy.metadata.name}|prune`,
     nameParts: node ? ['prune', node.name] : ['prune'],

@@ -19,7 +19,10 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     issues.add(at('nodes'), 'perNode mode needs the control-plane nodes to back up (one CronJob each)');
   }
   if (mode === 'cluster' && spec.nodes !== undefined) {
-    issues.add(at('nodes'), 'only valid with mode: perNode (cluster mode runs on any node with the control-plane role)');
+    issues.add(
+      at('nodes'),
+      'only valid with mode: perNode (cluster mode runs on any node with the control-plane role)',
+    );
   }
   validateNamedEntries(spec.nodes ?? [], path, 'nodes', 'node', issues);
   // a node name pins pods through the kubernetes.io/hostname label: a label value
@@ -37,17 +40,27 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
   for (const field of ['caFile', 'certFile', 'keyFile'] as const) {
     const value = spec.certificates?.[field];
     if (value !== undefined && value.split('/').some((segment) => segment === '.' || segment === '..')) {
-      issues.add(childPath(childPath(path, 'certificates'), field), `received ${show(value)}; a file inside certificates.hostPath, without "." or ".." segments`);
+      issues.add(
+        childPath(childPath(path, 'certificates'), field),
+        `received ${show(value)}; a file inside certificates.hostPath, without "." or ".." segments`,
+      );
     }
   }
   const subPath = spec.destination?.persistentVolumeClaim?.subPath;
-  if (subPath !== undefined) issues.addProblem(childPath(childPath(childPath(path, 'destination'), 'persistentVolumeClaim'), 'subPath'), subPathProblem(subPath));
+  if (subPath !== undefined)
+    issues.addProblem(
+      childPath(childPath(childPath(path, 'destination'), 'persistentVolumeClaim'), 'subPath'),
+      subPathProblem(subPath),
+    );
 
   validateControlPlaneFiles(spec, policy, issues);
 
   const kind = destinationKind(spec);
   if ((spec.retentionScope ?? ETCD_DEFAULTS.retentionScope) === 'cluster' && kind === 'hostPath') {
-    issues.add(at('retentionScope'), 'received "cluster"; a hostPath destination holds only its own node\'s snapshots, so retention can only count per node: use "node", or a PVC or S3 destination');
+    issues.add(
+      at('retentionScope'),
+      'received "cluster"; a hostPath destination holds only its own node\'s snapshots, so retention can only count per node: use "node", or a PVC or S3 destination',
+    );
   }
   const s3 = spec.destination?.s3;
   if (s3) validateS3(s3, childPath(at('destination'), 's3'), issues);
@@ -57,22 +70,36 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
 
   const retention = policy.retention;
   if (retention?.schedule !== undefined && kind === 'hostPath' && mode === 'cluster') {
-    issues.add('spec.retention.schedule', 'a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node\'s directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node\'s snapshots)');
+    issues.add(
+      'spec.retention.schedule',
+      "a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node's directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node's snapshots)",
+    );
   }
   if (policy.drill !== undefined && kind === 'hostPath' && mode === 'cluster') {
-    issues.add('spec.drill', 'a hostPath destination keeps each snapshot on the node that took it, and cluster mode names no nodes, so no drill knows where the newest snapshot is: use mode: perNode and list the control-plane nodes in spec.etcd.nodes (one drill per node, on that node), or a persistentVolumeClaim or s3 destination');
+    issues.add(
+      'spec.drill',
+      'a hostPath destination keeps each snapshot on the node that took it, and cluster mode names no nodes, so no drill knows where the newest snapshot is: use mode: perNode and list the control-plane nodes in spec.etcd.nodes (one drill per node, on that node), or a persistentVolumeClaim or s3 destination',
+    );
   }
   const rules = retentionRules(retention);
   const usesBuckets = BUCKET_RULES.some((r) => rules?.[r] !== undefined);
   if (usesBuckets && kind !== 's3' && spec.images?.shell === undefined) {
-    const zones = [policy.defaults?.timeZone, ...nodes.map((n) => n.settings?.timeZone)].filter((z): z is string => z !== undefined && !/^(Etc\/)?UTC$/.test(z));
+    const zones = [policy.defaults?.timeZone, ...nodes.map((n) => n.settings?.timeZone)].filter(
+      (z): z is string => z !== undefined && !/^(Etc\/)?UTC$/.test(z),
+    );
     if (zones.length > 0) {
-      issues.add(at('images'), `bucket retention rules in time zone ${show(zones[0])} need zoneinfo, which the default busybox image lacks: set images.shell to an image with tzdata (e.g. alpine) or use timeZone UTC`);
+      issues.add(
+        at('images'),
+        `bucket retention rules in time zone ${show(zones[0])} need zoneinfo, which the default busybox image lacks: set images.shell to an image with tzdata (e.g. alpine) or use timeZone UTC`,
+      );
     }
   }
 
   if (policy.metrics?.pushgatewayUrl !== undefined && kind !== 's3' && spec.images?.shell === undefined) {
-    issues.add(at('images'), 'metrics are pushed with curl, which the default busybox image lacks: set images.shell to an image with sh, curl and awk (e.g. curlimages/curl)');
+    issues.add(
+      at('images'),
+      'metrics are pushed with curl, which the default busybox image lacks: set images.shell to an image with sh, curl and awk (e.g. curlimages/curl)',
+    );
   }
 }
 
@@ -90,9 +117,16 @@ function validateControlPlaneFiles(spec: EtcdSpec, policy: PolicyContext, issues
     const here = childPath(childPath(at, 'paths'), i);
     issues.addProblem(here, hostPathProblem(p));
     const outer = paths.find((other) => other !== p && p.startsWith(`${other}/`));
-    if (outer !== undefined) issues.add(here, `received ${show(p)}, which is inside ${show(outer)} (also listed): its files would be archived twice; list only ${show(outer)}`);
+    if (outer !== undefined)
+      issues.add(
+        here,
+        `received ${show(p)}, which is inside ${show(outer)} (also listed): its files would be archived twice; list only ${show(outer)}`,
+      );
   });
   if (!policy.encryption && files.allowUnencrypted !== true) {
-    issues.add(at, `received paths ${paths.map((p) => show(p)).join(', ')} to archive without spec.encryption; the archive holds the cluster's private keys: allowed with spec.encryption.age, or stored in the clear with controlPlaneFiles.allowUnencrypted: true`);
+    issues.add(
+      at,
+      `received paths ${paths.map((p) => show(p)).join(', ')} to archive without spec.encryption; the archive holds the cluster's private keys: allowed with spec.encryption.age, or stored in the clear with controlPlaneFiles.allowUnencrypted: true`,
+    );
   }
 }

@@ -34,9 +34,20 @@ import type { ResolvedRedis } from './resolve';
 export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx: PodContext): EnginePod {
   const age = policy.encryption?.age;
   const identity = age && ageIdentityParts(age);
-  const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];
+  const mounts = [
+    { name: 'scratch', mountPath: SCRATCH },
+    { name: 'tmp', mountPath: TMP },
+  ];
   const drillEnv: EngineEnvVar[] = [...ctx.env, ...tmpEnv, { name: 'BACKUP_DRILL_DIR', value: `${SCRATCH}/drill` }];
-  const step = (name: string, image: string, entry: string, resources: ContainerResources, env: readonly EngineEnvVar[], features = {}, own: readonly VolumeMount[] = []): EngineContainer => ({
+  const step = (
+    name: string,
+    image: string,
+    entry: string,
+    resources: ContainerResources,
+    env: readonly EngineEnvVar[],
+    features = {},
+    own: readonly VolumeMount[] = [],
+  ): EngineContainer => ({
     name,
     image,
     command: shellCommand(entry, features),
@@ -45,17 +56,28 @@ export function drillPod(spec: ResolvedRedis, policy: PolicyContext, shard: stri
     resources,
     securityContext: restrictedContainerSecurity(),
   });
-  const fetch = step('fetch', spec.images.awsCli, 'redis-drill-fetch.sh', STEP_RESOURCES.awsCli, [
-    { name: 'REDIS_SHARD', value: shard },
-    { name: 'REDIS_DRILL_METADATA_SUFFIX', value: REDIS_DEFAULTS.metadataSuffix },
-    ...awsEnv(spec.s3),
-    ...destinationEnv(spec, shard),
-  ], {}, s3CaMounts(spec.s3));
-  const decrypt = age && identity ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: drillEnv, mounts }) : undefined;
+  const fetch = step(
+    'fetch',
+    spec.images.awsCli,
+    'redis-drill-fetch.sh',
+    STEP_RESOURCES.awsCli,
+    [
+      { name: 'REDIS_SHARD', value: shard },
+      { name: 'REDIS_DRILL_METADATA_SUFFIX', value: REDIS_DEFAULTS.metadataSuffix },
+      ...awsEnv(spec.s3),
+      ...destinationEnv(spec, shard),
+    ],
+    {},
+    s3CaMounts(spec.s3),
+  );
+  const decrypt =
+    age && identity ? ageContainer('decrypt', age, 'drill-decrypt.sh', identity, { env: drillEnv, mounts }) : undefined;
   const restore = step('restore', spec.images.redis, 'redis-drill-restore.sh', STEP_RESOURCES.redisRestore, [
     { name: 'REDIS_DRILL_LOAD_TIMEOUT', value: String(REDIS_DEFAULTS.drillLoadTimeoutSeconds) },
   ]);
-  const report = step('report', spec.images.awsCli, 'drill-report.sh', STEP_RESOURCES.shell, metricsEnv(ctx, shard), { metrics: ctx.metrics });
+  const report = step('report', spec.images.awsCli, 'drill-report.sh', STEP_RESOURCES.shell, metricsEnv(ctx, shard), {
+    metrics: ctx.metrics,
+  });
   const init = decrypt ? [fetch, decrypt, restore] : [fetch, restore];
   return {
     initContainers: init,

@@ -25,14 +25,23 @@ export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps, typeof
   backupStores: (spec, policy) => {
     const { s3, shards } = resolveRedis(spec, policy.path);
     return shards.map(({ name }) => ({
-      target: name, kind: 's3' as const, bucket: s3.bucket, keyPrefix: s3.keyPrefix, endpoint: s3.endpoint, region: s3.region,
-      namePrefix: shardNamePrefix(name), nameSuffix: REDIS_DEFAULTS.nameSuffix, metadataSuffix: REDIS_DEFAULTS.metadataSuffix, contentFacts: ['keyCount'],
+      target: name,
+      kind: 's3' as const,
+      bucket: s3.bucket,
+      keyPrefix: s3.keyPrefix,
+      endpoint: s3.endpoint,
+      region: s3.region,
+      namePrefix: shardNamePrefix(name),
+      nameSuffix: REDIS_DEFAULTS.nameSuffix,
+      metadataSuffix: REDIS_DEFAULTS.metadataSuffix,
+      contentFacts: ['keyCount'],
     }));
   },
   encryption: true,
   drill: true,
   reportsCoverage: true,
-  restoreHelp: 'A Redis restore replaces a server\'s data and needs the server stopped, so there is no restore Job. On the server to restore: '
-    + '`aws s3 cp s3://<bucket>/<path>/redis-backup_<shard>_<time>.rdb.gz - | gunzip > dump.rdb` (encrypted: `….rdb.gz.age - | age -d -i key.txt | gunzip > dump.rdb`), `redis-check-rdb dump.rdb`, '
-    + 'stop the server, put dump.rdb in its `dir` (with `appendonly no`), start it (docs/operations/restore.md, Redis).',
+  restoreHelp:
+    "A Redis restore replaces a server's data and needs the server stopped, so there is no restore Job. On the server to restore: " +
+    '`aws s3 cp s3://<bucket>/<path>/redis-backup_<shard>_<time>.rdb.gz - | gunzip > dump.rdb` (encrypted: `….rdb.gz.age - | age -d -i key.txt | gunzip > dump.rdb`), `redis-check-rdb dump.rdb`, ' +
+    'stop the server, put dump.rdb in its `dir` (with `appendonly no`), start it (docs/operations/restore.md, Redis).',
 };

@@ -23,7 +23,10 @@ export function shardLabels(shard: string): Record<string, string> {
   return { [`${LABEL_PREFIX}/shard`]: labelValue(shard) };
 }
 
-export const secretEnv = (name: string, ref: SecretKeyRef): EnvVar => ({ name, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } });
+export const secretEnv = (name: string, ref: SecretKeyRef): EnvVar => ({
+  name,
+  valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } },
+});
 
 /**
  * Where this shard's objects live, in the retention contract's variables (also
@@ -31,11 +34,13 @@ export const secretEnv = (name: string, ref: SecretKeyRef): EnvVar => ({ name, v
  * deleted with it.
  */
 export function destinationEnv(spec: ResolvedRedis, shard: string): DestinationEnvVar[] {
-  return retentionDestinationEnv(s3RetentionDestination(spec.s3, {
-    namePrefix: shardNamePrefix(shard),
-    nameSuffix: REDIS_DEFAULTS.nameSuffix,
-    sidecarSuffixes: [REDIS_DEFAULTS.metadataSuffix],
-  }));
+  return retentionDestinationEnv(
+    s3RetentionDestination(spec.s3, {
+      namePrefix: shardNamePrefix(shard),
+      nameSuffix: REDIS_DEFAULTS.nameSuffix,
+      sidecarSuffixes: [REDIS_DEFAULTS.metadataSuffix],
+    }),
+  );
 }
 
 export function metricsEnv(ctx: PodContext, shard: string): EnvVar[] {
@@ -43,10 +48,15 @@ export function metricsEnv(ctx: PodContext, shard: string): EnvVar[] {
 }
 
 export const tmpVolume: Volume = emptyDirVolume('tmp', REDIS_DEFAULTS.tmpSizeLimit);
-export const tmpEnv: EnvVar[] = [{ name: 'HOME', value: TMP }, { name: 'TMPDIR', value: TMP }];
+export const tmpEnv: EnvVar[] = [
+  { name: 'HOME', value: TMP },
+  { name: 'TMPDIR', value: TMP },
+];
 
 /** `spec.redis.scratch`: an emptyDir (with its size limit) or a per-run PVC. */
 export function scratchVolume(spec: ResolvedRedis): Volume {
   const { size, storageClassName, sizeLimit } = spec.scratch;
-  return size ? ephemeralClaimVolume('scratch', { size, storageClassName, accessModes: ['ReadWriteOnce'] }) : emptyDirVolume('scratch', sizeLimit);
+  return size
+    ? ephemeralClaimVolume('scratch', { size, storageClassName, accessModes: ['ReadWriteOnce'] })
+    : emptyDirVolume('scratch', sizeLimit);
 }

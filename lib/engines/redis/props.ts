@@ -14,7 +14,16 @@ export interface RedisScheduleProps extends RedisSpec, JobSettings, Omit<Schedul
 
 /** Keys of `RedisScheduleProps` that belong to `spec.redis`. */
 export const REDIS_SPEC_KEYS = [
-  'sentinel', 'username', 'passwordSecret', 'shards', 'allowMasterFallback', 'compression', 'verifyRdb', 'scratch', 's3', 'images',
+  'sentinel',
+  'username',
+  'passwordSecret',
+  'shards',
+  'allowMasterFallback',
+  'compression',
+  'verifyRdb',
+  'scratch',
+  's3',
+  'images',
 ] as const;
 
 // Compile-time guard: a new RedisSpec field must be listed above.

@@ -15,7 +15,11 @@ export interface ResolvedShard {
 }
 
 export interface ResolvedRedis {
-  readonly sentinel: { readonly addresses: readonly string[]; readonly username?: string; readonly passwordSecret?: SecretKeyRef };
+  readonly sentinel: {
+    readonly addresses: readonly string[];
+    readonly username?: string;
+    readonly passwordSecret?: SecretKeyRef;
+  };
   readonly username?: string;
   readonly passwordSecret?: SecretKeyRef;
   readonly shards: readonly ResolvedShard[];
@@ -39,6 +43,9 @@ export function resolveRedis(spec: RedisSpec, path: string): ResolvedRedis {
     verifyRdb: spec.verifyRdb ?? REDIS_DEFAULTS.verifyRdb,
     scratch: spec.scratch ?? {},
     s3: resolveS3(spec.s3),
-    images: { redis: spec.images?.redis ?? REDIS_DEFAULTS.redisImage, awsCli: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage },
+    images: {
+      redis: spec.images?.redis ?? REDIS_DEFAULTS.redisImage,
+      awsCli: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,
+    },
   };
 }

@@ -31,7 +31,17 @@ import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engi
 import { awsEnv, s3CaMounts, s3CaVolumes, s3UploadEnv } from '../s3';
 import { REDIS_DEFAULTS } from './defaults';
 import { drillPod } from './drill';
-import { SCRATCH, TMP, destinationEnv, metricsEnv, scratchVolume, secretEnv, shardLabels, tmpEnv, tmpVolume } from './pod-parts';
+import {
+  SCRATCH,
+  TMP,
+  destinationEnv,
+  metricsEnv,
+  scratchVolume,
+  secretEnv,
+  shardLabels,
+  tmpEnv,
+  tmpVolume,
+} from './pod-parts';
 import type { ResolvedRedis, ResolvedShard } from './resolve';
 
 export { shardNamePrefix } from './pod-parts';
@@ -109,7 +119,10 @@ const STOP_S3_CALL_SECONDS = 16;
 const STOP_GRACE_SECONDS = 4 * STOP_S3_CALL_SECONDS + 3 * 10 + 10;
 
 function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx: PodContext): EnginePod {
-  const mounts = [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }];
+  const mounts = [
+    { name: 'scratch', mountPath: SCRATCH },
+    { name: 'tmp', mountPath: TMP },
+  ];
   const age = policy.encryption?.age;
   const dump: EngineContainer = {
     name: 'redis-dump',
@@ -170,12 +183,18 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
 }
 
 /** `age-encrypt`: the age image between redis-dump and s3-upload, with the recipients. */
-function encryptContainer(age: AgeEncryption, ctx: PodContext): { container: EngineContainer; volumes: readonly Volume[] } {
+function encryptContainer(
+  age: AgeEncryption,
+  ctx: PodContext,
+): { container: EngineContainer; volumes: readonly Volume[] } {
   const recipients = ageRecipientsParts(age);
   return {
     container: ageContainer('age-encrypt', age, 'redis-encrypt.sh', recipients, {
       env: [...ctx.env, ...tmpEnv, { name: 'BACKUP_SCRATCH_DIR', value: SCRATCH }],
-      mounts: [{ name: 'scratch', mountPath: SCRATCH }, { name: 'tmp', mountPath: TMP }],
+      mounts: [
+        { name: 'scratch', mountPath: SCRATCH },
+        { name: 'tmp', mountPath: TMP },
+      ],
     }),
     volumes: recipients.volumes,
   };
@@ -186,7 +205,13 @@ function prunePod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx
     name: 'retention-prune',
     image: spec.images.awsCli,
     command: shellCommand('prune.sh'),
-    env: [...ctx.env, ...tmpEnv, ...awsEnv(spec.s3), ...destinationEnv(spec, shard), ...pruneEnv(policy.retention, ctx.settings.timeZone)],
+    env: [
+      ...ctx.env,
+      ...tmpEnv,
+      ...awsEnv(spec.s3),
+      ...destinationEnv(spec, shard),
+      ...pruneEnv(policy.retention, ctx.settings.timeZone),
+    ],
     volumeMounts: [{ name: 'tmp', mountPath: TMP }, ...s3CaMounts(spec.s3)],
     resources: STEP_RESOURCES.awsCli,
     securityContext: restrictedContainerSecurity(),

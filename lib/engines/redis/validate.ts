@@ -24,7 +24,10 @@ export function validateRedis(spec: RedisSpec, path: string, issues: IssueList):
       issues.add(at, 'set either size (a per-run PVC) or sizeLimit (an emptyDir), not both');
     }
     if (scratch.storageClassName !== undefined && scratch.size === undefined) {
-      issues.add(childPath(at, 'storageClassName'), 'only valid with size (a per-run PVC); an emptyDir has no StorageClass');
+      issues.add(
+        childPath(at, 'storageClassName'),
+        'only valid with size (a per-run PVC); an emptyDir has no StorageClass',
+      );
     }
   }
 

@@ -87,7 +87,12 @@ export function goDuration(seconds: number): string {
 }
 
 /** Every flag the operator sets (underscore keys) except the run-time type flags. */
-export function requiredFlags(spec: ResolvedVitess, keyspace: string, shard: string, cpuRequest: string | undefined): Record<string, string> {
+export function requiredFlags(
+  spec: ResolvedVitess,
+  keyspace: string,
+  shard: string,
+  cpuRequest: string | undefined,
+): Record<string, string> {
   const engine = spec.backupEngine;
   const flags: Record<string, string> = { backup_engine_implementation: engine };
   if (engine === 'xtrabackup') {
@@ -125,7 +130,9 @@ export function requiredFlags(spec: ResolvedVitess, keyspace: string, shard: str
 }
 
 /** Flags that extraFlags can set (the operator adds it only when missing). */
-export const OVERRIDABLE_DEFAULTS: Record<string, string> = { 'builtinbackup-incremental-restore-path': '/vt/vtdataroot' };
+export const OVERRIDABLE_DEFAULTS: Record<string, string> = {
+  'builtinbackup-incremental-restore-path': '/vt/vtdataroot',
+};
 
 /** Canonical (underscore) form of a flag key, for collision checks. */
 export function canonicalFlag(key: string): string {

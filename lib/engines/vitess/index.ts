@@ -23,17 +23,21 @@ export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typ
   reportsCoverage: true,
   validate: (spec, policy, issues) => validateVitess(spec, policy.path, issues),
   targets: (spec, policy) => vitessTargets(resolveVitess(spec), policy),
-  listHelp: 'Vitess backups are listed by vtctld: vtctldclient --server <vtctld> GetBackups <keyspace>/<shard> (list does not read them)',
-  restoreHelp: 'Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup '
-    + 'restores the newest complete backup of its shard when it starts (with --restore_from_backup_ts, the newest taken at or before that time), '
-    + 'and vtbackup restores the newest backup before taking each new one. '
-    + 'See https://vitess.io/docs/user-guides/operating-vitess/backup-and-restore/bootstrap-and-restore/',
+  listHelp:
+    'Vitess backups are listed by vtctld: vtctldclient --server <vtctld> GetBackups <keyspace>/<shard> (list does not read them)',
+  restoreHelp:
+    'Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup ' +
+    'restores the newest complete backup of its shard when it starts (with --restore_from_backup_ts, the newest taken at or before that time), ' +
+    'and vtbackup restores the newest backup before taking each new one. ' +
+    'See https://vitess.io/docs/user-guides/operating-vitess/backup-and-restore/bootstrap-and-restore/',
   drill: {
-    refused: 'every normal vtbackup run restores the newest backup first and pushes the restore-drill metrics (restore_drill_*), so no drill schedule is needed',
+    refused:
+      'every normal vtbackup run restores the newest backup first and pushes the restore-drill metrics (restore_drill_*), so no drill schedule is needed',
   },
   encryption: {
-    refused: 'vtbackup writes its backups itself through its backup storage; encrypt them there, with extraFlags: '
-      + 's3_backup_server_side_encryption (AES256, aws:kms or sse_c:<key file>), an encrypting external-compressor with its '
-      + 'external-decompressor, or xtrabackup\'s --encrypt/--decrypt in xtrabackup_backup_flags and xbstream_restore_flags',
+    refused:
+      'vtbackup writes its backups itself through its backup storage; encrypt them there, with extraFlags: ' +
+      's3_backup_server_side_encryption (AES256, aws:kms or sse_c:<key file>), an encrypting external-compressor with its ' +
+      "external-decompressor, or xtrabackup's --encrypt/--decrypt in xtrabackup_backup_flags and xbstream_restore_flags",
   },
 };

@@ -9,14 +9,26 @@ export interface ResolvedVitess {
   readonly images: { readonly vtbackup: string; readonly mysqld: string };
   readonly mysqlFlavor: NonNullable<VitessSpec['mysqlFlavor']>;
   readonly backupEngine: NonNullable<VitessSpec['backupEngine']>;
-  readonly topology: { readonly implementation: string; readonly globalServerAddress: string; readonly globalRoot: string };
+  readonly topology: {
+    readonly implementation: string;
+    readonly globalServerAddress: string;
+    readonly globalRoot: string;
+  };
   readonly vtctldServer: string;
   readonly storage: VitessStorage;
   readonly dbInitScriptSecret?: SecretKeyRef;
-  readonly scratch: { readonly size?: string; readonly storageClassName?: string; readonly accessModes: readonly string[] };
+  readonly scratch: {
+    readonly size?: string;
+    readonly storageClassName?: string;
+    readonly accessModes: readonly string[];
+  };
   readonly allowFirstBackup: boolean;
   readonly flagStyle: 'underscore' | 'dashed';
-  readonly vtbackupRetention: { readonly minBackupIntervalSeconds: number; readonly minRetentionTimeSeconds: number; readonly minRetentionCount: number };
+  readonly vtbackupRetention: {
+    readonly minBackupIntervalSeconds: number;
+    readonly minRetentionTimeSeconds: number;
+    readonly minRetentionCount: number;
+  };
   /** Extra flags by name without leading dashes. */
   readonly extraFlags: Readonly<Record<string, string>>;
   readonly schedules: readonly VitessSchedule[];
@@ -26,7 +38,10 @@ export function resolveVitess(spec: VitessSpec): ResolvedVitess {
   const retention = spec.vtbackupRetention ?? {};
   return {
     cluster: spec.cluster,
-    images: { vtbackup: spec.images?.vtbackup ?? VITESS_DEFAULTS.image, mysqld: spec.images?.mysqld ?? VITESS_DEFAULTS.image },
+    images: {
+      vtbackup: spec.images?.vtbackup ?? VITESS_DEFAULTS.image,
+      mysqld: spec.images?.mysqld ?? VITESS_DEFAULTS.image,
+    },
     mysqlFlavor: spec.mysqlFlavor ?? VITESS_DEFAULTS.mysqlFlavor,
     backupEngine: spec.backupEngine ?? VITESS_DEFAULTS.backupEngine,
     topology: {
@@ -35,9 +50,15 @@ export function resolveVitess(spec: VitessSpec): ResolvedVitess {
       globalRoot: spec.topology.globalRoot ?? `/vitess/${spec.cluster}/global`,
     },
     vtctldServer: spec.vtctldServer,
-    storage: spec.storage.s3 ? { s3: { ...spec.storage.s3, forcePathStyle: spec.storage.s3.forcePathStyle ?? VITESS_DEFAULTS.forcePathStyle } } : spec.storage,
+    storage: spec.storage.s3
+      ? { s3: { ...spec.storage.s3, forcePathStyle: spec.storage.s3.forcePathStyle ?? VITESS_DEFAULTS.forcePathStyle } }
+      : spec.storage,
     dbInitScriptSecret: spec.dbInitScriptSecret,
-    scratch: { size: spec.scratch?.size, storageClassName: spec.scratch?.storageClassName, accessModes: spec.scratch?.accessModes ?? VITESS_DEFAULTS.scratchAccessModes },
+    scratch: {
+      size: spec.scratch?.size,
+      storageClassName: spec.scratch?.storageClassName,
+      accessModes: spec.scratch?.accessModes ?? VITESS_DEFAULTS.scratchAccessModes,
+    },
     allowFirstBackup: spec.allowFirstBackup ?? VITESS_DEFAULTS.allowFirstBackup,
     flagStyle: spec.flagStyle ?? VITESS_DEFAULTS.flagStyle,
     vtbackupRetention: {

@@ -37,14 +37,17 @@ export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): Engi
     const sPath = `${policy.path}.schedules[${i}]`;
     for (const strategy of sched.strategies) {
       for (const shard of strategy.shards) {
-        targets.push(shardTarget(spec, policy, sched, sPath, strategy.keyspace, shard, covered.get(strategy.keyspace)!));
+        targets.push(
+          shardTarget(spec, policy, sched, sPath, strategy.keyspace, shard, covered.get(strategy.keyspace)!),
+        );
         shards.set(`${strategy.keyspace}/${shard}`, { keyspace: strategy.keyspace, shard });
       }
     }
   });
   const pruneSchedule = policy.retention?.schedule;
   if (pruneSchedule !== undefined) {
-    for (const { keyspace, shard } of shards.values()) targets.push(pruneTarget(spec, policy, keyspace, shard, pruneSchedule));
+    for (const { keyspace, shard } of shards.values())
+      targets.push(pruneTarget(spec, policy, keyspace, shard, pruneSchedule));
   }
   return targets;
 }
@@ -75,7 +78,13 @@ function shardLabels(spec: ResolvedVitess, keyspace: string, safe: string): Reco
 }
 
 function shardTarget(
-  spec: ResolvedVitess, policy: PolicyContext, sched: VitessSchedule, sPath: string, keyspace: string, shard: string, covered: string,
+  spec: ResolvedVitess,
+  policy: PolicyContext,
+  sched: VitessSchedule,
+  sPath: string,
+  keyspace: string,
+  shard: string,
+  covered: string,
 ): EngineTarget {
   const safe = safeShard(shard);
   return {
@@ -86,14 +95,23 @@ function shardTarget(
     labels: { [`${LABEL_PREFIX}/schedule`]: labelValue(sched.name), ...shardLabels(spec, keyspace, safe) },
     overrides: pickSettings(sched),
     settingsPath: sPath,
-    schedule: sched.frequency !== undefined ? cronFromFrequency(sched.frequency, `${spec.cluster}|${keyspace}|${shard}|${sched.name}-${keyspace}-${safe}`) : undefined,
+    schedule:
+      sched.frequency !== undefined
+        ? cronFromFrequency(sched.frequency, `${spec.cluster}|${keyspace}|${shard}|${sched.name}-${keyspace}-${safe}`)
+        : undefined,
     defaults: { timeout: VITESS_DEFAULTS.timeout },
     restoresFirst: true,
     pod: (ctx) => vitessPod(spec, policy, keyspace, shard, covered, ctx),
   };
 }
 
-function pruneTarget(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, schedule: string): EngineTarget {
+function pruneTarget(
+  spec: ResolvedVitess,
+  policy: PolicyContext,
+  keyspace: string,
+  shard: string,
+  schedule: string,
+): EngineTarget {
   const safe = safeShard(shard);
   return {
     id: `vitess|${spec.cluster}|prune|${keyspace}|${shard}`,
@@ -113,33 +131,53 @@ function destinationEnv(spec: ResolvedVitess, keyspace: string, shard: string): 
   return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard });
 }
 
-function prunePod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, ctx: PodContext): EnginePod {
+function prunePod(
+  spec: ResolvedVitess,
+  policy: PolicyContext,
+  keyspace: string,
+  shard: string,
+  ctx: PodContext,
+): EnginePod {
   return {
-    containers: [{
-      name: 'retention-prune',
-      image: spec.images.vtbackup,
-      command: shellCommand('prune.sh'),
-      env: [
-        ...ctx.env,
-        { name: 'PATH', value: VITESS_PATH },
-        ...destinationEnv(spec, keyspace, shard),
-        ...pruneEnv(policy.retention, ctx.settings.timeZone),
-      ],
-      securityContext: restrictedContainerSecurity(),
-      volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-      resources: STEP_RESOURCES.vtctldclient,
-    }],
+    containers: [
+      {
+        name: 'retention-prune',
+        image: spec.images.vtbackup,
+        command: shellCommand('prune.sh'),
+        env: [
+          ...ctx.env,
+          { name: 'PATH', value: VITESS_PATH },
+          ...destinationEnv(spec, keyspace, shard),
+          ...pruneEnv(policy.retention, ctx.settings.timeZone),
+        ],
+        securityContext: restrictedContainerSecurity(),
+        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+        resources: STEP_RESOURCES.vtctldclient,
+      },
+    ],
     mainContainers: ['retention-prune'],
     volumes: [{ name: 'tmp', emptyDir: {} }],
     securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
   };
 }
 
-function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string, shard: string, covered: string, ctx: PodContext): EnginePod {
+function vitessPod(
+  spec: ResolvedVitess,
+  policy: PolicyContext,
+  keyspace: string,
+  shard: string,
+  covered: string,
+  ctx: PodContext,
+): EnginePod {
   // xtrabackup's parallelism follows vtbackup's cpu request, as the operator's does
-  const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources.requests.cpu;
+  const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources
+    .requests.cpu;
   const prunes = prunesAfterBackup(policy.retention);
-  const flags: Record<string, string> = { ...OVERRIDABLE_DEFAULTS, ...spec.extraFlags, ...requiredFlags(spec, keyspace, shard, cpu) };
+  const flags: Record<string, string> = {
+    ...OVERRIDABLE_DEFAULTS,
+    ...spec.extraFlags,
+    ...requiredFlags(spec, keyspace, shard, cpu),
+  };
   const storage = storageParts(spec);
   const scratch = spec.scratch;
 
@@ -148,9 +186,22 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     { name: 'vt-root', emptyDir: {} },
     // the root filesystem is read-only: vitess-backup.sh's mktemp and anything else vtbackup writes outside its data dir
     { name: 'tmp', emptyDir: {} },
-    scratch.size ? ephemeralClaimVolume('persistent-volume-claim', { size: scratch.size, storageClassName: scratch.storageClassName, accessModes: scratch.accessModes }) : undefined,
+    scratch.size
+      ? ephemeralClaimVolume('persistent-volume-claim', {
+          size: scratch.size,
+          storageClassName: scratch.storageClassName,
+          accessModes: scratch.accessModes,
+        })
+      : undefined,
     spec.dbInitScriptSecret
-      ? { name: 'db-init-script-secret', secret: { secretName: spec.dbInitScriptSecret.name, items: [{ key: spec.dbInitScriptSecret.key, path: spec.dbInitScriptSecret.key }], defaultMode: 0o444 } }
+      ? {
+          name: 'db-init-script-secret',
+          secret: {
+            secretName: spec.dbInitScriptSecret.name,
+            items: [{ key: spec.dbInitScriptSecret.key, path: spec.dbInitScriptSecret.key }],
+            defaultMode: 0o444,
+          },
+        }
       : undefined,
   ].filter((v): v is Volume => v !== undefined);
 
@@ -163,7 +214,9 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     scratch.size
       ? { name: 'persistent-volume-claim', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' }
       : { name: 'vt-root', mountPath: '/vt/vtdataroot', subPath: 'vtdataroot' },
-    ...(spec.dbInitScriptSecret ? [{ name: 'db-init-script-secret', mountPath: SECRET_DIRS.dbInit, readOnly: true }] : []),
+    ...(spec.dbInitScriptSecret
+      ? [{ name: 'db-init-script-secret', mountPath: SECRET_DIRS.dbInit, readOnly: true }]
+      : []),
     ...storage.mounts,
   ];
 
@@ -173,7 +226,10 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
     { name: 'VTDATAROOT', value: '/vt/vtdataroot' },
     { name: 'VT_MYSQL_ROOT', value: '/usr' },
     { name: 'MYSQL_FLAVOR', value: spec.mysqlFlavor },
-    { name: 'EXTRA_MY_CNF', value: '/vt/config/mycnf/rbr.cnf:/vt/config/mycnf/log-error.cnf:/vt/config/mycnf/socket.cnf' },
+    {
+      name: 'EXTRA_MY_CNF',
+      value: '/vt/config/mycnf/rbr.cnf:/vt/config/mycnf/log-error.cnf:/vt/config/mycnf/socket.cnf',
+    },
     { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
     { name: 'HOME', value: '/home/vitess' },
     { name: 'PATH', value: VITESS_PATH },
@@ -216,8 +272,10 @@ function vitessPod(spec: ResolvedVitess, policy: PolicyContext, keyspace: string
 
 function storageParts(spec: ResolvedVitess): { volumes: Volume[]; mounts: VolumeMount[]; env: EnvVar[] } {
   const st = spec.storage;
-  const secretVolume = (name: string, ref: { name: string; key: string }): Volume =>
-    ({ name, secret: { secretName: ref.name, items: [{ key: ref.key, path: ref.key }], defaultMode: 0o444 } });
+  const secretVolume = (name: string, ref: { name: string; key: string }): Volume => ({
+    name,
+    secret: { secretName: ref.name, items: [{ key: ref.key, path: ref.key }], defaultMode: 0o444 },
+  });
   if (st.s3) {
     const auth = st.s3.authSecret;
     // vtbackup's S3 client (aws-sdk-go-v2 with its own *http.Client) fails with
@@ -226,7 +284,10 @@ function storageParts(spec: ResolvedVitess): { volumes: Volume[]; mounts: Volume
     const ca = st.s3.caBundle && caBundleParts(st.s3.caBundle, 's3');
     return {
       volumes: [...(auth ? [secretVolume('s3-backup-auth-secret', auth)] : []), ...(ca ? [ca.volume] : [])],
-      mounts: [...(auth ? [{ name: 's3-backup-auth-secret', mountPath: SECRET_DIRS.s3, readOnly: true }] : []), ...(ca ? [ca.mount] : [])],
+      mounts: [
+        ...(auth ? [{ name: 's3-backup-auth-secret', mountPath: SECRET_DIRS.s3, readOnly: true }] : []),
+        ...(ca ? [ca.mount] : []),
+      ],
       env: [
         ...(auth ? [{ name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${SECRET_DIRS.s3}/${auth.key}` }] : []),
         ...(ca ? [{ name: 'SSL_CERT_DIR', value: `${VITESS_DEFAULTS.systemCertDir}:${ca.dir}` }] : []),

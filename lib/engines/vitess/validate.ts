@@ -5,14 +5,23 @@ import { ScheduleError, cronFromFrequency } from '../../schedule';
 import { RUNTIME_FLAGS, canonicalFlag, requiredFlags } from './flags';
 import { resolveVitess } from './resolve';
 import type { VitessSpec } from './types';
-import { accessModesProblem, itemKeyProblem, storageClassNameProblem, subPathProblem } from '../../kubernetes/validation';
+import {
+  accessModesProblem,
+  itemKeyProblem,
+  storageClassNameProblem,
+  subPathProblem,
+} from '../../kubernetes/validation';
 
 export function validateVitess(spec: VitessSpec, path: string, issues: IssueList): void {
   const names = new Map<string, number>();
   (spec.schedules ?? []).forEach((sched, i) => {
     const sPath = childPath(childPath(path, 'schedules'), i);
     const prev = names.get(sched.name);
-    if (prev !== undefined) issues.add(childPath(sPath, 'name'), `received ${show(sched.name)}; schedule names must be unique (also used by schedules[${prev}])`);
+    if (prev !== undefined)
+      issues.add(
+        childPath(sPath, 'name'),
+        `received ${show(sched.name)}; schedule names must be unique (also used by schedules[${prev}])`,
+      );
     names.set(sched.name, i);
     if (sched.frequency !== undefined && sched.schedule !== undefined) {
       issues.add(childPath(sPath, 'frequency'), 'set either frequency or schedule, not both');
@@ -31,7 +40,11 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
         const key = `${strategy.keyspace}/${shard}`;
         const shardPath = childPath(childPath(childPath(childPath(sPath, 'strategies'), j), 'shards'), k);
         const other = seen.get(key);
-        if (other) issues.add(shardPath, `received ${show(shard)}; ${key} is already listed at ${other}: each keyspace/shard once per schedule`);
+        if (other)
+          issues.add(
+            shardPath,
+            `received ${show(shard)}; ${key} is already listed at ${other}: each keyspace/shard once per schedule`,
+          );
         else seen.set(key, shardPath);
         if (!/^([0-9a-f]*)-([0-9a-f]*)$/.test(shard)) return;
         const [start, end] = shard.split('-');
@@ -45,14 +58,26 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
     checkedDuration(spec.vtbackupRetention?.[field], childPath(childPath(path, 'vtbackupRetention'), field), issues);
   }
   const scratch = spec.scratch;
-  if (scratch?.accessModes) issues.addProblem(childPath(childPath(path, 'scratch'), 'accessModes'), accessModesProblem(scratch.accessModes));
-  if (scratch?.storageClassName) issues.addProblem(childPath(childPath(path, 'scratch'), 'storageClassName'), storageClassNameProblem(scratch.storageClassName));
+  if (scratch?.accessModes)
+    issues.addProblem(childPath(childPath(path, 'scratch'), 'accessModes'), accessModesProblem(scratch.accessModes));
+  if (scratch?.storageClassName)
+    issues.addProblem(
+      childPath(childPath(path, 'scratch'), 'storageClassName'),
+      storageClassNameProblem(scratch.storageClassName),
+    );
   const s3 = spec.storage?.s3;
   if (s3?.caBundle && s3.endpoint?.startsWith('http://')) {
-    issues.add(childPath(childPath(childPath(path, 'storage'), 's3'), 'caBundle'), `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`);
+    issues.add(
+      childPath(childPath(childPath(path, 'storage'), 's3'), 'caBundle'),
+      `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
+    );
   }
   const file = spec.storage?.file;
-  if (file?.subPath !== undefined) issues.addProblem(childPath(childPath(childPath(path, 'storage'), 'file'), 'subPath'), subPathProblem(file.subPath));
+  if (file?.subPath !== undefined)
+    issues.addProblem(
+      childPath(childPath(childPath(path, 'storage'), 'file'), 'subPath'),
+      subPathProblem(file.subPath),
+    );
   // Secret keys mounted as files (`items`): key and file name
   const mounted: [string, string | undefined][] = [
     [childPath(childPath(path, 'dbInitScriptSecret'), 'key'), spec.dbInitScriptSecret?.key],
@@ -69,7 +94,12 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
 /** The flags (canonical, underscore spelling) that `extraFlags` may not set for this spec. */
 export function reservedFlags(spec: VitessSpec): Set<string> {
   // the flag names only: durations are checked above
-  return new Set([...Object.keys(requiredFlags(resolveVitess({ ...spec, vtbackupRetention: undefined }), 'k', '-', undefined)), ...RUNTIME_FLAGS, 'init_db_sql_file', 'mysql_server_version']);
+  return new Set([
+    ...Object.keys(requiredFlags(resolveVitess({ ...spec, vtbackupRetention: undefined }), 'k', '-', undefined)),
+    ...RUNTIME_FLAGS,
+    'init_db_sql_file',
+    'mysql_server_version',
+  ]);
 }
 
 function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): void {
@@ -77,7 +107,10 @@ function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): 
   for (const key of Object.keys(spec.extraFlags ?? {})) {
     const flagPath = childPath(childPath(path, 'extraFlags'), key);
     if (set.has(canonicalFlag(key))) {
-      issues.add(flagPath, `--${key} is set by backup-cronjobs (${RUNTIME_FLAGS.includes(canonicalFlag(key) as never) ? 'decided at run time by the entry script' : 'derived from the policy'}) and may not be overridden`);
+      issues.add(
+        flagPath,
+        `--${key} is set by backup-cronjobs (${RUNTIME_FLAGS.includes(canonicalFlag(key) as never) ? 'decided at run time by the entry script' : 'derived from the policy'}) and may not be overridden`,
+      );
     } else if (!/^-{0,2}[a-zA-Z0-9][-_a-zA-Z0-9.]*$/.test(key)) {
       issues.add(flagPath, `received ${show(key)}; a flag name is letters, digits, "-", "_" and "."`);
     }

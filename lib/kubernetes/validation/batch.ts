@@ -33,27 +33,45 @@ function nonNegative(spec: Record<string, unknown>, fields: readonly string[]): 
 /** A CronJob `timeZone` name's shape (whether the zone exists is checked elsewhere). */
 export function timeZoneNameProblem(timeZone: string): string | undefined {
   if (timeZone === '') return 'received ""; timeZone must be unset or a non-empty string';
-  if (timeZone.toLowerCase() === 'local') return `received ${show(timeZone)}; timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones`;
-  const bad = timeZone.split('/').some((part) => part === '.' || part === '..' || part.startsWith('-') || !TIME_ZONE_PART.test(part));
-  return bad ? `received ${show(timeZone)}; unknown time zone: each '/'-separated part must be 1 to 14 of [A-Za-z.-_0-9+], not '.' or '..', not starting with '-'` : undefined;
+  if (timeZone.toLowerCase() === 'local')
+    return `received ${show(timeZone)}; timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones`;
+  const bad = timeZone
+    .split('/')
+    .some((part) => part === '.' || part === '..' || part.startsWith('-') || !TIME_ZONE_PART.test(part));
+  return bad
+    ? `received ${show(timeZone)}; unknown time zone: each '/'-separated part must be 1 to 14 of [A-Za-z.-_0-9+], not '.' or '..', not starting with '-'`
+    : undefined;
 }
 
 /** A CronJob `schedule` beyond cron syntax: no TZ= / CRON_TZ= prefix (use timeZone). */
 export function scheduleTimeZoneProblem(schedule: string): string | undefined {
-  return schedule.includes('TZ') ? `received ${show(schedule)}; cannot use TZ or CRON_TZ in schedule, use timeZone field instead` : undefined;
+  return schedule.includes('TZ')
+    ? `received ${show(schedule)}; cannot use TZ or CRON_TZ in schedule, use timeZone field instead`
+    : undefined;
 }
 
 /** A Job spec (of a Job, or of a CronJob's jobTemplate when `inTemplate`). Paths: `template.spec...`. */
 export function jobSpecProblems(spec: unknown, inTemplate: boolean): Problem[] {
   const s = asRecord(spec) ?? {};
-  const problems = nonNegative(s, ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished']);
+  const problems = nonNegative(s, [
+    'parallelism',
+    'completions',
+    'activeDeadlineSeconds',
+    'backoffLimit',
+    'ttlSecondsAfterFinished',
+  ]);
   problems.push(...under('template', podTemplateProblems(s.template)));
   const restartPolicy = asRecord(asRecord(s.template)?.spec)?.restartPolicy;
   if (typeof restartPolicy !== 'string' || !RESTART_POLICIES.includes(restartPolicy)) {
-    problems.push({ path: 'template.spec.restartPolicy', message: `received ${show(restartPolicy)}; supported values: "OnFailure", "Never" (a Job's pods must end)` });
+    problems.push({
+      path: 'template.spec.restartPolicy',
+      message: `received ${show(restartPolicy)}; supported values: "OnFailure", "Never" (a Job's pods must end)`,
+    });
   }
-  if (inTemplate && s.selector !== undefined) problems.push({ path: 'selector', message: '`selector` will be auto-generated: leave it unset' });
-  if (inTemplate && s.manualSelector === true) problems.push({ path: 'manualSelector', message: 'received true; supported values: unset, false' });
+  if (inTemplate && s.selector !== undefined)
+    problems.push({ path: 'selector', message: '`selector` will be auto-generated: leave it unset' });
+  if (inTemplate && s.manualSelector === true)
+    problems.push({ path: 'manualSelector', message: 'received true; supported values: unset, false' });
   return problems;
 }
 
@@ -61,13 +79,17 @@ export function jobSpecProblems(spec: unknown, inTemplate: boolean): Problem[] {
 export function cronJobSpecProblems(spec: unknown): Problem[] {
   const s = asRecord(spec) ?? {};
   const problems = nonNegative(s, ['startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit']);
-  if (typeof s.schedule !== 'string' || s.schedule === '') problems.push({ path: 'schedule', message: 'a schedule is required' });
+  if (typeof s.schedule !== 'string' || s.schedule === '')
+    problems.push({ path: 'schedule', message: 'a schedule is required' });
   else {
     const tz = scheduleTimeZoneProblem(s.schedule);
     if (tz) problems.push({ path: 'schedule', message: tz });
   }
   if (s.timeZone !== undefined && s.timeZone !== null) {
-    const tz = typeof s.timeZone === 'string' ? timeZoneNameProblem(s.timeZone) : `received ${show(s.timeZone)}; must be a string`;
+    const tz =
+      typeof s.timeZone === 'string'
+        ? timeZoneNameProblem(s.timeZone)
+        : `received ${show(s.timeZone)}; must be a string`;
     if (tz) problems.push({ path: 'timeZone', message: tz });
   }
   const template = asRecord(s.jobTemplate) ?? {};

@@ -21,13 +21,21 @@ export function configMapProblems(configMap: unknown): Problem[] {
   let size = 0;
   for (const [key, value] of Object.entries(data)) {
     problems.push(...problemAt(keyPath('data', key), configKeyProblem(key)));
-    if (key in binaryData) problems.push({ path: keyPath('data', key), message: `received ${show(key)}; duplicate of key present in binaryData` });
+    if (key in binaryData)
+      problems.push({
+        path: keyPath('data', key),
+        message: `received ${show(key)}; duplicate of key present in binaryData`,
+      });
     size += typeof value === 'string' ? byteLength(value) : 0;
   }
   for (const [key, value] of Object.entries(binaryData)) {
     problems.push(...problemAt(keyPath('binaryData', key), configKeyProblem(key)));
     size += typeof value === 'string' ? Buffer.from(value, 'base64').length : 0;
   }
-  if (size > CONFIGMAP_MAX_SIZE_BYTES) problems.push({ path: '', message: `data and binaryData total ${size} bytes; must have at most ${CONFIGMAP_MAX_SIZE_BYTES} bytes (1 MiB)` });
+  if (size > CONFIGMAP_MAX_SIZE_BYTES)
+    problems.push({
+      path: '',
+      message: `data and binaryData total ${size} bytes; must have at most ${CONFIGMAP_MAX_SIZE_BYTES} bytes (1 MiB)`,
+    });
   return problems;
 }

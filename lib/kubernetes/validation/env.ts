@@ -23,17 +23,36 @@ import { configKeyProblem, chDirPrefixErrors } from './paths';
 import { type Problem, anchored, asRecord, fieldPath, problemAt, received, regexError, under } from './problems';
 
 const ENV_VAR_NAME_FMT = '[-._a-zA-Z][-._a-zA-Z0-9]*';
-const ENV_VAR_NAME_MSG = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
+const ENV_VAR_NAME_MSG =
+  "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
 const ENV_VAR_NAME = anchored(ENV_VAR_NAME_FMT);
-const ENV_FIELD_PATHS = ['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.hostIP', 'status.podIP', 'status.podIPs'];
-const RESOURCE_FIELD_PATHS = ['limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage'];
+const ENV_FIELD_PATHS = [
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.podIP',
+  'status.podIPs',
+];
+const RESOURCE_FIELD_PATHS = [
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+];
 const RESOURCE_FIELD_PREFIXES = ['requests.hugepages-', 'limits.hugepages-'];
 const SOURCES = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef'];
 
 /** An env var `name`. */
 export function envVarNameProblem(name: string): string | undefined {
   if (name === '') return 'received ""; an environment variable needs a name';
-  const errors = ENV_VAR_NAME.test(name) ? [] : [regexError(ENV_VAR_NAME_MSG, ENV_VAR_NAME_FMT, 'my.env-name', 'MY_ENV.NAME', 'MyEnvName1')];
+  const errors = ENV_VAR_NAME.test(name)
+    ? []
+    : [regexError(ENV_VAR_NAME_MSG, ENV_VAR_NAME_FMT, 'my.env-name', 'MY_ENV.NAME', 'MyEnvName1')];
   return received(name, [...errors, ...chDirPrefixErrors(name)]);
 }
 
@@ -64,13 +83,25 @@ function sourceProblems(source: string, ref: Record<string, unknown>): Problem[]
   switch (source) {
     case 'fieldRef': {
       const apiVersion = ref.apiVersion ?? 'v1';
-      if (apiVersion !== 'v1') return [{ path: 'apiVersion', message: `received ${show(apiVersion)}; unsupported pod version (allowed: v1)` }];
-      return problemAt('fieldPath', typeof ref.fieldPath === 'string' && ref.fieldPath !== '' ? envFieldPathProblem(ref.fieldPath) : 'a fieldPath is required');
+      if (apiVersion !== 'v1')
+        return [{ path: 'apiVersion', message: `received ${show(apiVersion)}; unsupported pod version (allowed: v1)` }];
+      return problemAt(
+        'fieldPath',
+        typeof ref.fieldPath === 'string' && ref.fieldPath !== ''
+          ? envFieldPathProblem(ref.fieldPath)
+          : 'a fieldPath is required',
+      );
     }
     case 'resourceFieldRef': {
       const resource = typeof ref.resource === 'string' ? ref.resource : '';
-      if (RESOURCE_FIELD_PATHS.includes(resource) || RESOURCE_FIELD_PREFIXES.some((p) => resource.startsWith(p))) return [];
-      return [{ path: 'resource', message: `received ${show(resource)}; supported values: ${RESOURCE_FIELD_PATHS.map((p) => show(p)).join(', ')}, requests.hugepages-<size>, limits.hugepages-<size>` }];
+      if (RESOURCE_FIELD_PATHS.includes(resource) || RESOURCE_FIELD_PREFIXES.some((p) => resource.startsWith(p)))
+        return [];
+      return [
+        {
+          path: 'resource',
+          message: `received ${show(resource)}; supported values: ${RESOURCE_FIELD_PATHS.map((p) => show(p)).join(', ')}, requests.hugepages-<size>, limits.hugepages-<size>`,
+        },
+      ];
     }
     default:
       return keySelectorProblems(ref);
@@ -84,9 +115,19 @@ export function envVarProblems(envVar: unknown): Problem[] {
   const valueFrom = asRecord(e.valueFrom);
   if (!valueFrom) return problems;
   const present = SOURCES.filter((s) => valueFrom[s] !== undefined);
-  if (present.length === 0) problems.push({ path: 'valueFrom', message: 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`' });
-  else if (typeof e.value === 'string' && e.value !== '') problems.push({ path: 'valueFrom', message: 'may not be specified when `value` is not empty' });
-  else if (present.length > 1) problems.push({ path: 'valueFrom', message: `may not have more than one field specified at a time, received ${present.join(', ')}` });
-  for (const source of present) problems.push(...under(fieldPath('valueFrom', source), sourceProblems(source, asRecord(valueFrom[source]) ?? {})));
+  if (present.length === 0)
+    problems.push({
+      path: 'valueFrom',
+      message: 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+    });
+  else if (typeof e.value === 'string' && e.value !== '')
+    problems.push({ path: 'valueFrom', message: 'may not be specified when `value` is not empty' });
+  else if (present.length > 1)
+    problems.push({
+      path: 'valueFrom',
+      message: `may not have more than one field specified at a time, received ${present.join(', ')}`,
+    });
+  for (const source of present)
+    problems.push(...under(fieldPath('valueFrom', source), sourceProblems(source, asRecord(valueFrom[source]) ?? {})));
   return problems;
 }

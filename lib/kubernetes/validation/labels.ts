@@ -23,7 +23,20 @@
  */
 import { show } from '../../messages';
 import { dns1123SubdomainErrors } from './names';
-import { type Problem, anchored, asList, asRecord, byteLength, fieldPath, keyPath, maxLenError, problemAt, received, regexError, under } from './problems';
+import {
+  type Problem,
+  anchored,
+  asList,
+  asRecord,
+  byteLength,
+  fieldPath,
+  keyPath,
+  maxLenError,
+  problemAt,
+  received,
+  regexError,
+  under,
+} from './problems';
 
 export const QUALIFIED_NAME_MAX_LENGTH = 63;
 export const LABEL_VALUE_MAX_LENGTH = 63;
@@ -32,9 +45,11 @@ export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * (1 << 10);
 const QUALIFIED_NAME_CHAR = '[A-Za-z0-9]';
 const QUALIFIED_NAME_EXT_CHAR = '[-A-Za-z0-9_.]';
 const QUALIFIED_NAME_FMT = `(${QUALIFIED_NAME_CHAR}${QUALIFIED_NAME_EXT_CHAR}*)?${QUALIFIED_NAME_CHAR}`;
-const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 const QUALIFIED_NAME = anchored(QUALIFIED_NAME_FMT);
 const LABEL_VALUE = anchored(LABEL_VALUE_FMT);
@@ -50,7 +65,8 @@ export function isInt64(value: string): boolean {
 }
 
 /** An ASCII DNS-1123 subdomain prefix (≤ 253) and a name (≤ 63): valid for IsQualifiedName; other values take the slow path. */
-const PLAIN_QUALIFIED_NAME = /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*)\/)?([A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+const PLAIN_QUALIFIED_NAME =
+  /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*)\/)?([A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
 
 function isPlainQualifiedName(value: string): boolean {
   const m = PLAIN_QUALIFIED_NAME.exec(value);
@@ -62,7 +78,9 @@ export function qualifiedNameErrors(value: string): string[] {
   const errors: string[] = [];
   const parts = value.split('/');
   if (parts.length > 2) {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   const name = parts[parts.length - 1];
   if (parts.length === 2) {
@@ -71,8 +89,10 @@ export function qualifiedNameErrors(value: string): string[] {
     else errors.push(...dns1123SubdomainErrors(prefix).map((e) => `prefix part ${e}`));
   }
   if (name === '') errors.push('name part must be non-empty');
-  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH) errors.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
-  if (!QUALIFIED_NAME.test(name)) errors.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH)
+    errors.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!QUALIFIED_NAME.test(name))
+    errors.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errors;
 }
 
@@ -80,7 +100,8 @@ export function qualifiedNameErrors(value: string): string[] {
 function labelValueErrors(value: string): string[] {
   const errors: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errors.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
-  if (!LABEL_VALUE.test(value)) errors.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  if (!LABEL_VALUE.test(value))
+    errors.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
   return errors;
 }
 
@@ -127,7 +148,8 @@ export function annotationsSizeProblem(annotations: Readonly<Record<string, stri
  * (the kubelet lower-cases the label: k8s.io/component-helpers/node/util GetHostname).
  */
 export function nodePinProblem(hostname: string): string | undefined {
-  if (hostname === '') return 'received ""; a node pin needs the node\'s kubernetes.io/hostname label value, which is never empty';
+  if (hostname === '')
+    return 'received ""; a node pin needs the node\'s kubernetes.io/hostname label value, which is never empty';
   const problem = received(hostname, labelValueErrors(hostname));
   if (problem || hostname === hostname.toLowerCase()) return problem;
   return `received ${show(hostname)}; the kubelet lower-cases the kubernetes.io/hostname label, so no node carries this value: use ${show(hostname.toLowerCase())}`;
@@ -178,12 +200,17 @@ function valuesOf(requirement: Record<string, unknown>): readonly unknown[] {
 
 function valueProblems(values: readonly unknown[]): Problem[] {
   return values.flatMap((v, i) =>
-    problemAt(fieldPath('values', i), typeof v === 'string' ? labelValueProblem(v) : `received ${show(v)}; must be a string`));
+    problemAt(
+      fieldPath('values', i),
+      typeof v === 'string' ? labelValueProblem(v) : `received ${show(v)}; must be a string`,
+    ),
+  );
 }
 
 function keyProblems(requirement: Record<string, unknown>): Problem[] {
   const key = requirement.key;
-  if (typeof key !== 'string') return [{ path: 'key', message: `received ${show(key)}; must be a string (a qualified name)` }];
+  if (typeof key !== 'string')
+    return [{ path: 'key', message: `received ${show(key)}; must be a string (a qualified name)` }];
   return problemAt('key', qualifiedNameProblem(key));
 }
 
@@ -194,21 +221,34 @@ function operatorProblems(operator: unknown, count: number, allowed: readonly st
       return count === 0 ? [{ path: 'values', message: "must be specified when `operator` is 'In' or 'NotIn'" }] : [];
     case 'Exists':
     case 'DoesNotExist':
-      return count > 0 ? [{ path: 'values', message: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" }] : [];
+      return count > 0
+        ? [{ path: 'values', message: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" }]
+        : [];
     case 'Gt':
     case 'Lt':
       if (allowed.includes(operator)) {
-        return count !== 1 ? [{ path: 'values', message: "must be specified single value when `operator` is 'Lt' or 'Gt'" }] : [];
+        return count !== 1
+          ? [{ path: 'values', message: "must be specified single value when `operator` is 'Lt' or 'Gt'" }]
+          : [];
       }
   }
-  return [{ path: 'operator', message: `received ${show(operator)}; not a valid selector operator (allowed: ${allowed.join(', ')})` }];
+  return [
+    {
+      path: 'operator',
+      message: `received ${show(operator)}; not a valid selector operator (allowed: ${allowed.join(', ')})`,
+    },
+  ];
 }
 
 /** One matchExpressions entry of a label selector. */
 export function labelSelectorRequirementProblems(requirement: unknown): Problem[] {
   const r = asRecord(requirement) ?? {};
   const values = valuesOf(r);
-  return [...operatorProblems(r.operator, values.length, SELECTOR_OPERATORS), ...keyProblems(r), ...valueProblems(values)];
+  return [
+    ...operatorProblems(r.operator, values.length, SELECTOR_OPERATORS),
+    ...keyProblems(r),
+    ...valueProblems(values),
+  ];
 }
 
 /** A label selector: matchLabels and matchExpressions. */
@@ -217,7 +257,9 @@ export function labelSelectorProblems(selector: unknown): Problem[] {
   if (!s) return [];
   return [
     ...under('matchLabels', labelsProblems(s.matchLabels)),
-    ...asList(s.matchExpressions).flatMap((r, i) => under(fieldPath('matchExpressions', i), labelSelectorRequirementProblems(r))),
+    ...asList(s.matchExpressions).flatMap((r, i) =>
+      under(fieldPath('matchExpressions', i), labelSelectorRequirementProblems(r)),
+    ),
   ];
 }
 
@@ -225,9 +267,20 @@ export function labelSelectorProblems(selector: unknown): Problem[] {
 export function nodeSelectorRequirementProblems(requirement: unknown): Problem[] {
   const r = asRecord(requirement) ?? {};
   const values = valuesOf(r);
-  const problems = [...operatorProblems(r.operator, values.length, NODE_SELECTOR_OPERATORS), ...keyProblems(r), ...valueProblems(values)];
-  if ((r.operator === 'Gt' || r.operator === 'Lt') && values.length === 1 && !(typeof values[0] === 'string' && isInt64(values[0]))) {
-    problems.push({ path: 'values[0]', message: `received ${show(values[0])}; operator ${r.operator} compares node label values as integers: must be a 64-bit integer` });
+  const problems = [
+    ...operatorProblems(r.operator, values.length, NODE_SELECTOR_OPERATORS),
+    ...keyProblems(r),
+    ...valueProblems(values),
+  ];
+  if (
+    (r.operator === 'Gt' || r.operator === 'Lt') &&
+    values.length === 1 &&
+    !(typeof values[0] === 'string' && isInt64(values[0]))
+  ) {
+    problems.push({
+      path: 'values[0]',
+      message: `received ${show(values[0])}; operator ${r.operator} compares node label values as integers: must be a 64-bit integer`,
+    });
   }
   return problems;
 }

@@ -27,11 +27,14 @@ export const CRONJOB_NAME_MAX_LENGTH = DNS1035_LABEL_MAX_LENGTH - 11;
 export const JOB_NAME_MAX_LENGTH = 63;
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1123_LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const DNS1035_LABEL_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const DNS1035_LABEL_MSG =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 
 const DNS1123_LABEL = anchored(DNS1123_LABEL_FMT);
 const DNS1123_SUBDOMAIN = anchored(DNS1123_SUBDOMAIN_FMT);
@@ -42,7 +45,11 @@ function dns1123LabelErrors(value: string): string[] {
   const errors: string[] = [];
   if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errors.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
   if (!DNS1123_LABEL.test(value)) {
-    errors.push(DNS1123_SUBDOMAIN.test(value) ? 'must not contain dots' : regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+    errors.push(
+      DNS1123_SUBDOMAIN.test(value)
+        ? 'must not contain dots'
+        : regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'),
+    );
   }
   return errors;
 }
@@ -51,7 +58,8 @@ function dns1123LabelErrors(value: string): string[] {
 export function dns1123SubdomainErrors(value: string): string[] {
   const errors: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errors.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!DNS1123_SUBDOMAIN.test(value)) errors.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  if (!DNS1123_SUBDOMAIN.test(value))
+    errors.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
   return errors;
 }
 
@@ -97,12 +105,26 @@ function shortSubdomainErrors(value: string, max: number, why: string): string[]
 
 /** A CronJob name: a DNS-1123 subdomain of at most 52 characters. */
 export function cronJobNameProblem(value: string): string | undefined {
-  return received(value, shortSubdomainErrors(value, CRONJOB_NAME_MAX_LENGTH, 'the CronJob controller appends 11 characters to name each Job, and Job names are limited to 63'));
+  return received(
+    value,
+    shortSubdomainErrors(
+      value,
+      CRONJOB_NAME_MAX_LENGTH,
+      'the CronJob controller appends 11 characters to name each Job, and Job names are limited to 63',
+    ),
+  );
 }
 
 /** A Job name: a DNS-1123 subdomain of at most 63 characters. */
 export function jobNameProblem(value: string): string | undefined {
-  return received(value, shortSubdomainErrors(value, JOB_NAME_MAX_LENGTH, 'the name becomes the value of the pod label batch.kubernetes.io/job-name'));
+  return received(
+    value,
+    shortSubdomainErrors(
+      value,
+      JOB_NAME_MAX_LENGTH,
+      'the name becomes the value of the pod label batch.kubernetes.io/job-name',
+    ),
+  );
 }
 
 /** A namespace name (NameIsDNSLabel). */
@@ -120,7 +142,11 @@ function objectNameRule(apiVersion: string, kind: string): (name: string) => str
   const group = apiGroup(apiVersion);
   if (group === 'batch' && kind === 'CronJob') return cronJobNameProblem;
   if (group === 'batch' && kind === 'Job') return jobNameProblem;
-  if (group === 'rbac.authorization.k8s.io' && ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'].includes(kind)) return pathSegmentNameProblem;
+  if (
+    group === 'rbac.authorization.k8s.io' &&
+    ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'].includes(kind)
+  )
+    return pathSegmentNameProblem;
   if (group === '' && kind === 'Namespace') return namespaceNameProblem;
   if (group === '' && kind === 'Service') return dns1035LabelProblem;
   // Every other built-in kind the core emits (ConfigMap, Secret, ServiceAccount, PersistentVolumeClaim, Pod)

@@ -20,9 +20,21 @@ import { roleBindingProblems, roleProblems } from './rbac';
 export function objectMetaProblems(apiVersion: string, kind: string, metadata: unknown): Problem[] {
   const m = asRecord(metadata) ?? {};
   const name = m.name;
-  const problems = problemAt('name', typeof name === 'string' || name === undefined ? objectNameProblem(apiVersion, kind, name ?? '') : `received ${show(name)}; must be a string`);
+  const problems = problemAt(
+    'name',
+    typeof name === 'string' || name === undefined
+      ? objectNameProblem(apiVersion, kind, name ?? '')
+      : `received ${show(name)}; must be a string`,
+  );
   if (m.namespace !== undefined && m.namespace !== '') {
-    problems.push(...problemAt('namespace', typeof m.namespace === 'string' ? namespaceNameProblem(m.namespace) : `received ${show(m.namespace)}; must be a string`));
+    problems.push(
+      ...problemAt(
+        'namespace',
+        typeof m.namespace === 'string'
+          ? namespaceNameProblem(m.namespace)
+          : `received ${show(m.namespace)}; must be a string`,
+      ),
+    );
   }
   problems.push(...under('labels', labelsProblems(m.labels)));
   problems.push(...under('annotations', annotationsProblems(m.annotations)));
@@ -61,7 +73,8 @@ export function validateObject(manifest: unknown): Problem[] {
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   const problems: Problem[] = [];
-  if (apiVersion === '') problems.push({ path: 'apiVersion', message: `received ${show(object.apiVersion)}; apiVersion is required` });
+  if (apiVersion === '')
+    problems.push({ path: 'apiVersion', message: `received ${show(object.apiVersion)}; apiVersion is required` });
   if (kind === '') problems.push({ path: 'kind', message: `received ${show(object.kind)}; kind is required` });
   problems.push(...under('metadata', objectMetaProblems(apiVersion, kind, object.metadata)));
   problems.push(...bodyProblems(apiGroup(apiVersion), kind, object));

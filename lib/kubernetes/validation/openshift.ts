@@ -51,18 +51,33 @@ const FIELDS: Readonly<Record<string, readonly [FieldType, boolean]>> = {
 /** A field's value against its type; nullable fields may be null. */
 function typeProblem(value: unknown, type: FieldType): string | undefined {
   if (value === null) return undefined;
-  const ok = type === 'boolean' ? typeof value === 'boolean'
-    : type === 'integer' ? Number.isInteger(value)
-      : type === 'string' ? typeof value === 'string'
-        : type === 'strings' ? Array.isArray(value) && value.every((v) => typeof v === 'string')
-          : type === 'object' ? Array.isArray(value) || asRecord(value) !== undefined
-            : false;
-  return ok ? undefined : `received ${show(value)}; must be ${type === 'strings' ? 'a list of strings' : `a${type === 'integer' || type === 'object' ? 'n' : ''} ${type}`}`;
+  const ok =
+    type === 'boolean'
+      ? typeof value === 'boolean'
+      : type === 'integer'
+        ? Number.isInteger(value)
+        : type === 'string'
+          ? typeof value === 'string'
+          : type === 'strings'
+            ? Array.isArray(value) && value.every((v) => typeof v === 'string')
+            : type === 'object'
+              ? Array.isArray(value) || asRecord(value) !== undefined
+              : false;
+  return ok
+    ? undefined
+    : `received ${show(value)}; must be ${type === 'strings' ? 'a list of strings' : `a${type === 'integer' || type === 'object' ? 'n' : ''} ${type}`}`;
 }
 
 function strategyProblems(at: string, value: unknown, types: readonly string[]): Problem[] {
   const type = asRecord(value)?.type;
-  return types.includes(type as string) ? [] : [{ path: fieldPath(at, 'type'), message: `received ${show(type)}; supported values: ${types.map((t) => show(t)).join(', ')}` }];
+  return types.includes(type as string)
+    ? []
+    : [
+        {
+          path: fieldPath(at, 'type'),
+          message: `received ${show(type)}; supported values: ${types.map((t) => show(t)).join(', ')}`,
+        },
+      ];
 }
 
 function rangeProblems(at: string, value: unknown): Problem[] {
@@ -78,23 +93,36 @@ function rangeProblems(at: string, value: unknown): Problem[] {
 export function securityContextConstraintsProblems(scc: unknown): Problem[] {
   const s = asRecord(scc) ?? {};
   const problems: Problem[] = [];
-  if (asRecord(s.metadata)?.namespace !== undefined) problems.push({ path: 'metadata.namespace', message: 'not allowed on this type: SecurityContextConstraints are cluster-scoped' });
+  if (asRecord(s.metadata)?.namespace !== undefined)
+    problems.push({
+      path: 'metadata.namespace',
+      message: 'not allowed on this type: SecurityContextConstraints are cluster-scoped',
+    });
   for (const key of Object.keys(s)) {
-    if (!['apiVersion', 'kind', 'metadata'].includes(key) && FIELDS[key] === undefined) problems.push({ path: key, message: 'unknown field (the CRD would drop it)' });
+    if (!['apiVersion', 'kind', 'metadata'].includes(key) && FIELDS[key] === undefined)
+      problems.push({ path: key, message: 'unknown field (the CRD would drop it)' });
   }
   for (const [key, [type, required]] of Object.entries(FIELDS)) {
     if (s[key] === undefined) {
       if (required) problems.push({ path: key, message: 'Required value' });
     } else problems.push(...problemAt(key, typeProblem(s[key], type)));
   }
-  if (Number.isInteger(s.priority) && (s.priority as number) < 0) problems.push({ path: 'priority', message: `received ${show(s.priority)}; priority cannot be negative` });
+  if (Number.isInteger(s.priority) && (s.priority as number) < 0)
+    problems.push({ path: 'priority', message: `received ${show(s.priority)}; priority cannot be negative` });
 
   const runAsUser = asRecord(s.runAsUser) ?? {};
-  problems.push(...strategyProblems('runAsUser', runAsUser, ['MustRunAs', 'MustRunAsNonRoot', 'MustRunAsRange', 'RunAsAny']));
+  problems.push(
+    ...strategyProblems('runAsUser', runAsUser, ['MustRunAs', 'MustRunAsNonRoot', 'MustRunAsRange', 'RunAsAny']),
+  );
   for (const field of ['uid', 'uidRangeMin', 'uidRangeMax']) {
-    if (typeof runAsUser[field] === 'number' && runAsUser[field] < 0) problems.push({ path: fieldPath('runAsUser', field), message: `received ${show(runAsUser[field])}; cannot be negative` });
+    if (typeof runAsUser[field] === 'number' && runAsUser[field] < 0)
+      problems.push({
+        path: fieldPath('runAsUser', field),
+        message: `received ${show(runAsUser[field])}; cannot be negative`,
+      });
   }
-  if (runAsUser.type === 'MustRunAs' && runAsUser.uid === undefined) problems.push({ path: 'runAsUser.uid', message: 'MustRunAs requires a UID' });
+  if (runAsUser.type === 'MustRunAs' && runAsUser.uid === undefined)
+    problems.push({ path: 'runAsUser.uid', message: 'MustRunAs requires a UID' });
   problems.push(...strategyProblems('seLinuxContext', s.seLinuxContext, ['MustRunAs', 'RunAsAny']));
   for (const field of ['fsGroup', 'supplementalGroups']) {
     problems.push(...strategyProblems(field, s[field], ['MustRunAs', 'RunAsAny']), ...rangeProblems(field, s[field]));
@@ -102,13 +130,30 @@ export function securityContextConstraintsProblems(scc: unknown): Problem[] {
 
   const drops = asList(s.requiredDropCapabilities);
   for (const field of ['defaultAddCapabilities', 'allowedCapabilities']) {
-    for (const cap of asList(s[field])) if (drops.includes(cap)) problems.push({ path: field, message: `received ${show(cap)}; capability is listed in ${field} and requiredDropCapabilities` });
+    for (const cap of asList(s[field]))
+      if (drops.includes(cap))
+        problems.push({
+          path: field,
+          message: `received ${show(cap)}; capability is listed in ${field} and requiredDropCapabilities`,
+        });
   }
-  if (asList(s.allowedCapabilities).includes('*') && drops.length > 0) problems.push({ path: 'requiredDropCapabilities', message: 'required capabilities must be empty when all capabilities are allowed by a wildcard' });
+  if (asList(s.allowedCapabilities).includes('*') && drops.length > 0)
+    problems.push({
+      path: 'requiredDropCapabilities',
+      message: 'required capabilities must be empty when all capabilities are allowed by a wildcard',
+    });
   const volumes = asList(s.volumes);
-  if (volumes.includes('none') && volumes.length > 1) problems.push({ path: 'volumes', message: `received ${show(volumes)}; if 'none' is specified, no other values are allowed` });
+  if (volumes.includes('none') && volumes.length > 1)
+    problems.push({
+      path: 'volumes',
+      message: `received ${show(volumes)}; if 'none' is specified, no other values are allowed`,
+    });
   if (s.defaultAllowPrivilegeEscalation === true && s.allowPrivilegeEscalation === false) {
-    problems.push({ path: 'defaultAllowPrivilegeEscalation', message: 'Cannot set DefaultAllowPrivilegeEscalation to true without also setting AllowPrivilegeEscalation to true' });
+    problems.push({
+      path: 'defaultAllowPrivilegeEscalation',
+      message:
+        'Cannot set DefaultAllowPrivilegeEscalation to true without also setting AllowPrivilegeEscalation to true',
+    });
   }
   return problems;
 }

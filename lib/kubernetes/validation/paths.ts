@@ -30,7 +30,16 @@ import { anchored, byteLength, maxLenError, received, regexError } from './probl
 const CONFIG_KEY_FMT = '[-._a-zA-Z0-9]+';
 const CONFIG_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const CONFIG_KEY = anchored(CONFIG_KEY_FMT);
-const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'];
+const HOST_PATH_TYPES = [
+  '',
+  'DirectoryOrCreate',
+  'Directory',
+  'FileOrCreate',
+  'File',
+  'Socket',
+  'CharDevice',
+  'BlockDevice',
+];
 const FILE_MODE_MAX = 0o777;
 
 /** hasChDirPrefix. */
@@ -47,7 +56,8 @@ const hasBackstep = (path: string): boolean => path.split('/').includes('..');
 function configKeyErrors(key: string): string[] {
   const errors: string[] = [];
   if (byteLength(key) > DNS1123_SUBDOMAIN_MAX_LENGTH) errors.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!CONFIG_KEY.test(key)) errors.push(regexError(CONFIG_KEY_MSG, CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
+  if (!CONFIG_KEY.test(key))
+    errors.push(regexError(CONFIG_KEY_MSG, CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
   errors.push(...chDirPrefixErrors(key));
   return errors;
 }
@@ -75,7 +85,9 @@ export function hostPathProblem(path: string): string | undefined {
   const errors: string[] = [];
   if (!path.startsWith('/')) errors.push('must be an absolute path (it is a directory on the node)');
   else if (path !== '/' && (posix.normalize(path) !== path || path.endsWith('/'))) {
-    errors.push(`must be a normalized absolute path without empty or '.' segments or a trailing '/', such as ${show(posix.normalize(path).replace(/(.)\/$/, '$1'))}`);
+    errors.push(
+      `must be a normalized absolute path without empty or '.' segments or a trailing '/', such as ${show(posix.normalize(path).replace(/(.)\/$/, '$1'))}`,
+    );
   }
   return received(path, errors);
 }
@@ -83,7 +95,9 @@ export function hostPathProblem(path: string): string | undefined {
 /** A hostPath volume `type`. */
 export function hostPathTypeProblem(type: string): string | undefined {
   if (HOST_PATH_TYPES.includes(type)) return undefined;
-  return `received ${show(type)}; supported values: ${HOST_PATH_TYPES.filter((t) => t).map((t) => show(t)).join(', ')} or ""`;
+  return `received ${show(type)}; supported values: ${HOST_PATH_TYPES.filter((t) => t)
+    .map((t) => show(t))
+    .join(', ')} or ""`;
 }
 
 /**

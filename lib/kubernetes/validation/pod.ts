@@ -22,7 +22,14 @@ import { show } from '../../messages';
 import { envVarProblems } from './env';
 import { annotationsProblems, labelsProblems } from './labels';
 import { dns1123LabelProblem, dns1123SubdomainProblem } from './names';
-import { fileModeProblem, hostPathProblem, hostPathTypeProblem, itemKeyProblem, itemPathProblem, subPathProblem } from './paths';
+import {
+  fileModeProblem,
+  hostPathProblem,
+  hostPathTypeProblem,
+  itemKeyProblem,
+  itemPathProblem,
+  subPathProblem,
+} from './paths';
 import { type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
 import { decodeQuantity, nonNegativeQuantityProblem } from './quantity';
 import { resourceRequirementsProblems } from './resources';
@@ -53,11 +60,15 @@ function itemsProblems(items: unknown): Problem[] {
 
 function sourceProblems(type: string, source: unknown): Problem[] {
   const s = asRecord(source) ?? {};
-  const required = (field: string) => (stringOf(s[field]) === '' ? [{ path: field, message: `${type}.${field} is required` }] : []);
+  const required = (field: string) =>
+    stringOf(s[field]) === '' ? [{ path: field, message: `${type}.${field} is required` }] : [];
   const defaultMode = s.defaultMode === undefined ? [] : problemAt('defaultMode', fileModeProblem(s.defaultMode));
   switch (type) {
     case 'hostPath':
-      return [...problemAt('path', hostPathProblem(stringOf(s.path))), ...(s.type === undefined ? [] : problemAt('type', hostPathTypeProblem(stringOf(s.type))))];
+      return [
+        ...problemAt('path', hostPathProblem(stringOf(s.path))),
+        ...(s.type === undefined ? [] : problemAt('type', hostPathTypeProblem(stringOf(s.type)))),
+      ];
     case 'secret':
       return [...required('secretName'), ...defaultMode, ...itemsProblems(s.items)];
     case 'configMap':
@@ -67,7 +78,10 @@ function sourceProblems(type: string, source: unknown): Problem[] {
     case 'emptyDir': {
       if (s.sizeLimit === undefined) return [];
       const decoded = decodeQuantity(s.sizeLimit);
-      return problemAt('sizeLimit', 'problem' in decoded ? decoded.problem : nonNegativeQuantityProblem(decoded.quantity));
+      return problemAt(
+        'sizeLimit',
+        'problem' in decoded ? decoded.problem : nonNegativeQuantityProblem(decoded.quantity),
+      );
     }
     case 'ephemeral':
       return ephemeralVolumeProblems(source);
@@ -85,10 +99,18 @@ function volumesProblems(volumes: readonly unknown[], valid: Set<string>): Probl
     const types = Object.keys(v).filter((k) => k !== 'name');
     const problems = problemAt(fieldPath(at, 'name'), requiredLabelProblem(v.name, 'volume'));
     if (types.length === 0) problems.push({ path: at, message: 'must specify a volume type' });
-    if (types.length > 1) problems.push({ path: at, message: `received volume types ${types.join(', ')}; may not specify more than 1 volume type` });
+    if (types.length > 1)
+      problems.push({
+        path: at,
+        message: `received volume types ${types.join(', ')}; may not specify more than 1 volume type`,
+      });
     if (types.length > 0) problems.push(...under(fieldPath(at, types[0]), sourceProblems(types[0], v[types[0]])));
     const name = stringOf(v.name);
-    if (seen.has(name)) problems.push({ path: fieldPath(at, 'name'), message: `received ${show(name)}; volume names must be unique within the pod` });
+    if (seen.has(name))
+      problems.push({
+        path: fieldPath(at, 'name'),
+        message: `received ${show(name)}; volume names must be unique within the pod`,
+      });
     seen.add(name);
     if (problems.length === 0) valid.add(name);
     return problems;
@@ -104,16 +126,30 @@ export function volumeMountsProblems(mounts: readonly unknown[], volumes: Readon
     const name = stringOf(m.name);
     const mountPath = stringOf(m.mountPath);
     const problems: Problem[] = [];
-    if (name === '') problems.push({ path: fieldPath(at, 'name'), message: 'a volume mount needs the name of a volume' });
-    else if (!volumes.has(name)) problems.push({ path: fieldPath(at, 'name'), message: `received ${show(name)}; not found: no valid volume of the pod has this name (volumes: ${[...volumes].map((v) => show(v)).join(', ') || 'none'})` });
-    if (mountPath === '') problems.push({ path: fieldPath(at, 'mountPath'), message: 'a volume mount needs a mountPath' });
-    else if (paths.has(mountPath)) problems.push({ path: fieldPath(at, 'mountPath'), message: `received ${show(mountPath)}; must be unique within the container` });
+    if (name === '')
+      problems.push({ path: fieldPath(at, 'name'), message: 'a volume mount needs the name of a volume' });
+    else if (!volumes.has(name))
+      problems.push({
+        path: fieldPath(at, 'name'),
+        message: `received ${show(name)}; not found: no valid volume of the pod has this name (volumes: ${[...volumes].map((v) => show(v)).join(', ') || 'none'})`,
+      });
+    if (mountPath === '')
+      problems.push({ path: fieldPath(at, 'mountPath'), message: 'a volume mount needs a mountPath' });
+    else if (paths.has(mountPath))
+      problems.push({
+        path: fieldPath(at, 'mountPath'),
+        message: `received ${show(mountPath)}; must be unique within the container`,
+      });
     paths.add(mountPath);
     const subPath = stringOf(m.subPath);
     const subPathExpr = stringOf(m.subPathExpr);
     if (subPath !== '') problems.push(...problemAt(fieldPath(at, 'subPath'), subPathProblem(subPath)));
     if (subPathExpr !== '') {
-      if (subPath !== '') problems.push({ path: fieldPath(at, 'subPathExpr'), message: 'subPathExpr and subPath are mutually exclusive' });
+      if (subPath !== '')
+        problems.push({
+          path: fieldPath(at, 'subPathExpr'),
+          message: 'subPathExpr and subPath are mutually exclusive',
+        });
       problems.push(...problemAt(fieldPath(at, 'subPathExpr'), subPathProblem(subPathExpr)));
     }
     return problems;
@@ -125,7 +161,9 @@ function containerProblems(container: unknown, volumes: ReadonlySet<string>): Pr
   return [
     ...problemAt('name', requiredLabelProblem(c.name, 'container')),
     ...(stringOf(c.image) === '' ? [{ path: 'image', message: 'a container needs an image' }] : []),
-    ...(stringOf(c.image).trim() !== stringOf(c.image) ? [{ path: 'image', message: `received ${show(c.image)}; must not have leading or trailing whitespace` }] : []),
+    ...(stringOf(c.image).trim() !== stringOf(c.image)
+      ? [{ path: 'image', message: `received ${show(c.image)}; must not have leading or trailing whitespace` }]
+      : []),
     ...asList(c.env).flatMap((e, i) => under(fieldPath('env', i), envVarProblems(e))),
     ...volumeMountsProblems(asList(c.volumeMounts), volumes),
     ...under('resources', resourceRequirementsProblems(c.resources)),
@@ -136,18 +174,27 @@ function containerProblems(container: unknown, volumes: ReadonlySet<string>): Pr
 export function containerNameClashes(containers: readonly unknown[], initContainers: readonly unknown[]): Problem[] {
   const problems: Problem[] = [];
   const names = new Set<string>();
-  const check = (list: readonly unknown[], field: string) => list.forEach((c, i) => {
-    const name = stringOf(asRecord(c)?.name);
-    if (name === '') return;
-    if (names.has(name)) problems.push({ path: fieldPath(fieldPath(field, i), 'name'), message: `received ${show(name)}; container names must be unique across containers and initContainers` });
-    names.add(name);
-  });
+  const check = (list: readonly unknown[], field: string) =>
+    list.forEach((c, i) => {
+      const name = stringOf(asRecord(c)?.name);
+      if (name === '') return;
+      if (names.has(name))
+        problems.push({
+          path: fieldPath(fieldPath(field, i), 'name'),
+          message: `received ${show(name)}; container names must be unique across containers and initContainers`,
+        });
+      names.add(name);
+    });
   check(containers, 'containers');
   check(initContainers, 'initContainers');
   return problems;
 }
 
-function optionalName(spec: Record<string, unknown>, field: string, rule: (v: string) => string | undefined): Problem[] {
+function optionalName(
+  spec: Record<string, unknown>,
+  field: string,
+  rule: (v: string) => string | undefined,
+): Problem[] {
   const value = spec[field];
   if (value === undefined || value === '') return [];
   return problemAt(field, typeof value === 'string' ? rule(value) : `received ${show(value)}; must be a string`);
@@ -162,7 +209,9 @@ export function podSpecProblems(spec: unknown): Problem[] {
   const problems = volumesProblems(asList(s.volumes), validVolumes);
   if (containers.length === 0) problems.push({ path: 'containers', message: 'a pod needs at least one container' });
   containers.forEach((c, i) => problems.push(...under(fieldPath('containers', i), containerProblems(c, validVolumes))));
-  initContainers.forEach((c, i) => problems.push(...under(fieldPath('initContainers', i), containerProblems(c, validVolumes))));
+  initContainers.forEach((c, i) =>
+    problems.push(...under(fieldPath('initContainers', i), containerProblems(c, validVolumes))),
+  );
   problems.push(...containerNameClashes(containers, initContainers));
   problems.push(...under('nodeSelector', labelsProblems(s.nodeSelector)));
   problems.push(...under('affinity', affinityProblems(s.affinity)));
@@ -173,8 +222,14 @@ export function podSpecProblems(spec: unknown): Problem[] {
   problems.push(...optionalName(s, 'hostname', dns1123LabelProblem));
   problems.push(...optionalName(s, 'subdomain', dns1123LabelProblem));
   const deadline = s.activeDeadlineSeconds;
-  if (deadline !== undefined && !(typeof deadline === 'number' && Number.isInteger(deadline) && deadline >= 1 && deadline <= INT32_MAX)) {
-    problems.push({ path: 'activeDeadlineSeconds', message: `received ${show(deadline)}; must be between 1 and ${INT32_MAX}, inclusive` });
+  if (
+    deadline !== undefined &&
+    !(typeof deadline === 'number' && Number.isInteger(deadline) && deadline >= 1 && deadline <= INT32_MAX)
+  ) {
+    problems.push({
+      path: 'activeDeadlineSeconds',
+      message: `received ${show(deadline)}; must be between 1 and ${INT32_MAX}, inclusive`,
+    });
   }
   return problems;
 }

@@ -43,7 +43,18 @@ const NUMERIC = 'unable to parse numeric part of quantity';
 const SUFFIX = "unable to parse quantity's suffix";
 
 const SUFFIX_CHARS = 'eEinumkKMGTP';
-const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = { '': 0, n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
+  '': 0,
+  n: -9,
+  u: -6,
+  m: -3,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
 const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 const BINARY_BY_POWER = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 const DECIMAL_BY_EXPONENT = new Map(Object.entries(DECIMAL_SUFFIXES).map(([s, e]) => [e, s]));
@@ -240,9 +251,10 @@ function parseQuantityText(str: string): QuantityResult {
       const value = BigInt(shifted);
       const result = value * mantissa;
       if (result <= INT64_MAX) {
-        const keepsText = suffix.format === 'BinarySI'
-          ? (value & 7n) !== 0n
-          : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+        const keepsText =
+          suffix.format === 'BinarySI'
+            ? (value & 7n) !== 0n
+            : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
         return { quantity: quantity(sign * result, scale, suffix.format, keepsText ? str : undefined) };
       }
     }

@@ -24,8 +24,13 @@ function ruleProblems(rule: unknown): Problem[] {
     problems.push({ path: 'nonResourceURLs', message: 'namespaced rules cannot apply to non-resource URLs' });
     return problems;
   }
-  if (count('apiGroups') === 0) problems.push({ path: 'apiGroups', message: 'resource rules must supply at least one api group ("" for the core group)' });
-  if (count('resources') === 0) problems.push({ path: 'resources', message: 'resource rules must supply at least one resource' });
+  if (count('apiGroups') === 0)
+    problems.push({
+      path: 'apiGroups',
+      message: 'resource rules must supply at least one api group ("" for the core group)',
+    });
+  if (count('resources') === 0)
+    problems.push({ path: 'resources', message: 'resource rules must supply at least one resource' });
   return problems;
 }
 
@@ -47,9 +52,13 @@ function subjectProblems(subject: unknown): Problem[] {
       ];
     case 'User':
     case 'Group':
-      return apiGroup === '' || apiGroup === RBAC_GROUP ? [] : [{ path: 'apiGroup', message: `received ${show(apiGroup)}; supported values: ${show(RBAC_GROUP)}` }];
+      return apiGroup === '' || apiGroup === RBAC_GROUP
+        ? []
+        : [{ path: 'apiGroup', message: `received ${show(apiGroup)}; supported values: ${show(RBAC_GROUP)}` }];
     default:
-      return [{ path: 'kind', message: `received ${show(s.kind)}; supported values: "ServiceAccount", "User", "Group"` }];
+      return [
+        { path: 'kind', message: `received ${show(s.kind)}; supported values: "ServiceAccount", "User", "Group"` },
+      ];
   }
 }
 
@@ -58,10 +67,22 @@ export function roleBindingProblems(binding: unknown): Problem[] {
   const b = asRecord(binding) ?? {};
   const ref = asRecord(b.roleRef) ?? {};
   const problems: Problem[] = [];
-  if (ref.apiGroup !== RBAC_GROUP) problems.push({ path: 'roleRef.apiGroup', message: `received ${show(ref.apiGroup)}; supported values: ${show(RBAC_GROUP)}` });
-  if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') problems.push({ path: 'roleRef.kind', message: `received ${show(ref.kind)}; supported values: "Role", "ClusterRole"` });
+  if (ref.apiGroup !== RBAC_GROUP)
+    problems.push({
+      path: 'roleRef.apiGroup',
+      message: `received ${show(ref.apiGroup)}; supported values: ${show(RBAC_GROUP)}`,
+    });
+  if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole')
+    problems.push({
+      path: 'roleRef.kind',
+      message: `received ${show(ref.kind)}; supported values: "Role", "ClusterRole"`,
+    });
   const name = typeof ref.name === 'string' ? ref.name : '';
-  problems.push(...problemAt('roleRef.name', name === '' ? 'the name of the bound role is required' : pathSegmentNameProblem(name)));
-  asList(b.subjects).forEach((subject, i) => problems.push(...under(fieldPath('subjects', i), subjectProblems(subject))));
+  problems.push(
+    ...problemAt('roleRef.name', name === '' ? 'the name of the bound role is required' : pathSegmentNameProblem(name)),
+  );
+  asList(b.subjects).forEach((subject, i) =>
+    problems.push(...under(fieldPath('subjects', i), subjectProblems(subject))),
+  );
   return problems;
 }

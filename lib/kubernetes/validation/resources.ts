@@ -17,21 +17,51 @@
 import { show } from '../../messages';
 import { qualifiedNameErrors } from './labels';
 import { type Problem, asRecord, keyPath, problemAt, received } from './problems';
-import { type Quantity, compareQuantities, decodeQuantity, nonNegativeQuantityProblem, parseQuantity, scaledValue } from './quantity';
+import {
+  type Quantity,
+  compareQuantities,
+  decodeQuantity,
+  nonNegativeQuantityProblem,
+  parseQuantity,
+  scaledValue,
+} from './quantity';
 
 const HUGEPAGES_PREFIX = 'hugepages-';
 const DEFAULT_NAMESPACE_PREFIX = 'kubernetes.io/';
 const REQUESTS_PREFIX = 'requests.';
 const CONTAINER_RESOURCES = ['cpu', 'memory', 'ephemeral-storage'];
 const STANDARD_RESOURCES = [
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
-  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'resourcequotas', 'services',
-  'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims', 'storage', 'requests.storage',
-  'services.nodeports', 'services.loadbalancers',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'storage',
+  'requests.storage',
+  'services.nodeports',
+  'services.loadbalancers',
 ];
 const INTEGER_RESOURCES = [
-  'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps',
-  'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
 ];
 
 const isHugePages = (name: string): boolean => name.startsWith(HUGEPAGES_PREFIX);
@@ -45,9 +75,13 @@ const isInteger = (name: string): boolean => INTEGER_RESOURCES.includes(name) ||
 export function containerResourceNameProblem(name: string): string | undefined {
   const errors = qualifiedNameErrors(name);
   if (!name.includes('/')) {
-    const standard = STANDARD_RESOURCES.includes(name) || isHugePages(name) || name.startsWith(`${REQUESTS_PREFIX}${HUGEPAGES_PREFIX}`);
+    const standard =
+      STANDARD_RESOURCES.includes(name) ||
+      isHugePages(name) ||
+      name.startsWith(`${REQUESTS_PREFIX}${HUGEPAGES_PREFIX}`);
     if (errors.length === 0 && !standard) errors.push('must be a standard resource type or fully qualified');
-    if (!CONTAINER_RESOURCES.includes(name) && !isHugePages(name)) errors.push('must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>)');
+    if (!CONTAINER_RESOURCES.includes(name) && !isHugePages(name))
+      errors.push('must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>)');
   } else if (!isNative(name) && !isExtended(name)) {
     errors.push("doesn't follow extended resource name standard");
   }
@@ -59,7 +93,8 @@ function quantityValueProblem(name: string, q: Quantity): string | undefined {
   const negative = nonNegativeQuantityProblem(q);
   if (negative) return negative;
   if (isInteger(name) && scaledValue(q, -3) % 1000n !== 0n) return `received ${show(q.printed)}; must be an integer`;
-  if (isHugePages(name) && !hugePagesDivisible(name, q)) return `received ${show(q.printed)}; ${q.printed} is not positive integer multiple of ${name}`;
+  if (isHugePages(name) && !hugePagesDivisible(name, q))
+    return `received ${show(q.printed)}; ${q.printed} is not positive integer multiple of ${name}`;
   return undefined;
 }
 
@@ -75,8 +110,10 @@ function hugePagesDivisible(name: string, q: Quantity): boolean {
 /** The request of one resource against its limit: ≤ for overcommittable resources, = for the others. */
 export function requestLimitProblem(resource: string, request: Quantity, limit: Quantity): string | undefined {
   const order = compareQuantities(request, limit);
-  if (order !== 0 && !isOvercommitAllowed(resource)) return `received ${show(request.printed)}; must be equal to ${resource} limit of ${limit.printed}`;
-  if (order > 0) return `received ${show(request.printed)}; must be less than or equal to ${resource} limit of ${limit.printed}`;
+  if (order !== 0 && !isOvercommitAllowed(resource))
+    return `received ${show(request.printed)}; must be equal to ${resource} limit of ${limit.printed}`;
+  if (order > 0)
+    return `received ${show(request.printed)}; must be less than or equal to ${resource} limit of ${limit.printed}`;
   return undefined;
 }
 
@@ -113,7 +150,11 @@ export function resourceRequirementsProblems(resources: unknown): Problem[] {
   for (const [name, request] of requests) {
     const limit = limits.get(name);
     if (limit) problems.push(...problemAt(keyPath('requests', name), requestLimitProblem(name, request, limit)));
-    else if (!isOvercommitAllowed(name)) problems.push({ path: 'limits', message: `Limit must be set for non overcommitable resources: ${name} is requested but has no limit` });
+    else if (!isOvercommitAllowed(name))
+      problems.push({
+        path: 'limits',
+        message: `Limit must be set for non overcommitable resources: ${name} is requested but has no limit`,
+      });
   }
   const names = [...limits.keys(), ...requests.keys()];
   if (names.some(isHugePages) && !names.some((n) => n === 'cpu' || n === 'memory')) {

@@ -14,7 +14,12 @@
  * 1.33 adds matchLabelKeys/mismatchLabelKeys checks, which the core never sets.
  */
 import { show } from '../../messages';
-import { labelSelectorProblems, labelValueProblem, nodeSelectorRequirementProblems, qualifiedNameProblem } from './labels';
+import {
+  labelSelectorProblems,
+  labelValueProblem,
+  nodeSelectorRequirementProblems,
+  qualifiedNameProblem,
+} from './labels';
 import { dns1123LabelProblem, dns1123SubdomainProblem } from './names';
 import { type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
 
@@ -22,13 +27,17 @@ const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
 /** A toleration `key`: empty only with operator Exists (it then tolerates every taint). */
 export function tolerationKeyProblem(key: string, operator: string): string | undefined {
-  if (key === '') return operator === 'Exists' ? undefined : `an empty key tolerates every taint and needs operator Exists, received operator ${show(operator)}`;
+  if (key === '')
+    return operator === 'Exists'
+      ? undefined
+      : `an empty key tolerates every taint and needs operator Exists, received operator ${show(operator)}`;
   return qualifiedNameProblem(key);
 }
 
 /** A toleration `value`: a label value with operator Equal (or none), empty with Exists. */
 export function tolerationValueProblem(value: string, operator: string): string | undefined {
-  if (operator === 'Exists') return value === '' ? undefined : `received ${show(value)}; value must be empty when \`operator\` is 'Exists'`;
+  if (operator === 'Exists')
+    return value === '' ? undefined : `received ${show(value)}; value must be empty when \`operator\` is 'Exists'`;
   return labelValueProblem(value);
 }
 
@@ -41,12 +50,19 @@ export function tolerationProblems(toleration: unknown): Problem[] {
   const effect = typeof t.effect === 'string' ? t.effect : '';
   const problems = problemAt(key === '' ? 'operator' : 'key', tolerationKeyProblem(key, operator));
   if (t.tolerationSeconds !== undefined && effect !== 'NoExecute') {
-    problems.push({ path: 'effect', message: `received ${show(effect)}; effect must be 'NoExecute' when \`tolerationSeconds\` is set` });
+    problems.push({
+      path: 'effect',
+      message: `received ${show(effect)}; effect must be 'NoExecute' when \`tolerationSeconds\` is set`,
+    });
   }
-  if (operator === '' || operator === 'Equal' || operator === 'Exists') problems.push(...problemAt('value', tolerationValueProblem(value, operator)));
+  if (operator === '' || operator === 'Equal' || operator === 'Exists')
+    problems.push(...problemAt('value', tolerationValueProblem(value, operator)));
   else problems.push({ path: 'operator', message: `received ${show(operator)}; supported values: "Equal", "Exists"` });
   if (effect !== '' && !TAINT_EFFECTS.includes(effect)) {
-    problems.push({ path: 'effect', message: `received ${show(effect)}; supported values: ${TAINT_EFFECTS.map((e) => show(e)).join(', ')}` });
+    problems.push({
+      path: 'effect',
+      message: `received ${show(effect)}; supported values: ${TAINT_EFFECTS.map((e) => show(e)).join(', ')}`,
+    });
   }
   return problems;
 }
@@ -67,10 +83,30 @@ function nodeFieldRequirementProblems(requirement: unknown): Problem[] {
   const r = asRecord(requirement) ?? {};
   const values = asList(r.values);
   const problems: Problem[] = [];
-  if (r.operator !== 'In' && r.operator !== 'NotIn') problems.push({ path: 'operator', message: `received ${show(r.operator)}; not a valid selector operator (allowed: In, NotIn)` });
-  else if (values.length !== 1) problems.push({ path: 'values', message: "must be only one value when `operator` is 'In' or 'NotIn' for node field selector" });
-  if (r.key !== 'metadata.name') problems.push({ path: 'key', message: `received ${show(r.key)}; not a valid field selector key (allowed: metadata.name)` });
-  else values.forEach((v, i) => problems.push(...problemAt(fieldPath('values', i), typeof v === 'string' ? dns1123SubdomainProblem(v) : `received ${show(v)}; must be a node name`)));
+  if (r.operator !== 'In' && r.operator !== 'NotIn')
+    problems.push({
+      path: 'operator',
+      message: `received ${show(r.operator)}; not a valid selector operator (allowed: In, NotIn)`,
+    });
+  else if (values.length !== 1)
+    problems.push({
+      path: 'values',
+      message: "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+    });
+  if (r.key !== 'metadata.name')
+    problems.push({
+      path: 'key',
+      message: `received ${show(r.key)}; not a valid field selector key (allowed: metadata.name)`,
+    });
+  else
+    values.forEach((v, i) =>
+      problems.push(
+        ...problemAt(
+          fieldPath('values', i),
+          typeof v === 'string' ? dns1123SubdomainProblem(v) : `received ${show(v)}; must be a node name`,
+        ),
+      ),
+    );
   return problems;
 }
 
@@ -78,7 +114,9 @@ function nodeFieldRequirementProblems(requirement: unknown): Problem[] {
 export function nodeSelectorTermProblems(term: unknown): Problem[] {
   const t = asRecord(term) ?? {};
   return [
-    ...asList(t.matchExpressions).flatMap((r, i) => under(fieldPath('matchExpressions', i), nodeSelectorRequirementProblems(r))),
+    ...asList(t.matchExpressions).flatMap((r, i) =>
+      under(fieldPath('matchExpressions', i), nodeSelectorRequirementProblems(r)),
+    ),
     ...asList(t.matchFields).flatMap((r, i) => under(fieldPath('matchFields', i), nodeFieldRequirementProblems(r))),
   ];
 }
@@ -109,19 +147,31 @@ export function podAffinityTermProblems(term: unknown): Problem[] {
     ...under('namespaceSelector', labelSelectorProblems(t.namespaceSelector)),
   ];
   asList(t.namespaces).forEach((ns, i) =>
-    problems.push(...problemAt(fieldPath('namespaces', i), typeof ns === 'string' ? dns1123LabelProblem(ns) : `received ${show(ns)}; must be a namespace name`)));
-  problems.push(...problemAt('topologyKey', topologyKeyProblem(typeof t.topologyKey === 'string' ? t.topologyKey : '')));
+    problems.push(
+      ...problemAt(
+        fieldPath('namespaces', i),
+        typeof ns === 'string' ? dns1123LabelProblem(ns) : `received ${show(ns)}; must be a namespace name`,
+      ),
+    ),
+  );
+  problems.push(
+    ...problemAt('topologyKey', topologyKeyProblem(typeof t.topologyKey === 'string' ? t.topologyKey : '')),
+  );
   return problems;
 }
 
 function podAffinityProblems(affinity: Record<string, unknown>): Problem[] {
   return [
     ...asList(affinity.requiredDuringSchedulingIgnoredDuringExecution).flatMap((term, i) =>
-      under(fieldPath('requiredDuringSchedulingIgnoredDuringExecution', i), podAffinityTermProblems(term))),
+      under(fieldPath('requiredDuringSchedulingIgnoredDuringExecution', i), podAffinityTermProblems(term)),
+    ),
     ...asList(affinity.preferredDuringSchedulingIgnoredDuringExecution).flatMap((term, i) => {
       const at = fieldPath('preferredDuringSchedulingIgnoredDuringExecution', i);
       const t = asRecord(term) ?? {};
-      return [...problemAt(fieldPath(at, 'weight'), weightProblem(t.weight)), ...under(fieldPath(at, 'podAffinityTerm'), podAffinityTermProblems(t.podAffinityTerm))];
+      return [
+        ...problemAt(fieldPath(at, 'weight'), weightProblem(t.weight)),
+        ...under(fieldPath(at, 'podAffinityTerm'), podAffinityTermProblems(t.podAffinityTerm)),
+      ];
     }),
   ];
 }

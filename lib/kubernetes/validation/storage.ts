@@ -24,7 +24,8 @@ const VOLUME_MODES = ['Block', 'Filesystem'];
 export function accessModesProblem(modes: readonly unknown[]): string | undefined {
   if (modes.length === 0) return 'at least 1 access mode is required';
   const unknown = modes.filter((m) => typeof m !== 'string' || !ACCESS_MODES.includes(m));
-  if (unknown.length > 0) return `received ${show(unknown)}; supported values: ${ACCESS_MODES.map((m) => show(m)).join(', ')}`;
+  if (unknown.length > 0)
+    return `received ${show(unknown)}; supported values: ${ACCESS_MODES.map((m) => show(m)).join(', ')}`;
   if (modes.includes('ReadWriteOncePod') && modes.some((m) => m !== 'ReadWriteOncePod')) {
     return `received ${show(modes)}; may not use ReadWriteOncePod with other access modes`;
   }
@@ -45,17 +46,32 @@ export function persistentVolumeClaimSpecProblems(spec: unknown): Problem[] {
   ];
   const storagePath = keyPath('resources', 'storage');
   const storage = asRecord(asRecord(s.resources)?.requests)?.storage;
-  if (storage === undefined) problems.push({ path: storagePath, message: 'a storage request is required (resources.requests.storage)' });
+  if (storage === undefined)
+    problems.push({ path: storagePath, message: 'a storage request is required (resources.requests.storage)' });
   else {
     const decoded = decodeQuantity(storage);
     if ('problem' in decoded) problems.push({ path: storagePath, message: decoded.problem });
-    else if (decoded.quantity.coefficient <= 0n) problems.push({ path: storagePath, message: `received ${show(decoded.quantity.printed)}; must be greater than zero` });
+    else if (decoded.quantity.coefficient <= 0n)
+      problems.push({
+        path: storagePath,
+        message: `received ${show(decoded.quantity.printed)}; must be greater than zero`,
+      });
   }
   if (s.storageClassName !== undefined && s.storageClassName !== null) {
-    problems.push(...problemAt('storageClassName', typeof s.storageClassName === 'string' ? storageClassNameProblem(s.storageClassName) : `received ${show(s.storageClassName)}; must be a string`));
+    problems.push(
+      ...problemAt(
+        'storageClassName',
+        typeof s.storageClassName === 'string'
+          ? storageClassNameProblem(s.storageClassName)
+          : `received ${show(s.storageClassName)}; must be a string`,
+      ),
+    );
   }
   if (s.volumeMode !== undefined && !VOLUME_MODES.includes(s.volumeMode as string)) {
-    problems.push({ path: 'volumeMode', message: `received ${show(s.volumeMode)}; supported values: "Block", "Filesystem"` });
+    problems.push({
+      path: 'volumeMode',
+      message: `received ${show(s.volumeMode)}; supported values: "Block", "Filesystem"`,
+    });
   }
   return problems;
 }
@@ -67,7 +83,12 @@ export function ephemeralVolumeProblems(ephemeral: unknown): Problem[] {
   const metadata = asRecord(template.metadata) ?? {};
   const at = (field: string) => fieldPath('volumeClaimTemplate.metadata', field);
   return [
-    ...Object.keys(metadata).filter((k) => k !== 'labels' && k !== 'annotations').map((k) => ({ path: at(k), message: 'cannot be set: a claim template\'s metadata holds only labels and annotations' })),
+    ...Object.keys(metadata)
+      .filter((k) => k !== 'labels' && k !== 'annotations')
+      .map((k) => ({
+        path: at(k),
+        message: "cannot be set: a claim template's metadata holds only labels and annotations",
+      })),
     ...under(at('labels'), labelsProblems(metadata.labels)),
     ...under(at('annotations'), annotationsProblems(metadata.annotations)),
     ...under('volumeClaimTemplate.spec', persistentVolumeClaimSpecProblems(template.spec)),

@@ -14,7 +14,10 @@ import { Construct } from 'constructs';
 
 /** `EnvValue` of cdk8s-plus (src/container.ts): a value, or where it comes from. */
 class EnvValue {
-  constructor(public readonly value?: string, public readonly valueFrom?: unknown) {}
+  constructor(
+    public readonly value?: string,
+    public readonly valueFrom?: unknown,
+  ) {}
 }
 
 /**
@@ -25,7 +28,13 @@ class EnvValue {
 abstract class ImportedResource extends Construct {
   private readonly _name: string;
 
-  constructor(scope: Construct, id: string, name: string, public readonly resourceType: string, private readonly _kind: string) {
+  constructor(
+    scope: Construct,
+    id: string,
+    name: string,
+    public readonly resourceType: string,
+    private readonly _kind: string,
+  ) {
     super(scope, id);
     this._name = name;
   }

@@ -8,7 +8,9 @@ describe('BackupPolicy construct', () => {
   test('synthesizes exactly the core objects', () => {
     // GIVEN
     const chart = Testing.chart();
-    const doc = vitessPolicy({ schedules: [{ name: 'daily', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] }] });
+    const doc = vitessPolicy({
+      schedules: [{ name: 'daily', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] }],
+    });
     // WHEN
     const policy = new BackupPolicy(chart, 'policy', doc);
     // THEN
@@ -28,7 +30,9 @@ describe('BackupPolicy construct', () => {
     const chart = Testing.chart();
     const doc = vitessPolicy({ cluster: 'Bad' }, { defaults: { backoffLimit: -1 } });
     expect(() => new BackupPolicy(chart, 'policy', doc)).toThrow(PolicyError);
-    expect(() => new BackupPolicy(chart, 'policy2', doc)).toThrow(/spec\.defaults\.backoffLimit: received -1; must be >= 0/);
+    expect(() => new BackupPolicy(chart, 'policy2', doc)).toThrow(
+      /spec\.defaults\.backoffLimit: received -1; must be >= 0/,
+    );
     expect(Testing.synth(chart)).toEqual([]);
   });
 
@@ -40,7 +44,11 @@ describe('BackupPolicy construct', () => {
     expect(chart.node.tryFindChild('bad')).toBeUndefined();
     new BackupPolicy(chart, 'later', { ...vitessPolicy(), metadata: { name: 'later' } });
     expect(() => app.synth()).not.toThrow();
-    expect(Testing.synth(chart).map((m) => m.metadata.name)).toEqual([...renderPolicy(vitessPolicy()), ...renderPolicy({ ...vitessPolicy(), metadata: { name: 'later' } })].map((m) => m.metadata.name));
+    expect(Testing.synth(chart).map((m) => m.metadata.name)).toEqual(
+      [...renderPolicy(vitessPolicy()), ...renderPolicy({ ...vitessPolicy(), metadata: { name: 'later' } })].map(
+        (m) => m.metadata.name,
+      ),
+    );
   });
 });
 
@@ -64,17 +72,26 @@ describe('VitessBackupSchedule construct', () => {
 
   test('scheduleName, job settings and cluster settings route to the right place', () => {
     const chart = Testing.chart();
-    const s = new VitessBackupSchedule(chart, 'x', { ...props, scheduleName: 'nightly', suspend: true, allowFirstBackup: true });
+    const s = new VitessBackupSchedule(chart, 'x', {
+      ...props,
+      scheduleName: 'nightly',
+      suspend: true,
+      allowFirstBackup: true,
+    });
     const cj = s.manifests.find((m) => m.kind === 'CronJob') as any;
     expect(cj.metadata.name).toBe('example-nightly-commerce-x-x');
     expect(cj.spec.suspend).toBe(true);
-    expect(cj.spec.jobTemplate.spec.template.spec.containers[0].env).toContainEqual({ name: 'VITESS_ALLOW_FIRST_BACKUP', value: 'true' });
+    expect(cj.spec.jobTemplate.spec.template.spec.containers[0].env).toContainEqual({
+      name: 'VITESS_ALLOW_FIRST_BACKUP',
+      value: 'true',
+    });
   });
 
   test('errors name the prop as written, and the policy field it became', () => {
     const chart = new Chart(Testing.app(), 'c');
-    expect(() => new VitessBackupSchedule(chart, 'daily', { ...props, concurrencyPolicy: 'Sometimes' as any }))
-      .toThrow('  concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace" (policy field spec.vitess.schedules[0].concurrencyPolicy)');
+    expect(() => new VitessBackupSchedule(chart, 'daily', { ...props, concurrencyPolicy: 'Sometimes' as any })).toThrow(
+      '  concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace" (policy field spec.vitess.schedules[0].concurrencyPolicy)',
+    );
   });
 });
 
@@ -91,7 +108,10 @@ describe('objects two constructs both render', () => {
   test('distinct namespaces do not collide', () => {
     const app = Testing.app();
     new BackupPolicy(new Chart(app, 'one'), 'a', vitessPolicy());
-    new BackupPolicy(new Chart(app, 'two'), 'a', { ...vitessPolicy(), metadata: { name: 'example', namespace: 'other' } });
+    new BackupPolicy(new Chart(app, 'two'), 'a', {
+      ...vitessPolicy(),
+      metadata: { name: 'example', namespace: 'other' },
+    });
     expect(() => app.synth()).not.toThrow();
   });
 });

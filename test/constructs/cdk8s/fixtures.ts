@@ -1,5 +1,9 @@
 /** Props of the cdk8s tests: one small valid schedule per engine, without a namespace. */
-import type { EtcdBackupScheduleProps, RedisBackupScheduleProps, VitessBackupScheduleProps } from '../../../constructs/cdk8s';
+import type {
+  EtcdBackupScheduleProps,
+  RedisBackupScheduleProps,
+  VitessBackupScheduleProps,
+} from '../../../constructs/cdk8s';
 
 /** Two shards behind one Sentinel, serialized cluster-wide, with alerts: the namespace appears inside objects too. */
 export const redisProps: RedisBackupScheduleProps = {
@@ -8,7 +12,10 @@ export const redisProps: RedisBackupScheduleProps = {
   shards: ['shard01', 'shard02'],
   sentinel: { addresses: ['sentinel.redis.svc:26379'], passwordSecret: { name: 'redis-auth', key: 'password' } },
   s3: { bucket: 'cache-backups', region: 'us-east-1', credentialsSecret: { name: 'aws-credentials' } },
-  placement: { serializationGroup: { name: 'cache', scope: 'cluster' }, podAntiAffinity: [{ labels: { app: 'redis' }, weight: 50 }] },
+  placement: {
+    serializationGroup: { name: 'cache', scope: 'cluster' },
+    podAntiAffinity: [{ labels: { app: 'redis' }, weight: 50 }],
+  },
   retention: { keepLast: 7, schedule: '0 5 * * *' },
   metrics: { pushgatewayUrl: 'http://pushgateway.monitoring.svc:9091', prometheusRule: {} },
 };

@@ -10,8 +10,14 @@ const names = (objects: ReadonlyMap<string, ApiObject>) => [...objects].map(([ke
 test('Redis: a CronJob per shard, a prune CronJob per shard, the PrometheusRule; ids <Kind>-<object name>', () => {
   const chart = Testing.chart();
   const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);
-  expect(names(schedule.backupCronJobs)).toEqual([['shard01', 'CronJob cache-shard01'], ['shard02', 'CronJob cache-shard02']]);
-  expect(names(schedule.pruneCronJobs)).toEqual([['shard01', 'CronJob cache-shard01-prune'], ['shard02', 'CronJob cache-shard02-prune']]);
+  expect(names(schedule.backupCronJobs)).toEqual([
+    ['shard01', 'CronJob cache-shard01'],
+    ['shard02', 'CronJob cache-shard02'],
+  ]);
+  expect(names(schedule.pruneCronJobs)).toEqual([
+    ['shard01', 'CronJob cache-shard01-prune'],
+    ['shard02', 'CronJob cache-shard02-prune'],
+  ]);
   expect(schedule.cronJob('shard02')).toBe(schedule.backupCronJobs.get('shard02'));
   expect(schedule.pruneCronJob('shard01').name).toBe('cache-shard01-prune');
   expect(schedule.prometheusRule?.name).toBe('cache-backup-alerts');
@@ -22,10 +28,17 @@ test('Redis: a CronJob per shard, a prune CronJob per shard, the PrometheusRule;
 test('Vitess: by <keyspace>/<shard> as written; a whole policy by <schedule>/<keyspace>/<shard>', () => {
   const chart = Testing.chart();
   const schedule = new VitessBackupSchedule(chart, 'nightly', vitessProps);
-  expect(names(schedule.backupCronJobs)).toEqual([['commerce/-80', 'CronJob shop-nightly-commerce-x-80'], ['commerce/80-', 'CronJob shop-nightly-commerce-80-x']]);
+  expect(names(schedule.backupCronJobs)).toEqual([
+    ['commerce/-80', 'CronJob shop-nightly-commerce-x-80'],
+    ['commerce/80-', 'CronJob shop-nightly-commerce-80-x'],
+  ]);
   const renamed = new VitessBackupSchedule(chart, 'other-id', { ...vitessProps, scheduleName: 'weekly' });
   expect(renamed.cronJob('commerce/-80').name).toBe('shop-weekly-commerce-x-80');
-  const policy = new BackupPolicy(chart, 'policy', vitessPolicy({ schedules: [{ name: 'daily', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] }] }));
+  const policy = new BackupPolicy(
+    chart,
+    'policy',
+    vitessPolicy({ schedules: [{ name: 'daily', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] }] }),
+  );
   expect(policy.cronJob('daily/customer/80-').name).toBe('example-daily-customer-80-x');
   expect(policy.prometheusRule).toBeUndefined();
 });
@@ -33,7 +46,10 @@ test('Vitess: by <keyspace>/<shard> as written; a whole policy by <schedule>/<ke
 test('etcd: by node; cluster mode: the one CronJob, key "cluster"', () => {
   const chart = Testing.chart();
   const perNode = new EtcdBackupSchedule(chart, 'per-node', etcdProps);
-  expect(names(perNode.backupCronJobs)).toEqual([['cp-1', 'CronJob etcd-cp-1'], ['cp-2', 'CronJob etcd-cp-2']]);
+  expect(names(perNode.backupCronJobs)).toEqual([
+    ['cp-1', 'CronJob etcd-cp-1'],
+    ['cp-2', 'CronJob etcd-cp-2'],
+  ]);
   const cluster = new EtcdBackupSchedule(chart, 'cluster', { name: 'etcd-cluster' });
   expect(cluster.cronJob()).toBe(cluster.cronJob('cluster'));
   expect(cluster.cronJob().name).toBe('etcd-cluster');
@@ -49,14 +65,22 @@ test('etcd restore drills: drillCronJob by the key of the backups they drill', (
     metadata: { name: 'etcd' },
     spec: { drill: { schedule: '0 4 * * 0' }, etcd: { mode: 'perNode', nodes: ['cp-1', 'cp-2'] } },
   });
-  expect(names(policy.drillCronJobs)).toEqual([['cp-1', 'CronJob etcd-drill-cp-1'], ['cp-2', 'CronJob etcd-drill-cp-2']]);
+  expect(names(policy.drillCronJobs)).toEqual([
+    ['cp-1', 'CronJob etcd-drill-cp-1'],
+    ['cp-2', 'CronJob etcd-drill-cp-2'],
+  ]);
   expect(policy.drillCronJob('cp-2')).toBe(policy.drillCronJobs.get('cp-2'));
   expect(policy.cronJob('cp-2').name).toBe('etcd-cp-2');
   expect(policy.cronJobs.map((c) => c.name)).toEqual(['etcd-cp-1', 'etcd-cp-2', 'etcd-drill-cp-1', 'etcd-drill-cp-2']);
-  expect(() => policy.drillCronJob()).toThrow('test/drills: restore-drill CronJob: there are 2, name one (keys: "cp-1", "cp-2")');
+  expect(() => policy.drillCronJob()).toThrow(
+    'test/drills: restore-drill CronJob: there are 2, name one (keys: "cp-1", "cp-2")',
+  );
   const cluster = new BackupPolicy(chart, 'cluster', {
     metadata: { name: 'etcd-pvc' },
-    spec: { drill: { schedule: '@weekly' }, etcd: { destination: { persistentVolumeClaim: { claimName: 'etcd-snapshots' } } } },
+    spec: {
+      drill: { schedule: '@weekly' },
+      etcd: { destination: { persistentVolumeClaim: { claimName: 'etcd-snapshots' } } },
+    },
   });
   expect(cluster.drillCronJob().name).toBe('etcd-pvc-drill');
   expect(cluster.drillCronJob('cluster')).toBe(cluster.drillCronJob());
@@ -66,21 +90,34 @@ test('etcd restore drills: drillCronJob by the key of the backups they drill', (
 
 test('Redis restore drills from the schedule construct: drillCronJob by shard', () => {
   const chart = Testing.chart();
-  const schedule = new RedisBackupSchedule(chart, 'drilled', { ...redisProps, drill: { schedule: '@daily', maxBackupAge: '2d' } });
-  expect(names(schedule.drillCronJobs)).toEqual([['shard01', 'CronJob cache-shard01-drill'], ['shard02', 'CronJob cache-shard02-drill']]);
+  const schedule = new RedisBackupSchedule(chart, 'drilled', {
+    ...redisProps,
+    drill: { schedule: '@daily', maxBackupAge: '2d' },
+  });
+  expect(names(schedule.drillCronJobs)).toEqual([
+    ['shard01', 'CronJob cache-shard01-drill'],
+    ['shard02', 'CronJob cache-shard02-drill'],
+  ]);
   expect(schedule.drillCronJob('shard02').name).toBe('cache-shard02-drill');
   expect(schedule.cronJob('shard02').name).toBe('cache-shard02');
-  expect(() => new RedisBackupSchedule(chart, 'bad', { ...redisProps, name: 'bad', drill: { schedule: 'daily' } }))
-    .toThrow(/drill\.schedule: received "daily"/);
+  expect(
+    () => new RedisBackupSchedule(chart, 'bad', { ...redisProps, name: 'bad', drill: { schedule: 'daily' } }),
+  ).toThrow(/drill\.schedule: received "daily"/);
 });
 
 test('an unknown key, or no key among several, names the construct and the keys there are', () => {
   const chart = Testing.chart();
   const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);
-  expect(() => schedule.cronJob('shard1')).toThrow('test/cache: backup CronJob: no key "shard1" (did you mean "shard01"?); keys: "shard01", "shard02"');
-  expect(() => schedule.cronJob()).toThrow('test/cache: backup CronJob: there are 2, name one (keys: "shard01", "shard02")');
+  expect(() => schedule.cronJob('shard1')).toThrow(
+    'test/cache: backup CronJob: no key "shard1" (did you mean "shard01"?); keys: "shard01", "shard02"',
+  );
+  expect(() => schedule.cronJob()).toThrow(
+    'test/cache: backup CronJob: there are 2, name one (keys: "shard01", "shard02")',
+  );
   const plain = new RedisBackupSchedule(chart, 'plain', { ...redisProps, name: 'plain', retention: undefined });
-  expect(() => plain.pruneCronJob('shard01')).toThrow('test/plain: retention-prune CronJob: no key "shard01"; there is none');
+  expect(() => plain.pruneCronJob('shard01')).toThrow(
+    'test/plain: retention-prune CronJob: no key "shard01"; there is none',
+  );
 });
 
 test('escape hatches on a handle: a JSON patch and an annotation reach the synthesized CronJob, and only it', () => {
@@ -88,13 +125,21 @@ test('escape hatches on a handle: a JSON patch and an annotation reach the synth
   const chart = new Chart(Testing.app(), 'backups', { namespace: 'cache' });
   const schedule = new RedisBackupSchedule(chart, 'cache', redisProps);
   // WHEN
-  schedule.cronJob('shard01').addJsonPatch(JsonPatch.add('/spec/jobTemplate/spec/template/spec/priorityClassName', 'backup-low'));
+  schedule
+    .cronJob('shard01')
+    .addJsonPatch(JsonPatch.add('/spec/jobTemplate/spec/template/spec/priorityClassName', 'backup-low'));
   schedule.cronJob('shard01').metadata.addAnnotation('example.com/owner', 'cache-team');
   ApiObject.of(schedule.pruneCronJob('shard02')).addJsonPatch(JsonPatch.replace('/spec/suspend', true));
   // THEN
-  const byName = new Map((Testing.synth(chart) as Manifest[]).map((m) => [m.metadata.name, m as Manifest & { spec: Record<string, any> }]));
+  const byName = new Map(
+    (Testing.synth(chart) as Manifest[]).map((m) => [m.metadata.name, m as Manifest & { spec: Record<string, any> }]),
+  );
   expect(byName.get('cache-shard01')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBe('backup-low');
-  expect(byName.get('cache-shard01')!.metadata.annotations).toEqual({ 'example.com/owner': 'cache-team', 'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/), 'backup-cronjobs.io/policy': 'cache' });
+  expect(byName.get('cache-shard01')!.metadata.annotations).toEqual({
+    'example.com/owner': 'cache-team',
+    'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/),
+    'backup-cronjobs.io/policy': 'cache',
+  });
   expect(byName.get('cache-shard02-prune')!.spec.suspend).toBe(true);
   expect(byName.get('cache-shard02')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBeUndefined();
   expect(byName.get('cache-shard02')!.metadata.annotations).not.toHaveProperty('example.com/owner');

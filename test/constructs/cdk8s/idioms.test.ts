@@ -30,34 +30,62 @@ test('Redis: Duration, Cron and cdk8s-plus Secrets give the objects of the equiv
       retention: { maxAge: Duration.days(14), schedule: Cron.daily() },
     });
   });
-  const withStrings = synth((chart) => new RedisBackupSchedule(chart, 'cache', {
-    ...redisProps,
-    timeout: '20m',
-    stagger: { window: '1h' },
-    shards: ['shard01', { name: 'shard02', schedule: '30 3 * * *' }],
-    retention: { maxAge: '14d', schedule: '0 0 * * *' },
-  }));
+  const withStrings = synth(
+    (chart) =>
+      new RedisBackupSchedule(chart, 'cache', {
+        ...redisProps,
+        timeout: '20m',
+        stagger: { window: '1h' },
+        shards: ['shard01', { name: 'shard02', schedule: '30 3 * * *' }],
+        retention: { maxAge: '14d', schedule: '0 0 * * *' },
+      }),
+  );
   expect(withValues).toEqual(withStrings);
   expect(withValues.length).toBeGreaterThan(2);
 });
 
 test('etcd and Vitess: a cdk8s-plus PersistentVolumeClaim where a claim is named', () => {
-  const etcd = synth((chart) => new EtcdBackupSchedule(chart, 'etcd', {
-    ...etcdProps,
-    destination: { persistentVolumeClaim: { claimName: new ImportedPersistentVolumeClaim(chart, 'snapshots', 'etcd-snapshots') } },
-    ttlAfterFinished: Duration.hours(12),
-  }));
-  expect(etcd).toEqual(synth((chart) => new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, ttlAfterFinished: '12h' })));
-  const vitess = synth((chart) => new VitessBackupSchedule(chart, 'nightly', {
-    ...vitessProps,
-    storage: { file: { claimName: new ImportedPersistentVolumeClaim(chart, 'backups', 'vitess-backups') } },
-    pod: { volumes: [{ name: 'extra', mountPath: '/extra', persistentVolumeClaim: { claimName: new ImportedPersistentVolumeClaim(chart, 'extra', 'extra-data') } }] },
-  }));
-  expect(vitess).toEqual(synth((chart) => new VitessBackupSchedule(chart, 'nightly', {
-    ...vitessProps,
-    storage: { file: { claimName: 'vitess-backups' } },
-    pod: { volumes: [{ name: 'extra', mountPath: '/extra', persistentVolumeClaim: { claimName: 'extra-data' } }] },
-  })));
+  const etcd = synth(
+    (chart) =>
+      new EtcdBackupSchedule(chart, 'etcd', {
+        ...etcdProps,
+        destination: {
+          persistentVolumeClaim: { claimName: new ImportedPersistentVolumeClaim(chart, 'snapshots', 'etcd-snapshots') },
+        },
+        ttlAfterFinished: Duration.hours(12),
+      }),
+  );
+  expect(etcd).toEqual(
+    synth((chart) => new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, ttlAfterFinished: '12h' })),
+  );
+  const vitess = synth(
+    (chart) =>
+      new VitessBackupSchedule(chart, 'nightly', {
+        ...vitessProps,
+        storage: { file: { claimName: new ImportedPersistentVolumeClaim(chart, 'backups', 'vitess-backups') } },
+        pod: {
+          volumes: [
+            {
+              name: 'extra',
+              mountPath: '/extra',
+              persistentVolumeClaim: { claimName: new ImportedPersistentVolumeClaim(chart, 'extra', 'extra-data') },
+            },
+          ],
+        },
+      }),
+  );
+  expect(vitess).toEqual(
+    synth(
+      (chart) =>
+        new VitessBackupSchedule(chart, 'nightly', {
+          ...vitessProps,
+          storage: { file: { claimName: 'vitess-backups' } },
+          pod: {
+            volumes: [{ name: 'extra', mountPath: '/extra', persistentVolumeClaim: { claimName: 'extra-data' } }],
+          },
+        }),
+    ),
+  );
 });
 
 describe('problems name the prop as written (and the policy field)', () => {
@@ -73,36 +101,65 @@ describe('problems name the prop as written (and the policy field)', () => {
   }
 
   test('Redis', () => {
-    expect(problems((chart) => new RedisBackupSchedule(chart, 'cache', { ...redisProps, shards: ['shard01', 'shard01'], s3: { ...redisProps.s3, bucket: 'Cache' } }))).toEqual([
+    expect(
+      problems(
+        (chart) =>
+          new RedisBackupSchedule(chart, 'cache', {
+            ...redisProps,
+            shards: ['shard01', 'shard01'],
+            s3: { ...redisProps.s3, bucket: 'Cache' },
+          }),
+      ),
+    ).toEqual([
       's3.bucket: received "Cache"; must be a string matching ^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$ (policy field spec.redis.s3.bucket)',
       'shards[1]: received "shard01"; shard names must be unique (also at shards[0]) (policy field spec.redis.shards[1])',
     ]);
   });
 
   test('Vitess', () => {
-    expect(problems((chart) => new VitessBackupSchedule(chart, 'nightly', { ...vitessProps, scheduleName: 'Nightly', strategies: [{ keyspace: 'commerce', shards: [] }] })))
-      .toEqual([
-        expect.stringMatching(/^scheduleName: received "Nightly"; .* \(policy field spec\.vitess\.schedules\[0\]\.name\)$/),
-        'strategies[0].shards: received 0 item(s); at least 1 required (policy field spec.vitess.schedules[0].strategies[0].shards)',
-      ]);
+    expect(
+      problems(
+        (chart) =>
+          new VitessBackupSchedule(chart, 'nightly', {
+            ...vitessProps,
+            scheduleName: 'Nightly',
+            strategies: [{ keyspace: 'commerce', shards: [] }],
+          }),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^scheduleName: received "Nightly"; .* \(policy field spec\.vitess\.schedules\[0\]\.name\)$/,
+      ),
+      'strategies[0].shards: received 0 item(s); at least 1 required (policy field spec.vitess.schedules[0].strategies[0].shards)',
+    ]);
   });
 
   test('etcd: a job setting of a node, and a value of a cdk8s type', () => {
-    expect(problems((chart) => new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, nodes: ['cp-1', { name: 'cp-2', backoffLimit: -1 }] })))
-      .toEqual(['nodes[1].backoffLimit: received -1; must be >= 0 (policy field spec.etcd.nodes[1].backoffLimit)']);
-    expect(problems((chart) => new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, timeout: Duration.millis(100) })))
-      .toEqual(['timeout: received Duration 100 millis; a policy duration is a whole number of seconds']);
+    expect(
+      problems(
+        (chart) =>
+          new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, nodes: ['cp-1', { name: 'cp-2', backoffLimit: -1 }] }),
+      ),
+    ).toEqual(['nodes[1].backoffLimit: received -1; must be >= 0 (policy field spec.etcd.nodes[1].backoffLimit)']);
+    expect(
+      problems((chart) => new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, timeout: Duration.millis(100) })),
+    ).toEqual(['timeout: received Duration 100 millis; a policy duration is a whole number of seconds']);
   });
 
   test('problems of cdk8s values and of the policy in one pass, each once', () => {
-    expect(problems((chart) => new RedisBackupSchedule(chart, 'cache', {
-      ...redisProps,
-      timeout: Duration.millis(1500),
-      schedule: Cron.schedule({ minute: '0 0' }),
-      scratch: { size: Size.kibibytes(1e21) },
-      shards: ['shard01', 'shard01'],
-      s3: { ...redisProps.s3, bucket: 'Cache' },
-    }))).toEqual([
+    expect(
+      problems(
+        (chart) =>
+          new RedisBackupSchedule(chart, 'cache', {
+            ...redisProps,
+            timeout: Duration.millis(1500),
+            schedule: Cron.schedule({ minute: '0 0' }),
+            scratch: { size: Size.kibibytes(1e21) },
+            shards: ['shard01', 'shard01'],
+            s3: { ...redisProps.s3, bucket: 'Cache' },
+          }),
+      ),
+    ).toEqual([
       'schedule: received Cron "0 0 * * * *" (6 fields); a CronJob schedule has 5 (minute hour day-of-month month day-of-week): no seconds or year field',
       'timeout: received Duration 1 second 500 millis; a policy duration is a whole number of seconds',
       expect.stringMatching(/^scratch\.size: received Size "1e\+21Ki"; must be a size: /),
@@ -112,10 +169,16 @@ describe('problems name the prop as written (and the policy field)', () => {
   });
 
   test('a Secret the app defines in another namespace than the objects using it: an error naming both', () => {
-    expect(problems((chart) => {
-      const aws = new DefinedSecret(chart, 'aws', { metadata: { name: 'aws-credentials', namespace: 'ops' } });
-      new RedisBackupSchedule(chart, 'cache', { ...redisProps, namespace: 'cache', s3: { ...redisProps.s3, credentialsSecret: aws } });
-    })).toEqual([
+    expect(
+      problems((chart) => {
+        const aws = new DefinedSecret(chart, 'aws', { metadata: { name: 'aws-credentials', namespace: 'ops' } });
+        new RedisBackupSchedule(chart, 'cache', {
+          ...redisProps,
+          namespace: 'cache',
+          s3: { ...redisProps.s3, credentialsSecret: aws },
+        });
+      }),
+    ).toEqual([
       's3.credentialsSecret.name: received the Secret "aws-credentials" of namespace "ops"; the objects that use it are in namespace "cache", and a pod reads only its own namespace\'s Secrets: define it in "cache" or set the policy\'s namespace',
     ]);
     // the namespaces of the charts, and a problem of the policy beside it
@@ -123,7 +186,11 @@ describe('problems name the prop as written (and the policy field)', () => {
     const auth = new DefinedSecret(new Chart(app, 'ops', { namespace: 'ops' }), 'auth');
     let error: PolicyError | undefined;
     try {
-      new EtcdBackupSchedule(new Chart(app, 'db', { namespace: 'db' }), 'etcd', { ...etcdProps, backoffLimit: -1, destination: { s3: { bucket: 'snapshots', region: 'us-east-1', credentialsSecret: auth } } });
+      new EtcdBackupSchedule(new Chart(app, 'db', { namespace: 'db' }), 'etcd', {
+        ...etcdProps,
+        backoffLimit: -1,
+        destination: { s3: { bucket: 'snapshots', region: 'us-east-1', credentialsSecret: auth } },
+      });
     } catch (e) {
       error = e as PolicyError;
     }
@@ -146,15 +213,21 @@ describe('cdk8s-plus Secret objects where a Secret reference is taken', () => {
       new RedisBackupSchedule(chart, 'cache', { ...redisProps, s3: { ...redisProps.s3, credentialsSecret: aws } });
     });
     expect(defined.filter((m) => m.kind !== 'Secret')).toEqual(withObject);
-    expect(defined.find((m) => m.kind === 'Secret')!.metadata).toMatchObject({ name: 'aws-credentials', namespace: 'db' });
+    expect(defined.find((m) => m.kind === 'Secret')!.metadata).toMatchObject({
+      name: 'aws-credentials',
+      namespace: 'db',
+    });
   });
 
   test('types: a Secret object stands for a reference whose only required field is name; one that needs a key is a compile error', () => {
     const chart = Testing.chart();
     const secret = new ImportedSecret(chart, 'auth', 'redis-auth');
     const ok: RedisBackupScheduleProps = { ...redisProps, s3: { ...redisProps.s3, credentialsSecret: secret } };
-    // @ts-expect-error passwordSecret needs a key: { name: secret, key: 'password' }
-    const keyed: RedisBackupScheduleProps = { ...redisProps, sentinel: { ...redisProps.sentinel, passwordSecret: secret } };
+    const keyed: RedisBackupScheduleProps = {
+      ...redisProps,
+      // @ts-expect-error passwordSecret needs a key: { name: secret, key: 'password' }
+      sentinel: { ...redisProps.sentinel, passwordSecret: secret },
+    };
     expect([ok, keyed]).toHaveLength(2);
   });
 });
@@ -181,7 +254,12 @@ test('snapshot: a chart with a namespace, Duration, Cron, cdk8s-plus objects and
 });
 
 test('types: a Duration where a duration is taken, a Cron where a schedule is (checked by the compiler)', () => {
-  const ok: RedisBackupScheduleProps = { ...redisProps, schedule: Cron.daily(), timeout: Duration.minutes(5), retention: { maxAge: Duration.days(3), schedule: Cron.hourly() } };
+  const ok: RedisBackupScheduleProps = {
+    ...redisProps,
+    schedule: Cron.daily(),
+    timeout: Duration.minutes(5),
+    retention: { maxAge: Duration.days(3), schedule: Cron.hourly() },
+  };
   // @ts-expect-error a schedule is no Duration
   const schedule: RedisBackupScheduleProps = { ...redisProps, schedule: Duration.hours(1) };
   // @ts-expect-error a timeout is no Cron

@@ -17,8 +17,12 @@ function namespacesIn(m: Manifest): string[] {
   const own = [m.metadata.namespace ?? '(none)'];
   if (m.kind === 'CronJob') {
     const affinity = podOf(m).affinity ?? {};
-    const terms = [...(affinity.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []),
-      ...(affinity.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((t: { podAffinityTerm: unknown }) => t.podAffinityTerm)];
+    const terms = [
+      ...(affinity.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []),
+      ...(affinity.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map(
+        (t: { podAffinityTerm: unknown }) => t.podAffinityTerm,
+      ),
+    ];
     return [...own, ...terms.flatMap((t: { namespaces: string[] }) => t.namespaces)];
   }
   if (m.kind === 'PrometheusRule') {
@@ -28,7 +32,7 @@ function namespacesIn(m: Manifest): string[] {
   return own;
 }
 
-test('without a namespace in the props, the objects are what the core renders for the chart\'s namespace, inside them too', () => {
+test("without a namespace in the props, the objects are what the core renders for the chart's namespace, inside them too", () => {
   // GIVEN
   const chart = new Chart(Testing.app(), 'backups', { namespace: 'cache' });
   // WHEN
@@ -36,14 +40,21 @@ test('without a namespace in the props, the objects are what the core renders fo
   // THEN
   const objects = Testing.synth(chart) as Manifest[];
   expect(objects).toEqual(renderPolicy(redisSchedulePolicy({ ...redisProps, namespace: 'cache' } as never)));
-  expect(objects.map((m) => m.kind)).toEqual(['ConfigMap', 'CronJob', 'CronJob', 'CronJob', 'CronJob', 'PrometheusRule']);
+  expect(objects.map((m) => m.kind)).toEqual([
+    'ConfigMap',
+    'CronJob',
+    'CronJob',
+    'CronJob',
+    'CronJob',
+    'PrometheusRule',
+  ]);
   const named = objects.flatMap(namespacesIn);
   expect(named.length).toBeGreaterThan(objects.length + 4); // affinity terms and alert expressions name it too
   expect(new Set(named)).toEqual(new Set(['cache']));
   expect(schedule.namespace).toBe('cache');
 });
 
-test('a namespace in the props wins over the chart\'s', () => {
+test("a namespace in the props wins over the chart's", () => {
   const chart = new Chart(Testing.app(), 'backups', { namespace: 'cache' });
   new RedisBackupSchedule(chart, 'cache', { ...redisProps, namespace: 'redis' });
   expect(new Set((Testing.synth(chart) as Manifest[]).flatMap(namespacesIn))).toEqual(new Set(['redis']));
@@ -55,7 +66,7 @@ test('without a namespace anywhere, "default", as the CLI renders the policy', (
   expect(new Set((Testing.synth(chart) as Manifest[]).flatMap(namespacesIn))).toEqual(new Set(['default']));
 });
 
-test('BackupPolicy and BackupPolicy.fromFile: a policy without metadata.namespace lands in the chart\'s namespace; one with it stays', () => {
+test("BackupPolicy and BackupPolicy.fromFile: a policy without metadata.namespace lands in the chart's namespace; one with it stays", () => {
   const withoutNamespace = { ...vitessPolicy(), metadata: { name: 'example' } };
   const dir = mkdtempSync(join(tmpdir(), 'bcj-cdk8s-ns-'));
   const file = join(dir, 'policy.yaml');
@@ -64,6 +75,13 @@ test('BackupPolicy and BackupPolicy.fromFile: a policy without metadata.namespac
   const fromProps = new BackupPolicy(chart, 'props', withoutNamespace);
   const fromFile = BackupPolicy.fromFile(chart, 'file', file);
   rmSync(dir, { recursive: true });
-  const kept = new BackupPolicy(chart, 'kept', { ...vitessPolicy(), metadata: { name: 'other', namespace: 'example' } });
-  expect([fromProps, fromFile, kept].map((p) => [p.namespace, ...p.manifests.flatMap(namespacesIn)])).toEqual([['db', 'db', 'db'], ['db', 'db', 'db'], ['example', 'example', 'example']]);
+  const kept = new BackupPolicy(chart, 'kept', {
+    ...vitessPolicy(),
+    metadata: { name: 'other', namespace: 'example' },
+  });
+  expect([fromProps, fromFile, kept].map((p) => [p.namespace, ...p.manifests.flatMap(namespacesIn)])).toEqual([
+    ['db', 'db', 'db'],
+    ['db', 'db', 'db'],
+    ['example', 'example', 'example'],
+  ]);
 });

@@ -15,10 +15,16 @@ test('cdk8s synth writes the same files and bytes as backup-cronjobs synth', () 
     env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
     stdio: 'pipe',
   });
-  const policies = readdirSync(join(root, 'examples', 'policies')).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(root, 'examples', 'policies', f));
+  const policies = readdirSync(join(root, 'examples', 'policies'))
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => join(root, 'examples', 'policies', f));
   expect(runCli(['synth', ...policies, '--out', cliOut], { stdout: () => undefined, stderr: () => undefined })).toBe(0);
   const files = readdirSync(cliOut).sort();
   expect(files.length).toBeGreaterThanOrEqual(2);
-  expect(readdirSync(cdk8sOut).filter((f) => f.endsWith('.k8s.yaml')).sort()).toEqual(files);
+  expect(
+    readdirSync(cdk8sOut)
+      .filter((f) => f.endsWith('.k8s.yaml'))
+      .sort(),
+  ).toEqual(files);
   for (const f of files) expect(readFileSync(join(cdk8sOut, f), 'utf8')).toBe(readFileSync(join(cliOut, f), 'utf8'));
 }, 120000);

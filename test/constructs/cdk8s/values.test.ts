@@ -1,7 +1,16 @@
 // cdk8s value types in the props → the policy's own values (constructs/cdk8s/values.ts).
 import { Cron, Duration, Size, Testing } from 'cdk8s';
 import { IssueList, policySchema, units } from '../../../lib/internal';
-import { CLAIM_NAME_KEYS, CONFIG_MAP_REFERENCE_KEYS, DURATION_KEYS, SIZE_KEYS, SECRET_LIST_KEYS, SECRET_NAME_KEYS, SECRET_REFERENCE_KEYS, policyValues } from '../../../constructs/cdk8s/values';
+import {
+  CLAIM_NAME_KEYS,
+  CONFIG_MAP_REFERENCE_KEYS,
+  DURATION_KEYS,
+  SIZE_KEYS,
+  SECRET_LIST_KEYS,
+  SECRET_NAME_KEYS,
+  SECRET_REFERENCE_KEYS,
+  policyValues,
+} from '../../../constructs/cdk8s/values';
 import { ImportedConfigMap, ImportedPersistentVolumeClaim, ImportedSecret } from './cdk8s-plus';
 
 function convert(value: unknown): { value: unknown; issues: string[] } {
@@ -28,26 +37,39 @@ describe('Duration', () => {
   test('at every duration field, at any depth', () => {
     const d = Duration.hours(2);
     const { value, issues } = convert({
-      stagger: { window: d }, startingDeadline: d, ttlAfterFinished: d, frequency: d,
-      retention: { maxAge: d }, vtbackupRetention: { minBackupInterval: d, minRetentionTime: d }, shards: [{ name: 's', timeout: d }],
+      stagger: { window: d },
+      startingDeadline: d,
+      ttlAfterFinished: d,
+      frequency: d,
+      retention: { maxAge: d },
+      vtbackupRetention: { minBackupInterval: d, minRetentionTime: d },
+      shards: [{ name: 's', timeout: d }],
     });
     expect(issues).toEqual([]);
     expect(value).toEqual({
-      stagger: { window: '2h' }, startingDeadline: '2h', ttlAfterFinished: '2h', frequency: '2h',
-      retention: { maxAge: '2h' }, vtbackupRetention: { minBackupInterval: '2h', minRetentionTime: '2h' }, shards: [{ name: 's', timeout: '2h' }],
+      stagger: { window: '2h' },
+      startingDeadline: '2h',
+      ttlAfterFinished: '2h',
+      frequency: '2h',
+      retention: { maxAge: '2h' },
+      vtbackupRetention: { minBackupInterval: '2h', minRetentionTime: '2h' },
+      shards: [{ name: 's', timeout: '2h' }],
     });
   });
 
   test('a fraction of a second is refused at its prop path', () => {
-    expect(convert({ shards: [{ name: 's', timeout: Duration.millis(1500) }] }).issues)
-      .toEqual(['shards[0].timeout: received Duration 1 second 500 millis; a policy duration is a whole number of seconds']);
+    expect(convert({ shards: [{ name: 's', timeout: Duration.millis(1500) }] }).issues).toEqual([
+      'shards[0].timeout: received Duration 1 second 500 millis; a policy duration is a whole number of seconds',
+    ]);
   });
 
-  test('the keys are exactly the policy schema\'s duration fields', () => {
+  test("the keys are exactly the policy schema's duration fields", () => {
     const keys = new Set<string>();
     const visit = (schema: unknown): void => {
       if (schema === null || typeof schema !== 'object') return;
-      for (const [k, v] of Object.entries((schema as { properties?: Record<string, { pattern?: string }> }).properties ?? {})) {
+      for (const [k, v] of Object.entries(
+        (schema as { properties?: Record<string, { pattern?: string }> }).properties ?? {},
+      )) {
         if (v.pattern === units.DURATION_PATTERN) keys.add(k);
       }
       Object.values(schema).forEach(visit);
@@ -58,14 +80,24 @@ describe('Duration', () => {
 });
 
 describe('Size', () => {
-  test('becomes its quantity at every size field; the keys are exactly the schema\'s size fields', () => {
-    const { value, issues } = convert({ scratch: { size: Size.gibibytes(10) }, retention: { maxTotalSize: Size.tebibytes(2) }, pod: { volumes: [{ name: 'v', mountPath: '/v', emptyDir: { sizeLimit: Size.mebibytes(512) } }] } });
+  test("becomes its quantity at every size field; the keys are exactly the schema's size fields", () => {
+    const { value, issues } = convert({
+      scratch: { size: Size.gibibytes(10) },
+      retention: { maxTotalSize: Size.tebibytes(2) },
+      pod: { volumes: [{ name: 'v', mountPath: '/v', emptyDir: { sizeLimit: Size.mebibytes(512) } }] },
+    });
     expect(issues).toEqual([]);
-    expect(value).toEqual({ scratch: { size: '10Gi' }, retention: { maxTotalSize: '2Ti' }, pod: { volumes: [{ name: 'v', mountPath: '/v', emptyDir: { sizeLimit: '512Mi' } }] } });
+    expect(value).toEqual({
+      scratch: { size: '10Gi' },
+      retention: { maxTotalSize: '2Ti' },
+      pod: { volumes: [{ name: 'v', mountPath: '/v', emptyDir: { sizeLimit: '512Mi' } }] },
+    });
     const keys = new Set<string>();
     const visit = (schema: unknown): void => {
       if (schema === null || typeof schema !== 'object') return;
-      for (const [k, v] of Object.entries((schema as { properties?: Record<string, { pattern?: string }> }).properties ?? {})) {
+      for (const [k, v] of Object.entries(
+        (schema as { properties?: Record<string, { pattern?: string }> }).properties ?? {},
+      )) {
         if (v.pattern === units.SIZE_PATTERN) keys.add(k);
       }
       Object.values(schema).forEach(visit);
@@ -84,7 +116,10 @@ describe('Size', () => {
 
 describe('Cron', () => {
   test('becomes its expression, at the backup schedule and the retention schedule', () => {
-    const { value, issues } = convert({ schedule: Cron.daily(), retention: { schedule: Cron.schedule({ minute: '30', hour: '4', weekDay: '1-5' }) } });
+    const { value, issues } = convert({
+      schedule: Cron.daily(),
+      retention: { schedule: Cron.schedule({ minute: '30', hour: '4', weekDay: '1-5' }) },
+    });
     expect(issues).toEqual([]);
     expect(value).toEqual({ schedule: '0 0 * * *', retention: { schedule: '30 4 * * 1-5' } });
   });
@@ -108,7 +143,11 @@ describe('cdk8s-plus objects', () => {
       s3: { credentialsSecret: { name: secret } },
       storage: { s3: { authSecret: { name: secret, key: 'credentials' } } },
       dbInitScriptSecret: { name: secret, key: 'init.sql' },
-      pod: { imagePullSecrets: [secret, 'other'], env: [{ name: 'TOKEN', secretKeyRef: { name: secret, key: 'token' } }], volumes: [{ name: 'v', mountPath: '/v', secret: { secretName: secret } }] },
+      pod: {
+        imagePullSecrets: [secret, 'other'],
+        env: [{ name: 'TOKEN', secretKeyRef: { name: secret, key: 'token' } }],
+        volumes: [{ name: 'v', mountPath: '/v', secret: { secretName: secret } }],
+      },
     });
     expect(issues).toEqual([]);
     expect(value).toEqual({
@@ -117,7 +156,11 @@ describe('cdk8s-plus objects', () => {
       s3: { credentialsSecret: { name: 'redis-auth' } },
       storage: { s3: { authSecret: { name: 'redis-auth', key: 'credentials' } } },
       dbInitScriptSecret: { name: 'redis-auth', key: 'init.sql' },
-      pod: { imagePullSecrets: ['redis-auth', 'other'], env: [{ name: 'TOKEN', secretKeyRef: { name: 'redis-auth', key: 'token' } }], volumes: [{ name: 'v', mountPath: '/v', secret: { secretName: 'redis-auth' } }] },
+      pod: {
+        imagePullSecrets: ['redis-auth', 'other'],
+        env: [{ name: 'TOKEN', secretKeyRef: { name: 'redis-auth', key: 'token' } }],
+        volumes: [{ name: 'v', mountPath: '/v', secret: { secretName: 'redis-auth' } }],
+      },
     });
   });
 
@@ -125,14 +168,29 @@ describe('cdk8s-plus objects', () => {
     const configMap = new ImportedConfigMap(chart, 'config', 'ca-bundle');
     const { value, issues } = convert({
       s3: { credentialsSecret: secret },
-      pod: { volumes: [{ name: 'a', mountPath: '/a', configMap }, { name: 'b', mountPath: '/b', configMap: { name: configMap } }] },
+      pod: {
+        volumes: [
+          { name: 'a', mountPath: '/a', configMap },
+          { name: 'b', mountPath: '/b', configMap: { name: configMap } },
+        ],
+      },
     });
     expect(issues).toEqual([]);
     expect(value).toEqual({
       s3: { credentialsSecret: { name: 'redis-auth' } },
-      pod: { volumes: [{ name: 'a', mountPath: '/a', configMap: { name: 'ca-bundle' } }, { name: 'b', mountPath: '/b', configMap: { name: 'ca-bundle' } }] },
+      pod: {
+        volumes: [
+          { name: 'a', mountPath: '/a', configMap: { name: 'ca-bundle' } },
+          { name: 'b', mountPath: '/b', configMap: { name: 'ca-bundle' } },
+        ],
+      },
     });
-    expect(convert({ s3: { credentialsSecret: configMap }, pod: { volumes: [{ name: 'a', mountPath: '/a', configMap: secret }] } }).issues).toEqual([
+    expect(
+      convert({
+        s3: { credentialsSecret: configMap },
+        pod: { volumes: [{ name: 'a', mountPath: '/a', configMap: secret }] },
+      }).issues,
+    ).toEqual([
       's3.credentialsSecret: received a cdk8s-plus ConfigMap ("ca-bundle"); expected a Secret or its name',
       'pod.volumes[0].configMap: received a cdk8s-plus Secret ("redis-auth"); expected a ConfigMap or its name',
     ]);
@@ -153,7 +211,15 @@ describe('cdk8s-plus objects', () => {
   });
 
   test('an object of the wrong kind, or where the policy names no object, is refused at its prop path', () => {
-    expect(convert({ storage: { file: { claimName: secret } }, passwordSecret: { name: claim, key: 'k' }, shards: [secret], timeout: Cron.daily(), schedule: Duration.hours(1) }).issues).toEqual([
+    expect(
+      convert({
+        storage: { file: { claimName: secret } },
+        passwordSecret: { name: claim, key: 'k' },
+        shards: [secret],
+        timeout: Cron.daily(),
+        schedule: Duration.hours(1),
+      }).issues,
+    ).toEqual([
       'storage.file.claimName: received a cdk8s-plus Secret ("redis-auth"); expected a PersistentVolumeClaim or its name',
       'passwordSecret.name: received a cdk8s-plus PersistentVolumeClaim ("etcd-snapshots"); expected a Secret or its name',
       'shards[0]: received a cdk8s-plus Secret, which this field does not take',
@@ -170,12 +236,23 @@ describe('cdk8s-plus objects', () => {
       Object.values(schema).forEach(visit);
     };
     visit(policySchema);
-    for (const key of [...SECRET_NAME_KEYS, ...SECRET_LIST_KEYS, ...SECRET_REFERENCE_KEYS, ...CLAIM_NAME_KEYS, ...CONFIG_MAP_REFERENCE_KEYS]) expect({ key, inSchema: fields.has(key) }).toEqual({ key, inSchema: true });
+    for (const key of [
+      ...SECRET_NAME_KEYS,
+      ...SECRET_LIST_KEYS,
+      ...SECRET_REFERENCE_KEYS,
+      ...CLAIM_NAME_KEYS,
+      ...CONFIG_MAP_REFERENCE_KEYS,
+    ])
+      expect({ key, inSchema: fields.has(key) }).toEqual({ key, inSchema: true });
   });
 });
 
 test('plain values pass unchanged, as a copy', () => {
-  const props = { name: 'cache', shards: ['a', { name: 'b', suspend: true, backoffLimit: 2 }], labels: { 'app.kubernetes.io/part-of': 'shop' } };
+  const props = {
+    name: 'cache',
+    shards: ['a', { name: 'b', suspend: true, backoffLimit: 2 }],
+    labels: { 'app.kubernetes.io/part-of': 'shop' },
+  };
   const { value, issues } = convert(props);
   expect(issues).toEqual([]);
   expect(value).toEqual(props);

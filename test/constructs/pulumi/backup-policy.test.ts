@@ -19,13 +19,25 @@ test('registers backup-cronjobs:index:BackupPolicy with one typed child per core
   const urns = await settle(policy);
   // THEN
   expect(parseUrn(await unwrap(policy.urn))).toEqual({ types: ['backup-cronjobs:index:BackupPolicy'], name: 'shop' });
-  expect(registered.find((r) => r.name === 'shop')).toMatchObject({ type: 'backup-cronjobs:index:BackupPolicy', custom: false });
+  expect(registered.find((r) => r.name === 'shop')).toMatchObject({
+    type: 'backup-cronjobs:index:BackupPolicy',
+    custom: false,
+  });
   const expected = renderPolicy(doc());
   expect(policy.manifests).toEqual(expected);
   expect(urns.map(parseUrn)).toEqual([
-    { types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:core/v1:ConfigMap'], name: `shop-configmap-${expected[0].metadata.name}` },
-    { types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:batch/v1:CronJob'], name: 'shop-cronjob-shop-daily-customer-x-80' },
-    { types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:batch/v1:CronJob'], name: 'shop-cronjob-shop-daily-customer-80-x' },
+    {
+      types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:core/v1:ConfigMap'],
+      name: `shop-configmap-${expected[0].metadata.name}`,
+    },
+    {
+      types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:batch/v1:CronJob'],
+      name: 'shop-cronjob-shop-daily-customer-x-80',
+    },
+    {
+      types: ['backup-cronjobs:index:BackupPolicy', 'kubernetes:batch/v1:CronJob'],
+      name: 'shop-cronjob-shop-daily-customer-80-x',
+    },
   ]);
   const inputs = urns.map((urn) => registered.find((r) => r.name === parseUrn(urn).name)!.inputs);
   expect(inputs.map((i) => canonicalJson(plainInputs(i)))).toEqual(expected.map(canonicalJson));
@@ -49,9 +61,19 @@ test('children are parented to the component and never auto-named', async () => 
     ['kubernetes:batch/v1:CronJob', 'a-cronjob-shop-daily-customer-80-x', true],
   ]);
   // the URN of every child carries its parent's type; names are prefixed by the component name
-  for (const [component, urns] of [['a', aUrns], ['b', bUrns]] as const) {
-    expect(urns.map((u) => parseUrn(u).types)).toEqual(urns.map((_, i) => ['backup-cronjobs:index:BackupPolicy', i === 0 ? 'kubernetes:core/v1:ConfigMap' : 'kubernetes:batch/v1:CronJob']));
-    expect(urns.every((u, i) => parseUrn(u).name.startsWith(`${component}-${i === 0 ? 'configmap' : 'cronjob'}-`))).toBe(true);
+  for (const [component, urns] of [
+    ['a', aUrns],
+    ['b', bUrns],
+  ] as const) {
+    expect(urns.map((u) => parseUrn(u).types)).toEqual(
+      urns.map((_, i) => [
+        'backup-cronjobs:index:BackupPolicy',
+        i === 0 ? 'kubernetes:core/v1:ConfigMap' : 'kubernetes:batch/v1:CronJob',
+      ]),
+    );
+    expect(
+      urns.every((u, i) => parseUrn(u).name.startsWith(`${component}-${i === 0 ? 'configmap' : 'cronjob'}-`)),
+    ).toBe(true);
   }
   // metadata.name is the core's name, set explicitly (no Pulumi auto-naming suffix)
   for (const child of [...a.cronJobs, ...b.cronJobs]) {
@@ -95,7 +117,9 @@ test('namespace override: the objects are what the core renders for that namespa
   const inputs = urns.map((urn) => registered.find((r) => r.name === parseUrn(urn).name)!.inputs as any);
   expect(inputs.map((i) => i.metadata.namespace)).toEqual(['other', 'other', 'other']);
   // the serialization group's anti-affinity term is scoped to the new namespace too
-  const terms = inputs[1].spec.jobTemplate.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+  const terms =
+    inputs[1].spec.jobTemplate.spec.template.spec.affinity.podAntiAffinity
+      .requiredDuringSchedulingIgnoredDuringExecution;
   expect(terms[0].namespaces).toEqual(['other']);
   expect(JSON.stringify(inputs)).not.toContain('"db"');
 });

@@ -11,22 +11,39 @@ test('creates one BackupPolicy per example policy and exports their CronJob name
   jest.spyOn(console, 'warn').mockImplementation(() => undefined); // suspended-Job warnings, tested elsewhere
   const program = await import('../../../examples/pulumi/index');
   const dir = join(__dirname, '..', '..', '..', 'examples', 'policies');
-  const policies = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()
+  const policies = readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
     .flatMap((f) => loadPolicies(readFileSync(join(dir, f), 'utf8'), f));
   expect(policies.length).toBeGreaterThanOrEqual(2);
-  const expected = Object.fromEntries(policies.map((p) => [
-    p.metadata.name,
-    renderPolicy(p).filter((m) => m.kind === 'CronJob').map((m) => m.metadata.name),
-  ]));
-  const exported = Object.fromEntries(await Promise.all(Object.entries(program.cronJobNames).map(async ([k, v]) => [k, await unwrap(v)] as const)));
+  const expected = Object.fromEntries(
+    policies.map((p) => [
+      p.metadata.name,
+      renderPolicy(p)
+        .filter((m) => m.kind === 'CronJob')
+        .map((m) => m.metadata.name),
+    ]),
+  );
+  const exported = Object.fromEntries(
+    await Promise.all(Object.entries(program.cronJobNames).map(async ([k, v]) => [k, await unwrap(v)] as const)),
+  );
   expect(exported).toEqual(expected);
   // registrations are asynchronous: wait (bounded) until every CronJob child has reached the mock
   const cronJobCount = Object.values(expected).flat().length;
-  for (let i = 0; i < 400 && registered.filter((r) => r.type === 'kubernetes:batch/v1:CronJob').length < cronJobCount; i++) {
+  for (
+    let i = 0;
+    i < 400 && registered.filter((r) => r.type === 'kubernetes:batch/v1:CronJob').length < cronJobCount;
+    i++
+  ) {
     await new Promise((r) => setTimeout(r, 5));
   }
-  const components = registered.filter((r) => r.type === 'backup-cronjobs:index:BackupPolicy').map((r) => r.name).sort();
+  const components = registered
+    .filter((r) => r.type === 'backup-cronjobs:index:BackupPolicy')
+    .map((r) => r.name)
+    .sort();
   expect(components).toEqual(policies.map((p) => p.metadata.name).sort());
-  const cronJobs = registered.filter((r) => r.type === 'kubernetes:batch/v1:CronJob').map((r) => (r.inputs as { metadata: { name: string } }).metadata.name);
+  const cronJobs = registered
+    .filter((r) => r.type === 'kubernetes:batch/v1:CronJob')
+    .map((r) => (r.inputs as { metadata: { name: string } }).metadata.name);
   expect(cronJobs.sort()).toEqual(Object.values(expected).flat().sort());
 });

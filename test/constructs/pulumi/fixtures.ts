@@ -11,7 +11,9 @@ export function policyArgs(): { metadata: PolicyMetadata; spec: BackupPolicySpec
         topology: { globalServerAddress: 'shop-etcd-client.db.svc:2379' },
         vtctldServer: 'shop-vtctld.db.svc:15999',
         storage: { s3: { region: 'us-east-1', bucket: 'shop-backups' } },
-        schedules: [{ name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] }],
+        schedules: [
+          { name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] },
+        ],
       },
     },
   };

@@ -40,11 +40,18 @@ export function installMocks(registered: Registered[] = []): Registered[] {
 
 /** An Output's value as a Promise (the `unwrap` of Pulumi's unit-testing example). */
 export function unwrap<T>(output: pulumi.Output<T>): Promise<T> {
-  return new Promise<T>((resolve) => output.apply((v) => { resolve(v); return v; }));
+  return new Promise<T>((resolve) =>
+    output.apply((v) => {
+      resolve(v);
+      return v;
+    }),
+  );
 }
 
 /** Waits until the component and every child are registered; returns the children's URNs in order. */
-export async function settle(component: pulumi.ComponentResource & { readonly resources: readonly pulumi.Resource[] }): Promise<string[]> {
+export async function settle(
+  component: pulumi.ComponentResource & { readonly resources: readonly pulumi.Resource[] },
+): Promise<string[]> {
   await unwrap(component.urn);
   return Promise.all(component.resources.map((r) => unwrap(r.urn)));
 }
@@ -92,9 +99,12 @@ export function canonicalJson(value: unknown): string {
 
 /** The outputs the mock monitor recorded for `urn` through `registerOutputs` (polls briefly: that RPC is async). */
 export async function registeredOutputs(urn: string): Promise<Record<string, unknown>> {
-  const monitor = pulumi.runtime.getMonitor() as unknown as { getRegisteredResources(): Map<string, { state: unknown }> };
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    getRegisteredResources(): Map<string, { state: unknown }>;
+  };
   for (let i = 0; i < 200; i++) {
-    const state = monitor.getRegisteredResources().get(urn)?.state as { toJavaScript?: () => Record<string, unknown> } | undefined;
+    const state = monitor.getRegisteredResources().get(urn)?.state as
+      { toJavaScript?: () => Record<string, unknown> } | undefined;
     if (state && typeof state.toJavaScript === 'function') return state.toJavaScript();
     await new Promise((r) => setTimeout(r, 5));
   }

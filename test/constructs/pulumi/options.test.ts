@@ -19,12 +19,20 @@ test('a provider passed in opts.provider is used by every child', async () => {
   const providerRef = `${await unwrap(cluster.urn)}::${await unwrap(cluster.id)}`;
   const policy = new BackupPolicy('with-provider', policyArgs(), { provider: cluster });
   // another policy name than the BackupPolicy's: one name in one namespace renders one script ConfigMap name
-  const schedule = new VitessBackupSchedule('nightly', {
-    name: 'shop-nightly', namespace: 'db', cluster: 'shop',
-    topology: { globalServerAddress: 'shop-etcd-client.db.svc:2379' }, vtctldServer: 'shop-vtctld.db.svc:15999',
-    storage: { s3: { region: 'us-east-1', bucket: 'shop-backups' } },
-    schedule: '0 3 * * *', strategies: [{ keyspace: 'commerce', shards: ['-'] }],
-  }, { provider: cluster });
+  const schedule = new VitessBackupSchedule(
+    'nightly',
+    {
+      name: 'shop-nightly',
+      namespace: 'db',
+      cluster: 'shop',
+      topology: { globalServerAddress: 'shop-etcd-client.db.svc:2379' },
+      vtctldServer: 'shop-vtctld.db.svc:15999',
+      storage: { s3: { region: 'us-east-1', bucket: 'shop-backups' } },
+      schedule: '0 3 * * *',
+      strategies: [{ keyspace: 'commerce', shards: ['-'] }],
+    },
+    { provider: cluster },
+  );
   for (const call of [...(await childCalls(policy)), ...(await childCalls(schedule))]) {
     expect(call.provider).toBe(providerRef);
   }

@@ -24,19 +24,34 @@ const registered = installMocks();
 
 /** A valid Redis schedule named `name`. */
 const redis = (name: string) => ({
-  name, schedule: '0 3 * * *', shards: ['shard01'],
-  sentinel: { addresses: ['sentinel.redis.svc:26379'] }, s3: { bucket: 'cache-backups', region: 'us-east-1' },
+  name,
+  schedule: '0 3 * * *',
+  shards: ['shard01'],
+  sentinel: { addresses: ['sentinel.redis.svc:26379'] },
+  s3: { bucket: 'cache-backups', region: 'us-east-1' },
 });
 
 /** Each case renders objects of its own (distinct policy names), so that they can all run in one program. */
 const CASES: ((m: typeof import('../../../constructs/pulumi')) => void)[] = [
-  (m) => new m.RedisBackupSchedule('bad-bucket', { ...redis('bad-bucket'), s3: { ...redis('').s3, bucket: pulumi.output('Not_A_Bucket') } }),
-  (m) => new m.RedisBackupSchedule('not-a-string', { ...redis('not-a-string'), namespace: pulumi.output(42 as unknown as string) }),
+  (m) =>
+    new m.RedisBackupSchedule('bad-bucket', {
+      ...redis('bad-bucket'),
+      s3: { ...redis('').s3, bucket: pulumi.output('Not_A_Bucket') },
+    }),
+  (m) =>
+    new m.RedisBackupSchedule('not-a-string', {
+      ...redis('not-a-string'),
+      namespace: pulumi.output(42 as unknown as string),
+    }),
   (m) => {
     new m.RedisBackupSchedule('first', { ...redis('clash'), namespace: 'redis' });
     new m.RedisBackupSchedule('second', { ...redis('clash'), namespace: pulumi.output('redis') });
   },
-  (m) => new m.RedisBackupSchedule('escaped', { ...redis('escaped'), s3: { ...redis('').s3, endpoint: pulumi.output('http://minio:9000/$(BUCKET)') } }),
+  (m) =>
+    new m.RedisBackupSchedule('escaped', {
+      ...redis('escaped'),
+      s3: { ...redis('').s3, endpoint: pulumi.output('http://minio:9000/$(BUCKET)') },
+    }),
   (m) => new m.RedisBackupSchedule('fine', { ...redis('fine'), namespace: pulumi.output('redis') }),
 ];
 

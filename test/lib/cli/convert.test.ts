@@ -29,5 +29,7 @@ test('validate on an operator object says to convert it', () => {
   const file = writePolicy(dir, 'openshift.yaml', openshiftBackup());
   const r = run(['validate', file]);
   expect(r.code).toBe(1);
-  expect(r.stderr).toContain(`${file}: document 1: this is a Backup (config.openshift.io/v1alpha1), not a BackupPolicy: \`backup-cronjobs convert FILE...\` writes the equivalent BackupPolicy`);
+  expect(r.stderr).toContain(
+    `${file}: document 1: this is a Backup (config.openshift.io/v1alpha1), not a BackupPolicy: \`backup-cronjobs convert FILE...\` writes the equivalent BackupPolicy`,
+  );
 });

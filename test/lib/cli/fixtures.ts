@@ -41,4 +41,5 @@ export function writePolicy(dir: string, name: string, policy: unknown): string 
 }
 
 /** A policy with three problems (bad name, bad suspend, no engine), each with its position. */
-export const BAD_POLICY = 'apiVersion: backup-cronjobs.io/v1alpha1\nkind: BackupPolicy\nmetadata: {name: Bad}\nspec: {defaults: {suspend: maybe}}\n';
+export const BAD_POLICY =
+  'apiVersion: backup-cronjobs.io/v1alpha1\nkind: BackupPolicy\nmetadata: {name: Bad}\nspec: {defaults: {suspend: maybe}}\n';

@@ -20,15 +20,18 @@ test('--help, -h and help print the command list to stdout, exit 0', () => {
   for (const name of COMMANDS) expect(USAGE).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
 });
 
-test.each(COMMANDS)('%s: --help, -h and help <command> print its help to stdout, exit 0, even after other arguments', (name) => {
-  const help = run([name, '--help']);
-  expect(help.code).toBe(0);
-  expect(help.stderr).toBe('');
-  expect(help.stdout).toMatch(new RegExp(`^Usage: backup-cronjobs ${name}\\b`));
-  expect(run([name, '-h'])).toEqual(help);
-  expect(run(['help', name])).toEqual(help);
-  expect(run([name, 'x.yaml', '--bogus', '-h'])).toEqual(help);
-});
+test.each(COMMANDS)(
+  '%s: --help, -h and help <command> print its help to stdout, exit 0, even after other arguments',
+  (name) => {
+    const help = run([name, '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toMatch(new RegExp(`^Usage: backup-cronjobs ${name}\\b`));
+    expect(run([name, '-h'])).toEqual(help);
+    expect(run(['help', name])).toEqual(help);
+    expect(run([name, 'x.yaml', '--bogus', '-h'])).toEqual(help);
+  },
+);
 
 test('retention plan has its own help', () => {
   const r = run(['retention', 'plan', '--help']);
@@ -39,7 +42,11 @@ test('retention plan has its own help', () => {
 
 test('no command, an unknown command: exit 2 on stderr, with a did-you-mean', () => {
   expect(run([])).toEqual({ code: 2, stdout: '', stderr: `no command given\n${USAGE}` });
-  expect(run(['synt'])).toEqual({ code: 2, stdout: '', stderr: 'unknown command "synt" (did you mean "synth"?)\nRun "backup-cronjobs --help" for the commands.\n' });
+  expect(run(['synt'])).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'unknown command "synt" (did you mean "synth"?)\nRun "backup-cronjobs --help" for the commands.\n',
+  });
   expect(run(['help', 'frobnicate']).code).toBe(2);
 });
 

@@ -39,20 +39,49 @@ function runWithAws(args: readonly string[], env: Record<string, string> = s3.aw
   }
 }
 
-interface Row { policy: string; target: string; node?: string; name: string; time: string; size: number; encrypted: boolean; facts: Record<string, unknown>; metadata: string; retention?: { keep: boolean; reasons: string[] } }
+interface Row {
+  policy: string;
+  target: string;
+  node?: string;
+  name: string;
+  time: string;
+  size: number;
+  encrypted: boolean;
+  facts: Record<string, unknown>;
+  metadata: string;
+  retention?: { keep: boolean; reasons: string[] };
+}
 const json = (stdout: string) => JSON.parse(stdout) as Row[];
 
 describe('Redis: S3 through the aws CLI', () => {
-  const policy = (): BackupPolicy => redisPolicy(
-    { s3: { bucket: BUCKET, path: 'prod/redis', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 'aws' } } },
-    { retention: { keepLast: 2 } },
-  );
-  const key = (shard: string, h: number, suffix = '.rdb.gz') => `prod/redis/redis-backup_${shard}_${hoursAgo(h)}${suffix}`;
+  const policy = (): BackupPolicy =>
+    redisPolicy(
+      {
+        s3: {
+          bucket: BUCKET,
+          path: 'prod/redis',
+          region: 'us-east-1',
+          endpoint: s3.endpoint,
+          credentialsSecret: { name: 'aws' },
+        },
+      },
+      { retention: { keepLast: 2 } },
+    );
+  const key = (shard: string, h: number, suffix = '.rdb.gz') =>
+    `prod/redis/redis-backup_${shard}_${hoursAgo(h)}${suffix}`;
 
   beforeAll(async () => {
-    for (const [h, keys] of [[1, 120], [5, 118], [9, 40]] as const) {
+    for (const [h, keys] of [
+      [1, 120],
+      [5, 118],
+      [9, 40],
+    ] as const) {
       await s3.putObject(BUCKET, key('shard01', h, h === 1 ? '.rdb.gz.age' : '.rdb.gz'), `rdb of ${h}`);
-      await s3.putObject(BUCKET, key('shard01', h, '.rdb.gz.json'), JSON.stringify({ name: 'x', shard: 'shard01', keyCount: keys, size: 8 }));
+      await s3.putObject(
+        BUCKET,
+        key('shard01', h, '.rdb.gz.json'),
+        JSON.stringify({ name: 'x', shard: 'shard01', keyCount: keys, size: 8 }),
+      );
     }
     await s3.putObject(BUCKET, key('shard02', 3), 'rdb without metadata');
     // not backups of this policy: another prefix, a temporary name, a bad date
@@ -73,28 +102,63 @@ describe('Redis: S3 through the aws CLI', () => {
       ['shard01', hoursAgo(9), false, 40, 'read', false],
       ['shard02', hoursAgo(3), false, undefined, 'missing', true],
     ]);
-    expect(rows[0]).toMatchObject({ policy: 'redis', name: `redis-backup_shard01_${hoursAgo(1)}.rdb.gz.age`, size: 'rdb of 1'.length });
+    expect(rows[0]).toMatchObject({
+      policy: 'redis',
+      name: `redis-backup_shard01_${hoursAgo(1)}.rdb.gz.age`,
+      size: 'rdb of 1'.length,
+    });
     // the same plan as the planner the prune scripts match
-    const plan = planRetention(rows.slice(0, 3).map((b) => ({ name: b.name, time: Date.parse(b.time) / 1000, size: b.size })), { keepLast: 2 }, { now: Date.parse(NOW) / 1000, timeZone: 'UTC' });
-    expect(rows.slice(0, 3).map((b) => b.retention)).toEqual(plan.entries.map((e) => ({ keep: e.keep, reasons: e.reasons })));
+    const plan = planRetention(
+      rows.slice(0, 3).map((b) => ({ name: b.name, time: Date.parse(b.time) / 1000, size: b.size })),
+      { keepLast: 2 },
+      { now: Date.parse(NOW) / 1000, timeZone: 'UTC' },
+    );
+    expect(rows.slice(0, 3).map((b) => b.retention)).toEqual(
+      plan.entries.map((e) => ({ keep: e.keep, reasons: e.reasons })),
+    );
   });
 
   test('text: one line per backup under a header', () => {
     const r = runWithAws(['list', writePolicy(dir, 'redis2.json', policy()), '--now', NOW]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0].split(/\s{2,}/)).toEqual(['POLICY', 'TARGET', 'NODE', 'TIME', 'SIZE', 'ENCRYPTED', 'CONTENT', 'RETENTION', 'NAME']);
+    expect(lines[0].split(/\s{2,}/)).toEqual([
+      'POLICY',
+      'TARGET',
+      'NODE',
+      'TIME',
+      'SIZE',
+      'ENCRYPTED',
+      'CONTENT',
+      'RETENTION',
+      'NAME',
+    ]);
     expect(lines).toHaveLength(5);
-    expect(lines[1].split(/\s{2,}/)).toEqual(['redis', 'shard01', '-', hoursAgo(1), '8 B', 'yes', 'keyCount=120', 'keep (newest, keepLast)', `redis-backup_shard01_${hoursAgo(1)}.rdb.gz.age`]);
+    expect(lines[1].split(/\s{2,}/)).toEqual([
+      'redis',
+      'shard01',
+      '-',
+      hoursAgo(1),
+      '8 B',
+      'yes',
+      'keyCount=120',
+      'keep (newest, keepLast)',
+      `redis-backup_shard01_${hoursAgo(1)}.rdb.gz.age`,
+    ]);
     expect(lines[3]).toMatch(/ delete {2}/);
     expect(lines[4]).toContain('metadata missing');
   });
 
   test('a bucket that does not exist: exit 1, one line naming the target and the aws error; nothing else printed', () => {
-    const missing = redisPolicy({ shards: ['shard01'], s3: { bucket: 'no-such-bucket', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 'aws' } } });
+    const missing = redisPolicy({
+      shards: ['shard01'],
+      s3: { bucket: 'no-such-bucket', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 'aws' } },
+    });
     const r = runWithAws(['list', writePolicy(dir, 'missing.json', missing), '-o', 'json']);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^redis: shard01: aws s3api list-objects-v2 failed: .*NoSuchBucket/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^redis: shard01: aws s3api list-objects-v2 failed: .*NoSuchBucket/),
+    ]);
     expect(json(r.stdout)).toEqual([]);
   });
 
@@ -116,17 +180,34 @@ describe('etcd: a PVC or hostPath directory (--dir)', () => {
   const backups = tempDir('etcd-dir');
   beforeAll(() => {
     mkdirSync(backups, { recursive: true });
-    for (const [h, node, revision] of [[1, 'cp-1', 900], [2, 'cp-2', 880], [7, 'cp-1', 700]] as const) {
+    for (const [h, node, revision] of [
+      [1, 'cp-1', 900],
+      [2, 'cp-2', 880],
+      [7, 'cp-1', 700],
+    ] as const) {
       writeFileSync(join(backups, snap(h, node)), 'x'.repeat(1024 + h));
       writeFileSync(join(backups, `${snap(h, node)}.json`), JSON.stringify({ revision, keyCount: revision * 2, node }));
     }
     writeFileSync(join(backups, '.etcd-snapshot_etcd_cp-1.partial'), 'in progress');
     writeFileSync(join(backups, 'etcd-snapshot_other_2026-03-15T10:00:00Z_cp-1.db'), 'another policy');
   });
-  const policy = (scope: 'node' | 'cluster') => etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } }, retentionScope: scope }, { retention: { keepLast: 1 } });
+  const policy = (scope: 'node' | 'cluster') =>
+    etcdPolicy(
+      { destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } }, retentionScope: scope },
+      { retention: { keepLast: 1 } },
+    );
 
-  test('scope node: each node\'s snapshots planned on their own; revision and key count from the metadata', () => {
-    const r = run(['list', writePolicy(dir, 'etcd-node.json', policy('node')), '--dir', backups, '-o', 'json', '--now', NOW]);
+  test("scope node: each node's snapshots planned on their own; revision and key count from the metadata", () => {
+    const r = run([
+      'list',
+      writePolicy(dir, 'etcd-node.json', policy('node')),
+      '--dir',
+      backups,
+      '-o',
+      'json',
+      '--now',
+      NOW,
+    ]);
     expect(r.stderr).toBe('');
     expect(json(r.stdout).map((b) => [b.node, b.time, b.facts, b.retention?.keep])).toEqual([
       ['cp-1', hoursAgo(1), { revision: 900, keyCount: 1800 }, true],
@@ -135,8 +216,17 @@ describe('etcd: a PVC or hostPath directory (--dir)', () => {
     ]);
   });
 
-  test('scope cluster: every node\'s snapshots together (keepLast 1 keeps the newest of all)', () => {
-    const r = run(['list', writePolicy(dir, 'etcd-cluster.json', policy('cluster')), '--dir', backups, '-o', 'json', '--now', NOW]);
+  test("scope cluster: every node's snapshots together (keepLast 1 keeps the newest of all)", () => {
+    const r = run([
+      'list',
+      writePolicy(dir, 'etcd-cluster.json', policy('cluster')),
+      '--dir',
+      backups,
+      '-o',
+      'json',
+      '--now',
+      NOW,
+    ]);
     expect(json(r.stdout).map((b) => b.retention?.keep)).toEqual([true, false, false]);
   });
 

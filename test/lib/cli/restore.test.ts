@@ -30,7 +30,9 @@ test('prints the Job as one YAML document on stdout (kubectl apply -f - takes it
   const job = (docs as { toJS(): unknown }[])[0].toJS() as Manifest;
   expect(job).toEqual(expected());
   expectValidManifests([job]);
-  expect(r.stderr).toBe(`apply it with kubectl apply -f - (or save it and kubectl apply -f FILE), then follow it: kubectl -n kube-system logs -f job/${job.metadata.name} --all-containers\n`);
+  expect(r.stderr).toBe(
+    `apply it with kubectl apply -f - (or save it and kubectl apply -f FILE), then follow it: kubectl -n kube-system logs -f job/${job.metadata.name} --all-containers\n`,
+  );
 });
 
 test('-o json prints the Job object itself, as kubectl get job -o json does', () => {
@@ -43,21 +45,38 @@ test('- reads the policy from standard input; notes of the engine go to stderr',
   const single = etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2'] });
   const r = run(['restore', '-', '--target', 'cp-1', '--snapshot', SNAPSHOT], JSON.stringify(single));
   expect(r.code).toBe(0);
-  expect(r.stderr).toMatch(/^note: spec\.etcd\.restore\.initialCluster is not set: cp-1 restores as a one-member cluster\./);
+  expect(r.stderr).toMatch(
+    /^note: spec\.etcd\.restore\.initialCluster is not set: cp-1 restores as a one-member cluster\./,
+  );
 });
 
 test('a file of several policies: --policy names one', () => {
   const other = etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, {}, 'other');
   const both = writePolicy(dir, 'both.yaml', `${JSON.stringify(etcd)}\n---\n${JSON.stringify(other)}\n`);
   expect(run(['restore', both, '--target', 'cp-2', '--snapshot', SNAPSHOT])).toEqual({
-    code: 2, stdout: '', stderr: `${both} has 2 policies: name one with --policy (etcd, other)\nRun "backup-cronjobs restore --help" for usage.\n`,
+    code: 2,
+    stdout: '',
+    stderr: `${both} has 2 policies: name one with --policy (etcd, other)\nRun "backup-cronjobs restore --help" for usage.\n`,
   });
-  expect(JSON.parse(run(['restore', both, '--policy', 'etcd', '--target', 'cp-2', '--snapshot', SNAPSHOT, '-o', 'json']).stdout)).toEqual(expected());
-  expect(run(['restore', both, '--policy', 'nope', '--target', 'cp-2', '--snapshot', SNAPSHOT]).stderr).toBe(`--policy: received "nope"; ${both} has: etcd, other\nRun "backup-cronjobs restore --help" for usage.\n`);
+  expect(
+    JSON.parse(
+      run(['restore', both, '--policy', 'etcd', '--target', 'cp-2', '--snapshot', SNAPSHOT, '-o', 'json']).stdout,
+    ),
+  ).toEqual(expected());
+  expect(run(['restore', both, '--policy', 'nope', '--target', 'cp-2', '--snapshot', SNAPSHOT]).stderr).toBe(
+    `--policy: received "nope"; ${both} has: etcd, other\nRun "backup-cronjobs restore --help" for usage.\n`,
+  );
 });
 
 test('flags that do not fit the policy: exit 2, every problem, nothing on stdout', () => {
-  const r = run(['restore', etcdFile, '--target', 'cp-9', '--snapshot', 'etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db']);
+  const r = run([
+    'restore',
+    etcdFile,
+    '--target',
+    'cp-9',
+    '--snapshot',
+    'etcd-snapshot_other_2026-01-01T00:00:00Z_cp-1.db',
+  ]);
   expect(r).toEqual({
     code: 2,
     stdout: '',
@@ -71,8 +90,16 @@ test('flags that do not fit the policy: exit 2, every problem, nothing on stdout
 });
 
 test.each([
-  ['vitess', vitessPolicy(), /^policy example \(vitess\) has no restore Job\. Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup /],
-  ['redis', redisPolicy(), /^policy redis \(redis\) has no restore Job\. A Redis restore replaces a server's data .*redis-check-rdb dump\.rdb.*\(docs\/operations\/restore\.md, Redis\)\.\n$/],
+  [
+    'vitess',
+    vitessPolicy(),
+    /^policy example \(vitess\) has no restore Job\. Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup /,
+  ],
+  [
+    'redis',
+    redisPolicy(),
+    /^policy redis \(redis\) has no restore Job\. A Redis restore replaces a server's data .*redis-check-rdb dump\.rdb.*\(docs\/operations\/restore\.md, Redis\)\.\n$/,
+  ],
 ])('%s has no restore Job: exit 2, saying how its backups are restored instead', (_, policy, message) => {
   const r = run(['restore', writePolicy(dir, `${_}.yaml`, policy), '--target', 'x', '--snapshot', 'x']);
   expect(r.code).toBe(2);
@@ -93,5 +120,9 @@ test.each([
   [['restore', etcdFile, '--snapshot', SNAPSHOT, '-o', 'table'], '-o, --output: received "table"; allowed: yaml, json'],
   [['restore', etcdFile, '--snapshot', SNAPSHOT, '--suspend'], 'unknown option "--suspend"'],
 ])('usage error %j: exit 2', (args, message) => {
-  expect(run(args)).toEqual({ code: 2, stdout: '', stderr: `${message}\nRun "backup-cronjobs restore --help" for usage.\n` });
+  expect(run(args)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: `${message}\nRun "backup-cronjobs restore --help" for usage.\n`,
+  });
 });

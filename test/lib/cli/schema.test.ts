@@ -17,7 +17,11 @@ test('schema prints the published JSON Schema, draft-07, with the defaults', () 
   const schema = JSON.parse(r.stdout);
   expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
   expect(schema.properties.spec.properties.defaults.properties.concurrencyPolicy.default).toBe('Forbid');
-  expect(run(['schema', 'extra'])).toEqual({ code: 2, stdout: '', stderr: 'unexpected argument "extra"\nRun "backup-cronjobs schema --help" for usage.\n' });
+  expect(run(['schema', 'extra'])).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'unexpected argument "extra"\nRun "backup-cronjobs schema --help" for usage.\n',
+  });
 });
 
 describe('ajv strict mode', () => {
@@ -26,9 +30,17 @@ describe('ajv strict mode', () => {
     // Schema; ajv's strictTypes only asks to confirm it with allowUnionTypes. Every other strict
     // check (unknown keywords, strictRequired, strictTuples, strictNumbers) runs unexempted.
     const logged: string[] = [];
-    const logger = { log: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), error: (m: string) => logged.push(m) };
+    const logger = {
+      log: (m: string) => logged.push(m),
+      warn: (m: string) => logged.push(m),
+      error: (m: string) => logged.push(m),
+    };
     new Ajv({ strict: true, strictTypes: 'log', logger }).compile(policySchema);
-    expect(logged.map((m) => m.replace(/^strict mode: use allowUnionTypes to allow union type keyword at ".*#(.*)" \(strictTypes\)$/, '$1'))).toEqual([
+    expect(
+      logged.map((m) =>
+        m.replace(/^strict mode: use allowUnionTypes to allow union type keyword at ".*#(.*)" \(strictTypes\)$/, '$1'),
+      ),
+    ).toEqual([
       '/properties/spec/properties/redis/properties/shards/items',
       '/properties/spec/properties/etcd/properties/nodes/items',
     ]);
@@ -41,7 +53,9 @@ describe('ajv strict mode', () => {
 });
 
 describe('the example policies carry an editor modeline to the schema next to them', () => {
-  const files = readdirSync(examples).filter((f) => f.endsWith('.yaml')).sort();
+  const files = readdirSync(examples)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
   const committed = readFileSync(join(examples, 'backup-policy.schema.json'), 'utf8');
 
   test('examples/policies/backup-policy.schema.json is what `schema` prints (regenerate: npx backup-cronjobs schema > examples/policies/backup-policy.schema.json)', () => {

@@ -14,7 +14,10 @@ const bad = writePolicy(dir, 'bad.yaml', BAD_POLICY);
 test('to stdout: one YAML document per object, the bytes toYaml gives', () => {
   const r = run(['synth', good]);
   expect(r).toEqual({ code: 0, stdout: toYaml(renderPolicy(vitessPolicy())), stderr: '' });
-  expect(parseAllDocuments(r.stdout).map((d) => (d.toJS() as { metadata: { name: string } }).metadata.name)).toEqual([expect.stringMatching(/^example-scripts-[0-9a-f]{10}$/), 'example-daily-commerce-x-x']);
+  expect(parseAllDocuments(r.stdout).map((d) => (d.toJS() as { metadata: { name: string } }).metadata.name)).toEqual([
+    expect.stringMatching(/^example-scripts-[0-9a-f]{10}$/),
+    'example-daily-commerce-x-x',
+  ]);
 });
 
 test('-o json: one v1 List of every object of every input, as kubectl get -o json prints (apply -f takes it)', () => {
@@ -23,7 +26,11 @@ test('-o json: one v1 List of every object of every input, as kubectl get -o jso
   expect(r.code).toBe(0);
   const list = JSON.parse(r.stdout);
   expect(Object.keys(list)).toEqual(['apiVersion', 'items', 'kind']);
-  expect(list).toEqual({ apiVersion: 'v1', kind: 'List', items: [...renderPolicy(vitessPolicy()), ...renderPolicy(etcdPolicy())] });
+  expect(list).toEqual({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [...renderPolicy(vitessPolicy()), ...renderPolicy(etcdPolicy())],
+  });
   expect(run(['synth', good, '--output=json']).stdout).toBe(run(['synth', good, '-o', 'json']).stdout);
   expect(run(['synth', good, '-o', 'yaml']).stdout).toBe(run(['synth', good]).stdout);
 });
@@ -55,7 +62,8 @@ describe('--out removes the files an earlier synth wrote that no input renders a
     // not ours: objects without the label, mixed files, other names, aliases, not YAML
     'hand-written.k8s.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n',
     'mixed.k8s.yaml': `${toYaml(renderPolicy(etcdPolicy({}, {}, 'gone')))}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n`,
-    'other-tool.k8s.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    app.kubernetes.io/managed-by: Helm\n',
+    'other-tool.k8s.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    app.kubernetes.io/managed-by: Helm\n',
     'aliased.k8s.yaml': 'a: &l {app.kubernetes.io/managed-by: backup-cronjobs}\nmetadata: {labels: *l}\n',
     'broken.k8s.yaml': 'metadata: [unclosed\n',
     'empty.k8s.yaml': '',
@@ -68,13 +76,20 @@ describe('--out removes the files an earlier synth wrote that no input renders a
     for (const [name, text] of Object.entries(foreign)) writeFileSync(join(out, name), text);
     mkdirSync(join(out, 'sub.k8s.yaml'));
     expect(run(['synth', good, etcdFile, '--out', out]).code).toBe(0);
-    expect(readdirSync(out).filter((f) => ['example.k8s.yaml', 'etcd.k8s.yaml'].includes(f)).sort()).toEqual(['etcd.k8s.yaml', 'example.k8s.yaml']);
+    expect(
+      readdirSync(out)
+        .filter((f) => ['example.k8s.yaml', 'etcd.k8s.yaml'].includes(f))
+        .sort(),
+    ).toEqual(['etcd.k8s.yaml', 'example.k8s.yaml']);
 
     const r = run(['synth', good, '--out', out]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`wrote ${join(out, 'example.k8s.yaml')}\nremoved ${join(out, 'etcd.k8s.yaml')} (an earlier synth wrote it; no input renders policy etcd now)\n`);
+    expect(r.stderr).toBe(
+      `wrote ${join(out, 'example.k8s.yaml')}\nremoved ${join(out, 'etcd.k8s.yaml')} (an earlier synth wrote it; no input renders policy etcd now)\n`,
+    );
     expect(readdirSync(out).sort()).toEqual([...Object.keys(foreign), 'example.k8s.yaml', 'sub.k8s.yaml'].sort());
-    for (const [name, text] of Object.entries(foreign)) expect({ name, text: readFileSync(join(out, name), 'utf8') }).toEqual({ name, text });
+    for (const [name, text] of Object.entries(foreign))
+      expect({ name, text: readFileSync(join(out, name), 'utf8') }).toEqual({ name, text });
   });
 
   test('a file synth wrote for a policy that is still an input is rewritten, not removed', () => {
@@ -88,7 +103,12 @@ describe('--out reads no file it writes, and earlier files only as far as it mus
   const etcdFile = writePolicy(dir, 'etcd-reads.yaml', etcdPolicy());
 
   /** Runs the CLI, recording the bytes read from each file under `out` (by readFileSync, or open + readSync). */
-  function runReading(args: readonly string[]): { code: number; stderr: string; bytesRead: Map<string, number>; writes: string[] } {
+  function runReading(args: readonly string[]): {
+    code: number;
+    stderr: string;
+    bytesRead: Map<string, number>;
+    writes: string[];
+  } {
     const bytesRead = new Map<string, number>();
     const writes: string[] = [];
     const paths = new Map<number, string>();
@@ -102,12 +122,12 @@ describe('--out reads no file it writes, and earlier files only as far as it mus
         if (flags === 'w') writes.push(String(path));
         return fd;
       }) as typeof fs.openSync),
-      jest.spyOn(fs, 'readSync').mockImplementation(((fd: number, ...rest: unknown[]) => {
+      jest.spyOn(fs, 'readSync').mockImplementation((fd: number, ...rest: unknown[]) => {
         const n = (realRead as (...a: unknown[]) => number)(fd, ...rest);
         const path = paths.get(fd);
         if (path?.startsWith(out)) bytesRead.set(path, (bytesRead.get(path) ?? 0) + n);
         return n;
-      })),
+      }),
       jest.spyOn(fs, 'readFileSync').mockImplementation(((path: fs.PathOrFileDescriptor, options?: unknown) => {
         const r = (realReadFile as (...a: unknown[]) => string | Buffer)(path, options);
         if (String(path).startsWith(out)) bytesRead.set(String(path), (bytesRead.get(String(path)) ?? 0) + r.length);
@@ -138,7 +158,8 @@ describe('--out reads no file it writes, and earlier files only as far as it mus
     const ours = join(out, 'etcd.k8s.yaml');
     const oursText = readFileSync(ours, 'utf8');
     // big files of many documents (4 MiB), as another tool writes them: none labelled managed-by backup-cronjobs
-    const theirs = (i: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: theirs-${i}\n  labels:\n    app.kubernetes.io/managed-by: Helm\ndata:\n  x: "${'y'.repeat(4000)}"\n`;
+    const theirs = (i: number) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: theirs-${i}\n  labels:\n    app.kubernetes.io/managed-by: Helm\ndata:\n  x: "${'y'.repeat(4000)}"\n`;
     const big = Array.from({ length: 1024 }, (_, i) => theirs(i)).join('---\n');
     const foreignName = join(out, 'big-foreign.k8s.yaml');
     const foreignText = `${big}---\n${oursText}`;
@@ -150,7 +171,9 @@ describe('--out reads no file it writes, and earlier files only as far as it mus
 
     const r = runReading(['synth', good, '--out', out]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`wrote ${join(out, 'example.k8s.yaml')}\nremoved ${ours} (an earlier synth wrote it; no input renders policy etcd now)\n`);
+    expect(r.stderr).toBe(
+      `wrote ${join(out, 'example.k8s.yaml')}\nremoved ${ours} (an earlier synth wrote it; no input renders policy etcd now)\n`,
+    );
     expect(r.bytesRead.get(ours)).toBe(Buffer.byteLength(oursText));
     expect(r.bytesRead.get(join(out, 'example.k8s.yaml'))).toBeUndefined();
     expect(r.bytesRead.get(foreignName)).toBeLessThan(Buffer.byteLength(foreignText) / 10);
@@ -179,15 +202,26 @@ test('two inputs rendering the same object: exit 1, naming both sources and the 
   const b = writePolicy(dir, 'collide-b.yaml', etcdPolicy({ mode: 'perNode', nodes: ['c'] }, {}, 'a-b'));
   for (const command of ['synth', 'validate']) {
     const r = run([command, a, b]);
-    expect(r).toEqual({ code: 1, stdout: '', stderr: expect.stringContaining(`CronJob.batch kube-system/a-b-c is rendered by both ${a} (policy a) and ${b} (policy a-b)`) });
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringContaining(
+        `CronJob.batch kube-system/a-b-c is rendered by both ${a} (policy a) and ${b} (policy a-b)`,
+      ),
+    });
   }
 });
 
 test('two policies of one name would write one file: exit 1', () => {
-  const twin = writePolicy(dir, 'twin.yaml', { ...vitessPolicy(), metadata: { name: 'example', namespace: 'elsewhere' } });
+  const twin = writePolicy(dir, 'twin.yaml', {
+    ...vitessPolicy(),
+    metadata: { name: 'example', namespace: 'elsewhere' },
+  });
   const r = run(['synth', good, twin]);
   expect(r.code).toBe(1);
-  expect(r.stderr).toBe(`${twin}: a second policy is named example: each policy needs its own name (its output file is example.k8s.yaml)\n`);
+  expect(r.stderr).toBe(
+    `${twin}: a second policy is named example: each policy needs its own name (its output file is example.k8s.yaml)\n`,
+  );
 });
 
 test.each([
@@ -197,7 +231,10 @@ test.each([
   [['synth', good, '--out'], '--out needs a value'],
   [['synth', good, '-o'], '-o, --output needs a value'],
   [['synth', good, '-o', 'manifests'], '-o, --output: received "manifests"; allowed: yaml, json'],
-  [['synth', good, '-o', 'json', '--out', 'x'], '-o json prints to stdout; --out writes YAML files (as cdk8s synth does): give one of them'],
+  [
+    ['synth', good, '-o', 'json', '--out', 'x'],
+    '-o json prints to stdout; --out writes YAML files (as cdk8s synth does): give one of them',
+  ],
 ])('usage error %j: exit 2, one line and where the help is', (args, message) => {
   const r = run(args);
   expect(r).toEqual({ code: 2, stdout: '', stderr: `${message}\nRun "backup-cronjobs synth --help" for usage.\n` });
@@ -207,7 +244,9 @@ test('--out naming an existing file is a usage error, the file untouched', () =>
   const file = writePolicy(dir, 'not-a-dir', 'keep me');
   const r = run(['synth', good, '--out', file]);
   expect(r.code).toBe(2);
-  expect(r.stderr).toBe(`--out ${file}: exists and is not a directory\nRun "backup-cronjobs synth --help" for usage.\n`);
+  expect(r.stderr).toBe(
+    `--out ${file}: exists and is not a directory\nRun "backup-cronjobs synth --help" for usage.\n`,
+  );
   expect(readFileSync(file, 'utf8')).toBe('keep me');
 });
 

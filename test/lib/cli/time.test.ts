@@ -17,10 +17,22 @@ test.each([
 });
 
 test.each([
-  'yesterday', '2026-12-01T00:00', '2026-12-01T00:00:00', '2026-02-30', '2026-13-01', '2026-12-01T24:00Z', '2026-12-01T00:60Z',
-  '2026-12-01T00:00+25:00', '-1', '1.5', '', 'Tue, 01 Dec 2026 00:00:00 GMT',
+  'yesterday',
+  '2026-12-01T00:00',
+  '2026-12-01T00:00:00',
+  '2026-02-30',
+  '2026-13-01',
+  '2026-12-01T24:00Z',
+  '2026-12-01T00:60Z',
+  '2026-12-01T00:00+25:00',
+  '-1',
+  '1.5',
+  '',
+  'Tue, 01 Dec 2026 00:00:00 GMT',
 ])('%j is refused, naming the option, the value and the grammar', (value) => {
   const result = parseTimeOption('--now', value) as { problem: string };
-  expect(result.problem.startsWith(`--now: received ${JSON.stringify(value)}; a time: ISO 8601 with Z or an offset (`)).toBe(true);
+  expect(
+    result.problem.startsWith(`--now: received ${JSON.stringify(value)}; a time: ISO 8601 with Z or an offset (`),
+  ).toBe(true);
   expect(result.problem.endsWith('or epoch seconds (1796083200)')).toBe(true);
 });

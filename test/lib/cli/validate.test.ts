@@ -8,8 +8,16 @@ const good = writePolicy(dir, 'good.yaml', vitessPolicy());
 
 test('one line per valid file, counting its objects; nothing rendered to stdout', () => {
   const etcd = writePolicy(dir, 'etcd.yaml', etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'] }));
-  expect(run(['validate', good, etcd])).toEqual({ code: 0, stdout: `${good}: valid (2 objects)\n${etcd}: valid (3 objects)\n`, stderr: '' });
-  expect(run(['validate', '-'], JSON.stringify(vitessPolicy()))).toEqual({ code: 0, stdout: '<stdin>: valid (2 objects)\n', stderr: '' });
+  expect(run(['validate', good, etcd])).toEqual({
+    code: 0,
+    stdout: `${good}: valid (2 objects)\n${etcd}: valid (3 objects)\n`,
+    stderr: '',
+  });
+  expect(run(['validate', '-'], JSON.stringify(vitessPolicy()))).toEqual({
+    code: 0,
+    stdout: '<stdin>: valid (2 objects)\n',
+    stderr: '',
+  });
 });
 
 test('invalid or unreadable files: exit 1, every problem, no line for the valid ones', () => {
@@ -23,5 +31,9 @@ test('invalid or unreadable files: exit 1, every problem, no line for the valid 
 
 test('usage errors exit 2', () => {
   expect(run(['validate']).code).toBe(2);
-  expect(run(['validate', good, '-o', 'json'])).toEqual({ code: 2, stdout: '', stderr: 'unknown option "-o"\nRun "backup-cronjobs validate --help" for usage.\n' });
+  expect(run(['validate', good, '-o', 'json'])).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'unknown option "-o"\nRun "backup-cronjobs validate --help" for usage.\n',
+  });
 });

@@ -13,15 +13,17 @@ type Obj = Record<string, any>;
 export function shardTemplate(pool: Obj = {}, template: Obj = {}): Obj {
   return {
     databaseInitScriptSecret: { name: 'example-cluster-config', key: 'init_db.sql' },
-    tabletPools: [{
-      cell: 'zone1',
-      type: 'replica',
-      replicas: 3,
-      vttablet: { extraFlags: { db_charset: 'utf8mb4' }, resources: { requests: { cpu: '100m', memory: '256Mi' } } },
-      mysqld: { resources: { requests: { cpu: '100m', memory: '512Mi' } } },
-      dataVolumeClaimTemplate: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } },
-      ...pool,
-    }],
+    tabletPools: [
+      {
+        cell: 'zone1',
+        type: 'replica',
+        replicas: 3,
+        vttablet: { extraFlags: { db_charset: 'utf8mb4' }, resources: { requests: { cpu: '100m', memory: '256Mi' } } },
+        mysqld: { resources: { requests: { cpu: '100m', memory: '512Mi' } } },
+        dataVolumeClaimTemplate: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } },
+        ...pool,
+      },
+    ],
     ...template,
   };
 }
@@ -44,13 +46,33 @@ export function cluster401(): Obj {
         engine: 'xtrabackup',
         locations: [{ volume: { persistentVolumeClaim: { claimName: 'vitess-backups' } } }],
         schedules: [
-          { name: 'commerce', schedule: '*/2 * * * *', ...historyAndTimeout, strategies: [{ name: 'commerce_x', keyspace: 'commerce', shard: '-' }] },
           {
-            name: 'customer', schedule: '*/2 * * * *', ...historyAndTimeout,
-            strategies: [{ name: 'customer_80-x', keyspace: 'customer', shard: '8000-' }, { name: 'customer_x-80', keyspace: 'customer', shard: '-8000' }],
+            name: 'commerce',
+            schedule: '*/2 * * * *',
+            ...historyAndTimeout,
+            strategies: [{ name: 'commerce_x', keyspace: 'commerce', shard: '-' }],
           },
-          { name: 'cluster-daily', frequency: '24h', ...historyAndTimeout, strategies: [{ name: 'all', scope: 'Cluster' }] },
-          { name: 'frequent-customer', frequency: '6h', ...historyAndTimeout, strategies: [{ name: 'customer-all', scope: 'Keyspace', keyspace: 'customer' }] },
+          {
+            name: 'customer',
+            schedule: '*/2 * * * *',
+            ...historyAndTimeout,
+            strategies: [
+              { name: 'customer_80-x', keyspace: 'customer', shard: '8000-' },
+              { name: 'customer_x-80', keyspace: 'customer', shard: '-8000' },
+            ],
+          },
+          {
+            name: 'cluster-daily',
+            frequency: '24h',
+            ...historyAndTimeout,
+            strategies: [{ name: 'all', scope: 'Cluster' }],
+          },
+          {
+            name: 'frequent-customer',
+            frequency: '6h',
+            ...historyAndTimeout,
+            strategies: [{ name: 'customer-all', scope: 'Keyspace', keyspace: 'customer' }],
+          },
         ],
       },
       images: {
@@ -64,8 +86,16 @@ export function cluster401(): Obj {
       },
       cells: [{ name: 'zone1' }],
       keyspaces: [
-        { name: 'commerce', durabilityPolicy: 'semi_sync', partitionings: [{ equal: { parts: 1, shardTemplate: shardTemplate() } }] },
-        { name: 'customer', durabilityPolicy: 'semi_sync', partitionings: [{ equal: { parts: 2, hexWidth: 4, shardTemplate: shardTemplate() } }] },
+        {
+          name: 'commerce',
+          durabilityPolicy: 'semi_sync',
+          partitionings: [{ equal: { parts: 1, shardTemplate: shardTemplate() } }],
+        },
+        {
+          name: 'customer',
+          durabilityPolicy: 'semi_sync',
+          partitionings: [{ equal: { parts: 2, hexWidth: 4, shardTemplate: shardTemplate() } }],
+        },
       ],
       updateStrategy: { type: 'Immediate' },
     },
@@ -81,7 +111,10 @@ export function cluster(name: string, keyspaces: Record<string, number>, spec: O
     spec: {
       backup: { locations: [{ volume: { persistentVolumeClaim: { claimName: 'vitess-backups' } } }] },
       images: { vtbackup: 'vitess/lite:mysql80', mysqld: { mysql80Compatible: 'vitess/lite:mysql80' } },
-      keyspaces: Object.entries(keyspaces).map(([ks, parts]) => ({ name: ks, partitionings: [{ equal: { parts, shardTemplate: shardTemplate() } }] })),
+      keyspaces: Object.entries(keyspaces).map(([ks, parts]) => ({
+        name: ks,
+        partitionings: [{ equal: { parts, shardTemplate: shardTemplate() } }],
+      })),
       ...spec,
     },
   };
@@ -135,19 +168,24 @@ export function shardedRedisBackup(spec: Obj = {}, withStatus = true): Obj {
       },
       schedule: '* * * * *',
       sentinelRef: 'sentinel',
-      sshOptions: { port: 2222, privateKeySecretRef: { name: 'redis-backup-ssh-private-key' }, sudo: true, user: 'docker' },
+      sshOptions: {
+        port: 2222,
+        privateKeySecretRef: { name: 'redis-backup-ssh-private-key' },
+        sudo: true,
+        user: 'docker',
+      },
       timeout: '5m0s',
       ...spec,
     },
     ...(withStatus
       ? {
-        status: {
-          backups: [
-            { message: 'backup scheduled', scheduledFor: '2023-09-20T08:33:00Z', shard: 'shard02', state: 'Pending' },
-            { message: 'backup scheduled', scheduledFor: '2023-09-20T08:33:00Z', shard: 'shard01', state: 'Pending' },
-          ],
-        },
-      }
+          status: {
+            backups: [
+              { message: 'backup scheduled', scheduledFor: '2023-09-20T08:33:00Z', shard: 'shard02', state: 'Pending' },
+              { message: 'backup scheduled', scheduledFor: '2023-09-20T08:33:00Z', shard: 'shard01', state: 'Pending' },
+            ],
+          },
+        }
       : {}),
   };
 }
@@ -162,8 +200,14 @@ export function sentinel(spec: Obj = {}): Obj {
       replicas: 3,
       config: {
         monitoredShards: {
-          shard01: ['redis://redis-shard-shard01-0.redis-shard-shard01:6379', 'redis://redis-shard-shard01-1.redis-shard-shard01:6379'],
-          shard02: ['redis://redis-shard-shard02-0.redis-shard-shard02:6379', 'redis://redis-shard-shard02-1.redis-shard-shard02:6379'],
+          shard01: [
+            'redis://redis-shard-shard01-0.redis-shard-shard01:6379',
+            'redis://redis-shard-shard01-1.redis-shard-shard01:6379',
+          ],
+          shard02: [
+            'redis://redis-shard-shard02-0.redis-shard-shard02:6379',
+            'redis://redis-shard-shard02-1.redis-shard-shard02:6379',
+          ],
         },
       },
       ...spec,
@@ -185,7 +229,15 @@ const isScriptsConfigMap = (o: Manifest) => o.kind === 'ConfigMap' && /-scripts-
 export function convertAndRender(docs: unknown[]): Converted {
   const { policies, notes } = convertDocuments(docs, 'input.yaml');
   const yaml = policies.map(convertedYaml);
-  return { notes, yaml, objects: yaml.map((text) => loadPolicies(text, 'converted.yaml').flatMap((p) => renderPolicy(p)).filter((o) => !isScriptsConfigMap(o))) };
+  return {
+    notes,
+    yaml,
+    objects: yaml.map((text) =>
+      loadPolicies(text, 'converted.yaml')
+        .flatMap((p) => renderPolicy(p))
+        .filter((o) => !isScriptsConfigMap(o)),
+    ),
+  };
 }
 
 export const podOf = (o: any) => o.spec.jobTemplate.spec.template.spec;

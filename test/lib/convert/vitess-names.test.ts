@@ -1,6 +1,13 @@
 // The operator's naming and key-range rules, against the vectors the reference quotes (vitess.md §4.4)
 // and vitess-operator's own unit tests (pkg/apis/planetscale/v2/{vitesskeyspace_methods,keyrange}_test.go).
-import { backupScheduleName, compareKeyRanges, equalKeyRanges, globalEtcdName, joinWithConstraints, SERVICE_NAME_MAX } from '../../../lib/convert/vitess-names';
+import {
+  backupScheduleName,
+  compareKeyRanges,
+  equalKeyRanges,
+  globalEtcdName,
+  joinWithConstraints,
+  SERVICE_NAME_MAX,
+} from '../../../lib/convert/vitess-names';
 
 test.each([
   ['commerce', 'example-vbsc-commerce-ca641fc1'],
@@ -13,8 +20,14 @@ test.each([
 });
 
 test.each([
-  [['example-vbsc-customer-05e172de', 'customer', '80-x', '1740521040'], 'example-vbsc-customer-05e172de-customer-80-x-1740521---04a9dd74'],
-  [['example-vbsc-every-five-minute-d19101ff', 'commerce', 'x-x', '1741282260'], 'example-vbsc-every-five-minute-d19101ff-commerce-x-x---3a7345c4'],
+  [
+    ['example-vbsc-customer-05e172de', 'customer', '80-x', '1740521040'],
+    'example-vbsc-customer-05e172de-customer-80-x-1740521---04a9dd74',
+  ],
+  [
+    ['example-vbsc-every-five-minute-d19101ff', 'commerce', 'x-x', '1741282260'],
+    'example-vbsc-every-five-minute-d19101ff-commerce-x-x---3a7345c4',
+  ],
   [['Daily_Sched', 'commerce', 'x-x', '1700000000'], 'daily-sched-commerce-x-x-1700000000-cd2e87fe'],
   [['1abc', 'commerce', 'x-x', '1700000000'], 'x1abc-commerce-x-x-1700000000-dd154c59'],
 ])('JobName with Service constraints: truncation, lowercasing and the first letter (§4.4)', (parts, expected) => {
@@ -32,11 +45,24 @@ test.each([
   [8, 0, ['-20', '20-40', '40-60', '60-80', '80-a0', 'a0-c0', 'c0-e0', 'e0-']],
   [7, 4, ['-2492', '2492-4924', '4924-6db6', '6db6-9249', '9249-b6db', 'b6db-db6d', 'db6d-']],
   [2, 4, ['-8000', '8000-']],
-])('equal partitioning of %i parts, hexWidth %i (TestTranslationToVitessKeyRange; 2 × 4: the 401 manifest, §4.3)', (parts, hexWidth, expected) => {
-  expect(equalKeyRanges(parts, hexWidth)).toEqual(expected);
-});
+])(
+  'equal partitioning of %i parts, hexWidth %i (TestTranslationToVitessKeyRange; 2 × 4: the 401 manifest, §4.3)',
+  (parts, hexWidth, expected) => {
+    expect(equalKeyRanges(parts, hexWidth)).toEqual(expected);
+  },
+);
 
 test('key ranges sort like SortKeyRanges: by start, an unbounded end last (TestSortKeyRanges)', () => {
   const input = ['4040-4050', 'a0-', '80-a0', '80-', '-80', '80-90', '70-80', '-', '07-80'];
-  expect([...input].sort(compareKeyRanges)).toEqual(['-80', '-', '07-80', '4040-4050', '70-80', '80-90', '80-a0', '80-', 'a0-']);
+  expect([...input].sort(compareKeyRanges)).toEqual([
+    '-80',
+    '-',
+    '07-80',
+    '4040-4050',
+    '70-80',
+    '80-90',
+    '80-a0',
+    '80-',
+    'a0-',
+  ]);
 });

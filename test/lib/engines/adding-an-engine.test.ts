@@ -23,17 +23,23 @@ function engineFiles(): Map<string, string> {
 }
 
 function run(script: string): string {
-  return execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: work, encoding: 'utf8' });
+  return execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+    cwd: work,
+    encoding: 'utf8',
+  });
 }
 
-test('an engine made of ARCHITECTURE.md\'s folder and one registry line is validated, resolved and rendered', () => {
+test("an engine made of ARCHITECTURE.md's folder and one registry line is validated, resolved and rendered", () => {
   cpSync(join(ROOT, 'lib'), join(work, 'lib'), { recursive: true });
   cpSync(join(ROOT, 'constructs'), join(work, 'constructs'), { recursive: true });
   cpSync(join(ROOT, 'tsconfig.json'), join(work, 'tsconfig.json'));
   cpSync(join(ROOT, 'package.json'), join(work, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
   const files = engineFiles();
-  expect([...files.keys()].sort()).toEqual(['lib/engines/example/index.ts', 'lib/engines/example/scripts/example-backup.sh']);
+  expect([...files.keys()].sort()).toEqual([
+    'lib/engines/example/index.ts',
+    'lib/engines/example/scripts/example-backup.sh',
+  ]);
   for (const [file, text] of files) {
     mkdirSync(dirname(join(work, file)), { recursive: true });
     writeFileSync(join(work, file), text);
@@ -42,17 +48,27 @@ test('an engine made of ARCHITECTURE.md\'s folder and one registry line is valid
   const registry = join(work, 'lib', 'registry.ts');
   const source = readFileSync(registry, 'utf8');
   const patched = source
-    .replace("import { vitessEngine } from './engines/vitess';", "import { vitessEngine } from './engines/vitess';\nimport { exampleEngine } from './engines/example';")
+    .replace(
+      "import { vitessEngine } from './engines/vitess';",
+      "import { vitessEngine } from './engines/vitess';\nimport { exampleEngine } from './engines/example';",
+    )
     .replace('  etcd: etcdEngine,\n', '  etcd: etcdEngine,\n  example: exampleEngine,\n');
   expect(patched.split('\n').length).toBe(source.split('\n').length + 2);
   writeFileSync(registry, patched);
   // step 3: one line per front end, and not a character elsewhere in constructs/
-  for (const [frontEnd, factory] of [['cdk8s', 'scheduleConstruct'], ['pulumi', 'scheduleComponent']]) {
+  for (const [frontEnd, factory] of [
+    ['cdk8s', 'scheduleConstruct'],
+    ['pulumi', 'scheduleComponent'],
+  ]) {
     const list = join(work, 'constructs', frontEnd, 'engine-schedules.ts');
-    writeFileSync(list, `${readFileSync(list, 'utf8')}export class ExampleBackupSchedule extends ${factory}('example') {}\n`);
+    writeFileSync(
+      list,
+      `${readFileSync(list, 'utf8')}export class ExampleBackupSchedule extends ${factory}('example') {}\n`,
+    );
   }
 
-  const out = JSON.parse(run(`
+  const out = JSON.parse(
+    run(`
     const lib = require('./lib');
     const doc = { apiVersion: lib.API_VERSION, kind: lib.KIND, metadata: { name: 'shop', namespace: 'db' },
       spec: { defaults: { schedule: '0 3 * * *' }, metrics: { pushgatewayUrl: 'http://pushgateway:9091' }, example: { databases: ['orders', 'users'] } } };
@@ -62,20 +78,29 @@ test('an engine made of ARCHITECTURE.md\'s folder and one registry line is valid
       schema: Object.keys(lib.policySchema.properties.spec.properties),
       bad: errors({ ...doc, spec: { example: { databases: ['all'], extra: 1 } } }),
     }));
-  `));
+  `),
+  );
   expect(out.schema).toContain('example');
   expect(out.bad).toEqual([
     expect.stringMatching(/^spec\.example\.extra: unknown field/),
     'spec.example.databases: received "all"; name each database',
   ]);
-  expect(out.objects.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`)).toEqual([expect.stringMatching(/^ConfigMap\/shop-scripts-[0-9a-f]{10}$/), 'CronJob/shop-orders', 'CronJob/shop-users']);
+  expect(out.objects.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`)).toEqual([
+    expect.stringMatching(/^ConfigMap\/shop-scripts-[0-9a-f]{10}$/),
+    'CronJob/shop-orders',
+    'CronJob/shop-users',
+  ]);
   const [, cronJob] = out.objects;
-  expect(cronJob.metadata.labels).toMatchObject({ 'backup-cronjobs.io/engine': 'example', 'backup-cronjobs.io/database': 'orders', 'app.kubernetes.io/component': 'backup' });
+  expect(cronJob.metadata.labels).toMatchObject({
+    'backup-cronjobs.io/engine': 'example',
+    'backup-cronjobs.io/database': 'orders',
+    'app.kubernetes.io/component': 'backup',
+  });
   expect(cronJob.spec.schedule).toBe('0 3 * * *');
   expect(cronJob.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(1800);
   const container = cronJob.spec.jobTemplate.spec.template.spec.containers[0];
   expect(container.command[2].split('\n').slice(0, 2)).toEqual([
-    '# backup-cronjobs: main of example-backup.sh; every other line of it and of its modules from /scripts (the policy\'s script ConfigMap)',
+    "# backup-cronjobs: main of example-backup.sh; every other line of it and of its modules from /scripts (the policy's script ConfigMap)",
     '. /scripts/common.sh; . /scripts/metrics.sh; . /scripts/example-backup.sh',
   ]);
   expect(container.command[2]).toMatch(/\nmain\(\) \{\n[\s\S]*\}\nmain "\$@"\n$/);
@@ -83,14 +108,21 @@ test('an engine made of ARCHITECTURE.md\'s folder and one registry line is valid
   // the script runs with the policy's ConfigMap's files where the pod mounts them
   const scripts = join(work, 'scripts');
   mkdirSync(scripts);
-  for (const [file, text] of Object.entries(out.objects[0].data as Record<string, string>)) writeFileSync(join(scripts, file), text);
+  for (const [file, text] of Object.entries(out.objects[0].data as Record<string, string>))
+    writeFileSync(join(scripts, file), text);
   const command = container.command[2].replace(/\/scripts\//g, `${scripts}/`);
-  const log = execFileSync('/bin/sh', ['-c', command, 'example-backup'], { env: { PATH: process.env.PATH, EXAMPLE_DATABASE: 'orders' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = execFileSync('/bin/sh', ['-c', command, 'example-backup'], {
+    env: { PATH: process.env.PATH, EXAMPLE_DATABASE: 'orders' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   expect(log).toBe('');
 
   // the front ends: the same objects as the core's, from the flat props
-  const props = "{ name: 'shop', namespace: 'db', schedule: '0 3 * * *', databases: ['orders', 'users'], metrics: { pushgatewayUrl: 'http://pushgateway:9091' } }";
-  const cdk8s = JSON.parse(run(`
+  const props =
+    "{ name: 'shop', namespace: 'db', schedule: '0 3 * * *', databases: ['orders', 'users'], metrics: { pushgatewayUrl: 'http://pushgateway:9091' } }";
+  const cdk8s = JSON.parse(
+    run(`
     const { App, Chart, Duration } = require('cdk8s');
     const { ExampleBackupSchedule } = require('./constructs/cdk8s');
     const chart = new Chart(new App(), 'chart');
@@ -98,18 +130,26 @@ test('an engine made of ARCHITECTURE.md\'s folder and one registry line is valid
     let bad;
     try { new ExampleBackupSchedule(new Chart(new App(), 'other'), 'example', { ...${props}, databases: ['all'] }); } catch (e) { bad = e.issues.map((i) => i.path + ': ' + i.message); }
     console.log(JSON.stringify({ objects: chart.toJson(), key: schedule.cronJob('orders').name, bad }));
-  `));
+  `),
+  );
   expect(cdk8s.objects).toEqual(out.objects);
   expect(cdk8s.key).toBe('shop-orders');
   expect(cdk8s.bad).toEqual(['databases: received "all"; name each database (policy field spec.example.databases)']);
-  const pulumi = JSON.parse(run(`
+  const pulumi = JSON.parse(
+    run(`
     const pulumi = require('@pulumi/pulumi');
     const types = [];
     pulumi.runtime.setMocks({ newResource: (a) => { types.push(a.type); return { id: a.name + '_id', state: a.inputs }; }, call: (a) => a.inputs }, 'project', 'stack', true);
     const { ExampleBackupSchedule } = require('./constructs/pulumi');
     const component = new ExampleBackupSchedule('example', ${props});
     setTimeout(() => console.log(JSON.stringify({ objects: component.manifests, types })), 200);
-  `));
+  `),
+  );
   expect(pulumi.objects).toEqual(out.objects);
-  expect(pulumi.types).toEqual(['backup-cronjobs:index:ExampleBackupSchedule', 'kubernetes:core/v1:ConfigMap', 'kubernetes:batch/v1:CronJob', 'kubernetes:batch/v1:CronJob']);
+  expect(pulumi.types).toEqual([
+    'backup-cronjobs:index:ExampleBackupSchedule',
+    'kubernetes:core/v1:ConfigMap',
+    'kubernetes:batch/v1:CronJob',
+    'kubernetes:batch/v1:CronJob',
+  ]);
 });

@@ -1,7 +1,14 @@
 // Flat props → policy (lib/engines/props.ts) and back: every value the props
 // hold is reported at the prop path it was written at; pass-through fields.
 import { PolicyError, childPath, policySchema, renderPolicy } from '../../../lib/internal';
-import { COMMON_PASS_THROUGH, PassThroughFields, PropsLayout, passThroughFormat, propPath, withPropPaths } from '../../../lib/engines/props';
+import {
+  COMMON_PASS_THROUGH,
+  PassThroughFields,
+  PropsLayout,
+  passThroughFormat,
+  propPath,
+  withPropPaths,
+} from '../../../lib/engines/props';
 import { ETCD_PROPS_LAYOUT, etcdSchedulePolicy } from '../../../lib/engines/etcd/props';
 import { REDIS_PASS_THROUGH, REDIS_PROPS_LAYOUT, redisSchedulePolicy } from '../../../lib/engines/redis/props';
 import { VITESS_PASS_THROUGH, VITESS_PROPS_LAYOUT, vitessSchedulePolicy } from '../../../lib/engines/vitess/props';
@@ -10,44 +17,73 @@ import { VITESS_PASS_THROUGH, VITESS_PROPS_LAYOUT, vitessSchedulePolicy } from '
 function leaves(value: unknown, path = ''): [string, string][] {
   if (typeof value === 'string') return [[path, value]];
   if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, childPath(path, i)));
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => leaves(v, childPath(path, k)));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => leaves(v, childPath(path, k)));
   return [];
 }
 
 // Props with a distinct string at every leaf (types do not matter here: nothing is validated), covering
 // the policy-level keys, job settings, engine keys, list items, quoted keys and an unknown key.
 const COMMON = {
-  name: 'v-name', namespace: 'v-namespace', labels: { 'app.kubernetes.io/part-of': 'v-label' }, annotations: { note: 'v-annotation' },
-  retention: { maxAge: 'v-max-age', schedule: 'v-prune-schedule' }, metrics: { pushgatewayUrl: 'v-pgw', prometheusRule: { severity: 'v-severity' } },
+  name: 'v-name',
+  namespace: 'v-namespace',
+  labels: { 'app.kubernetes.io/part-of': 'v-label' },
+  annotations: { note: 'v-annotation' },
+  retention: { maxAge: 'v-max-age', schedule: 'v-prune-schedule' },
+  metrics: { pushgatewayUrl: 'v-pgw', prometheusRule: { severity: 'v-severity' } },
   scripts: { mode: 'v-scripts-mode' },
-  encryption: { age: { recipients: ['v-recipient'], identitySecret: { name: 'v-identity', key: 'v-identity-key' }, image: 'v-age-image' } },
+  encryption: {
+    age: {
+      recipients: ['v-recipient'],
+      identitySecret: { name: 'v-identity', key: 'v-identity-key' },
+      image: 'v-age-image',
+    },
+  },
   drill: { schedule: 'v-drill-schedule', maxBackupAge: 'v-drill-age', timeout: 'v-drill-timeout' },
-  schedule: 'v-schedule', timeZone: 'v-tz', stagger: { window: 'v-window' },
+  schedule: 'v-schedule',
+  timeZone: 'v-tz',
+  stagger: { window: 'v-window' },
   placement: { nodeSelector: { zone: 'v-zone' }, tolerations: [{ key: 'v-toleration' }] },
-  pod: { env: [{ name: 'v-env-name', secretKeyRef: { name: 'v-env-secret', key: 'v-env-key' } }], imagePullSecrets: ['v-pull-secret'] },
+  pod: {
+    env: [{ name: 'v-env-name', secretKeyRef: { name: 'v-env-secret', key: 'v-env-key' } }],
+    imagePullSecrets: ['v-pull-secret'],
+  },
 };
 const ROWS: { layout: PropsLayout; toPolicy: (props: never) => unknown; props: Record<string, unknown> }[] = [
   {
     layout: REDIS_PROPS_LAYOUT,
     toPolicy: redisSchedulePolicy,
     props: {
-      ...COMMON, sentinel: { addresses: ['v-a1', 'v-a2'], passwordSecret: { name: 'v-sentinel-secret', key: 'v-sentinel-key' } },
+      ...COMMON,
+      sentinel: { addresses: ['v-a1', 'v-a2'], passwordSecret: { name: 'v-sentinel-secret', key: 'v-sentinel-key' } },
       shards: ['v-shard01', { name: 'v-shard02', schedule: 'v-shard-schedule', pod: { serviceAccountName: 'v-sa' } }],
-      s3: { bucket: 'v-bucket', region: 'v-region' }, images: { redis: 'v-image' }, unknownKey: 'v-unknown',
+      s3: { bucket: 'v-bucket', region: 'v-region' },
+      images: { redis: 'v-image' },
+      unknownKey: 'v-unknown',
     },
   },
   {
     layout: ETCD_PROPS_LAYOUT,
     toPolicy: etcdSchedulePolicy,
-    props: { ...COMMON, mode: 'v-mode', nodes: ['v-cp-1', { name: 'v-cp-2', timeout: 'v-node-timeout' }], destination: { persistentVolumeClaim: { claimName: 'v-claim' } } },
+    props: {
+      ...COMMON,
+      mode: 'v-mode',
+      nodes: ['v-cp-1', { name: 'v-cp-2', timeout: 'v-node-timeout' }],
+      destination: { persistentVolumeClaim: { claimName: 'v-claim' } },
+    },
   },
   {
     layout: VITESS_PROPS_LAYOUT,
     toPolicy: (props: never) => vitessSchedulePolicy(props, 'v-default-schedule-name'),
     props: {
-      ...COMMON, scheduleName: 'v-schedule-name', cluster: 'v-cluster', topology: { globalServerAddress: 'v-topo' }, vtctldServer: 'v-vtctld',
+      ...COMMON,
+      scheduleName: 'v-schedule-name',
+      cluster: 'v-cluster',
+      topology: { globalServerAddress: 'v-topo' },
+      vtctldServer: 'v-vtctld',
       storage: { s3: { bucket: 'v-bucket', region: 'v-region', authSecret: { name: 'v-auth', key: 'v-auth-key' } } },
-      strategies: [{ keyspace: 'v-keyspace', shards: ['v-s1', 'v-s2'] }], frequency: 'v-frequency',
+      strategies: [{ keyspace: 'v-keyspace', shards: ['v-s1', 'v-s2'] }],
+      frequency: 'v-frequency',
     },
   },
 ];
@@ -73,7 +109,9 @@ test('a Vitess schedule: the schedule list and the schedule itself are the props
   expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules')).toBe('');
   expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules[0]')).toBe('');
   expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules[0].name')).toBe('scheduleName');
-  expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules[0].strategies[1].shards[0]')).toBe('strategies[1].shards[0]');
+  expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules[0].strategies[1].shards[0]')).toBe(
+    'strategies[1].shards[0]',
+  );
 });
 
 describe('withPropPaths', () => {
@@ -88,10 +126,18 @@ describe('withPropPaths', () => {
   }
 
   test('names the prop as written, then the policy field; paths in messages become prop paths too', () => {
-    const error = policyError(() => renderPolicy(redisSchedulePolicy({
-      name: 'cache', shards: ['a', 'a'], sentinel: { addresses: ['sentinel:26379'] }, s3: { bucket: 'Bad', region: 'r' },
-      metrics: { prometheusRule: { severity: 'urgent!' } },
-    }), 'test/cache'));
+    const error = policyError(() =>
+      renderPolicy(
+        redisSchedulePolicy({
+          name: 'cache',
+          shards: ['a', 'a'],
+          sentinel: { addresses: ['sentinel:26379'] },
+          s3: { bucket: 'Bad', region: 'r' },
+          metrics: { prometheusRule: { severity: 'urgent!' } },
+        }),
+        'test/cache',
+      ),
+    );
     const mapped = withPropPaths(error, REDIS_PROPS_LAYOUT);
     expect(mapped).toBeInstanceOf(PolicyError);
     expect(mapped.source).toBe('test/cache');
@@ -104,7 +150,10 @@ describe('withPropPaths', () => {
   });
 
   test('a problem of the props as a whole is at "(props)"; an unmapped path stays as it is', () => {
-    const error = new PolicyError([{ path: 'spec.vitess.schedules[0]', message: 'm1' }, { path: 'status', message: 'm2' }]);
+    const error = new PolicyError([
+      { path: 'spec.vitess.schedules[0]', message: 'm1' },
+      { path: 'status', message: 'm2' },
+    ]);
     expect(withPropPaths(error, VITESS_PROPS_LAYOUT).issues).toEqual([
       { path: '(props)', message: 'm1 (policy field spec.vitess.schedules[0])' },
       { path: 'status', message: 'm2' },
@@ -134,8 +183,15 @@ describe('pass-through fields', () => {
   });
 
   test.each([
-    'metadata.name', 'spec.defaults.schedule', 'spec.redis.shards[0]', 'spec.vitess.schedules[0].name', 'spec.defaults.pod.env[0].name',
-    'spec.defaults.pod.volumes[0].name', 'spec.redis.s3.region', 'spec.redis.sentinel.passwordSecret.key', 'spec.defaults.placement.nodeSelector.constructor',
+    'metadata.name',
+    'spec.defaults.schedule',
+    'spec.redis.shards[0]',
+    'spec.vitess.schedules[0].name',
+    'spec.defaults.pod.env[0].name',
+    'spec.defaults.pod.volumes[0].name',
+    'spec.redis.s3.region',
+    'spec.redis.sentinel.passwordSecret.key',
+    'spec.defaults.placement.nodeSelector.constructor',
     'spec.etcd.endpoint', // its scheme decides whether etcdctl gets the client certificates
   ])('%s is not a pass-through field', (path) => {
     expect(passThroughFormat(path, ALL)).toBeUndefined();
@@ -154,9 +210,21 @@ describe('pass-through fields', () => {
     const typeOf = (s: unknown) => (s as { type?: string } | undefined)?.type;
     const all: PassThroughFields[] = ALL;
     for (const f of all) {
-      for (const key of Object.keys(f.values).map((k) => k.split('.').pop()!)) expect({ key, types: fields.get(key)?.map(typeOf) }).toEqual({ key, types: expect.arrayContaining(['string']) });
-      for (const key of Object.keys(f.items)) expect({ key, items: fields.get(key)?.map((s) => typeOf((s as { items: unknown }).items)) }).toEqual({ key, items: expect.arrayContaining(['string']) });
-      for (const key of f.objects) expect({ key, types: fields.get(key)?.map(typeOf) }).toEqual({ key, types: expect.arrayContaining(['object']) });
+      for (const key of Object.keys(f.values).map((k) => k.split('.').pop()!))
+        expect({ key, types: fields.get(key)?.map(typeOf) }).toEqual({
+          key,
+          types: expect.arrayContaining(['string']),
+        });
+      for (const key of Object.keys(f.items))
+        expect({ key, items: fields.get(key)?.map((s) => typeOf((s as { items: unknown }).items)) }).toEqual({
+          key,
+          items: expect.arrayContaining(['string']),
+        });
+      for (const key of f.objects)
+        expect({ key, types: fields.get(key)?.map(typeOf) }).toEqual({
+          key,
+          types: expect.arrayContaining(['object']),
+        });
       for (const key of f.references) {
         const names = fields.get(key)?.map((s) => typeOf((s as { properties?: { name?: unknown } }).properties?.name));
         expect({ key, names }).toEqual({ key, names: expect.arrayContaining(['string']) });

@@ -23,8 +23,12 @@ describe('names', () => {
   });
 
   test('no repeated segment: a part that repeats the end of the one before it is dropped; the shard encoding stays', () => {
-    expect(joinName(['vitess-main', 'frequent-customer', 'customer', safeShard('-80')])).toBe('vitess-main-frequent-customer-x-80');
-    expect(joinName(['vitess-main', 'nightly', 'customer', safeShard('80-')])).toBe('vitess-main-nightly-customer-80-x');
+    expect(joinName(['vitess-main', 'frequent-customer', 'customer', safeShard('-80')])).toBe(
+      'vitess-main-frequent-customer-x-80',
+    );
+    expect(joinName(['vitess-main', 'nightly', 'customer', safeShard('80-')])).toBe(
+      'vitess-main-nightly-customer-80-x',
+    );
     expect(joinName(['vitess-main', 'customer', 'customer', safeShard('-')])).toBe('vitess-main-customer-x-x');
     expect(joinName(['etcd', 'cp-1', 'cp-1'])).toBe('etcd-cp-1');
     // only a whole part repeating the end of the one before: x-80 after x, 1 after cp-1 are no repeats
@@ -43,13 +47,20 @@ describe('names', () => {
 
   test('property: any parts give a valid, deterministic, length-bounded DNS label; distinct parts give distinct names', () => {
     const part = fc.string({ minLength: 1, maxLength: 40 });
-    fc.assert(fc.property(fc.array(part, { minLength: 1, maxLength: 5 }), fc.array(part, { minLength: 1, maxLength: 5 }), (a, b) => {
-      const name = joinName(a);
-      expect(isDnsLabel(name)).toBe(true);
-      expect(name.length).toBeLessThanOrEqual(CRONJOB_NAME_MAX);
-      expect(joinName([...a])).toBe(name);
-      // parts that differ only by a repeated part give the same name (the resolver refuses two targets of one name)
-      if (withoutRepeats(a).join('\0') !== withoutRepeats(b).join('\0')) expect(joinName(b)).not.toBe(name);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        fc.array(part, { minLength: 1, maxLength: 5 }),
+        fc.array(part, { minLength: 1, maxLength: 5 }),
+        (a, b) => {
+          const name = joinName(a);
+          expect(isDnsLabel(name)).toBe(true);
+          expect(name.length).toBeLessThanOrEqual(CRONJOB_NAME_MAX);
+          expect(joinName([...a])).toBe(name);
+          // parts that differ only by a repeated part give the same name (the resolver refuses two targets of one name)
+          if (withoutRepeats(a).join('\0') !== withoutRepeats(b).join('\0')) expect(joinName(b)).not.toBe(name);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -15,35 +15,51 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const metrics = { metrics: { pushgatewayUrl: 'http://pushgateway:9091', prometheusRule: {} } };
 // customer/-80 nightly, customer/80- hourly, commerce/- under a suspended schedule
-const policy = vitessPolicy({
-  schedules: [
-    { name: 'nightly', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
-    { name: 'hourly', schedule: '@hourly', strategies: [{ keyspace: 'customer', shards: ['80-'] }] },
-    { name: 'paused', schedule: '0 3 * * *', suspend: true, strategies: [{ keyspace: 'commerce', shards: ['-'] }] },
-  ],
-}, metrics);
+const policy = vitessPolicy(
+  {
+    schedules: [
+      { name: 'nightly', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
+      { name: 'hourly', schedule: '@hourly', strategies: [{ keyspace: 'customer', shards: ['80-'] }] },
+      { name: 'paused', schedule: '0 3 * * *', suspend: true, strategies: [{ keyspace: 'commerce', shards: ['-'] }] },
+    ],
+  },
+  metrics,
+);
 const NIGHTLY = 'example-nightly-customer-x-80';
 const HOURLY = 'example-hourly-customer-80-x';
 const PAUSED = 'example-paused-commerce-x-x';
 
-type Rule = { alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string> };
-const rulesOf = (objects: readonly any[]): Rule[] => objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec.groups[0].rules);
+type Rule = {
+  alert: string;
+  expr: string;
+  for: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+};
+const rulesOf = (objects: readonly any[]): Rule[] =>
+  objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec.groups[0].rules);
 const driftOf = (objects: readonly any[]) => rulesOf(objects).filter((r) => r.alert === 'BackupPolicyDrift');
 
-test('one BackupPolicyDrift rule, over the policy\'s current and active backup targets, when an engine that reports coverage pushes metrics', () => {
+test("one BackupPolicyDrift rule, over the policy's current and active backup targets, when an engine that reports coverage pushes metrics", () => {
   const [drift, ...more] = driftOf(renderPolicy(policy));
   expect(more).toEqual([]);
-  expect(drift.expr).toBe(`max by (namespace, policy) (backup_cronjobs_uncovered_shards{namespace="example", policy="example", target=~"${NIGHTLY}|${HOURLY}"}) > 0`);
+  expect(drift.expr).toBe(
+    `max by (namespace, policy) (backup_cronjobs_uncovered_shards{namespace="example", policy="example", target=~"${NIGHTLY}|${HOURLY}"}) > 0`,
+  );
   expect(drift.for).toBe('1h');
   expect(drift.labels).toEqual({ severity: 'warning', policy: 'example' });
-  expect(drift.annotations.description).toMatch(/^Policy example leaves \{\{ \$value \}\} serving shard\(s\) of its cluster without a backup CronJob/);
+  expect(drift.annotations.description).toMatch(
+    /^Policy example leaves \{\{ \$value \}\} serving shard\(s\) of its cluster without a backup CronJob/,
+  );
   expect(drift.annotations.description).toContain('backup-cronjobs discover');
 });
 
-test('Redis reports coverage too: one rule over its shards\' backup CronJobs (not the drills)', () => {
+test("Redis reports coverage too: one rule over its shards' backup CronJobs (not the drills)", () => {
   const [drift, ...more] = driftOf(renderPolicy(redisPolicy({}, { ...metrics, drill: { schedule: '0 4 * * *' } })));
   expect(more).toEqual([]);
-  expect(drift.expr).toBe('max by (namespace, policy) (redis_backup_uncovered_shards{namespace="example", policy="redis", target=~"redis-shard01|redis-shard02"}) > 0');
+  expect(drift.expr).toBe(
+    'max by (namespace, policy) (redis_backup_uncovered_shards{namespace="example", policy="redis", target=~"redis-shard01|redis-shard02"}) > 0',
+  );
 });
 
 test('no drift rule without pushed metrics, nor for an engine that does not report coverage (etcd)', () => {
@@ -79,38 +95,42 @@ function promtoolTest(tests: unknown[]): string {
 }
 
 test('promtool: fires after an hour of a positive count from any target, with the largest count; clears once the runs push 0', () => {
-  const out = promtoolTest([{
-    interval: '1m',
-    input_series: [
-      // the hourly run sees 2 uncovered shards from t=0 until its run at 3h (after the policy was fixed) pushes 0
-      gauge(HOURLY, '2+0x179 0+0x60'),
-      // the nightly run saw 1 (it ran before the second new shard appeared) and pushes 0 at 3h too
-      gauge(NIGHTLY, '1+0x179 0+0x60'),
-    ],
-    alert_rule_test: [
-      { eval_time: '50m', alertname: 'BackupPolicyDrift', exp_alerts: [] },
-      { eval_time: '1h5m', alertname: 'BackupPolicyDrift', exp_alerts: [firing(2)] },
-      { eval_time: '3h10m', alertname: 'BackupPolicyDrift', exp_alerts: [] },
-    ],
-  }]);
+  const out = promtoolTest([
+    {
+      interval: '1m',
+      input_series: [
+        // the hourly run sees 2 uncovered shards from t=0 until its run at 3h (after the policy was fixed) pushes 0
+        gauge(HOURLY, '2+0x179 0+0x60'),
+        // the nightly run saw 1 (it ran before the second new shard appeared) and pushes 0 at 3h too
+        gauge(NIGHTLY, '1+0x179 0+0x60'),
+      ],
+      alert_rule_test: [
+        { eval_time: '50m', alertname: 'BackupPolicyDrift', exp_alerts: [] },
+        { eval_time: '1h5m', alertname: 'BackupPolicyDrift', exp_alerts: [firing(2)] },
+        { eval_time: '3h10m', alertname: 'BackupPolicyDrift', exp_alerts: [] },
+      ],
+    },
+  ]);
   expect(out).toContain('SUCCESS');
 });
 
 test('promtool: does not fire when every run pushed 0, nor for counts left by a suspended or a removed CronJob', () => {
-  const out = promtoolTest([{
-    interval: '1m',
-    input_series: [
-      gauge(NIGHTLY, '0+0x240'),
-      gauge(HOURLY, '0+0x240'),
-      // the suspended schedule's last run saw a shard missing; it does not run, so its count is stale
-      gauge(PAUSED, '3+0x240'),
-      // a CronJob no longer in the policy (its shard was resharded away) left its last count behind
-      gauge('example-nightly-customer-80-x', '2+0x240'),
-    ],
-    alert_rule_test: [
-      { eval_time: '2h', alertname: 'BackupPolicyDrift', exp_alerts: [] },
-      { eval_time: '4h', alertname: 'BackupPolicyDrift', exp_alerts: [] },
-    ],
-  }]);
+  const out = promtoolTest([
+    {
+      interval: '1m',
+      input_series: [
+        gauge(NIGHTLY, '0+0x240'),
+        gauge(HOURLY, '0+0x240'),
+        // the suspended schedule's last run saw a shard missing; it does not run, so its count is stale
+        gauge(PAUSED, '3+0x240'),
+        // a CronJob no longer in the policy (its shard was resharded away) left its last count behind
+        gauge('example-nightly-customer-80-x', '2+0x240'),
+      ],
+      alert_rule_test: [
+        { eval_time: '2h', alertname: 'BackupPolicyDrift', exp_alerts: [] },
+        { eval_time: '4h', alertname: 'BackupPolicyDrift', exp_alerts: [] },
+      ],
+    },
+  ]);
   expect(out).toContain('SUCCESS');
 });

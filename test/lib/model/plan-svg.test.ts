@@ -9,7 +9,14 @@ import { join } from 'path';
 import { resolvePolicy } from '../../../lib';
 import type { BackupPolicy } from '../../../lib';
 import { planPolicies } from '../../../lib/model/plan';
-import { DST_COLOUR, LAYOUT, NO_GROUP_COLOUR, OVERLAP_COLOUR, groupColours, planSvg } from '../../../lib/model/plan-svg';
+import {
+  DST_COLOUR,
+  LAYOUT,
+  NO_GROUP_COLOUR,
+  OVERLAP_COLOUR,
+  groupColours,
+  planSvg,
+} from '../../../lib/model/plan-svg';
 import { decodePng, pixelHex } from '../../support/png';
 import { requireCommands } from '../../support/services';
 import { etcdPolicy } from '../engines/etcd/fixtures';
@@ -21,7 +28,10 @@ const FROM = new Date('2026-12-01T00:00:00Z');
 // etcd-a 03:00-03:15 and etcd-b 03:05-03:20 (group etcd-snapshot, overlapping 03:05-03:15);
 // a Vitess shard at 23:30 with a 1h window (no group, crosses the end of the day); a suspended one
 const policies: BackupPolicy[] = [
-  etcdPolicy({ mode: 'perNode', nodes: ['a', 'b'] }, { defaults: { schedule: '0 3 * * *', stagger: { window: '10m' } } }),
+  etcdPolicy(
+    { mode: 'perNode', nodes: ['a', 'b'] },
+    { defaults: { schedule: '0 3 * * *', stagger: { window: '10m' } } },
+  ),
   vitessPolicy({
     schedules: [
       { name: 'late', schedule: '30 23 * * *', timeout: '1h', strategies: [{ keyspace: 'commerce', shards: ['-'] }] },
@@ -29,7 +39,10 @@ const policies: BackupPolicy[] = [
     ],
   }),
 ];
-const plan = planPolicies(policies.map((p) => resolvePolicy(p)), { from: FROM, count: 3, horizon: 7 * 24 * HOUR });
+const plan = planPolicies(
+  policies.map((p) => resolvePolicy(p)),
+  { from: FROM, count: 3, horizon: 7 * 24 * HOUR },
+);
 const day = planSvg(plan, 'day');
 const week = planSvg(plan, 'week');
 
@@ -40,12 +53,15 @@ function elements(svg: string, tag: string, cls?: string): Attrs[] {
     .map((m) => Object.fromEntries([...m[1].matchAll(/([\w:-]+)="([^"]*)"/g)].map((a) => [a[1], a[2]])))
     .filter((a) => cls === undefined || a.class === cls);
 }
-const texts = (svg: string, cls: string) => [...svg.matchAll(new RegExp(`<text class="${cls}"[^>]*>([^<]*)`, 'g'))].map((m) => m[1]);
+const texts = (svg: string, cls: string) =>
+  [...svg.matchAll(new RegExp(`<text class="${cls}"[^>]*>([^<]*)`, 'g'))].map((m) => m[1]);
 
 /** Tags open and close in order, attribute values are quoted, no raw `&` or `<` in text: well-formed enough for any SVG reader. */
 function expectWellFormed(svg: string): void {
   const stack: string[] = [];
-  for (const m of svg.matchAll(/<(\/?)([a-zA-Z][\w-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>|<|&(?!(amp|lt|gt|quot|apos);)/g)) {
+  for (const m of svg.matchAll(
+    /<(\/?)([a-zA-Z][\w-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>|<|&(?!(amp|lt|gt|quot|apos);)/g,
+  )) {
     if (m[2] === undefined) throw new Error(`stray "${m[0]}" at ${m.index}`);
     if (m[1]) expect(stack.pop()).toBe(m[2]);
     else if (!m[4]) stack.push(m[2]);
@@ -69,8 +85,18 @@ test('well-formed and deterministic: the same plan gives the same bytes', () => 
 });
 
 test('one row per CronJob, in plan order, labelled with its name and details', () => {
-  expect(elements(day, 'g', 'row').map((g) => g['data-target'])).toEqual(['kube-system/etcd-a', 'kube-system/etcd-b', 'example/example-late-commerce-x-x', 'example/example-paused-customer-x-x']);
-  expect(texts(day, 'row-label')).toEqual(['etcd-a', 'etcd-b', 'example-late-commerce-x-x', 'example-paused-customer-x-x']);
+  expect(elements(day, 'g', 'row').map((g) => g['data-target'])).toEqual([
+    'kube-system/etcd-a',
+    'kube-system/etcd-b',
+    'example/example-late-commerce-x-x',
+    'example/example-paused-customer-x-x',
+  ]);
+  expect(texts(day, 'row-label')).toEqual([
+    'etcd-a',
+    'etcd-b',
+    'example-late-commerce-x-x',
+    'example-paused-customer-x-x',
+  ]);
   expect(texts(day, 'row-detail')[0]).toBe('kube-system · 0 3 * * * UTC · 15m window · node a');
   expect(texts(day, 'suspended')).toEqual(['suspended: no runs']);
 });
@@ -81,10 +107,30 @@ test('a bar per run window at its x and width; a window past the end of the pict
   const etcdColour = [...colours.values()][0];
   expect(runs).toEqual([
     // 03:00 + 15m: x = 416 + 3/24 × 960 = 536, width = 0.25/24 × 960 = 10
-    expect.objectContaining({ x: round(dayX(3)), width: '10', y: String(barTop(0)), height: String(LAYOUT.barHeight), fill: etcdColour, 'data-start': '2026-12-01T03:00:00Z', 'data-end': '2026-12-01T03:15:00Z' }),
-    expect.objectContaining({ x: round(dayX(3 + 5 / 60)), width: '10', y: String(barTop(1)), fill: etcdColour, 'data-start': '2026-12-01T03:05:00Z' }),
+    expect.objectContaining({
+      x: round(dayX(3)),
+      width: '10',
+      y: String(barTop(0)),
+      height: String(LAYOUT.barHeight),
+      fill: etcdColour,
+      'data-start': '2026-12-01T03:00:00Z',
+      'data-end': '2026-12-01T03:15:00Z',
+    }),
+    expect.objectContaining({
+      x: round(dayX(3 + 5 / 60)),
+      width: '10',
+      y: String(barTop(1)),
+      fill: etcdColour,
+      'data-start': '2026-12-01T03:05:00Z',
+    }),
     // 23:30 + 1h, drawn up to the plot's right edge: half an hour of 40 px per hour
-    expect.objectContaining({ x: round(dayX(23.5)), width: '20', y: String(barTop(2)), fill: NO_GROUP_COLOUR, 'data-end': '2026-12-02T00:30:00Z' }),
+    expect.objectContaining({
+      x: round(dayX(23.5)),
+      width: '20',
+      y: String(barTop(2)),
+      fill: NO_GROUP_COLOUR,
+      'data-end': '2026-12-02T00:30:00Z',
+    }),
   ]);
   expect(Number(runs[2].x) + Number(runs[2].width)).toBe(LAYOUT.plotLeft + LAYOUT.plotWidth);
   expect(etcdColour).not.toBe(NO_GROUP_COLOUR);
@@ -92,7 +138,13 @@ test('a bar per run window at its x and width; a window past the end of the pict
 
 test('overlaps are marked on both rows, over the overlapping stretch only, around the bars', () => {
   const marks = elements(day, 'rect', 'overlap');
-  const stretch = { x: round(dayX(3 + 5 / 60)), width: round((10 / 60 / 24) * LAYOUT.plotWidth), 'data-start': '2026-12-01T03:05:00Z', 'data-end': '2026-12-01T03:15:00Z', stroke: OVERLAP_COLOUR };
+  const stretch = {
+    x: round(dayX(3 + 5 / 60)),
+    width: round((10 / 60 / 24) * LAYOUT.plotWidth),
+    'data-start': '2026-12-01T03:05:00Z',
+    'data-end': '2026-12-01T03:15:00Z',
+    stroke: OVERLAP_COLOUR,
+  };
   expect(marks).toEqual([
     expect.objectContaining({ ...stretch, y: String(barTop(0) - 6) }),
     expect.objectContaining({ ...stretch, y: String(barTop(1) - 6) }),
@@ -106,14 +158,24 @@ test('overlaps are marked on both rows, over the overlapping stretch only, aroun
 test('a time axis: every hour of the day, every day of the week, in UTC', () => {
   expect(texts(day, 'tick-label')).toEqual(Array.from({ length: 24 }, (_, h) => `${String(h).padStart(2, '0')}:00`));
   expect(elements(day, 'line', 'tick day')).toEqual([expect.objectContaining({ x1: String(LAYOUT.plotLeft) })]);
-  expect(texts(week, 'day-label')).toEqual(['Tue 2026-12-01', 'Wed 2026-12-02', 'Thu 2026-12-03', 'Fri 2026-12-04', 'Sat 2026-12-05', 'Sun 2026-12-06', 'Mon 2026-12-07']);
+  expect(texts(week, 'day-label')).toEqual([
+    'Tue 2026-12-01',
+    'Wed 2026-12-02',
+    'Thu 2026-12-03',
+    'Fri 2026-12-04',
+    'Sat 2026-12-05',
+    'Sun 2026-12-06',
+    'Mon 2026-12-07',
+  ]);
   expect(texts(day, 'axis-unit')).toEqual(['UTC']);
   expect(elements(week, 'rect', 'run').filter((r) => r['data-start']?.endsWith('T03:00:00Z'))).toHaveLength(7);
 });
 
 test('a legend: each serialization group in its colour, no group, the overlap mark', () => {
   const legend = day.slice(day.indexOf('<g class="legend">'));
-  expect([...legend.matchAll(/<rect [^>]*fill="([^"]+)"[^>]*\/><text [^>]*>([^<]+)</g)].map((m) => [m[1], m[2]])).toEqual([
+  expect(
+    [...legend.matchAll(/<rect [^>]*fill="([^"]+)"[^>]*\/><text [^>]*>([^<]+)</g)].map((m) => [m[1], m[2]]),
+  ).toEqual([
     [[...groupColours(plan.targets).values()][0], 'group etcd-snapshot (scope cluster, namespace kube-system)'],
     [NO_GROUP_COLOUR, 'no serialization group'],
     ['url(#overlap-hatch)', 'overlapping run windows (see the plan&apos;s warnings)'],
@@ -128,7 +190,14 @@ test('a daylight-saving change that skips a run: a dashed line on that row at th
   expectWellFormed(svg);
   expect(elements(svg, 'rect', 'run')).toEqual([]);
   // 13 hours after the start of the picture
-  expect(elements(svg, 'line', 'dst')).toEqual([expect.objectContaining({ x1: round(dayX(13)), y1: String(rowTop(0) + 3), stroke: DST_COLOUR, 'data-at': '2027-03-28T01:00:00Z' })]);
+  expect(elements(svg, 'line', 'dst')).toEqual([
+    expect.objectContaining({
+      x1: round(dayX(13)),
+      y1: String(rowTop(0) + 3),
+      stroke: DST_COLOUR,
+      'data-at': '2027-03-28T01:00:00Z',
+    }),
+  ]);
   expect(texts(svg, 'dst-label')).toEqual(['DST skipped']);
   expect(svg).toContain('daylight-saving change that skips or repeats a run');
   expect(day).not.toContain('class="dst"');
@@ -138,19 +207,32 @@ describe('rendered by headless Chromium', () => {
   const work = mkdtempSync(join(tmpdir(), 'bcj-plan-svg-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  test('a PNG of the picture\'s size, mostly white but far from blank, with the bars where the SVG puts them', () => {
+  test("a PNG of the picture's size, mostly white but far from blank, with the bars where the SVG puts them", () => {
     const { chromium } = requireCommands('chromium');
     const [svg] = elements(day, 'svg');
     const [width, height] = [Number(svg.width), Number(svg.height)];
     writeFileSync(join(work, 'plan.svg'), day);
     const shot = join(work, 'plan.png');
-    const r = spawnSync(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--force-device-scale-factor=1',
-      `--screenshot=${shot}`, `--window-size=${width},${height}`, `file://${join(work, 'plan.svg')}`], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(
+      chromium,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--hide-scrollbars',
+        '--force-device-scale-factor=1',
+        `--screenshot=${shot}`,
+        `--window-size=${width},${height}`,
+        `file://${join(work, 'plan.svg')}`,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     expect({ status: r.status, error: r.error }).toEqual({ status: 0, error: undefined });
     const png = decodePng(readFileSync(shot));
     expect([png.width, png.height]).toEqual([width, height]);
     let ink = 0;
-    for (let i = 0; i < png.pixels.length; i += png.channels) if (png.pixels[i] < 240 || png.pixels[i + 1] < 240 || png.pixels[i + 2] < 240) ink += 1;
+    for (let i = 0; i < png.pixels.length; i += png.channels)
+      if (png.pixels[i] < 240 || png.pixels[i + 1] < 240 || png.pixels[i + 2] < 240) ink += 1;
     const share = ink / (width * height);
     expect(share).toBeGreaterThan(0.03);
     expect(share).toBeLessThan(0.5);

@@ -10,13 +10,24 @@ const work = mkdtempSync(join(tmpdir(), 'bcj-alerts-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const labels = (metric: string, extra: Record<string, string>) =>
-  `${metric}{${Object.entries({ namespace: 'example', ...extra }).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+  `${metric}{${Object.entries({ namespace: 'example', ...extra })
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(', ')}}`;
 /** A metric pushed by a run of `target` of policy `example` (prefix backup_cronjobs). */
-export const pushed = (metric: string, target: string, values: string) => ({ series: labels(`backup_cronjobs_${metric}`, { policy: 'example', target, job: 'backup-cronjobs' }), values });
+export const pushed = (metric: string, target: string, values: string) => ({
+  series: labels(`backup_cronjobs_${metric}`, { policy: 'example', target, job: 'backup-cronjobs' }),
+  values,
+});
 /** A kube-state-metrics CronJob series. */
-export const ksm = (metric: string, cronjob: string, values: string) => ({ series: labels(metric, { cronjob, job: 'kube-state-metrics' }), values });
+export const ksm = (metric: string, cronjob: string, values: string) => ({
+  series: labels(metric, { cronjob, job: 'kube-state-metrics' }),
+  values,
+});
 /** A kube-state-metrics Job series. */
-export const jobSeries = (metric: string, jobName: string, values: string) => ({ series: labels(metric, { job_name: jobName, job: 'kube-state-metrics' }), values });
+export const jobSeries = (metric: string, jobName: string, values: string) => ({
+  series: labels(metric, { job_name: jobName, job: 'kube-state-metrics' }),
+  values,
+});
 
 /** Runs `promtool test rules` with the rule file of `r` and the given tests; returns its output. */
 export function promtoolTest(r: any, tests: unknown[]): string {

@@ -9,36 +9,60 @@ const PRUNE = { retention: { keepLast: 3, schedule: '0 5 * * *' } };
 describe('objectKeys', () => {
   test('Redis: backup and prune CronJobs by shard', () => {
     const keys = objectKeys(resolvePolicy(redisPolicy({}, PRUNE)));
-    expect([...keys.backups]).toEqual([['shard01', 'redis-shard01'], ['shard02', 'redis-shard02']]);
-    expect([...keys.prunes]).toEqual([['shard01', 'redis-shard01-prune'], ['shard02', 'redis-shard02-prune']]);
+    expect([...keys.backups]).toEqual([
+      ['shard01', 'redis-shard01'],
+      ['shard02', 'redis-shard02'],
+    ]);
+    expect([...keys.prunes]).toEqual([
+      ['shard01', 'redis-shard01-prune'],
+      ['shard02', 'redis-shard02-prune'],
+    ]);
   });
 
   test('Vitess: backups by <schedule>/<keyspace>/<shard> with the shard as written, prunes by <keyspace>/<shard>', () => {
-    const keys = objectKeys(resolvePolicy(vitessPolicy({
-      schedules: [
-        { name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] },
-        { name: 'weekly', schedule: '0 3 * * 0', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
-      ],
-    }, PRUNE)));
+    const keys = objectKeys(
+      resolvePolicy(
+        vitessPolicy(
+          {
+            schedules: [
+              { name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80', '80-'] }] },
+              { name: 'weekly', schedule: '0 3 * * 0', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
+            ],
+          },
+          PRUNE,
+        ),
+      ),
+    );
     expect([...keys.backups]).toEqual([
       ['daily/customer/-80', 'example-daily-customer-x-80'],
       ['daily/customer/80-', 'example-daily-customer-80-x'],
       ['weekly/customer/-80', 'example-weekly-customer-x-80'],
     ]);
-    expect([...keys.prunes]).toEqual([['customer/-80', 'example-prune-customer-x-80'], ['customer/80-', 'example-prune-customer-80-x']]);
+    expect([...keys.prunes]).toEqual([
+      ['customer/-80', 'example-prune-customer-x-80'],
+      ['customer/80-', 'example-prune-customer-80-x'],
+    ]);
   });
 
   test('etcd: by node in perNode mode, "cluster" in cluster mode', () => {
     const perNode = objectKeys(resolvePolicy(etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2'] })));
-    expect([...perNode.backups]).toEqual([['cp-1', 'etcd-cp-1'], ['cp-2', 'etcd-cp-2']]);
-    const cluster = objectKeys(resolvePolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'snapshots' } } }, PRUNE)));
+    expect([...perNode.backups]).toEqual([
+      ['cp-1', 'etcd-cp-1'],
+      ['cp-2', 'etcd-cp-2'],
+    ]);
+    const cluster = objectKeys(
+      resolvePolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'snapshots' } } }, PRUNE)),
+    );
     expect([...cluster.backups]).toEqual([['cluster', 'etcd']]);
     expect([...cluster.prunes]).toEqual([['cluster', 'etcd-prune']]);
   });
 });
 
 describe('objectByKey', () => {
-  const objects = new Map([['shard01', 1], ['shard02', 2]]);
+  const objects = new Map([
+    ['shard01', 1],
+    ['shard02', 2],
+  ]);
 
   test('finds by key; without a key, the only object', () => {
     expect(objectByKey(objects, 'shard02', 'x')).toBe(2);
@@ -46,8 +70,9 @@ describe('objectByKey', () => {
   });
 
   test('an unknown key names the keys there are and the likely one', () => {
-    expect(() => objectByKey(objects, 'shard1', 'test/cache: backup CronJob'))
-      .toThrow('test/cache: backup CronJob: no key "shard1" (did you mean "shard01"?); keys: "shard01", "shard02"');
+    expect(() => objectByKey(objects, 'shard1', 'test/cache: backup CronJob')).toThrow(
+      'test/cache: backup CronJob: no key "shard1" (did you mean "shard01"?); keys: "shard01", "shard02"',
+    );
     expect(() => objectByKey(new Map(), 'a', 'x: restore Job')).toThrow('x: restore Job: no key "a"; there is none');
   });
 

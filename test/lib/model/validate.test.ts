@@ -3,24 +3,36 @@ import { loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { policyIssues } from '../../support/policy-issues';
 
-
 const withDefaults = (defaults: Record<string, unknown>) => vitessPolicy({}, { defaults });
 
 describe('schema errors', () => {
   test('an unknown field is an error with a suggestion and the allowed fields', () => {
     const issues = policyIssues(() => validatePolicy(withDefaults({ schedul: '@daily' })));
     expect(issues).toHaveLength(1);
-    expect(issues[0]).toMatch(/^spec\.defaults\.schedul: unknown field \(did you mean "schedule"\?\); allowed fields: schedule, timeZone, stagger, suspend, /);
+    expect(issues[0]).toMatch(
+      /^spec\.defaults\.schedul: unknown field \(did you mean "schedule"\?\); allowed fields: schedule, timeZone, stagger, suspend, /,
+    );
   });
 
   test('all errors are reported at once', () => {
-    const issues = policyIssues(() => validatePolicy(withDefaults({ concurrencyPolicy: 'Sometimes', successfulJobsHistoryLimit: '3', timeout: '10 minutes', suspend: 'no' })));
-    expect([...issues].sort()).toEqual([
-      'spec.defaults.concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"',
-      'spec.defaults.successfulJobsHistoryLimit: expected integer, received string "3"',
-      'spec.defaults.timeout: received "10 minutes"; must be a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w"',
-      'spec.defaults.suspend: expected boolean, received string "no"',
-    ].sort());
+    const issues = policyIssues(() =>
+      validatePolicy(
+        withDefaults({
+          concurrencyPolicy: 'Sometimes',
+          successfulJobsHistoryLimit: '3',
+          timeout: '10 minutes',
+          suspend: 'no',
+        }),
+      ),
+    );
+    expect([...issues].sort()).toEqual(
+      [
+        'spec.defaults.concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace"',
+        'spec.defaults.successfulJobsHistoryLimit: expected integer, received string "3"',
+        'spec.defaults.timeout: received "10 minutes"; must be a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w"',
+        'spec.defaults.suspend: expected boolean, received string "no"',
+      ].sort(),
+    );
   });
 
   test('required fields, patterns and bounds', () => {
@@ -28,13 +40,19 @@ describe('schema errors', () => {
     delete (doc.spec.vitess as any).topology;
     const issues = policyIssues(() => validatePolicy(doc));
     expect(issues).toContain('spec.vitess.topology: required field is missing');
-    expect(issues).toContain('spec.vitess.cluster: received "Example_Cluster"; must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit');
+    expect(issues).toContain(
+      'spec.vitess.cluster: received "Example_Cluster"; must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
+    );
     expect(issues.some((i) => i.startsWith('spec.vitess.vtctldServer: received "vtctld"'))).toBe(true);
   });
 
   test('exactly one storage kind', () => {
-    const issues = policyIssues(() => validatePolicy(vitessPolicy({ storage: { s3: { region: 'r', bucket: 'b' }, gcs: { bucket: 'g' } } })));
-    expect(issues).toEqual(['spec.vitess.storage: received ["s3","gcs"]; set exactly one of: s3, gcs, azblob, ceph, file']);
+    const issues = policyIssues(() =>
+      validatePolicy(vitessPolicy({ storage: { s3: { region: 'r', bucket: 'b' }, gcs: { bucket: 'g' } } })),
+    );
+    expect(issues).toEqual([
+      'spec.vitess.storage: received ["s3","gcs"]; set exactly one of: s3, gcs, azblob, ceph, file',
+    ]);
   });
 
   test('apiVersion and kind are fixed', () => {
@@ -67,18 +85,32 @@ describe('semantic errors', () => {
   });
 
   test('durations the parser refuses are reported by path, never thrown', () => {
-    const issues = policyIssues(() => renderPolicy(vitessPolicy({ vtbackupRetention: { minRetentionTime: '30m1h' } }, { defaults: { timeout: '30m1h', stagger: { window: '1h1h' } } })));
-    const grammar = 'must be a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w" (units go from largest to smallest, each at most once)';
-    expect([...issues].sort()).toEqual([
-      `spec.defaults.timeout: received "30m1h"; ${grammar}`,
-      `spec.defaults.stagger.window: received "1h1h"; ${grammar}`,
-      `spec.vitess.vtbackupRetention.minRetentionTime: received "30m1h"; ${grammar}`,
-    ].sort());
+    const issues = policyIssues(() =>
+      renderPolicy(
+        vitessPolicy(
+          { vtbackupRetention: { minRetentionTime: '30m1h' } },
+          { defaults: { timeout: '30m1h', stagger: { window: '1h1h' } } },
+        ),
+      ),
+    );
+    const grammar =
+      'must be a duration: whole numbers with units w, d, h, m, s, largest first and each once, e.g. "90s", "15m", "1h30m", "7d", "2w" (units go from largest to smallest, each at most once)';
+    expect([...issues].sort()).toEqual(
+      [
+        `spec.defaults.timeout: received "30m1h"; ${grammar}`,
+        `spec.defaults.stagger.window: received "1h1h"; ${grammar}`,
+        `spec.vitess.vtbackupRetention.minRetentionTime: received "30m1h"; ${grammar}`,
+      ].sort(),
+    );
   });
 
   test('time zone as the API server checks it', () => {
-    expect(policyIssues(() => validatePolicy(withDefaults({ timeZone: 'Local' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Local"; /);
-    expect(policyIssues(() => validatePolicy(withDefaults({ timeZone: 'Mars/Olympus' })))[0]).toMatch(/^spec\.defaults\.timeZone: received "Mars\/Olympus"; /);
+    expect(policyIssues(() => validatePolicy(withDefaults({ timeZone: 'Local' })))[0]).toMatch(
+      /^spec\.defaults\.timeZone: received "Local"; /,
+    );
+    expect(policyIssues(() => validatePolicy(withDefaults({ timeZone: 'Mars/Olympus' })))[0]).toMatch(
+      /^spec\.defaults\.timeZone: received "Mars\/Olympus"; /,
+    );
     expect(() => validatePolicy(withDefaults({ timeZone: 'America/Argentina/Catamarca' }))).not.toThrow();
   });
 
@@ -91,12 +123,22 @@ describe('semantic errors', () => {
   });
 
   test('duplicate keyspace/shard in one schedule, and duplicate schedule names', () => {
-    const issues = policyIssues(() => validatePolicy(vitessPolicy({
-      schedules: [
-        { name: 'a', strategies: [{ keyspace: 'ks', shards: ['-80', '80-'] }, { keyspace: 'ks', shards: ['80-'] }] },
-        { name: 'a', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
-      ],
-    })));
+    const issues = policyIssues(() =>
+      validatePolicy(
+        vitessPolicy({
+          schedules: [
+            {
+              name: 'a',
+              strategies: [
+                { keyspace: 'ks', shards: ['-80', '80-'] },
+                { keyspace: 'ks', shards: ['80-'] },
+              ],
+            },
+            { name: 'a', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
+          ],
+        }),
+      ),
+    );
     expect(issues).toEqual([
       'spec.vitess.schedules[0].strategies[1].shards[0]: received "80-"; ks/80- is already listed at spec.vitess.schedules[0].strategies[0].shards[1]: each keyspace/shard once per schedule',
       'spec.vitess.schedules[1].name: received "a"; schedule names must be unique (also used by schedules[0])',
@@ -104,20 +146,34 @@ describe('semantic errors', () => {
   });
 
   test('frequency and schedule are exclusive; frequency must be one the operator accepts', () => {
-    const issues = policyIssues(() => validatePolicy(vitessPolicy({
-      schedules: [
-        { name: 'a', frequency: '6h', schedule: '@daily', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
-        { name: 'b', frequency: '7h', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
-      ],
-    })));
+    const issues = policyIssues(() =>
+      validatePolicy(
+        vitessPolicy({
+          schedules: [
+            { name: 'a', frequency: '6h', schedule: '@daily', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
+            { name: 'b', frequency: '7h', strategies: [{ keyspace: 'ks', shards: ['-'] }] },
+          ],
+        }),
+      ),
+    );
     expect(issues[0]).toBe('spec.vitess.schedules[0].frequency: set either frequency or schedule, not both');
     expect(issues[1]).toMatch(/^spec\.vitess\.schedules\[1\]\.frequency: received "7h"; /);
   });
 
   test('placement rules', () => {
-    const issues = policyIssues(() => validatePolicy(withDefaults({
-      placement: { nodeAffinity: [{ key: 'a', operator: 'In' }, { key: 'b', operator: 'Exists', values: ['x'] }], tolerations: [{ operator: 'Equal', value: 'x' }] },
-    })));
+    const issues = policyIssues(() =>
+      validatePolicy(
+        withDefaults({
+          placement: {
+            nodeAffinity: [
+              { key: 'a', operator: 'In' },
+              { key: 'b', operator: 'Exists', values: ['x'] },
+            ],
+            tolerations: [{ operator: 'Equal', value: 'x' }],
+          },
+        }),
+      ),
+    );
     expect(issues).toEqual([
       'spec.defaults.placement.nodeAffinity[0].values: operator In needs at least one value',
       'spec.defaults.placement.nodeAffinity[1].values: received ["x"]; operator Exists takes no values',
@@ -126,22 +182,41 @@ describe('semantic errors', () => {
   });
 
   test('stagger needs room: a window longer than the schedule interval is refused', () => {
-    const issues = policyIssues(() => renderPolicy(vitessPolicy({
-      schedules: [{ name: 'a', schedule: '0 * * * *', stagger: { window: '2h' }, strategies: [{ keyspace: 'ks', shards: ['-80', '80-'] }] }],
-    })));
+    const issues = policyIssues(() =>
+      renderPolicy(
+        vitessPolicy({
+          schedules: [
+            {
+              name: 'a',
+              schedule: '0 * * * *',
+              stagger: { window: '2h' },
+              strategies: [{ keyspace: 'ks', shards: ['-80', '80-'] }],
+            },
+          ],
+        }),
+      ),
+    );
     expect(issues).toHaveLength(1);
-    expect(issues[0]).toMatch(/^spec\.vitess\.schedules\[0\]\.stagger: cannot stagger 2 target\(s\) of schedule "0 \* \* \* \*" over "2h": /);
+    expect(issues[0]).toMatch(
+      /^spec\.vitess\.schedules\[0\]\.stagger: cannot stagger 2 target\(s\) of schedule "0 \* \* \* \*" over "2h": /,
+    );
   });
 });
 
 describe('YAML loading', () => {
   test('syntax errors, duplicate keys and multi-document files', () => {
-    expect(policyIssues(() => loadPolicies('apiVersion: [unclosed', 'bad.yaml'))[0]).toMatch(/^\(document\): YAML syntax: /);
-    expect(policyIssues(() => loadPolicies('a: 1\na: 2\n'))).toEqual(['(document): duplicate key "a" (first at line 1); a key appears once per map']);
+    expect(policyIssues(() => loadPolicies('apiVersion: [unclosed', 'bad.yaml'))[0]).toMatch(
+      /^\(document\): YAML syntax: /,
+    );
+    expect(policyIssues(() => loadPolicies('a: 1\na: 2\n'))).toEqual([
+      '(document): duplicate key "a" (first at line 1); a key appears once per map',
+    ]);
     const one = JSON.stringify(vitessPolicy());
     const two = JSON.stringify({ ...vitessPolicy(), metadata: { name: 'other' } });
     expect(loadPolicies(`${one}\n---\n${two}\n`).map((p) => p.metadata.name)).toEqual(['example', 'other']);
-    const issues = policyIssues(() => loadPolicies(`${one}\n---\n${JSON.stringify({ ...vitessPolicy(), metadata: {} })}\n`));
+    const issues = policyIssues(() =>
+      loadPolicies(`${one}\n---\n${JSON.stringify({ ...vitessPolicy(), metadata: {} })}\n`),
+    );
     expect(issues).toEqual(['document 2: metadata.name: required field is missing']);
   });
 

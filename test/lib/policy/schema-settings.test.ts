@@ -7,19 +7,29 @@ describe('names of other objects', () => {
 
   // found by test/lib/model/fuzz: a 254-character priorityClassName passed the policy and tripped the last guard
   test.each(['priorityClassName', 'serviceAccountName'])('a 254-character %s is refused', (field) => {
-    expect(() => validatePolicy(redisPolicy({}, { defaults: { pod: { [field]: long } } })))
-      .toThrow(new RegExp(`spec\\.defaults\\.pod\\.${field}: .*253`));
+    expect(() => validatePolicy(redisPolicy({}, { defaults: { pod: { [field]: long } } }))).toThrow(
+      new RegExp(`spec\\.defaults\\.pod\\.${field}: .*253`),
+    );
     expect(() => validatePolicy(redisPolicy({}, { defaults: { pod: { [field]: long.slice(1) } } }))).not.toThrow();
   });
 });
 
 describe('tolerations', () => {
   const withSeconds = (tolerationSeconds: number) =>
-    redisPolicy({}, { defaults: { placement: { tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds }] } } });
+    redisPolicy(
+      {},
+      {
+        defaults: {
+          placement: { tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds }] },
+        },
+      },
+    );
 
   // found by test/lib/model/fuzz: 2^63 passed the policy and rendered a tolerationSeconds beyond int64
   test('tolerationSeconds beyond the exact JSON integers is refused', () => {
-    expect(() => validatePolicy(withSeconds(2 ** 63))).toThrow(/spec\.defaults\.placement\.tolerations\[0\]\.tolerationSeconds: /);
+    expect(() => validatePolicy(withSeconds(2 ** 63))).toThrow(
+      /spec\.defaults\.placement\.tolerations\[0\]\.tolerationSeconds: /,
+    );
     expect(() => validatePolicy(withSeconds(Number.MAX_SAFE_INTEGER))).not.toThrow();
   });
 });

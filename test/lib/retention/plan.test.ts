@@ -42,9 +42,12 @@ describe('etcd §8.2 OpenShift prune vectors under our semantics', () => {
     [5, ['backup-1', 'backup-2', 'backup-3', 'backup-4', 'backup-5']],
     [3, ['backup-3', 'backup-4', 'backup-5']],
     [1, ['backup-5']],
-  ])('keepLast %i keeps exactly N (OpenShift prunes BEFORE the backup, leaving N+1 on disk; we prune after it)', (n, expected) => {
-    expect(kept(numbered(5), { keepLast: n })).toEqual(expected);
-  });
+  ])(
+    'keepLast %i keeps exactly N (OpenShift prunes BEFORE the backup, leaving N+1 on disk; we prune after it)',
+    (n, expected) => {
+      expect(kept(numbered(5), { keepLast: n })).toEqual(expected);
+    },
+  );
 
   test('keepLast 0 is a validation error, never "delete everything" (OpenShift reaches it by bypassing validation)', () => {
     expect(validateRetention({ keepLast: 0 }, 'spec.retention')).toEqual([
@@ -60,9 +63,12 @@ describe('etcd §8.2 OpenShift prune vectors under our semantics', () => {
     ['3Gi', ['backup-3', 'backup-4', 'backup-5']],
     ['2Gi', ['backup-4', 'backup-5']],
     ['1Gi', ['backup-5']],
-  ])('maxTotalSize %s over 5 × 1 GiB with equal times (ties by name descending) – same as OpenShift, but the unit is explicit (its "Gb" means GiB)', (budget, expected) => {
-    expect(kept(numbered(5, GiB, true), { maxTotalSize: budget })).toEqual(expected);
-  });
+  ])(
+    'maxTotalSize %s over 5 × 1 GiB with equal times (ties by name descending) – same as OpenShift, but the unit is explicit (its "Gb" means GiB)',
+    (budget, expected) => {
+      expect(kept(numbered(5, GiB, true), { maxTotalSize: budget })).toEqual(expected);
+    },
+  );
 
   test('maxTotalSize 0 is rejected (OpenShift deletes everything)', () => {
     expect(validateRetention({ maxTotalSize: '0Gi' }, 'r')).toEqual([
@@ -141,7 +147,10 @@ describe('etcd §8.5 k3s and §8.6 Gardener vectors under our semantics', () => 
     const entries = files
       .map((name) => ({ name, time: parseBackupName(name, 'etcd-snapshot-node1-', ''), size: 1 }))
       .filter((e): e is BackupEntry => e.time !== undefined);
-    expect(entries.map((e) => e.name)).toEqual(['etcd-snapshot-node1-2023-11-14T22:13:20Z', 'etcd-snapshot-node1-2023-11-15T22:13:20Z']);
+    expect(entries.map((e) => e.name)).toEqual([
+      'etcd-snapshot-node1-2023-11-14T22:13:20Z',
+      'etcd-snapshot-node1-2023-11-15T22:13:20Z',
+    ]);
     const plan = planRetention(entries, { keepLast: 1 }, { now: utc('2023-11-16T00:00:00Z'), timeZone: 'UTC' });
     expect(plannedDeletions(plan)).toEqual(['etcd-snapshot-node1-2023-11-14T22:13:20Z']);
   });
@@ -157,7 +166,9 @@ describe('etcd §8.5 k3s and §8.6 Gardener vectors under our semantics', () => 
         .filter((e): e is BackupEntry => e.time !== undefined);
       expect(entries).toHaveLength(2);
       const plan = planRetention(entries, { keepLast: 1 }, { now: utc('2023-11-16T00:00:00Z'), timeZone: 'UTC' });
-      expect(plan.entries.filter((e) => e.keep).map((e) => e.name)).toEqual([`etcd-snapshot-${node}-2023-11-15T22:13:2${['a', 'b', 'c'].indexOf(node)}Z`]);
+      expect(plan.entries.filter((e) => e.keep).map((e) => e.name)).toEqual([
+        `etcd-snapshot-${node}-2023-11-15T22:13:2${['a', 'b', 'c'].indexOf(node)}Z`,
+      ]);
     }
   });
 
@@ -201,7 +212,11 @@ describe('planRetention semantics', () => {
       { name: 'd2', time: utc('2024-01-02T10:00:00Z'), size: 10 },
       { name: 'd1', time: utc('2024-01-01T10:00:00Z'), size: 10 },
     ];
-    const plan = planRetention(entries, { keepLast: 2, daily: 2, maxTotalSize: '0.015k' }, { now: utc('2024-01-04T00:00:00Z'), timeZone: 'UTC' });
+    const plan = planRetention(
+      entries,
+      { keepLast: 2, daily: 2, maxTotalSize: '0.015k' },
+      { now: utc('2024-01-04T00:00:00Z'), timeZone: 'UTC' },
+    );
     expect(formatPlan(plan)).toBe(
       [
         '# retention plan at 2024-01-04T00:00:00Z (now=1704326400), time zone UTC',
@@ -264,7 +279,11 @@ describe('planRetention semantics', () => {
       { name: 'cest-0230', time: utc('2021-10-31T00:30:00Z'), size: 0 },
       { name: 'cest-0130', time: utc('2021-10-30T23:30:00Z'), size: 0 },
     ];
-    const plan = planRetention(entries, { hourly: 10 }, { now: utc('2021-10-31T03:00:00Z'), timeZone: 'Europe/Berlin' });
+    const plan = planRetention(
+      entries,
+      { hourly: 10 },
+      { now: utc('2021-10-31T03:00:00Z'), timeZone: 'Europe/Berlin' },
+    );
     expect(plan.entries.map((e) => [e.name, e.periods.hourly ?? null])).toEqual([
       ['cet-0230', '2021-10-31T02'],
       ['cest-0230', null],
@@ -293,11 +312,22 @@ describe('planRetention semantics', () => {
 
   test('rejects bad entries and unknown time zones', () => {
     const opts = { now: T0, timeZone: 'UTC' };
-    expect(() => planRetention([{ name: 'a', time: 1, size: 0 }, { name: 'a', time: 2, size: 0 }], {}, opts)).toThrow(/duplicate/);
+    expect(() =>
+      planRetention(
+        [
+          { name: 'a', time: 1, size: 0 },
+          { name: 'a', time: 2, size: 0 },
+        ],
+        {},
+        opts,
+      ),
+    ).toThrow(/duplicate/);
     expect(() => planRetention([{ name: 'a\tb', time: 1, size: 0 }], {}, opts)).toThrow(/tab/);
     expect(() => planRetention([{ name: 'a', time: 1.5, size: 0 }], {}, opts)).toThrow(/time/);
     expect(() => planRetention([{ name: 'a', time: 1, size: -1 }], {}, opts)).toThrow(/size/);
-    expect(() => planRetention([], {}, { now: T0, timeZone: 'Mars/Olympus' })).toThrow(/unknown time zone "Mars\/Olympus"/);
+    expect(() => planRetention([], {}, { now: T0, timeZone: 'Mars/Olympus' })).toThrow(
+      /unknown time zone "Mars\/Olympus"/,
+    );
     expect(() => planRetention([], {}, { now: T0, timeZone: 'Local' })).toThrow(/unknown time zone/);
   });
 
@@ -349,9 +379,16 @@ describe('validation and conversions', () => {
       'spec.targets[0].retention.hourly: must be an integer from 1 to 100000 (leave it unset to not use the rule), got 0',
       'spec.targets[0].retention.daily: must be an integer from 1 to 100000 (leave it unset to not use the rule), got "7"',
     ]);
-    expect(validateRetention([], 'r')).toEqual(['r: must be an object with the rules keepLast, maxAge, maxTotalSize, hourly, daily, weekly, monthly, yearly, got []']);
+    expect(validateRetention([], 'r')).toEqual([
+      'r: must be an object with the rules keepLast, maxAge, maxTotalSize, hourly, daily, weekly, monthly, yearly, got []',
+    ]);
     expect(validateRetention(undefined, 'r')).toEqual([]);
-    expect(validateRetention({ keepLast: 3, maxAge: '30d', maxTotalSize: '50Gi', daily: 7, weekly: 4, monthly: 12, yearly: 2, hourly: 24 }, 'r')).toEqual([]);
+    expect(
+      validateRetention(
+        { keepLast: 3, maxAge: '30d', maxTotalSize: '50Gi', daily: 7, weekly: 4, monthly: 12, yearly: 2, hourly: 24 },
+        'r',
+      ),
+    ).toEqual([]);
   });
 
   test('vitess cannot apply maxTotalSize (vtctldclient lists no sizes)', () => {
@@ -364,14 +401,16 @@ describe('validation and conversions', () => {
   });
 
   test('retentionEnv: sorted, only the rules set, seconds and bytes', () => {
-    expect(retentionEnv({ weekly: 4, maxAge: '2d', keepLast: 3, maxTotalSize: '1Ki' }, 'Europe/Berlin', false)).toEqual([
-      { name: 'RETENTION_DRY_RUN', value: 'false' },
-      { name: 'RETENTION_KEEP_LAST', value: '3' },
-      { name: 'RETENTION_MAX_AGE_SECONDS', value: '172800' },
-      { name: 'RETENTION_MAX_TOTAL_BYTES', value: '1024' },
-      { name: 'RETENTION_TIME_ZONE', value: 'Europe/Berlin' },
-      { name: 'RETENTION_WEEKLY', value: '4' },
-    ]);
+    expect(retentionEnv({ weekly: 4, maxAge: '2d', keepLast: 3, maxTotalSize: '1Ki' }, 'Europe/Berlin', false)).toEqual(
+      [
+        { name: 'RETENTION_DRY_RUN', value: 'false' },
+        { name: 'RETENTION_KEEP_LAST', value: '3' },
+        { name: 'RETENTION_MAX_AGE_SECONDS', value: '172800' },
+        { name: 'RETENTION_MAX_TOTAL_BYTES', value: '1024' },
+        { name: 'RETENTION_TIME_ZONE', value: 'Europe/Berlin' },
+        { name: 'RETENTION_WEEKLY', value: '4' },
+      ],
+    );
     expect(retentionEnv(undefined, 'UTC', true)).toEqual([
       { name: 'RETENTION_DRY_RUN', value: 'true' },
       { name: 'RETENTION_TIME_ZONE', value: 'UTC' },
@@ -381,7 +420,15 @@ describe('validation and conversions', () => {
 
   test('retentionDestinationEnv', () => {
     expect(
-      retentionDestinationEnv({ kind: 's3', bucket: 'b', prefix: 'redis/', namePrefix: 'redis-backup_rs0_', nameSuffix: '.rdb.gz', forcePathStyle: true, endpoint: 'http://minio:9000' }),
+      retentionDestinationEnv({
+        kind: 's3',
+        bucket: 'b',
+        prefix: 'redis/',
+        namePrefix: 'redis-backup_rs0_',
+        nameSuffix: '.rdb.gz',
+        forcePathStyle: true,
+        endpoint: 'http://minio:9000',
+      }),
     ).toEqual([
       { name: 'BACKUP_DEST_KIND', value: 's3' },
       { name: 'BACKUP_NAME_PREFIX', value: 'redis-backup_rs0_' },
@@ -391,21 +438,35 @@ describe('validation and conversions', () => {
       { name: 'S3_FORCE_PATH_STYLE', value: 'true' },
       { name: 'S3_PREFIX', value: 'redis/' },
     ]);
-    expect(retentionDestinationEnv({ kind: 'dir', dir: '/backup', namePrefix: 'etcd-n1-', nameSuffix: '.db', sidecarSuffixes: ['.json', '.sha256'] })).toEqual([
+    expect(
+      retentionDestinationEnv({
+        kind: 'dir',
+        dir: '/backup',
+        namePrefix: 'etcd-n1-',
+        nameSuffix: '.db',
+        sidecarSuffixes: ['.json', '.sha256'],
+      }),
+    ).toEqual([
       { name: 'BACKUP_DEST_KIND', value: 'dir' },
       { name: 'BACKUP_DIR', value: '/backup' },
       { name: 'BACKUP_NAME_PREFIX', value: 'etcd-n1-' },
       { name: 'BACKUP_NAME_SUFFIX', value: '.db' },
       { name: 'BACKUP_SIDECAR_SUFFIXES', value: '.json .sha256' },
     ]);
-    expect(retentionDestinationEnv({ kind: 'vitess', server: 'vtctld:15999', keyspace: 'commerce', shard: '-80' })).toEqual([
+    expect(
+      retentionDestinationEnv({ kind: 'vitess', server: 'vtctld:15999', keyspace: 'commerce', shard: '-80' }),
+    ).toEqual([
       { name: 'BACKUP_DEST_KIND', value: 'vitess' },
       { name: 'VITESS_KEYSPACE', value: 'commerce' },
       { name: 'VITESS_SHARD', value: '-80' },
       { name: 'VTCTLD_SERVER', value: 'vtctld:15999' },
     ]);
-    expect(() => retentionDestinationEnv({ kind: 'dir', dir: '/b', namePrefix: '' })).toThrow('destination.namePrefix: required');
-    expect(() => retentionDestinationEnv({ kind: 'dir', dir: '/b', namePrefix: 'a/b' })).toThrow(/must not contain "\/"/);
+    expect(() => retentionDestinationEnv({ kind: 'dir', dir: '/b', namePrefix: '' })).toThrow(
+      'destination.namePrefix: required',
+    );
+    expect(() => retentionDestinationEnv({ kind: 'dir', dir: '/b', namePrefix: 'a/b' })).toThrow(
+      /must not contain "\/"/,
+    );
   });
 });
 
@@ -468,13 +529,23 @@ describe('names and listings', () => {
 
 describe('CLI flags', () => {
   test('retentionRulesFromFlags maps kebab-case flags to rules', () => {
-    expect(retentionRulesFromFlags({ 'keep-last': '3', 'max-age': '30d', 'max-total-size': '10Gi', daily: '7', weekly: undefined })).toEqual({
+    expect(
+      retentionRulesFromFlags({
+        'keep-last': '3',
+        'max-age': '30d',
+        'max-total-size': '10Gi',
+        daily: '7',
+        weekly: undefined,
+      }),
+    ).toEqual({
       keepLast: 3,
       maxAge: '30d',
       maxTotalSize: '10Gi',
       daily: 7,
     });
-    expect(() => retentionRulesFromFlags({ 'keep-lats': '3' })).toThrow(/unknown retention flag --keep-lats; allowed: --keep-last/);
+    expect(() => retentionRulesFromFlags({ 'keep-lats': '3' })).toThrow(
+      /unknown retention flag --keep-lats; allowed: --keep-last/,
+    );
     expect(() => retentionRulesFromFlags({ daily: 'seven' })).toThrow('--daily must be a whole number, got "seven"');
   });
 });

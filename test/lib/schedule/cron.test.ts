@@ -25,10 +25,22 @@ describe('validateSchedule: etcd.md §8.3 vectors', () => {
 
   it.each([
     ['5 4 * * FOO', 'field "day-of-week" value "FOO" is not valid: allowed values are 0-6 or SUN-SAT'],
-    ['@hourli', 'unknown macro "@hourli": allowed macros are @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly'],
-    ['* * * * 5L', 'field "day-of-week" value "5L" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support'],
-    ['* * L-5 * *', 'field "day-of-month" value "L-5" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support'],
-    ['* * 15W * *', 'field "day-of-month" value "15W" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support'],
+    [
+      '@hourli',
+      'unknown macro "@hourli": allowed macros are @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly',
+    ],
+    [
+      '* * * * 5L',
+      'field "day-of-week" value "5L" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support',
+    ],
+    [
+      '* * L-5 * *',
+      'field "day-of-month" value "L-5" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support',
+    ],
+    [
+      '* * 15W * *',
+      'field "day-of-month" value "15W" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support',
+    ],
     ['0 0 * * 7', 'field "day-of-week" value "7" is out of range 0-6 (use 0 or SUN for Sunday)'],
     ['0 24 * * *', 'field "hour" value "24" is out of range 0-23'],
     ['0 0 1 13 *', 'field "month" value "13" is out of range 1-12'],
@@ -53,16 +65,25 @@ describe('validateSchedule: messages for other bad input', () => {
   it.each([
     ['0 0 * * * * *', 'expected 5 fields (minute hour day-of-month month day-of-week), got 7'],
     ['0 0 * *', 'expected 5 fields (minute hour day-of-month month day-of-week), got 4'],
-    ['0 0 * * TZ', '"TZ" must not appear anywhere in a schedule (the API server rejects TZ and CRON_TZ): set timeZone instead'],
+    [
+      '0 0 * * TZ',
+      '"TZ" must not appear anywhere in a schedule (the API server rejects TZ and CRON_TZ): set timeZone instead',
+    ],
     [
       '@every 5m',
       '@every is not supported: use 5 fields (minute hour day-of-month month day-of-week) or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly',
     ],
-    ['@DAILY', 'unknown macro "@DAILY": allowed macros are @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly'],
+    [
+      '@DAILY',
+      'unknown macro "@DAILY": allowed macros are @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly',
+    ],
     [' @daily', 'macro "@daily" must not be surrounded by whitespace: the API server does not trim macros'],
     ['@daily\n', 'macro "@daily" must not be surrounded by whitespace: the API server does not trim macros'],
     ['1,,2 * * * *', 'field "minute" has an empty element in the list "1,,2"'],
-    ['0 5-3 * * *', 'field "hour" range "5-3" is reversed: the start must not be greater than the end (ranges do not wrap around)'],
+    [
+      '0 5-3 * * *',
+      'field "hour" range "5-3" is reversed: the start must not be greater than the end (ranges do not wrap around)',
+    ],
     ['? * * * *', 'field "minute" does not allow "?": only day-of-month and day-of-week do'],
     ['0 0 * ? *', 'field "month" does not allow "?": only day-of-month and day-of-week do'],
     ['*/61 * * * *', 'field "minute" step "61" in "*/61" must be a whole number from 1 to 60'],
@@ -72,8 +93,14 @@ describe('validateSchedule: messages for other bad input', () => {
     ['/5 * * * *', 'field "minute" element "/5" is missing a value: allowed values are 0-59'],
     ['+5 * * * *', 'field "minute" value "+5" is not valid: allowed values are 0-59'],
     ['0 0 * JANUARY *', 'field "month" value "JANUARY" is not valid: allowed values are 1-12 or JAN-DEC'],
-    ['0 0 * * MON#2', 'field "day-of-week" value "MON#2" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support'],
-    ['0 0 L * *', 'field "day-of-month" value "L" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support'],
+    [
+      '0 0 * * MON#2',
+      'field "day-of-week" value "MON#2" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support',
+    ],
+    [
+      '0 0 L * *',
+      'field "day-of-month" value "L" uses L, W or # (Quartz extensions), which Kubernetes CronJobs do not support',
+    ],
     ['H 2 * * *', 'field "minute" value "H" is a hashed (H) value: resolve it with resolveHashedSchedule first'],
     ['0 0 30 2 *', 'schedule never runs: day-of-month "30" does not occur in any month selected by "2"'],
     ['0 0 31 4,6,9,11 *', 'schedule never runs: day-of-month "31" does not occur in any month selected by "4,6,9,11"'],
@@ -119,15 +146,22 @@ describe('parseSchedule', () => {
 });
 
 // Valid elements built from the grammar, rendered with numbers or names.
-function element(min: number, max: number, names?: readonly string[]): fc.Arbitrary<{ text: string; values: number[] }> {
+function element(
+  min: number,
+  max: number,
+  names?: readonly string[],
+): fc.Arbitrary<{ text: string; values: number[] }> {
   const value = fc.integer({ min, max });
   const render = (v: number, useName: boolean) => (useName && names ? names[v - min].toLowerCase() : String(v));
   const range = fc.tuple(value, value).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
   const step = fc.integer({ min: 1, max: max - min + 1 });
-  const span = (a: number, b: number, s: number) => Array.from({ length: Math.floor((b - a) / s) + 1 }, (_, i) => a + i * s);
+  const span = (a: number, b: number, s: number) =>
+    Array.from({ length: Math.floor((b - a) / s) + 1 }, (_, i) => a + i * s);
   return fc.oneof(
     fc.tuple(value, fc.boolean()).map(([v, n]) => ({ text: render(v, n), values: [v] })),
-    fc.tuple(range, fc.boolean()).map(([[a, b], n]) => ({ text: `${render(a, n)}-${render(b, n)}`, values: span(a, b, 1) })),
+    fc
+      .tuple(range, fc.boolean())
+      .map(([[a, b], n]) => ({ text: `${render(a, n)}-${render(b, n)}`, values: span(a, b, 1) })),
     step.map((s) => ({ text: `*/${s}`, values: span(min, max, s) })),
     fc.tuple(value, step).map(([a, s]) => ({ text: `${a}/${s}`, values: span(a, max, s) })),
     fc.tuple(range, step).map(([[a, b], s]) => ({ text: `${a}-${b}/${s}`, values: span(a, b, s) })),
@@ -160,7 +194,9 @@ describe('validateSchedule: grammar property', () => {
         const fields = ['0', '0', '1', '1', '0'];
         fields[index] = String(raw);
         const message = validateSchedule(fields.join(' '));
-        expect(message).toMatch(new RegExp(`^field "${spec.name}" value "${raw}" is out of range ${spec.min}-${spec.max}`));
+        expect(message).toMatch(
+          new RegExp(`^field "${spec.name}" value "${raw}" is out of range ${spec.min}-${spec.max}`),
+        );
       }),
     );
   });

@@ -7,9 +7,19 @@ const YEAR_2026: [Date, Date] = [new Date('2026-01-01T00:00:00Z'), new Date('202
 
 /** The local wall time of an instant, `YYYY-MM-DDTHH:MM`, from Intl (independent of the implementation). */
 function localTime(zone: string, instant: number): string {
-  const p = Object.fromEntries(new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
-  }).formatToParts(instant).map(({ type, value }) => [type, value]));
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    })
+      .formatToParts(instant)
+      .map(({ type, value }) => [type, value]),
+  );
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}`;
 }
 
@@ -39,8 +49,16 @@ describe('offsetChanges', () => {
 describe('dstAmbiguities', () => {
   test('02:30 in Berlin: skipped in March, repeated in October', () => {
     expect(dstAmbiguities('30 2 * * *', 'Europe/Berlin', ...YEAR_2026)).toEqual([
-      { kind: 'skipped', change: { at: at('2026-03-29T01:00:00Z'), before: HOUR, after: 2 * HOUR }, localTimes: ['2026-03-29T02:30'] },
-      { kind: 'repeated', change: { at: at('2026-10-25T01:00:00Z'), before: 2 * HOUR, after: HOUR }, localTimes: ['2026-10-25T02:30'] },
+      {
+        kind: 'skipped',
+        change: { at: at('2026-03-29T01:00:00Z'), before: HOUR, after: 2 * HOUR },
+        localTimes: ['2026-03-29T02:30'],
+      },
+      {
+        kind: 'repeated',
+        change: { at: at('2026-10-25T01:00:00Z'), before: 2 * HOUR, after: HOUR },
+        localTimes: ['2026-10-25T02:30'],
+      },
     ]);
   });
 
@@ -53,7 +71,9 @@ describe('dstAmbiguities', () => {
   });
 
   test('every named minute of the stretch, and only on run days', () => {
-    expect(dstAmbiguities('*/15 1-2 * * 0', 'America/New_York', ...YEAR_2026).map((d) => [d.kind, d.localTimes])).toEqual([
+    expect(
+      dstAmbiguities('*/15 1-2 * * 0', 'America/New_York', ...YEAR_2026).map((d) => [d.kind, d.localTimes]),
+    ).toEqual([
       ['skipped', ['2026-03-08T02:00', '2026-03-08T02:15', '2026-03-08T02:30', '2026-03-08T02:45']],
       ['repeated', ['2026-11-01T01:00', '2026-11-01T01:15', '2026-11-01T01:30', '2026-11-01T01:45']],
     ]);
@@ -63,19 +83,34 @@ describe('dstAmbiguities', () => {
   });
 
   test('agrees with nextRuns: a skipped local time never runs that day, a repeated one runs exactly once, at its first occurrence', () => {
-    const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'Australia/Sydney', 'Europe/London'];
+    const zones = [
+      'Europe/Berlin',
+      'America/New_York',
+      'Australia/Lord_Howe',
+      'America/Santiago',
+      'Australia/Sydney',
+      'Europe/London',
+    ];
     fc.assert(
-      fc.property(fc.constantFrom(...zones), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 3 }), (zone, minute, hour) => {
-        const expr = `${minute} ${hour} * * *`;
-        for (const d of dstAmbiguities(expr, zone, ...YEAR_2026)) {
-          const runs = nextRuns(expr, zone, new Date(d.change.at - 30 * HOUR), 3).map((r) => r.getTime());
-          const local = runs.map((r) => localTime(zone, r));
-          for (const l of d.localTimes) {
-            if (d.kind === 'skipped') expect(local).not.toContain(l);
-            else expect(runs.filter((r) => localTime(zone, r) === l)).toEqual([Date.parse(`${l}:00Z`) - d.change.before]);
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 3 }),
+        (zone, minute, hour) => {
+          const expr = `${minute} ${hour} * * *`;
+          for (const d of dstAmbiguities(expr, zone, ...YEAR_2026)) {
+            const runs = nextRuns(expr, zone, new Date(d.change.at - 30 * HOUR), 3).map((r) => r.getTime());
+            const local = runs.map((r) => localTime(zone, r));
+            for (const l of d.localTimes) {
+              if (d.kind === 'skipped') expect(local).not.toContain(l);
+              else
+                expect(runs.filter((r) => localTime(zone, r) === l)).toEqual([
+                  Date.parse(`${l}:00Z`) - d.change.before,
+                ]);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { ScheduleError, cronFromFrequency, frequencyMinutes, hashModulo, validateSchedule } from '../../../lib/schedule';
+import {
+  ScheduleError,
+  cronFromFrequency,
+  frequencyMinutes,
+  hashModulo,
+  validateSchedule,
+} from '../../../lib/schedule';
 
 // vitess.md §4.4 "Frequency vectors": [frequency, cluster, keyspace, shard, expanded strategy name, offset, cron].
 const VECTORS: [string, string, string, string, string, number, string][] = [
@@ -29,7 +35,27 @@ describe('cronFromFrequency (vitess.md §2.4, §4.4)', () => {
   });
 
   it('gives valid schedules for every allowed frequency', () => {
-    const allowed = ['1m', '2m', '3m', '4m', '5m', '6m', '10m', '12m', '15m', '20m', '30m', '1h', '2h', '3h', '4h', '6h', '8h', '12h', '24h'];
+    const allowed = [
+      '1m',
+      '2m',
+      '3m',
+      '4m',
+      '5m',
+      '6m',
+      '10m',
+      '12m',
+      '15m',
+      '20m',
+      '30m',
+      '1h',
+      '2h',
+      '3h',
+      '4h',
+      '6h',
+      '8h',
+      '12h',
+      '24h',
+    ];
     fc.assert(
       fc.property(fc.constantFrom(...allowed), fc.string(), (frequency, key) => {
         expect(validateSchedule(cronFromFrequency(frequency, key))).toBeUndefined();
@@ -61,7 +87,10 @@ describe('cronFromFrequency (vitess.md §2.4, §4.4)', () => {
       'frequency "45m" is below 1h and does not divide 1h evenly: use 1m, 2m, 3m, 4m, 5m, 6m, 10m, 12m, 15m, 20m or 30m',
     ],
     ['90m', 'frequency "90m" must be a whole number of hours that divides 24h: use 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h'],
-    ['1h30m', 'frequency "1h30m" must be a whole number of hours that divides 24h: use 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h'],
+    [
+      '1h30m',
+      'frequency "1h30m" must be a whole number of hours that divides 24h: use 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h',
+    ],
     ['5h', 'frequency "5h" must be a whole number of hours that divides 24h: use 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h'],
     ['48h', 'frequency "48h" is longer than 24h: the longest frequency is 24h'],
     ['1d', 'frequency "1d" is not a duration: use a Go duration such as 30m, 1h, 6h, 24h or 1h30m'],
@@ -73,5 +102,3 @@ describe('cronFromFrequency (vitess.md §2.4, §4.4)', () => {
     expect(() => cronFromFrequency(frequency, 'c|k|-|s')).toThrow(ScheduleError);
   });
 });
-
-

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { ScheduleError, containsHash, hashModulo, parseSchedule, resolveHashedSchedule, validateSchedule } from '../../../lib/schedule';
+import {
+  ScheduleError,
+  containsHash,
+  hashModulo,
+  parseSchedule,
+  resolveHashedSchedule,
+  validateSchedule,
+} from '../../../lib/schedule';
 
 // The documented formula, written out independently of the implementation.
 function expectedHash(identity: string, field: string, modulus: number): number {
@@ -45,7 +52,9 @@ describe('resolveHashedSchedule', () => {
     const id = 'x';
     const h = expectedHash(id, 'minute', 31);
     expect(resolveHashedSchedule('H(0-30) 3 * * *', id)).toBe(`${h} 3 * * *`);
-    expect(resolveHashedSchedule('H(10-40)/10 3 * * *', id)).toBe(`${10 + expectedHash(id, 'minute', 10)}-40/10 3 * * *`);
+    expect(resolveHashedSchedule('H(10-40)/10 3 * * *', id)).toBe(
+      `${10 + expectedHash(id, 'minute', 10)}-40/10 3 * * *`,
+    );
     const k = expectedHash(id, 'minute', 30);
     expect(resolveHashedSchedule('H(0-29),H(30-59) * * * *', id)).toBe(`${k},${30 + k} * * * *`);
   });
@@ -53,12 +62,17 @@ describe('resolveHashedSchedule', () => {
   it('keeps schedules without H as they are, after validating them', () => {
     expect(resolveHashedSchedule('@daily', 'x')).toBe('@daily');
     expect(resolveHashedSchedule('5 4 * * SUN', 'x')).toBe('5 4 * * SUN');
-    expect(() => resolveHashedSchedule('0 24 * * *', 'x')).toThrow(new ScheduleError('field "hour" value "24" is out of range 0-23'));
+    expect(() => resolveHashedSchedule('0 24 * * *', 'x')).toThrow(
+      new ScheduleError('field "hour" value "24" is out of range 0-23'),
+    );
   });
 
   it.each([
     ['H(0-60) * * * *', 'field "minute" hashed range "H(0-60)" is out of range 0-59'],
-    ['H(30-10) * * * *', 'field "minute" hashed range "H(30-10)" is reversed: the start must not be greater than the end'],
+    [
+      'H(30-10) * * * *',
+      'field "minute" hashed range "H(30-10)" is reversed: the start must not be greater than the end',
+    ],
     ['H/0 * * * *', 'field "minute" step in "H/0" must be a whole number from 1 to 60'],
     ['H(0-9)/11 * * * *', 'field "minute" step in "H(0-9)/11" must be a whole number from 1 to 10'],
     ['H(0-30 * * * *', 'field "minute" hashed element "H(0-30" is not valid: use H, H/n, H(a-b) or H(a-b)/n'],
@@ -71,7 +85,9 @@ describe('resolveHashedSchedule', () => {
   });
 
   it('rejects an empty identity', () => {
-    expect(() => resolveHashedSchedule('H * * * *', '')).toThrow('identity for hashed schedule fields must not be empty');
+    expect(() => resolveHashedSchedule('H * * * *', '')).toThrow(
+      'identity for hashed schedule fields must not be empty',
+    );
   });
 
   it('is deterministic, valid and in range for any identity', () => {
@@ -95,7 +111,9 @@ describe('resolveHashedSchedule', () => {
   });
 
   it('spreads identities over the range', () => {
-    const minutes = new Set(Array.from({ length: 200 }, (_, i) => resolveHashedSchedule('H 2 * * *', `target-${i}`).split(' ')[0]));
+    const minutes = new Set(
+      Array.from({ length: 200 }, (_, i) => resolveHashedSchedule('H 2 * * *', `target-${i}`).split(' ')[0]),
+    );
     expect(minutes.size).toBeGreaterThan(40);
   });
 });

@@ -8,7 +8,10 @@ const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
 
 // Local wall time of an instant, computed here independently of the implementation.
 const formatters = new Map<string, Intl.DateTimeFormat>();
-function wall(zone: string, instant: number): { key: string; month: number; day: number; weekday: number; hour: number; minute: number } {
+function wall(
+  zone: string,
+  instant: number,
+): { key: string; month: number; day: number; weekday: number; hour: number; minute: number } {
   if (!formatters.has(zone)) {
     formatters.set(
       zone,
@@ -24,7 +27,12 @@ function wall(zone: string, instant: number): { key: string; month: number; day:
       }),
     );
   }
-  const p = Object.fromEntries(formatters.get(zone)!.formatToParts(instant).map(({ type, value }) => [type, value]));
+  const p = Object.fromEntries(
+    formatters
+      .get(zone)!
+      .formatToParts(instant)
+      .map(({ type, value }) => [type, value]),
+  );
   const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(p.weekday);
   const n = (s: string) => Number(s);
   return {
@@ -54,7 +62,9 @@ describe('nextRuns', () => {
       '2024-01-06T15:00:00.000Z',
       '2024-01-13T15:00:00.000Z',
     ]);
-    expect(iso(nextRuns('30 9 * * *', 'Asia/Kolkata', new Date('2024-06-01T00:00:00Z'), 1))).toEqual(['2024-06-01T04:00:00.000Z']);
+    expect(iso(nextRuns('30 9 * * *', 'Asia/Kolkata', new Date('2024-06-01T00:00:00Z'), 1))).toEqual([
+      '2024-06-01T04:00:00.000Z',
+    ]);
   });
 
   it('matches a day on either day-of-month or day-of-week when both are restricted', () => {
@@ -75,7 +85,9 @@ describe('nextRuns', () => {
       '2024-01-08T00:00:00.000Z',
     ]);
     // With day-of-week "*", both must match: only the 1st.
-    expect(iso(nextRuns('0 0 1 * *', 'UTC', new Date('2024-01-01T00:00:00Z'), 1))).toEqual(['2024-02-01T00:00:00.000Z']);
+    expect(iso(nextRuns('0 0 1 * *', 'UTC', new Date('2024-01-01T00:00:00Z'), 1))).toEqual([
+      '2024-02-01T00:00:00.000Z',
+    ]);
   });
 
   it('finds rare runs without stepping through every minute', () => {
@@ -106,7 +118,9 @@ describe('nextRuns', () => {
         '2024-10-27T02:30:00.000Z',
       ]);
       // From inside the second pass of 02:xx, its 02:45 is not a run: the first 02:45 already was.
-      expect(iso(nextRuns('45 2 * * *', 'Europe/Berlin', new Date('2024-10-27T01:10:00Z'), 1))).toEqual(['2024-10-28T01:45:00.000Z']);
+      expect(iso(nextRuns('45 2 * * *', 'Europe/Berlin', new Date('2024-10-27T01:10:00Z'), 1))).toEqual([
+        '2024-10-28T01:45:00.000Z',
+      ]);
     });
 
     it('skips a midnight that does not exist (America/Santiago)', () => {
@@ -129,7 +143,12 @@ describe('nextRuns', () => {
     ['0 24 * * *', 'UTC', 1, 'field "hour" value "24" is out of range 0-23'],
     ['0 0 * * *', 'Mars/Base', 1, 'timeZone "Mars/Base" is not a known IANA time zone'],
     ['0 0 * * *', 'UTC', -1, 'count must be a whole number of at least 0, got -1'],
-    ['H 0 * * *', 'UTC', 1, 'field "minute" value "H" is a hashed (H) value: resolve it with resolveHashedSchedule first'],
+    [
+      'H 0 * * *',
+      'UTC',
+      1,
+      'field "minute" value "H" is a hashed (H) value: resolve it with resolveHashedSchedule first',
+    ],
   ])('rejects %j in %j (count %d)', (expr, zone, count, message) => {
     expect(() => nextRuns(expr, zone, new Date(0), count)).toThrow(new ScheduleError(message));
   });
@@ -139,11 +158,28 @@ describe('nextRuns', () => {
     expect(nextRuns('0 0 * * *', 'UTC', new Date(0), 0)).toEqual([]);
   });
 
-  const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'Asia/Kolkata', 'Pacific/Chatham'];
+  const zones = [
+    'UTC',
+    'Europe/Berlin',
+    'America/New_York',
+    'Australia/Lord_Howe',
+    'America/Santiago',
+    'Asia/Kolkata',
+    'Pacific/Chatham',
+  ];
   // Near DST changes of the zones above, so that the property meets them.
   const aroundTransitions = fc
     .tuple(
-      fc.constantFrom('2024-03-31T01:00Z', '2024-10-27T01:00Z', '2024-03-10T07:00Z', '2024-11-03T06:00Z', '2024-04-06T15:00Z', '2024-10-05T15:30Z', '2024-09-08T04:00Z', '2024-04-07T03:00Z'),
+      fc.constantFrom(
+        '2024-03-31T01:00Z',
+        '2024-10-27T01:00Z',
+        '2024-03-10T07:00Z',
+        '2024-11-03T06:00Z',
+        '2024-04-06T15:00Z',
+        '2024-10-05T15:30Z',
+        '2024-09-08T04:00Z',
+        '2024-04-07T03:00Z',
+      ),
       fc.integer({ min: -36 * 60, max: 12 * 60 }),
     )
     .map(([at, minutes]) => Date.parse(at) + minutes * MINUTE + 17_000);
@@ -179,7 +215,9 @@ describe('nextRuns', () => {
     const set = (min: number, max: number) =>
       fc.oneof(
         fc.constant({ text: '*', values: undefined as number[] | undefined }),
-        fc.uniqueArray(fc.integer({ min, max }), { minLength: 1, maxLength: 3 }).map((v) => ({ text: v.join(','), values: v })),
+        fc
+          .uniqueArray(fc.integer({ min, max }), { minLength: 1, maxLength: 3 })
+          .map((v) => ({ text: v.join(','), values: v })),
       );
     fc.assert(
       fc.property(
@@ -196,7 +234,9 @@ describe('nextRuns', () => {
             const w = wall(zone, t);
             expect(has(mi, w.minute) && has(h, w.hour) && has(mon, w.month)).toBe(true);
             const bothRestricted = dom.values !== undefined && dow.values !== undefined;
-            const dayOk = bothRestricted ? has(dom, w.day) || has(dow, w.weekday) : has(dom, w.day) && has(dow, w.weekday);
+            const dayOk = bothRestricted
+              ? has(dom, w.day) || has(dow, w.weekday)
+              : has(dom, w.day) && has(dow, w.weekday);
             expect(dayOk).toBe(true);
           });
         },

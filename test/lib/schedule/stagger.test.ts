@@ -15,7 +15,11 @@ describe('staggerSchedules', () => {
   it('expands macros and shifts lists and steps of hours', () => {
     expect(staggerSchedules('@daily', ['a', 'b'], 120)).toEqual(['0 0 * * *', '0 1 * * *']);
     expect(staggerSchedules('45 */6 * * *', ['a', 'b'], 60)).toEqual(['45 */6 * * *', '15 1,7,13,19 * * *']);
-    expect(staggerSchedules('50 9,17 * * 1-5', ['a', 'b', 'c'], 30)).toEqual(['50 9,17 * * 1-5', '0 10,18 * * 1-5', '10 10,18 * * 1-5']);
+    expect(staggerSchedules('50 9,17 * * 1-5', ['a', 'b', 'c'], 30)).toEqual([
+      '50 9,17 * * 1-5',
+      '0 10,18 * * 1-5',
+      '10 10,18 * * 1-5',
+    ]);
     expect(staggerSchedules('30 * * * *', ['a', 'b'], 60)).toEqual(['30 * * * *', '0 * * * *']);
   });
 
@@ -94,7 +98,9 @@ describe('staggerSchedules', () => {
           result.forEach((schedule, i) => {
             expect(validateSchedule(schedule)).toBeUndefined();
             const offset = Math.floor((order.indexOf(identities[i]) * window) / identities.length);
-            const runs = nextRuns(schedule, 'UTC', new Date(FROM.getTime() + offset * MINUTE), 4).map((d) => d.getTime());
+            const runs = nextRuns(schedule, 'UTC', new Date(FROM.getTime() + offset * MINUTE), 4).map((d) =>
+              d.getTime(),
+            );
             expect(runs).toEqual(baseRuns.map((t) => t + offset * MINUTE));
             starts.add(runs[0]);
           });
@@ -107,14 +113,21 @@ describe('staggerSchedules', () => {
 
   it('does not depend on the order of identities', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 30 }), fc.integer(), (identities, seed) => {
-        const shuffled = fc.sample(fc.shuffledSubarray(identities, { minLength: identities.length }), { numRuns: 1, seed })[0];
-        const byIdentity = (ids: readonly string[]) => {
-          const schedules = staggerSchedules('0 2 * * *', ids, 600);
-          return Object.fromEntries(ids.map((id, i) => [id, schedules[i]]));
-        };
-        expect(byIdentity(shuffled)).toEqual(byIdentity(identities));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 30 }),
+        fc.integer(),
+        (identities, seed) => {
+          const shuffled = fc.sample(fc.shuffledSubarray(identities, { minLength: identities.length }), {
+            numRuns: 1,
+            seed,
+          })[0];
+          const byIdentity = (ids: readonly string[]) => {
+            const schedules = staggerSchedules('0 2 * * *', ids, 600);
+            return Object.fromEntries(ids.map((id, i) => [id, schedules[i]]));
+          };
+          expect(byIdentity(shuffled)).toEqual(byIdentity(identities));
+        },
+      ),
     );
   });
 });

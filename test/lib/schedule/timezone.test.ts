@@ -23,8 +23,14 @@ describe('validateTimeZone', () => {
 
   it.each([
     ['GMT2', 'timeZone "GMT2" is not a known IANA time zone'],
-    ['GMT+3', 'timeZone "GMT+3" is not a known IANA time zone: for a fixed offset of UTC+3 use "Etc/GMT-3" (the Etc/GMT sign is inverted)'],
-    ['UTC-5', 'timeZone "UTC-5" is not a known IANA time zone: for a fixed offset of UTC-5 use "Etc/GMT+5" (the Etc/GMT sign is inverted)'],
+    [
+      'GMT+3',
+      'timeZone "GMT+3" is not a known IANA time zone: for a fixed offset of UTC+3 use "Etc/GMT-3" (the Etc/GMT sign is inverted)',
+    ],
+    [
+      'UTC-5',
+      'timeZone "UTC-5" is not a known IANA time zone: for a fixed offset of UTC-5 use "Etc/GMT+5" (the Etc/GMT sign is inverted)',
+    ],
     ['Local', 'timeZone "Local" is not allowed: give an explicit IANA name such as "Europe/Berlin"'],
     ['local', 'timeZone "local" is not allowed: give an explicit IANA name such as "Europe/Berlin"'],
     ['', 'timeZone must not be empty: omit it or give an IANA name such as "Europe/Berlin"'],
@@ -45,9 +51,15 @@ describe('validateTimeZone', () => {
       'timeZone "Europe/Berlin " has an invalid part "Berlin ": each "/"-separated part must be 1-14 characters from A-Z, a-z, 0-9, ".", "-", "_" and "+"',
     ],
     // Case matters to Go's time.LoadLocation, not to ICU.
-    ['europe/berlin', 'timeZone "europe/berlin" is not a known IANA time zone: names are case-sensitive, did you mean "Europe/Berlin"?'],
+    [
+      'europe/berlin',
+      'timeZone "europe/berlin" is not a known IANA time zone: names are case-sensitive, did you mean "Europe/Berlin"?',
+    ],
     ['utc', 'timeZone "utc" is not a known IANA time zone: names are case-sensitive, did you mean "UTC"?'],
-    ['us/eastern', 'timeZone "us/eastern" is not a known IANA time zone: names are case-sensitive (each part starts with a capital letter)'],
+    [
+      'us/eastern',
+      'timeZone "us/eastern" is not a known IANA time zone: names are case-sensitive (each part starts with a capital letter)',
+    ],
     // ICU-only names that the tz database does not have.
     ['PST', 'timeZone "PST" is not a known IANA time zone'],
     ['IST', 'timeZone "IST" is not a known IANA time zone'],

@@ -37,8 +37,12 @@ function step(body: string): Step {
     detached: true,
   });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stderr })),
+  );
   return { pid: child.pid!, done };
 }
 
@@ -54,7 +58,7 @@ test('a good step: exit 0, no error recorded, the undo told 0, its temporary dir
   expect(stepTempDirs()).toEqual([]);
 });
 
-test('drill_start: a fresh drill directory (an earlier drill\'s error gone), its start recorded, then the fetch step', async () => {
+test("drill_start: a fresh drill directory (an earlier drill's error gone), its start recorded, then the fetch step", async () => {
   const before = Math.floor(Date.now() / 1000);
   const r = await step('printf "old failure\\n" >"$BACKUP_DRILL_DIR/error"; drill_start undo; info "fetching"').done;
   expect(r.code).toBe(0);
@@ -65,7 +69,9 @@ test('drill_start: a fresh drill directory (an earlier drill\'s error gone), its
 });
 
 test('die: its one line is recorded for the report, the undo removes what the step wrote, the step exits 0; the next step is skipped', async () => {
-  const r = await step('drill_step fetch undo; : >"$BACKUP_DRILL_DIR/written"; die "no backup among here: nothing to drill"').done;
+  const r = await step(
+    'drill_step fetch undo; : >"$BACKUP_DRILL_DIR/written"; die "no backup among here: nothing to drill"',
+  ).done;
   expect(r.code).toBe(0);
   expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/ error no backup among here: nothing to drill$/)]);
   expect(r.stderr).toContain('info undo with status 1');
@@ -95,25 +101,30 @@ test('a missing fact names itself and the step before', async () => {
 
 test('drill_newest: the newest by time, ties to the greater name, recorded as name and time; an empty listing fails naming where', async () => {
   const listing = ['100\t5\tb-old', '200\t7\tb-new-a', '200\t9\tb-new-b', ''].join('\n');
-  const r = await step(`drill_step fetch undo; printf '${listing.replace(/\t/g, '\\t').replace(/\n/g, '\\n')}' >"$TMPDIR/l"; drill_newest "$TMPDIR/l" there; info "$DRILL_NAME $DRILL_TIME $DRILL_SIZE"`).done;
+  const r = await step(
+    `drill_step fetch undo; printf '${listing.replace(/\t/g, '\\t').replace(/\n/g, '\\n')}' >"$TMPDIR/l"; drill_newest "$TMPDIR/l" there; info "$DRILL_NAME $DRILL_TIME $DRILL_SIZE"`,
+  ).done;
   expect(r.code).toBe(0);
   expect(r.stderr).toContain('info b-new-b 200 9');
   expect([fact('name'), fact('time')]).toEqual(['b-new-b\n', '200\n']);
 
-  const empty = await step('drill_step fetch undo; : >"$TMPDIR/l"; drill_newest "$TMPDIR/l" "node x\'s snapshots"').done;
+  const empty = await step('drill_step fetch undo; : >"$TMPDIR/l"; drill_newest "$TMPDIR/l" "node x\'s snapshots"')
+    .done;
   expect(empty.code).toBe(0);
   expect(fact('error')).toBe("no backup among node x's snapshots: nothing to drill\n");
 });
 
-test('TERM while a background command is waited for inside a redirection: the command is stopped, the line names the phase on the step\'s stderr, the undo runs', async () => {
-  const s = step([
-    'drill_step restore undo',
-    ': >"$BACKUP_DRILL_DIR/written"',
-    'run() { "$@" & echo "$!" >"$BACKUP_DRILL_DIR/child"; wait "$!"; }',
-    'step_phase "loading b1 into a stand-in"',
-    'run sleep 1000 >"$TMPDIR/out" 2>"$TMPDIR/err"',
-    'info "not reached"',
-  ].join('\n'));
+test("TERM while a background command is waited for inside a redirection: the command is stopped, the line names the phase on the step's stderr, the undo runs", async () => {
+  const s = step(
+    [
+      'drill_step restore undo',
+      ': >"$BACKUP_DRILL_DIR/written"',
+      'run() { "$@" & echo "$!" >"$BACKUP_DRILL_DIR/child"; wait "$!"; }',
+      'step_phase "loading b1 into a stand-in"',
+      'run sleep 1000 >"$TMPDIR/out" 2>"$TMPDIR/err"',
+      'info "not reached"',
+    ].join('\n'),
+  );
   const deadline = Date.now() + 20000;
   while (!existsSync(join(drillDir(), 'child'))) {
     if (Date.now() > deadline) throw new Error('the step never started its background command');

@@ -134,7 +134,11 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
     for (const x of FOREIGN) expect(fs.existsSync(path.join(f.dir, x))).toBe(true);
 
     // The script's listing (sizes from stat, times from names) and plan match the TS reference.
-    const entries: BackupEntry[] = BACKUPS.map(([ts, size]) => ({ name: name(ts), time: parseBackupName(name(ts), PREFIX, SUFFIX)!, size }));
+    const entries: BackupEntry[] = BACKUPS.map(([ts, size]) => ({
+      name: name(ts),
+      time: parseBackupName(name(ts), PREFIX, SUFFIX)!,
+      size,
+    }));
     const expected = formatPlan(planRetention(entries, { keepLast: 2, daily: 3 }, { now: NOW, timeZone: 'UTC' }));
     expect(r.stdout).toBe(expected);
     expect(r.stderr).toMatch(/info deleted etcd-node1-2023-12-01T06:00:00Z\.db/);
@@ -154,7 +158,9 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
     expect(ALL_FILES(f)).toEqual(before);
     expect(r.stdout).toContain('# backups: 7, keep: 4, delete: 3\n');
     expect(r.stdout).toContain(`delete\t2023-12-01T06:00:00Z\t50\t${name('2023-12-01T06:00:00Z')}\t-\n`);
-    expect(r.stderr).toMatch(/dry run \(RETENTION_DRY_RUN=true\): 3 backup\(s\) at .* would be deleted; nothing deleted/);
+    expect(r.stderr).toMatch(
+      /dry run \(RETENTION_DRY_RUN=true\): 3 backup\(s\) at .* would be deleted; nothing deleted/,
+    );
   });
 
   test('no rule set: the plan keeps everything and nothing is deleted', () => {
@@ -172,7 +178,11 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
     const bin = standIns(f.root, { stat: '#!/bin/sh\necho "stat: read error" >&2\nexit 1\n' });
     const r = runSh(f.script, { env: env(f, { PATH: `${bin}:${process.env.PATH}` }) });
     expect(r.status).not.toBe(0);
-    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/error listing the backups at .* failed \(cannot read the size of a file in .*\); nothing deleted$/)]);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringMatching(
+        /error listing the backups at .* failed \(cannot read the size of a file in .*\); nothing deleted$/,
+      ),
+    ]);
     expect(ALL_FILES(f)).toEqual(before);
     expect(r.stdout).toBe('');
     expectNoLeftovers(f);
@@ -182,7 +192,11 @@ describe('prune.sh with BACKUP_DEST_KIND=dir', () => {
     const f = make();
     const r = runSh(f.script, { env: env(f, { BACKUP_DIR: path.join(f.root, 'nope') }) });
     expect(r.status).toBe(1);
-    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/listing the backups at .*nope.* failed \(directory .*nope does not exist\); nothing deleted$/)]);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringMatching(
+        /listing the backups at .*nope.* failed \(directory .*nope does not exist\); nothing deleted$/,
+      ),
+    ]);
   });
 
   test('a failing deletion stops the run: non-zero exit, nothing deleted after it', () => {
@@ -205,7 +219,9 @@ exec /bin/rm "$@"
     const r = runSh(f.script, { env: env(f, { PATH: `${bin}:${process.env.PATH}`, BACKUP_SIDECAR_SUFFIXES: '' }) });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
-      expect.stringMatching(/deleting etcd-node1-2024-01-01T06:00:00Z\.db\.age at .* failed; stopped after 1 of 3 deletion\(s\)$/),
+      expect.stringMatching(
+        /deleting etcd-node1-2024-01-01T06:00:00Z\.db\.age at .* failed; stopped after 1 of 3 deletion\(s\)$/,
+      ),
     ]);
     // Deletion order is newest first: 2024-01-09T06 deleted, 2024-01-01T06 failed, 2023-12-01T06 never tried.
     expect(before.filter((x) => !ls(f.dir).includes(x))).toEqual([name('2024-01-09T06:00:00Z')]);
@@ -218,11 +234,20 @@ exec /bin/rm "$@"
     [{ RETENTION_KEEP_LAST: 'three' }, /RETENTION_KEEP_LAST must be a positive integer/],
     [{ BACKUP_NAME_PREFIX: '' }, /environment variable BACKUP_NAME_PREFIX is required but empty/],
     [{ BACKUP_NAME_PREFIX: 'a/b' }, /BACKUP_NAME_PREFIX must not contain '\/'/],
-    [{ BACKUP_DEST_KIND: 'ftp' }, /BACKUP_DEST_KIND must be dir \(the destination this script was rendered for\), got 'ftp'/],
-    [{ BACKUP_DEST_KIND: 's3' }, /BACKUP_DEST_KIND must be dir \(the destination this script was rendered for\), got 's3'/],
+    [
+      { BACKUP_DEST_KIND: 'ftp' },
+      /BACKUP_DEST_KIND must be dir \(the destination this script was rendered for\), got 'ftp'/,
+    ],
+    [
+      { BACKUP_DEST_KIND: 's3' },
+      /BACKUP_DEST_KIND must be dir \(the destination this script was rendered for\), got 's3'/,
+    ],
     [{ RETENTION_DRY_RUN: 'yes' }, /RETENTION_DRY_RUN must be true or false, got 'yes'/],
     [{ RETENTION_TIME_ZONE: '../../etc/passwd' }, /RETENTION_TIME_ZONE must be an IANA zone name/],
-    [{ RETENTION_TIME_ZONE: 'Europe/Berlin', TZDIR: '/nonexistent' }, /time zone Europe\/Berlin: no zoneinfo file \/nonexistent\/Europe\/Berlin in this image \(install tzdata\); refusing to compute periods in UTC instead; nothing deleted/],
+    [
+      { RETENTION_TIME_ZONE: 'Europe/Berlin', TZDIR: '/nonexistent' },
+      /time zone Europe\/Berlin: no zoneinfo file \/nonexistent\/Europe\/Berlin in this image \(install tzdata\); refusing to compute periods in UTC instead; nothing deleted/,
+    ],
   ])('bad settings %j: non-zero exit, one error line, nothing deleted', (extra, message) => {
     const f = make();
     const before = ALL_FILES(f);
@@ -237,9 +262,18 @@ exec /bin/rm "$@"
     const f = make();
     // 2024-01-09T23:30Z is 2024-01-10 in Berlin: with daily=1 only the newest backup of Berlin's 01-10 is kept.
     fs.writeFileSync(path.join(f.dir, name('2024-01-09T23:30:00Z')), 'x');
-    const r = runSh(f.script, { env: env(f, { RETENTION_KEEP_LAST: '', RETENTION_DAILY: '2', RETENTION_TIME_ZONE: 'Europe/Berlin', RETENTION_DRY_RUN: 'true' }) });
+    const r = runSh(f.script, {
+      env: env(f, {
+        RETENTION_KEEP_LAST: '',
+        RETENTION_DAILY: '2',
+        RETENTION_TIME_ZONE: 'Europe/Berlin',
+        RETENTION_DRY_RUN: 'true',
+      }),
+    });
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain(`keep\t2024-01-10T06:00:00Z\t100\t${name('2024-01-10T06:00:00Z')}\tnewest,daily:2024-01-10\n`);
+    expect(r.stdout).toContain(
+      `keep\t2024-01-10T06:00:00Z\t100\t${name('2024-01-10T06:00:00Z')}\tnewest,daily:2024-01-10\n`,
+    );
     expect(r.stdout).toContain(`delete\t2024-01-09T23:30:00Z\t1\t${name('2024-01-09T23:30:00Z')}\t-\n`);
     expect(r.stdout).toContain(`keep\t2024-01-09T18:00:00Z\t90\t${name('2024-01-09T18:00:00Z')}\tdaily:2024-01-09\n`);
   });
@@ -271,7 +305,9 @@ describe('retention_apply right after a verified backup (as the engines call it)
     const r = runSh(script, { env: env(f), args: [name('2024-01-10T06:00:00Z')] });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
-      expect.stringMatching(/refusing to prune .*: the backup just verified \(etcd-node1-2024-01-10T06:00:00Z\.db\) is not the newest listed \(etcd-node1-2030-01-01T00:00:00Z\.db\); check clocks and names; nothing deleted/),
+      expect.stringMatching(
+        /refusing to prune .*: the backup just verified \(etcd-node1-2024-01-10T06:00:00Z\.db\) is not the newest listed \(etcd-node1-2030-01-01T00:00:00Z\.db\); check clocks and names; nothing deleted/,
+      ),
     ]);
     expect(ALL_FILES(f)).toEqual(before);
   });

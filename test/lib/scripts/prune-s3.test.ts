@@ -77,7 +77,11 @@ async function keys(): Promise<string[]> {
   return (await s3.listObjects(BUCKET)).map((o) => o.key).sort();
 }
 
-function env(extra: Record<string, string> = {}, endpoint = s3.endpoint, pathDirs: string[] = []): Record<string, string> {
+function env(
+  extra: Record<string, string> = {},
+  endpoint = s3.endpoint,
+  pathDirs: string[] = [],
+): Record<string, string> {
   return baseEnv({
     ...s3.awsEnv(),
     PATH: [...pathDirs, awsBin, process.env.PATH].join(':'),
@@ -98,7 +102,11 @@ function env(extra: Record<string, string> = {}, endpoint = s3.endpoint, pathDir
 }
 
 function expectedPlan(): string {
-  const entries: BackupEntry[] = BACKUPS.map(([ts, size]) => ({ name: key(ts), time: parseBackupName(key(ts), DIR + PREFIX, SUFFIX)!, size }));
+  const entries: BackupEntry[] = BACKUPS.map(([ts, size]) => ({
+    name: key(ts),
+    time: parseBackupName(key(ts), DIR + PREFIX, SUFFIX)!,
+    size,
+  }));
   return formatPlan(planRetention(entries, { keepLast: 2, maxAge: '1d', weekly: 2 }, { now: NOW, timeZone: 'UTC' }));
 }
 
@@ -119,7 +127,9 @@ describe('prune.sh with BACKUP_DEST_KIND=s3 against s3rver', () => {
     const r = await runShAsync(script, { env: env({ RETENTION_DRY_RUN: 'true' }) });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(expectedPlan());
-    expect(r.stderr).toMatch(/dry run .*3 backup\(s\) at s3:\/\/backups\/redis\/redis-backup_rs0_<time>\.rdb\.gz would be deleted; nothing deleted/);
+    expect(r.stderr).toMatch(
+      /dry run .*3 backup\(s\) at s3:\/\/backups\/redis\/redis-backup_rs0_<time>\.rdb\.gz would be deleted; nothing deleted/,
+    );
     expect(await keys()).toEqual(before);
   });
 
@@ -129,7 +139,9 @@ describe('prune.sh with BACKUP_DEST_KIND=s3 against s3rver', () => {
     const r = await runShAsync(script, { env: env({ AWS_MAX_ATTEMPTS: '1' }, `http://127.0.0.1:${deadPort}`) });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
-      expect.stringMatching(/listing the backups at s3:\/\/backups\/redis\/redis-backup_rs0_<time>\.rdb\.gz failed \(aws s3api list-objects-v2 failed\); nothing deleted$/),
+      expect.stringMatching(
+        /listing the backups at s3:\/\/backups\/redis\/redis-backup_rs0_<time>\.rdb\.gz failed \(aws s3api list-objects-v2 failed\); nothing deleted$/,
+      ),
     ]);
     expect(r.stdout).toBe('');
     expect(await keys()).toEqual(before);
@@ -164,7 +176,9 @@ exec ${awsCliPath()} "$@"
       const r = await runShAsync(script, { env: env({ BACKUP_SIDECAR_SUFFIXES: '' }, s3.endpoint, [bin]) });
       expect(r.status).toBe(1);
       expect(errorLines(r.stderr)).toEqual([
-        expect.stringMatching(/deleting redis\/redis-backup_rs0_2024-01-03T06:00:00Z\.rdb\.gz at .* failed; stopped after 1 of 3 deletion\(s\)$/),
+        expect.stringMatching(
+          /deleting redis\/redis-backup_rs0_2024-01-03T06:00:00Z\.rdb\.gz at .* failed; stopped after 1 of 3 deletion\(s\)$/,
+        ),
       ]);
       expect(fs.readFileSync(calls, 'utf8')).toBe('delete-object 1\ndelete-object 2\n');
       // newest-first order: 2024-01-09T06 deleted, 2024-01-03T06 failed, 2023-12-20T06 never tried
@@ -206,9 +220,24 @@ describe('ListObjectsV2 pagination (aws CLI auto-pagination with 2 keys per page
     const port = await freePort();
     let child: ChildProcess | undefined;
     try {
-      child = spawn(process.execPath, ['--openssl-legacy-provider', s3rverScript(), '-d', path.join(dir, 'data'), '-a', '127.0.0.1', '-p', String(port), '--configure-bucket', BUCKET], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      child = spawn(
+        process.execPath,
+        [
+          '--openssl-legacy-provider',
+          s3rverScript(),
+          '-d',
+          path.join(dir, 'data'),
+          '-a',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          '--configure-bucket',
+          BUCKET,
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       await waitHttp(port);
       const endpoint = `http://127.0.0.1:${port}`;
       // upload the fixture with one `aws s3 sync`
@@ -221,7 +250,14 @@ describe('ListObjectsV2 pagination (aws CLI auto-pagination with 2 keys per page
         fs.writeFileSync(path.join(local, k), Buffer.alloc(size, 7));
       }
       const awsEnv = env({}, endpoint);
-      const sync = await runShAsync(shFile(dir, 'sync.sh', `aws --endpoint-url "${endpoint}" s3 sync --only-show-errors "${local}" s3://${BUCKET}/\n`), { env: awsEnv });
+      const sync = await runShAsync(
+        shFile(
+          dir,
+          'sync.sh',
+          `aws --endpoint-url "${endpoint}" s3 sync --only-show-errors "${local}" s3://${BUCKET}/\n`,
+        ),
+        { env: awsEnv },
+      );
       expect(sync.stderr).toBe('');
       const log = path.join(dir, 'aws-calls');
       const bin = standIns(dir, {
@@ -236,12 +272,25 @@ exec ${awsCliPath()} "$@"
       expect(r.status).toBe(0);
       expect(r.stdout).toBe(expectedPlan());
       const list = await runShAsync(
-        shFile(dir, 'list.sh', `aws --endpoint-url "${endpoint}" s3api list-objects-v2 --bucket ${BUCKET} --query 'Contents[].Key' --output text\n`),
+        shFile(
+          dir,
+          'list.sh',
+          `aws --endpoint-url "${endpoint}" s3api list-objects-v2 --bucket ${BUCKET} --query 'Contents[].Key' --output text\n`,
+        ),
         { env: awsEnv },
       );
       const remaining = list.stdout.trim().split(/\s+/).sort();
-      expect(remaining).toEqual(Object.keys(files).filter((k) => !DELETED.map(key).includes(k)).sort());
-      expect(fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('delete-object'))).toHaveLength(3);
+      expect(remaining).toEqual(
+        Object.keys(files)
+          .filter((k) => !DELETED.map(key).includes(k))
+          .sort(),
+      );
+      expect(
+        fs
+          .readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('delete-object')),
+      ).toHaveLength(3);
     } finally {
       if (child?.pid !== undefined && child.exitCode === null) {
         const exited = new Promise((resolve) => child!.once('exit', resolve));

@@ -12,7 +12,10 @@ import { baseEnv, errorLines, runSh, standIns, tempDir, writePruneScript } from 
 
 const utc = (iso: string): number => Date.parse(iso) / 1000;
 const NOW = utc('2024-01-10T12:00:00Z');
-const VTCTLDCLIENT = fs.readFileSync(path.join(__dirname, '..', 'engines', 'vitess', 'fixtures', 'vtctldclient-stub.sh'), 'utf8');
+const VTCTLDCLIENT = fs.readFileSync(
+  path.join(__dirname, '..', 'engines', 'vitess', 'fixtures', 'vtctldclient-stub.sh'),
+  'utf8',
+);
 
 // Real names: <date>.<time>.<tablet alias>; vtbackup's alias is vtbackup-<10-digit uid>.
 const BACKUPS = [
@@ -112,17 +115,23 @@ describe('prune.sh with BACKUP_DEST_KIND=vitess', () => {
     const r = runSh(f.script, { env: env(f, { STUB_UNREACHABLE: 'yes' }) });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
-      expect.stringMatching(/listing the backups at vitess commerce\/-80 via vtctld\.vitess:15999 failed \(vtctldclient GetBackups failed\); nothing deleted$/),
+      expect.stringMatching(
+        /listing the backups at vitess commerce\/-80 via vtctld\.vitess:15999 failed \(vtctldclient GetBackups failed\); nothing deleted$/,
+      ),
     ]);
     expect(calls(f)).toEqual(['--server vtctld.vitess:15999 GetBackups commerce/-80']);
   });
 
   test('RemoveBackup failing midway stops: non-zero exit, no further RemoveBackup', () => {
     const f = fixture();
-    const r = runSh(f.script, { env: env(f, { STUB_REMOVE_FAILS: '2024-01-09.060000.zone1-0000000102', RETENTION_DAILY: '' }) });
+    const r = runSh(f.script, {
+      env: env(f, { STUB_REMOVE_FAILS: '2024-01-09.060000.zone1-0000000102', RETENTION_DAILY: '' }),
+    });
     expect(r.status).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
-      expect.stringMatching(/deleting 2024-01-09\.060000\.zone1-0000000102 at vitess commerce\/-80 via vtctld\.vitess:15999 failed; stopped after 1 of 4 deletion\(s\)$/),
+      expect.stringMatching(
+        /deleting 2024-01-09\.060000\.zone1-0000000102 at vitess commerce\/-80 via vtctld\.vitess:15999 failed; stopped after 1 of 4 deletion\(s\)$/,
+      ),
     ]);
     expect(calls(f)).toEqual([
       '--server vtctld.vitess:15999 GetBackups commerce/-80',
@@ -136,7 +145,9 @@ describe('prune.sh with BACKUP_DEST_KIND=vitess', () => {
     const f = fixture();
     const r = runSh(f.script, { env: env(f, { RETENTION_MAX_TOTAL_BYTES: '1000' }) });
     expect(r.status).toBe(1);
-    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/RETENTION_MAX_TOTAL_BYTES is not supported for vitess/)]);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringMatching(/RETENTION_MAX_TOTAL_BYTES is not supported for vitess/),
+    ]);
     expect(calls(f)).toEqual([]);
   });
 
@@ -144,7 +155,9 @@ describe('prune.sh with BACKUP_DEST_KIND=vitess', () => {
     const f = fixture();
     const r1 = runSh(f.script, { env: env(f, { VTCTLD_SERVER: '' }) });
     expect(r1.status).toBe(1);
-    expect(errorLines(r1.stderr)).toEqual([expect.stringMatching(/environment variable VTCTLD_SERVER is required but empty/)]);
+    expect(errorLines(r1.stderr)).toEqual([
+      expect.stringMatching(/environment variable VTCTLD_SERVER is required but empty/),
+    ]);
     const r2 = runSh(f.script, { env: env(f, { PATH: '/usr/bin:/bin' }) });
     expect(r2.status).toBe(1);
     expect(errorLines(r2.stderr)).toEqual([expect.stringMatching(/command 'vtctldclient' not found in this image/)]);

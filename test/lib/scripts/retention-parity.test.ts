@@ -17,7 +17,13 @@ describe('retention.sh plans exactly like the TypeScript reference', () => {
     const s = seed() + 1;
     const boundaryCase = caseArb(40, { anchors: ANCHORS.slice(0, 9), offsets: nearOffsetArb }).map((c) => ({
       ...c,
-      rules: { hourly: c.rules.hourly, daily: c.rules.daily ?? 3, weekly: c.rules.weekly ?? 2, monthly: c.rules.monthly, yearly: c.rules.yearly },
+      rules: {
+        hourly: c.rules.hourly,
+        daily: c.rules.daily ?? 3,
+        weekly: c.rules.weekly ?? 2,
+        monthly: c.rules.monthly,
+        yearly: c.rules.yearly,
+      },
     }));
     const cases = fc.sample(boundaryCase, { numRuns: 60, seed: s }).map((c) => ({
       ...c,

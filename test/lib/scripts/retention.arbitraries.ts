@@ -130,7 +130,12 @@ export function seed(): number {
   return process.env.RETENTION_PARITY_SEED ? Number(process.env.RETENTION_PARITY_SEED) : Date.now() % 2 ** 31;
 }
 
-export async function checkParity(label: string, cases: Case[], s: number, opts: Parameters<typeof runPlanBatch>[1] = {}) {
+export async function checkParity(
+  label: string,
+  cases: Case[],
+  s: number,
+  opts: Parameters<typeof runPlanBatch>[1] = {},
+) {
   const results = await runPlanBatch(cases.map(toPlanCase), opts);
   let checkedWithBuckets = 0;
   results.forEach((r, i) => {
@@ -147,4 +152,3 @@ export async function checkParity(label: string, cases: Case[], s: number, opts:
   });
   return checkedWithBuckets;
 }
-

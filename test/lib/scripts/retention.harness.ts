@@ -21,7 +21,13 @@ export type DestinationKind = 'dir' | 's3' | 'vitess';
 
 /** common.sh + retention.sh with a destination module + the given entry text (whole files joined). */
 export function joinScript(entry: string, kind: DestinationKind = 'dir'): string {
-  return [readScript('common.sh'), readScript('s3.sh'), readScript('retention.sh'), readScript(`retention-${kind}.sh`), entry].join('\n');
+  return [
+    readScript('common.sh'),
+    readScript('s3.sh'),
+    readScript('retention.sh'),
+    readScript(`retention-${kind}.sh`),
+    entry,
+  ].join('\n');
 }
 
 export function tempDir(label: string): string {
@@ -168,7 +174,21 @@ export function busyboxBinary(): string {
 export function busyboxPath(): string {
   const bb = busyboxBinary();
   const dir = tempDir('busybox');
-  for (const applet of ['sh', 'awk', 'sort', 'date', 'mktemp', 'rm', 'wc', 'stat', 'cat', 'printf', 'echo', 'test', '[']) {
+  for (const applet of [
+    'sh',
+    'awk',
+    'sort',
+    'date',
+    'mktemp',
+    'rm',
+    'wc',
+    'stat',
+    'cat',
+    'printf',
+    'echo',
+    'test',
+    '[',
+  ]) {
     fs.symlinkSync(bb, path.join(dir, applet));
   }
   return dir;
@@ -193,5 +213,5 @@ export function standIns(dir: string, scripts: Record<string, string>): string {
 
 /** The error lines ("<time> <job> error <message>") a script logged. */
 export function errorLines(stderr: string): string[] {
-  return stderr.split("\n").filter((l) => /^\S+ \S+ error /.test(l));
+  return stderr.split('\n').filter((l) => /^\S+ \S+ error /.test(l));
 }

@@ -9,7 +9,16 @@ import fc from 'fast-check';
 import * as fs from 'fs';
 import { parseBackupName, parseListing, parseVitessBackupName } from '../../../lib/retention';
 import { requireCommands } from '../../support/services/commands';
-import { SCRIPTS, baseEnv, errorLines, runSh, standIns, tempDir, writePruneScript, writeScript } from './retention.harness';
+import {
+  SCRIPTS,
+  baseEnv,
+  errorLines,
+  runSh,
+  standIns,
+  tempDir,
+  writePruneScript,
+  writeScript,
+} from './retention.harness';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -21,7 +30,11 @@ function dir(): string {
 
 describe('retention.sh as a file', () => {
   test('shellcheck -s sh is clean for common.sh, retention.sh and prune.sh', () => {
-    const r = spawnSync(requireCommands('shellcheck').shellcheck, ['-s', 'sh', 'common.sh', 'retention.sh', 'prune.sh'], { cwd: SCRIPTS, encoding: 'utf8' });
+    const r = spawnSync(
+      requireCommands('shellcheck').shellcheck,
+      ['-s', 'sh', 'common.sh', 'retention.sh', 'prune.sh'],
+      { cwd: SCRIPTS, encoding: 'utf8' },
+    );
     expect(r.error).toBeUndefined();
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -88,8 +101,11 @@ const plausibleTs = fc.record({
   s: digits(0, 59, 2),
 });
 const tsParts = fc.oneof({ weight: 4, arbitrary: plausibleTs }, { weight: 1, arbitrary: anyTs });
-const junk = fc.oneof({ weight: 12, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('x', '.partial', ' ', '-', 'Z', '0') });
-const often = <T,>(good: T, ...bad: T[]): fc.Arbitrary<T> =>
+const junk = fc.oneof(
+  { weight: 12, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.constantFrom('x', '.partial', ' ', '-', 'Z', '0') },
+);
+const often = <T>(good: T, ...bad: T[]): fc.Arbitrary<T> =>
   fc.oneof({ weight: 6, arbitrary: fc.constant(good) }, { weight: 1, arbitrary: fc.constantFrom(...bad) });
 
 describe('name parsing: retention.sh and the TypeScript reference agree', () => {
@@ -97,14 +113,28 @@ describe('name parsing: retention.sh and the TypeScript reference agree', () => 
     const prefix = 'redis-backup_rs0_';
     const suffix = '.rdb.gz';
     const names = fc.sample(
-      fc.record({ p: often(prefix, 'redis-backup_rs01_', 'redis-backup_rs0', ''), t: tsParts, sep: often('T', ' ', 't'), z: often('Z', 'z', ''), sfx: often(suffix, '.rdb', suffix + '.json', suffix + '.age', '.age', suffix + '.age.json'), j1: junk, j2: junk }).map(
-        ({ p, t, sep, z, sfx, j1, j2 }) => `${p}${j1}${t.y}-${t.mo}-${t.d}${sep}${t.h}:${t.mi}:${t.s}${z}${j2}${sfx}`,
-      ),
+      fc
+        .record({
+          p: often(prefix, 'redis-backup_rs01_', 'redis-backup_rs0', ''),
+          t: tsParts,
+          sep: often('T', ' ', 't'),
+          z: often('Z', 'z', ''),
+          sfx: often(suffix, '.rdb', suffix + '.json', suffix + '.age', '.age', suffix + '.age.json'),
+          j1: junk,
+          j2: junk,
+        })
+        .map(
+          ({ p, t, sep, z, sfx, j1, j2 }) => `${p}${j1}${t.y}-${t.mo}-${t.d}${sep}${t.h}:${t.mi}:${t.s}${z}${j2}${sfx}`,
+        ),
       { numRuns: 1500, seed: 42 },
     );
     const unique = [...new Set(names)];
     const d = dir();
-    const script = writeScript(d, 'names.sh', 'main() {\n  _rt_init\n  _rt_parse_names size_name rfc3339 "$1" "$2"\n}\nmain "$@"\n');
+    const script = writeScript(
+      d,
+      'names.sh',
+      'main() {\n  _rt_init\n  _rt_parse_names size_name rfc3339 "$1" "$2"\n}\nmain "$@"\n',
+    );
     const r = runSh(script, { env: baseEnv(), args: [prefix, suffix], input: unique.map((n) => `7\t${n}\n`).join('') });
     expect(r.stderr).toBe('');
     const expected = unique
@@ -118,14 +148,22 @@ describe('name parsing: retention.sh and the TypeScript reference agree', () => 
 
   test('vitess names YYYY-MM-DD.HHMMSS.<alias>: 1500 random names', () => {
     const names = fc.sample(
-      fc.record({ t: tsParts, alias: often('zone1-0000000101', 'vtbackup-1', '', 'a b', 'x/y', 'zone1-1.extra'), dot: often('.', '-') }).map(
-        ({ t, alias, dot }) => `${t.y}-${t.mo}-${t.d}${dot}${t.h}${t.mi}${t.s}.${alias}`,
-      ),
+      fc
+        .record({
+          t: tsParts,
+          alias: often('zone1-0000000101', 'vtbackup-1', '', 'a b', 'x/y', 'zone1-1.extra'),
+          dot: often('.', '-'),
+        })
+        .map(({ t, alias, dot }) => `${t.y}-${t.mo}-${t.d}${dot}${t.h}${t.mi}${t.s}.${alias}`),
       { numRuns: 1500, seed: 7 },
     );
     const unique = [...new Set(names)];
     const d = dir();
-    const script = writeScript(d, 'vnames.sh', 'main() {\n  _rt_init\n  _rt_parse_names size_name vitess "" ""\n}\nmain "$@"\n');
+    const script = writeScript(
+      d,
+      'vnames.sh',
+      'main() {\n  _rt_init\n  _rt_parse_names size_name vitess "" ""\n}\nmain "$@"\n',
+    );
     const r = runSh(script, { env: baseEnv(), input: unique.map((n) => `0\t${n}\n`).join('') });
     expect(r.stderr).toBe('');
     const expected = unique
@@ -161,11 +199,15 @@ describe('s3 listing output handling (stand-in aws printing fixed output)', () =
     const r = run('None\n');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('# backups: 0, keep: 0, delete: 0\n');
-    expect(r.calls).toBe("s3api list-objects-v2 --bucket b --prefix p/x_ --query Contents[].[Key,Size] --output text\n");
+    expect(r.calls).toBe(
+      's3api list-objects-v2 --bucket b --prefix p/x_ --query Contents[].[Key,Size] --output text\n',
+    );
   });
 
   test('rows of several pages, foreign keys ignored, deletes with delete-object per key', () => {
-    const r = run('p/x_2024-01-01T00:00:00Z\t5\np/x_2023-01-01T00:00:00Z\t6\np/x_2023-01-01T00:00:00Z.partial\t1\np/x_2022-01-01T00:00:00Z\t7\n');
+    const r = run(
+      'p/x_2024-01-01T00:00:00Z\t5\np/x_2023-01-01T00:00:00Z\t6\np/x_2023-01-01T00:00:00Z.partial\t1\np/x_2022-01-01T00:00:00Z\t7\n',
+    );
     expect(errorLines(r.stderr)).toEqual([]);
     expect(r.status).toBe(0);
     expect(r.calls.split('\n').filter((l) => l.startsWith('s3api delete-object'))).toEqual([
@@ -177,7 +219,11 @@ describe('s3 listing output handling (stand-in aws printing fixed output)', () =
   test('a backup row whose size is not a number fails the listing; nothing deleted', () => {
     const r = run('p/x_2024-01-01T00:00:00Z\t5\np/x_2023-01-01T00:00:00Z\tNone\n');
     expect(r.status).toBe(1);
-    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/listing the backups at s3:\/\/b\/p\/x_<time> failed \(unexpected output of aws s3api list-objects-v2\); nothing deleted$/)]);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringMatching(
+        /listing the backups at s3:\/\/b\/p\/x_<time> failed \(unexpected output of aws s3api list-objects-v2\); nothing deleted$/,
+      ),
+    ]);
     expect(r.calls).not.toMatch(/delete-object/);
   });
 

@@ -43,7 +43,13 @@ describe('parseDuration', () => {
   });
 
   it('adds up any well-formed duration, and the schema pattern accepts exactly what the parser does', () => {
-    const units: [string, number][] = [['w', 604_800], ['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]];
+    const units: [string, number][] = [
+      ['w', 604_800],
+      ['d', 86_400],
+      ['h', 3600],
+      ['m', 60],
+      ['s', 1],
+    ];
     fc.assert(
       fc.property(fc.array(fc.option(fc.nat({ max: 10_000 })), { minLength: 5, maxLength: 5 }), (amounts) => {
         fc.pre(amounts.some((a) => a !== null));

@@ -6,33 +6,125 @@ import { securityContextConstraints } from '../../../lib/workload/openshift';
 import { admitPod } from '../../support/scc-admission';
 import { expectValidManifests } from '../../support/k8s-validate';
 
-
 const container = (name: string, securityContext: Record<string, unknown> = {}) => ({
-  name, image: 'img', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, ...securityContext },
+  name,
+  image: 'img',
+  securityContext: {
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    readOnlyRootFilesystem: true,
+    ...securityContext,
+  },
 });
 const pod = (extra: Record<string, unknown> = {}, containers: Record<string, unknown>[] = [container('main')]) => ({
-  securityContext: { runAsUser: 0, seccompProfile: { type: 'RuntimeDefault' } }, volumes: [{ name: 'scratch', emptyDir: {} }], containers, ...extra,
+  securityContext: { runAsUser: 0, seccompProfile: { type: 'RuntimeDefault' } },
+  volumes: [{ name: 'scratch', emptyDir: {} }],
+  containers,
+  ...extra,
 });
 
 function expectAdmittedUnchanged(scc: any, p: any): void {
   const { errors, pod: admitted } = admitPod(scc, p);
   expect(errors).toEqual([]);
-  expect({ ...admitted, securityContext: { ...admitted.securityContext, seLinuxOptions: undefined } }).toEqual({ ...p, securityContext: { ...p.securityContext, seLinuxOptions: undefined } });
+  expect({ ...admitted, securityContext: { ...admitted.securityContext, seLinuxOptions: undefined } }).toEqual({
+    ...p,
+    securityContext: { ...p.securityContext, seLinuxOptions: undefined },
+  });
 }
 
 test.each<[string, any[], Record<string, unknown>]>([
-  ['one root pod', [pod()], { runAsUser: { type: 'MustRunAs', uid: 0 }, volumes: ['emptyDir'], allowHostDirVolumePlugin: false, seLinuxContext: { type: 'MustRunAs' } }],
-  ['a hostPath volume: spc_t', [pod({ volumes: [{ name: 'h', hostPath: { path: '/x' } }] })], { volumes: ['hostPath'], allowHostDirVolumePlugin: true, seLinuxContext: { type: 'MustRunAs', seLinuxOptions: { type: 'spc_t' } } }],
-  ['two uids: the range between them', [pod(), pod({ securityContext: { runAsUser: 65534, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } } })], { runAsUser: { type: 'MustRunAsRange', uidRangeMin: 0, uidRangeMax: 65534 } }],
-  ['a container uid over the pod\'s', [pod({}, [container('a'), container('b', { runAsUser: 1000, runAsNonRoot: true })])], { runAsUser: { type: 'MustRunAsRange', uidRangeMin: 0, uidRangeMax: 1000 } }],
-  ['an added capability', [pod({}, [container('a', { capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] } })])], { allowedCapabilities: ['NET_BIND_SERVICE'], requiredDropCapabilities: ['ALL'] }],
-  ['a container keeping its capabilities', [pod({}, [container('a'), container('b', { capabilities: undefined })])], { requiredDropCapabilities: [] }],
-  ['a writable root filesystem', [pod({}, [container('a', { readOnlyRootFilesystem: false })])], { readOnlyRootFilesystem: false }],
-  ['escalation not refused', [pod({}, [container('a', { allowPrivilegeEscalation: undefined })])], { allowPrivilegeEscalation: true }],
-  ['a privileged container', [pod({}, [container('a', { privileged: true, allowPrivilegeEscalation: undefined })])], { allowPrivilegedContainer: true }],
-  ['host namespaces and ports', [pod({ hostNetwork: true, hostPID: true, hostIPC: true }, [{ ...container('a'), ports: [{ containerPort: 1, hostPort: 1 }] }])], { allowHostNetwork: true, allowHostPID: true, allowHostIPC: true, allowHostPorts: true }],
-  ['several seccomp profiles', [pod(), pod({ securityContext: { runAsUser: 0, seccompProfile: { type: 'Localhost', localhostProfile: 'etcd.json' } } })], { seccompProfiles: ['localhost/etcd.json', 'runtime/default'] }],
-  ['several volume types, once each, sorted', [pod({ volumes: [{ name: 's', secret: { secretName: 'x' } }, { name: 'e', emptyDir: {} }] }), pod({ volumes: [{ name: 'c', configMap: { name: 'x' } }, { name: 'v', vsphereVolume: { volumePath: 'x' } }] })], { volumes: ['configMap', 'emptyDir', 'secret', 'vsphere'] }],
+  [
+    'one root pod',
+    [pod()],
+    {
+      runAsUser: { type: 'MustRunAs', uid: 0 },
+      volumes: ['emptyDir'],
+      allowHostDirVolumePlugin: false,
+      seLinuxContext: { type: 'MustRunAs' },
+    },
+  ],
+  [
+    'a hostPath volume: spc_t',
+    [pod({ volumes: [{ name: 'h', hostPath: { path: '/x' } }] })],
+    {
+      volumes: ['hostPath'],
+      allowHostDirVolumePlugin: true,
+      seLinuxContext: { type: 'MustRunAs', seLinuxOptions: { type: 'spc_t' } },
+    },
+  ],
+  [
+    'two uids: the range between them',
+    [
+      pod(),
+      pod({ securityContext: { runAsUser: 65534, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } } }),
+    ],
+    { runAsUser: { type: 'MustRunAsRange', uidRangeMin: 0, uidRangeMax: 65534 } },
+  ],
+  [
+    "a container uid over the pod's",
+    [pod({}, [container('a'), container('b', { runAsUser: 1000, runAsNonRoot: true })])],
+    { runAsUser: { type: 'MustRunAsRange', uidRangeMin: 0, uidRangeMax: 1000 } },
+  ],
+  [
+    'an added capability',
+    [pod({}, [container('a', { capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] } })])],
+    { allowedCapabilities: ['NET_BIND_SERVICE'], requiredDropCapabilities: ['ALL'] },
+  ],
+  [
+    'a container keeping its capabilities',
+    [pod({}, [container('a'), container('b', { capabilities: undefined })])],
+    { requiredDropCapabilities: [] },
+  ],
+  [
+    'a writable root filesystem',
+    [pod({}, [container('a', { readOnlyRootFilesystem: false })])],
+    { readOnlyRootFilesystem: false },
+  ],
+  [
+    'escalation not refused',
+    [pod({}, [container('a', { allowPrivilegeEscalation: undefined })])],
+    { allowPrivilegeEscalation: true },
+  ],
+  [
+    'a privileged container',
+    [pod({}, [container('a', { privileged: true, allowPrivilegeEscalation: undefined })])],
+    { allowPrivilegedContainer: true },
+  ],
+  [
+    'host namespaces and ports',
+    [
+      pod({ hostNetwork: true, hostPID: true, hostIPC: true }, [
+        { ...container('a'), ports: [{ containerPort: 1, hostPort: 1 }] },
+      ]),
+    ],
+    { allowHostNetwork: true, allowHostPID: true, allowHostIPC: true, allowHostPorts: true },
+  ],
+  [
+    'several seccomp profiles',
+    [
+      pod(),
+      pod({ securityContext: { runAsUser: 0, seccompProfile: { type: 'Localhost', localhostProfile: 'etcd.json' } } }),
+    ],
+    { seccompProfiles: ['localhost/etcd.json', 'runtime/default'] },
+  ],
+  [
+    'several volume types, once each, sorted',
+    [
+      pod({
+        volumes: [
+          { name: 's', secret: { secretName: 'x' } },
+          { name: 'e', emptyDir: {} },
+        ],
+      }),
+      pod({
+        volumes: [
+          { name: 'c', configMap: { name: 'x' } },
+          { name: 'v', vsphereVolume: { volumePath: 'x' } },
+        ],
+      }),
+    ],
+    { volumes: ['configMap', 'emptyDir', 'secret', 'vsphere'] },
+  ],
 ])('%s', (_what, pods, fields) => {
   const scc = securityContextConstraints('test', pods);
   expect(scc).toMatchObject(fields);
@@ -41,10 +133,24 @@ test.each<[string, any[], Record<string, unknown>]>([
 });
 
 test.each<[string, any, string]>([
-  ['no uid', pod({ securityContext: { seccompProfile: { type: 'RuntimeDefault' } } }), 'every container must state its uid'],
+  [
+    'no uid',
+    pod({ securityContext: { seccompProfile: { type: 'RuntimeDefault' } } }),
+    'every container must state its uid',
+  ],
   ['no seccomp profile', pod({ securityContext: { runAsUser: 0 } }), 'must state its seccomp profile'],
-  ['SELinux options of its own', pod({ securityContext: { runAsUser: 0, seccompProfile: { type: 'RuntimeDefault' }, seLinuxOptions: { type: 'spc_t' } } }), 'must not set SELinux options'],
-  ['a volume with two sources', pod({ volumes: [{ name: 'x', emptyDir: {}, secret: { secretName: 'x' } }] }), 'exactly one source'],
+  [
+    'SELinux options of its own',
+    pod({
+      securityContext: { runAsUser: 0, seccompProfile: { type: 'RuntimeDefault' }, seLinuxOptions: { type: 'spc_t' } },
+    }),
+    'must not set SELinux options',
+  ],
+  [
+    'a volume with two sources',
+    pod({ volumes: [{ name: 'x', emptyDir: {}, secret: { secretName: 'x' } }] }),
+    'exactly one source',
+  ],
 ])('a pod with %s is a bug of the caller', (_what, p, message) => {
   expect(() => securityContextConstraints('test', [p])).toThrow(message);
 });

@@ -15,15 +15,23 @@ const MAIN_CALL = 'main "$@"';
 /** Source text of every shipped script by file name, read from disk. */
 const sources = new Map(SHIPPED_FILES.map((f) => [f.split('/').pop()!, readFileSync(f, 'utf8')]));
 
-const commands = (objects: readonly Manifest[]): string[] => objects.filter((o) => o.kind === 'CronJob' || o.kind === 'Job')
-  .flatMap((o) => containersOf(o))
-  .flatMap((c) => (c.command ?? []).filter((s) => s.startsWith(SCRIPT_HEADER)));
+const commands = (objects: readonly Manifest[]): string[] =>
+  objects
+    .filter((o) => o.kind === 'CronJob' || o.kind === 'Job')
+    .flatMap((o) => containersOf(o))
+    .flatMap((c) => (c.command ?? []).filter((s) => s.startsWith(SCRIPT_HEADER)));
 
 /** The entry a sourcing command runs (its sourcing line's last file) and the main it holds. */
 function commandMain(command: string): { entry: string; main: string[] } {
   const lines = command.replace(/\n$/, '').split('\n');
   expect(lines.pop()).toBe(MAIN_CALL);
-  return { entry: lines[1].split('; ').pop()!.replace(/^\. \/scripts\//, ''), main: lines.slice(2) };
+  return {
+    entry: lines[1]
+      .split('; ')
+      .pop()!
+      .replace(/^\. \/scripts\//, ''),
+    main: lines.slice(2),
+  };
 }
 
 /** An entry's ConfigMap text with `main` put back where the source file has it, and the call line at its line. */
@@ -35,7 +43,9 @@ export function rebuilt(stored: string, main: readonly string[], source: string)
   return lines.join('\n');
 }
 
-const examples = readdirSync(EXAMPLES).filter((f) => /\.ya?ml$/.test(f)).sort()
+const examples = readdirSync(EXAMPLES)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort()
   .flatMap((file) => loadPolicies(readFileSync(join(EXAMPLES, file), 'utf8'), file).map((p) => [file, p] as const));
 
 test('the examples exist and each renders a script ConfigMap by default', () => {
@@ -44,7 +54,9 @@ test('the examples exist and each renders a script ConfigMap by default', () => 
 
 describe.each(examples)('%s', (_file, policy) => {
   const objects = renderPolicy(policy);
-  const configMap = objects.find((o) => o.kind === 'ConfigMap' && /-scripts-[0-9a-f]{10}$/.test(o.metadata.name)) as Manifest & { data: Record<string, string> };
+  const configMap = objects.find(
+    (o) => o.kind === 'ConfigMap' && /-scripts-[0-9a-f]{10}$/.test(o.metadata.name),
+  ) as Manifest & { data: Record<string, string> };
   const mains = commands(objects).map(commandMain);
 
   test('every ConfigMap entry is a shipped script file; every command sources only those', () => {
@@ -52,7 +64,8 @@ describe.each(examples)('%s', (_file, policy) => {
     for (const key of Object.keys(configMap.data)) expect(sources.has(key)).toBe(true);
     expect(mains.length).toBeGreaterThan(0);
     for (const command of commands(objects)) {
-      for (const source of command.split('\n')[1].split('; ')) expect(Object.keys(configMap.data)).toContain(source.replace(/^\. \/scripts\//, ''));
+      for (const source of command.split('\n')[1].split('; '))
+        expect(Object.keys(configMap.data)).toContain(source.replace(/^\. \/scripts\//, ''));
     }
   });
 

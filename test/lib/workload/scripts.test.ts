@@ -18,22 +18,34 @@ const functionNames = (text: string) => [...text.matchAll(/^([A-Za-z_][A-Za-z0-9
 
 describe.each([
   ['redis', redisPolicy({}, { ...sourced, retention: { keepLast: 3 }, metrics: { pushgatewayUrl: 'http://gw:9091' } })],
-  ['etcd (per node, prune CronJobs)', etcdPolicy(
-    { mode: 'perNode', nodes: ['cp-1', 'cp-2'], destination: { hostPath: { path: '/var/lib/etcd-backup' } } },
-    { ...sourced, retention: { keepLast: 3, schedule: '30 1 * * *' } },
-  )],
-  ['etcd (S3, metrics)', etcdPolicy({ destination: { s3: { bucket: 'etcd-backups', region: 'us-east-1' } } }, { ...sourced, retention: { keepLast: 3 }, metrics: { pushgatewayUrl: 'http://gw:9091' } })],
+  [
+    'etcd (per node, prune CronJobs)',
+    etcdPolicy(
+      { mode: 'perNode', nodes: ['cp-1', 'cp-2'], destination: { hostPath: { path: '/var/lib/etcd-backup' } } },
+      { ...sourced, retention: { keepLast: 3, schedule: '30 1 * * *' } },
+    ),
+  ],
+  [
+    'etcd (S3, metrics)',
+    etcdPolicy(
+      { destination: { s3: { bucket: 'etcd-backups', region: 'us-east-1' } } },
+      { ...sourced, retention: { keepLast: 3 }, metrics: { pushgatewayUrl: 'http://gw:9091' } },
+    ),
+  ],
   ['vitess', vitessPolicy({}, { ...sourced, retention: { keepLast: 3 } })],
 ])('%s in configMap mode', (_engine, policy) => {
   const objects = renderPolicy(policy);
   const configMap = objects[0] as Manifest & { data: Record<string, string>; immutable: boolean };
   const workloads = objects.filter((o) => o.kind === 'CronJob' || o.kind === 'Job');
 
-  test('the ConfigMap comes first, immutable, named <policy>-scripts-<hash of its data>, labelled like the policy\'s other objects', () => {
+  test("the ConfigMap comes first, immutable, named <policy>-scripts-<hash of its data>, labelled like the policy's other objects", () => {
     expect(configMap.kind).toBe('ConfigMap');
     expect(configMap.immutable).toBe(true);
     expect(configMap.metadata.name).toMatch(new RegExp(`^${policy.metadata.name}-scripts-[0-9a-f]{10}$`));
-    expect(configMap.metadata.labels).toMatchObject({ 'app.kubernetes.io/instance': policy.metadata.name, 'app.kubernetes.io/component': 'scripts' });
+    expect(configMap.metadata.labels).toMatchObject({
+      'app.kubernetes.io/instance': policy.metadata.name,
+      'app.kubernetes.io/component': 'scripts',
+    });
     expect(validateObject(configMap)).toEqual([]);
   });
 
@@ -48,7 +60,10 @@ describe.each([
           continue;
         }
         expect(mount).toEqual({ name: 'scripts', mountPath: '/scripts', readOnly: true });
-        const sources = script.split('\n')[1].split('; ').map((s) => s.replace(/^\. \/scripts\//, ''));
+        const sources = script
+          .split('\n')[1]
+          .split('; ')
+          .map((s) => s.replace(/^\. \/scripts\//, ''));
         expect(sources[0]).toBe('common.sh');
         for (const file of sources) expect(Object.keys(configMap.data)).toContain(file);
         // The entry's own code stays in the command: main, and nothing else is defined there.
@@ -58,7 +73,7 @@ describe.each([
     }
   });
 
-  test('every script appears once per policy: no function repeated across the ConfigMap\'s files, no main there', () => {
+  test("every script appears once per policy: no function repeated across the ConfigMap's files, no main there", () => {
     const functions = Object.entries(configMap.data).flatMap(([file, text]) => parseModule(file, file, text).functions);
     const texts = functions.map((f) => f.lines.join('\n'));
     expect(new Set(texts).size).toBe(texts.length);
@@ -90,18 +105,26 @@ test('a script change is a new ConfigMap name: the hash covers the content', () 
   expect(renderPolicy(redisPolicy({}, sourced))[0].metadata.name).toBe(a.metadata.name);
 });
 
-test('in configMap mode the scripts volume and /scripts are the engine\'s: a policy volume of that name or path is refused', () => {
+test("in configMap mode the scripts volume and /scripts are the engine's: a policy volume of that name or path is refused", () => {
   const volume = { name: 'scripts', mountPath: '/opt/scripts', emptyDir: {} };
   const at = { name: 'tools', mountPath: '/scripts', emptyDir: {} };
-  expect(() => renderPolicy(redisPolicy({}, { ...sourced, defaults: { pod: { volumes: [volume, at] } } }))).toThrow(PolicyError);
+  expect(() => renderPolicy(redisPolicy({}, { ...sourced, defaults: { pod: { volumes: [volume, at] } } }))).toThrow(
+    PolicyError,
+  );
   try {
     renderPolicy(redisPolicy({}, { ...sourced, defaults: { pod: { volumes: [volume, at] } } }));
   } catch (e) {
-    expect((e as PolicyError).message).toMatch(/spec\.defaults\.pod\.volumes\[0\]\.name: received "scripts"; the engine's pod already has a volume of that name/);
-    expect((e as PolicyError).message).toMatch(/spec\.defaults\.pod\.volumes\[1\]\.mountPath: received "\/scripts"; the engine already mounts a volume there/);
+    expect((e as PolicyError).message).toMatch(
+      /spec\.defaults\.pod\.volumes\[0\]\.name: received "scripts"; the engine's pod already has a volume of that name/,
+    );
+    expect((e as PolicyError).message).toMatch(
+      /spec\.defaults\.pod\.volumes\[1\]\.mountPath: received "\/scripts"; the engine already mounts a volume there/,
+    );
   }
   // inline mode has no such volume: both are fine there
-  expect(() => renderPolicy(redisPolicy({}, { scripts: { mode: 'inline' }, defaults: { pod: { volumes: [volume, at] } } }))).not.toThrow();
+  expect(() =>
+    renderPolicy(redisPolicy({}, { scripts: { mode: 'inline' }, defaults: { pod: { volumes: [volume, at] } } })),
+  ).not.toThrow();
 });
 
 test('the policy schema documents spec.scripts.mode', () => {

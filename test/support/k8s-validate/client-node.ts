@@ -108,7 +108,8 @@ function checkCnType(value: unknown, type: string, format: string, quantity: boo
       return;
     case 'number':
       if (format === 'int32' || format === 'int64') {
-        if (typeof value !== 'number' || !Number.isInteger(value)) return p.add(at, MSG.wrongType('integer', value), src);
+        if (typeof value !== 'number' || !Number.isInteger(value))
+          return p.add(at, MSG.wrongType('integer', value), src);
         if (format === 'int32' && (value < -INT32 || value >= INT32)) p.add(at, MSG.int32, src);
         if (format === 'int64' && (value < -INT64 || value >= INT64)) p.add(at, MSG.int64, src);
         return;
@@ -117,7 +118,8 @@ function checkCnType(value: unknown, type: string, format: string, quantity: boo
       return;
     case 'IntOrString':
       if (typeof value === 'string') return;
-      if (typeof value !== 'number' || !Number.isInteger(value)) p.add(at, MSG.wrongType('string or integer', value), src);
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        p.add(at, MSG.wrongType('string or integer', value), src);
       return;
   }
   const arr = /^Array<(.+)>$/.exec(type);
@@ -133,7 +135,8 @@ function checkCnType(value: unknown, type: string, format: string, quantity: boo
     return;
   }
   const attrs = typeMap(type);
-  if (!attrs) throw new Error(`k8s-validate: unsupported client-node type ${JSON.stringify(type)} at ${formatPath(at)}`);
+  if (!attrs)
+    throw new Error(`k8s-validate: unsupported client-node type ${JSON.stringify(type)} at ${formatPath(at)}`);
   if (!isObj(value)) return p.add(at, MSG.wrongType('object', value), src);
   for (const [k, v] of Object.entries(value)) {
     const a = attrs.get(k);

@@ -71,9 +71,17 @@ export function validCronJob(): Json {
                   args: ['redis', '--output', '/scratch/dump.rdb'],
                   env: [
                     { name: 'REDIS_HOST', value: 'redis-main.redis.svc' },
-                    { name: 'REDISCLI_AUTH', valueFrom: { secretKeyRef: { name: 'redis-auth', key: 'password', optional: false } } },
+                    {
+                      name: 'REDISCLI_AUTH',
+                      valueFrom: { secretKeyRef: { name: 'redis-auth', key: 'password', optional: false } },
+                    },
                     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                    { name: 'MEM_LIMIT', valueFrom: { resourceFieldRef: { containerName: 'backup', resource: 'limits.memory', divisor: '1Mi' } } },
+                    {
+                      name: 'MEM_LIMIT',
+                      valueFrom: {
+                        resourceFieldRef: { containerName: 'backup', resource: 'limits.memory', divisor: '1Mi' },
+                      },
+                    },
                     { name: 'aws.region', value: 'eu-central-1' },
                   ],
                   envFrom: [{ configMapRef: { name: 'redis-main-backup' }, prefix: 'BACKUP_' }],
@@ -125,13 +133,21 @@ export function validCronJob(): Json {
                 },
                 { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '64Mi' } },
                 { name: 'host-certs', hostPath: { path: '/etc/ssl/certs', type: 'Directory' } },
-                { name: 'policy', configMap: { name: 'redis-main-backup', items: [{ key: 'policy.yaml', path: 'conf/policy.yaml' }] } },
+                {
+                  name: 'policy',
+                  configMap: { name: 'redis-main-backup', items: [{ key: 'policy.yaml', path: 'conf/policy.yaml' }] },
+                },
                 {
                   name: 'bundle',
                   projected: {
                     sources: [
                       { secret: { name: 'backup-s3-credentials', items: [{ key: 'access-key-id', path: 'keys/id' }] } },
-                      { configMap: { name: 'redis-main-backup', items: [{ key: 'RETENTION_DAYS', path: 'retention-days' }] } },
+                      {
+                        configMap: {
+                          name: 'redis-main-backup',
+                          items: [{ key: 'RETENTION_DAYS', path: 'retention-days' }],
+                        },
+                      },
                     ],
                   },
                 },
@@ -141,7 +157,11 @@ export function validCronJob(): Json {
                   requiredDuringSchedulingIgnoredDuringExecution: {
                     nodeSelectorTerms: [
                       { matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }] },
-                      { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['cp-1.example.internal'] }] },
+                      {
+                        matchExpressions: [
+                          { key: 'kubernetes.io/hostname', operator: 'In', values: ['cp-1.example.internal'] },
+                        ],
+                      },
                       { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['cp-2'] }] },
                     ],
                   },
@@ -157,7 +177,9 @@ export function validCronJob(): Json {
                         topologyKey: 'kubernetes.io/hostname',
                         labelSelector: {
                           matchLabels: { 'app.kubernetes.io/instance': 'redis-main' },
-                          matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['backup-job'] }],
+                          matchExpressions: [
+                            { key: 'app.kubernetes.io/component', operator: 'In', values: ['backup-job'] },
+                          ],
                         },
                         namespaces: ['backups'],
                       },
@@ -167,7 +189,12 @@ export function validCronJob(): Json {
               },
               tolerations: [
                 { key: 'dedicated', operator: 'Equal', value: 'backup', effect: 'NoSchedule' },
-                { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+                {
+                  key: 'node.kubernetes.io/unreachable',
+                  operator: 'Exists',
+                  effect: 'NoExecute',
+                  tolerationSeconds: 60,
+                },
               ],
               nodeSelector: { 'kubernetes.io/arch': 'amd64' },
               priorityClassName: 'backup-critical',
@@ -202,7 +229,11 @@ export function validPvc(): Json {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name: 'backup-scratch', namespace: 'backups', labels: { 'app.kubernetes.io/name': 'backup-cronjobs' } },
-    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', resources: { requests: { storage: '10Gi' } } },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'standard',
+      resources: { requests: { storage: '10Gi' } },
+    },
   };
 }
 
@@ -284,7 +315,10 @@ export function validPrometheusRule(): Json {
               for: '15m',
               keep_firing_for: '5m',
               labels: { severity: 'warning' },
-              annotations: { summary: 'Backup {{ $labels.job }} is older than 26h', runbook_url: 'https://example.com/rb' },
+              annotations: {
+                summary: 'Backup {{ $labels.job }} is older than 26h',
+                runbook_url: 'https://example.com/rb',
+              },
             },
           ],
         },
@@ -321,7 +355,9 @@ export const PATHS: [string, ValidateOptions][] = [
 export function expectError(errors: string[], prefix: string, ...fragments: string[]): string {
   const hit = errors.find((e) => e.startsWith(prefix) && fragments.every((f) => e.includes(f)));
   if (!hit) {
-    throw new Error(`expected an error starting with ${JSON.stringify(prefix)} containing ${JSON.stringify(fragments)}; got:\n${errors.join('\n')}`);
+    throw new Error(
+      `expected an error starting with ${JSON.stringify(prefix)} containing ${JSON.stringify(fragments)}; got:\n${errors.join('\n')}`,
+    );
   }
   return hit;
 }

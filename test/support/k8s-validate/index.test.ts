@@ -60,7 +60,9 @@ describe('without the shared schema file', () => {
   test('with CI=true: an error naming the path', () => {
     process.env.CI = 'true';
     const layer = freshLayerWithoutFile();
-    expect(() => layer.sharedSchemaAvailable()).toThrow(`CI=true requires the strict Kubernetes 1.28 schema at ${SHARED_SCHEMA_PATH}`);
+    expect(() => layer.sharedSchemaAvailable()).toThrow(
+      `CI=true requires the strict Kubernetes 1.28 schema at ${SHARED_SCHEMA_PATH}`,
+    );
   });
 
   test('on a developer machine: the packaged validators only', () => {
@@ -77,14 +79,25 @@ describe.each(PATHS)('%s', (_label, opts) => {
   });
 
   test('valid Job, PVC, ConfigMap, Secret, ServiceAccount, Role, RoleBinding, PrometheusRule pass', () => {
-    for (const o of [validJob(), validPvc(), validConfigMap(), validSecret(), validServiceAccount(), validRole(), validRoleBinding(), validPrometheusRule()]) {
+    for (const o of [
+      validJob(),
+      validPvc(),
+      validConfigMap(),
+      validSecret(),
+      validServiceAccount(),
+      validRole(),
+      validRoleBinding(),
+      validPrometheusRule(),
+    ]) {
       expect({ kind: o.kind, errors: v(o) }).toEqual({ kind: o.kind, errors: [] });
     }
     expect(() => expectValidManifests([validCronJob(), validPvc(), validPrometheusRule()], opts)).not.toThrow();
   });
 
   test('unknown kinds and non-objects', () => {
-    expect(v({ apiVersion: 'batch/v1beta1', kind: 'CronJob', metadata: { name: 'x' } })).toEqual(['(root): no schema for batch/v1beta1/CronJob [api-rules]']);
+    expect(v({ apiVersion: 'batch/v1beta1', kind: 'CronJob', metadata: { name: 'x' } })).toEqual([
+      '(root): no schema for batch/v1beta1/CronJob [api-rules]',
+    ]);
     expect(v({ apiVersion: 'apps/v1', kind: 'Deployment' })[0]).toContain('no schema for apps/v1/Deployment');
     expect(v('CronJob')[0]).toContain('wrong type: expected object, got string');
     expectError(v({ kind: 'CronJob' }), 'apiVersion: missing required field');

@@ -117,23 +117,82 @@ interface KindSpec {
 }
 
 const KINDS = new Map<string, KindSpec>([
-  ['batch/v1/CronJob', { model: CronJob, clientNodeType: 'V1CronJob', definition: 'io.k8s.api.batch.v1.CronJob', nameRule: cronJobName, rules: checkCronJob }],
-  ['batch/v1/Job', { model: Job, clientNodeType: 'V1Job', definition: 'io.k8s.api.batch.v1.Job', nameRule: jobName, rules: checkJob }],
+  [
+    'batch/v1/CronJob',
+    {
+      model: CronJob,
+      clientNodeType: 'V1CronJob',
+      definition: 'io.k8s.api.batch.v1.CronJob',
+      nameRule: cronJobName,
+      rules: checkCronJob,
+    },
+  ],
+  [
+    'batch/v1/Job',
+    { model: Job, clientNodeType: 'V1Job', definition: 'io.k8s.api.batch.v1.Job', nameRule: jobName, rules: checkJob },
+  ],
   [
     'v1/PersistentVolumeClaim',
-    { model: PersistentVolumeClaim, clientNodeType: 'V1PersistentVolumeClaim', definition: 'io.k8s.api.core.v1.PersistentVolumeClaim', nameRule: subdomainName, rules: checkPvc },
+    {
+      model: PersistentVolumeClaim,
+      clientNodeType: 'V1PersistentVolumeClaim',
+      definition: 'io.k8s.api.core.v1.PersistentVolumeClaim',
+      nameRule: subdomainName,
+      rules: checkPvc,
+    },
   ],
-  ['v1/ConfigMap', { model: ConfigMap, clientNodeType: 'V1ConfigMap', definition: 'io.k8s.api.core.v1.ConfigMap', nameRule: subdomainName, rules: checkConfigMap }],
-  ['v1/Secret', { model: Secret, clientNodeType: 'V1Secret', definition: 'io.k8s.api.core.v1.Secret', nameRule: subdomainName, rules: checkSecret }],
-  ['v1/ServiceAccount', { model: ServiceAccount, clientNodeType: 'V1ServiceAccount', definition: 'io.k8s.api.core.v1.ServiceAccount', nameRule: subdomainName }],
+  [
+    'v1/ConfigMap',
+    {
+      model: ConfigMap,
+      clientNodeType: 'V1ConfigMap',
+      definition: 'io.k8s.api.core.v1.ConfigMap',
+      nameRule: subdomainName,
+      rules: checkConfigMap,
+    },
+  ],
+  [
+    'v1/Secret',
+    {
+      model: Secret,
+      clientNodeType: 'V1Secret',
+      definition: 'io.k8s.api.core.v1.Secret',
+      nameRule: subdomainName,
+      rules: checkSecret,
+    },
+  ],
+  [
+    'v1/ServiceAccount',
+    {
+      model: ServiceAccount,
+      clientNodeType: 'V1ServiceAccount',
+      definition: 'io.k8s.api.core.v1.ServiceAccount',
+      nameRule: subdomainName,
+    },
+  ],
   [
     'rbac.authorization.k8s.io/v1/Role',
-    { model: Role, clientNodeType: 'V1Role', definition: 'io.k8s.api.rbac.v1.Role', nameRule: pathSegmentName, rules: checkRole },
+    {
+      model: Role,
+      clientNodeType: 'V1Role',
+      definition: 'io.k8s.api.rbac.v1.Role',
+      nameRule: pathSegmentName,
+      rules: checkRole,
+    },
   ],
   [
     'rbac.authorization.k8s.io/v1/RoleBinding',
-    { model: RoleBinding, clientNodeType: 'V1RoleBinding', definition: 'io.k8s.api.rbac.v1.RoleBinding', nameRule: pathSegmentName, rules: checkRoleBinding },
+    {
+      model: RoleBinding,
+      clientNodeType: 'V1RoleBinding',
+      definition: 'io.k8s.api.rbac.v1.RoleBinding',
+      nameRule: pathSegmentName,
+      rules: checkRoleBinding,
+    },
   ],
   ['monitoring.coreos.com/v1/PrometheusRule', { nameRule: subdomainName, rules: checkPrometheusRule }],
-  ['security.openshift.io/v1/SecurityContextConstraints', { nameRule: subdomainName, rules: checkSecurityContextConstraints }],
+  [
+    'security.openshift.io/v1/SecurityContextConstraints',
+    { nameRule: subdomainName, rules: checkSecurityContextConstraints },
+  ],
 ]);

@@ -10,7 +10,17 @@ import type { ValidateFunction } from 'ajv';
 import { Problems, addAjvErrors, isObj } from './problems';
 
 /** Where the strict schema is looked up (`<repo>/../shared/k8s-schema/v1.28.0/_definitions.json`). */
-export const SHARED_SCHEMA_PATH = path.resolve(__dirname, '..', '..', '..', '..', 'shared', 'k8s-schema', 'v1.28.0', '_definitions.json');
+export const SHARED_SCHEMA_PATH = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  'shared',
+  'k8s-schema',
+  'v1.28.0',
+  '_definitions.json',
+);
 
 let sharedSchemaExists: boolean | undefined;
 
@@ -21,7 +31,9 @@ let sharedSchemaExists: boolean | undefined;
 export function sharedSchemaAvailable(): boolean {
   sharedSchemaExists ??= fs.existsSync(SHARED_SCHEMA_PATH);
   if (!sharedSchemaExists && process.env.CI === 'true') {
-    throw new Error(`k8s-validate: CI=true requires the strict Kubernetes 1.28 schema at ${SHARED_SCHEMA_PATH}, which does not exist`);
+    throw new Error(
+      `k8s-validate: CI=true requires the strict Kubernetes 1.28 schema at ${SHARED_SCHEMA_PATH}, which does not exist`,
+    );
   }
   return sharedSchemaExists;
 }
@@ -43,7 +55,11 @@ function strictify(schema: unknown): unknown {
       out[k] = v; // annotations (description, enum, x-kubernetes-*, ...) are kept as they are
     }
   }
-  if (isObj(out.properties) && out.additionalProperties === undefined && out['x-kubernetes-preserve-unknown-fields'] !== true) {
+  if (
+    isObj(out.properties) &&
+    out.additionalProperties === undefined &&
+    out['x-kubernetes-preserve-unknown-fields'] !== true
+  ) {
     out.additionalProperties = false;
   }
   return out;

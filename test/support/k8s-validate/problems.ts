@@ -4,12 +4,20 @@
  */
 import type { ErrorObject } from 'ajv';
 
-export type ErrorSource = 'kubernetes-models' | 'client-node' | 'k8s-1.28-schema' | 'api-rules' | 'prometheus-rule' | 'openshift-scc';
+export type ErrorSource =
+  'kubernetes-models' | 'client-node' | 'k8s-1.28-schema' | 'api-rules' | 'prometheus-rule' | 'openshift-scc';
 
 export type Seg = string | number;
 export type Path = readonly Seg[];
 
-const SOURCE_ORDER: ErrorSource[] = ['kubernetes-models', 'client-node', 'k8s-1.28-schema', 'api-rules', 'prometheus-rule', 'openshift-scc'];
+const SOURCE_ORDER: ErrorSource[] = [
+  'kubernetes-models',
+  'client-node',
+  'k8s-1.28-schema',
+  'api-rules',
+  'prometheus-rule',
+  'openshift-scc',
+];
 
 export class Problems {
   private readonly map = new Map<string, Set<ErrorSource>>();
@@ -75,7 +83,8 @@ export const MSG = {
   unknown: 'unknown field',
   required: 'missing required field',
   wrongType: (expected: string, v: unknown) => `wrong type: expected ${expected}, got ${typeName(v)}`,
-  enumValue: (v: unknown, allowed: readonly unknown[]) => `value ${JSON.stringify(v)} not in enum ${JSON.stringify(allowed)}`,
+  enumValue: (v: unknown, allowed: readonly unknown[]) =>
+    `value ${JSON.stringify(v)} not in enum ${JSON.stringify(allowed)}`,
   base64: 'invalid base64 data',
   int32: 'integer out of int32 range',
   int64: 'integer out of int64 range',
@@ -122,7 +131,17 @@ export function addAjvErrors(errors: readonly ErrorObject[], p: Problems, source
         case 'format':
           if (types.length === 0) {
             const f = String(e.params.format);
-            p.add(at, f === 'byte' ? MSG.base64 : f === 'int32' ? MSG.int32 : f === 'int64' ? MSG.int64 : `invalid format: expected ${f}`, source);
+            p.add(
+              at,
+              f === 'byte'
+                ? MSG.base64
+                : f === 'int32'
+                  ? MSG.int32
+                  : f === 'int64'
+                    ? MSG.int64
+                    : `invalid format: expected ${f}`,
+              source,
+            );
           }
           break;
         case 'required':

@@ -19,9 +19,24 @@ test.each<[string, string, unknown, string, ...string[]]>([
   ['for on a recording rule', `${RULES}[0].for`, '5m', `${RULES}[0].for: only allowed in alerting rules`],
   ['bad metric name', `${RULES}[0].record`, 'backup last', `${RULES}[0].record: bad metric name`],
   ['bad rule label name', `${RULES}[1].labels`, { 'bad-name': 'x' }, `${RULES}[1].labels.bad-name: bad label name`],
-  ['rule label __name__', `${RULES}[0].labels`, { __name__: 'other' }, `${RULES}[0].labels.__name__: bad label name "__name__"`],
-  ['bad annotation name', `${RULES}[1].annotations`, { 'runbook-url': 'x' }, `${RULES}[1].annotations.runbook-url: bad annotation name`],
-  ['bad group label name', 'spec.groups[0].labels', { 'team name': 'x' }, 'spec.groups[0].labels["team name"]: bad label name'],
+  [
+    'rule label __name__',
+    `${RULES}[0].labels`,
+    { __name__: 'other' },
+    `${RULES}[0].labels.__name__: bad label name "__name__"`,
+  ],
+  [
+    'bad annotation name',
+    `${RULES}[1].annotations`,
+    { 'runbook-url': 'x' },
+    `${RULES}[1].annotations.runbook-url: bad annotation name`,
+  ],
+  [
+    'bad group label name',
+    'spec.groups[0].labels',
+    { 'team name': 'x' },
+    'spec.groups[0].labels["team name"]: bad label name',
+  ],
   ['metadata name', 'metadata.name', 'Backup', 'metadata.name: bad name', 'api-rules'],
 ])('%s', (_what, path, value, prefix, ...fragments) => {
   expectError(v(mutate(validPrometheusRule(), path, value)), prefix, ...fragments);

@@ -47,7 +47,8 @@ function strictFields(
         break;
       case 'duration':
         if (typeof val !== 'string') p.add(kat, MSG.wrongType('string', val), PR);
-        else if (val === '' || !PROM_DURATION_RE.test(val)) p.add(kat, `bad duration ${JSON.stringify(val)}: expected e.g. 30s, 5m, 1h30m`, PR);
+        else if (val === '' || !PROM_DURATION_RE.test(val))
+          p.add(kat, `bad duration ${JSON.stringify(val)}: expected e.g. 30s, 5m, 1h30m`, PR);
         break;
       case 'stringMap':
         if (!isObj(val)) p.add(kat, MSG.wrongType('object', val), PR);
@@ -69,7 +70,10 @@ function strictFields(
 }
 
 export function checkPrometheusRule(obj: Record<string, unknown>, p: Problems): void {
-  strictFields(obj, [], p, { apiVersion: 'string', kind: 'string', metadata: 'object', spec: 'object' }, ['metadata', 'spec']);
+  strictFields(obj, [], p, { apiVersion: 'string', kind: 'string', metadata: 'object', spec: 'object' }, [
+    'metadata',
+    'spec',
+  ]);
   if (isObj(obj.metadata)) walkClientNode(obj.metadata, 'V1ObjectMeta', ['metadata'], p);
   const spec = obj.spec;
   if (!isObj(spec)) return;
@@ -125,7 +129,11 @@ export function checkPrometheusRule(obj: Record<string, unknown>, p: Problems): 
       if (r.expr === '') p.add([...rat, 'expr'], 'must not be empty', PR);
       if (isAlert && r.alert === '') p.add([...rat, 'alert'], 'must not be empty', PR);
       if (isRecord && typeof r.record === 'string' && !PROM_METRIC_NAME_RE.test(r.record)) {
-        p.add([...rat, 'record'], `bad metric name ${JSON.stringify(r.record)}: must match [a-zA-Z_:][a-zA-Z0-9_:]*`, PR);
+        p.add(
+          [...rat, 'record'],
+          `bad metric name ${JSON.stringify(r.record)}: must match [a-zA-Z_:][a-zA-Z0-9_:]*`,
+          PR,
+        );
       }
       if (isRecord && !isAlert) {
         for (const f of ['for', 'keep_firing_for', 'annotations']) {
@@ -146,7 +154,13 @@ export function checkPrometheusRule(obj: Record<string, unknown>, p: Problems): 
 function checkPromLabelNames(map: unknown, at: Seg[], p: Problems, labels: boolean): void {
   if (!isObj(map)) return;
   for (const k of Object.keys(map)) {
-    if (!PROM_LABEL_NAME_RE.test(k)) p.add([...at, k], `bad ${labels ? 'label' : 'annotation'} name ${JSON.stringify(k)}: must match [a-zA-Z_][a-zA-Z0-9_]*`, PR);
-    else if (labels && k === '__name__') p.add([...at, k], 'bad label name "__name__": a rule may not set the metric name label', PR);
+    if (!PROM_LABEL_NAME_RE.test(k))
+      p.add(
+        [...at, k],
+        `bad ${labels ? 'label' : 'annotation'} name ${JSON.stringify(k)}: must match [a-zA-Z_][a-zA-Z0-9_]*`,
+        PR,
+      );
+    else if (labels && k === '__name__')
+      p.add([...at, k], 'bad label name "__name__": a rule may not set the metric name label', PR);
   }
 }

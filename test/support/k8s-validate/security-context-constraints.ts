@@ -64,12 +64,18 @@ const FLEX: Fields = { driver: ['string', { required: true }] };
 
 function ofKind(v: unknown, kind: Kind): boolean {
   switch (kind) {
-    case 'boolean': return typeof v === 'boolean';
-    case 'integer': return typeof v === 'number' && Number.isInteger(v);
-    case 'string': return typeof v === 'string';
-    case 'strings': return Array.isArray(v) && v.every((x) => typeof x === 'string');
-    case 'object': return isObj(v);
-    case 'objects': return Array.isArray(v) && v.every(isObj);
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'string':
+      return typeof v === 'string';
+    case 'strings':
+      return Array.isArray(v) && v.every((x) => typeof x === 'string');
+    case 'object':
+      return isObj(v);
+    case 'objects':
+      return Array.isArray(v) && v.every(isObj);
   }
 }
 
@@ -78,16 +84,29 @@ function strict(v: unknown, at: Seg[], p: Problems, fields: Fields): v is Record
     p.add(at, MSG.wrongType('object', v), S);
     return false;
   }
-  for (const [k, [, o]] of Object.entries(fields)) if (o?.required && v[k] === undefined) p.add([...at, k], MSG.required, S);
+  for (const [k, [, o]] of Object.entries(fields))
+    if (o?.required && v[k] === undefined) p.add([...at, k], MSG.required, S);
   for (const [k, val] of Object.entries(v)) {
     const f = fields[k];
     if (!f) p.add([...at, k], MSG.unknown, S);
-    else if (!(val === null && f[1]?.nullable) && !ofKind(val, f[0])) p.add([...at, k], MSG.wrongType(f[0] === 'strings' ? 'array of strings' : f[0] === 'objects' ? 'array of objects' : f[0], val), S);
+    else if (!(val === null && f[1]?.nullable) && !ofKind(val, f[0]))
+      p.add(
+        [...at, k],
+        MSG.wrongType(f[0] === 'strings' ? 'array of strings' : f[0] === 'objects' ? 'array of objects' : f[0], val),
+        S,
+      );
   }
   return true;
 }
 
-function strategy(v: unknown, at: Seg[], p: Problems, fields: Fields, types: readonly string[], required: boolean): Record<string, unknown> | undefined {
+function strategy(
+  v: unknown,
+  at: Seg[],
+  p: Problems,
+  fields: Fields,
+  types: readonly string[],
+  required: boolean,
+): Record<string, unknown> | undefined {
   if (v === undefined || v === null) {
     // validation.go reads the zero value's type "" for runAsUser and seLinuxContext; fsGroup and supplementalGroups are defaulted first
     if (required) p.add([...at, 'type'], MSG.enumValue('', types), S);
@@ -102,19 +121,38 @@ export function checkSecurityContextConstraints(obj: Record<string, unknown>, p:
   strict(obj, [], p, TOP);
   if (isObj(obj.metadata)) {
     walkClientNode(obj.metadata, 'V1ObjectMeta', ['metadata'], p);
-    if (obj.metadata.namespace !== undefined) p.add(['metadata', 'namespace'], 'not allowed: SecurityContextConstraints are cluster-scoped', S);
+    if (obj.metadata.namespace !== undefined)
+      p.add(['metadata', 'namespace'], 'not allowed: SecurityContextConstraints are cluster-scoped', S);
   }
   if (typeof obj.priority === 'number' && obj.priority < 0) p.add(['priority'], 'priority cannot be negative', S);
-  if (obj.userNamespaceLevel !== undefined && !['AllowHostLevel', 'RequirePodLevel'].includes(obj.userNamespaceLevel as string)) {
+  if (
+    obj.userNamespaceLevel !== undefined &&
+    !['AllowHostLevel', 'RequirePodLevel'].includes(obj.userNamespaceLevel as string)
+  ) {
     p.add(['userNamespaceLevel'], MSG.enumValue(obj.userNamespaceLevel, ['AllowHostLevel', 'RequirePodLevel']), S);
   }
 
-  const user = strategy(obj.runAsUser, ['runAsUser'], p, RUN_AS_USER, ['MustRunAs', 'MustRunAsNonRoot', 'MustRunAsRange', 'RunAsAny'], true);
-  for (const k of ['uid', 'uidRangeMin', 'uidRangeMax']) if (typeof user?.[k] === 'number' && user[k] < 0) p.add(['runAsUser', k], 'cannot be negative', S);
-  if (user?.type === 'MustRunAs' && user.uid === undefined) p.add(['runAsUser', 'uid'], 'MustRunAs requires a UID (admission cannot use this SCC)', S);
-  if (user?.type === 'MustRunAsRange' && (user.uidRangeMin === undefined) !== (user.uidRangeMax === undefined)) p.add(['runAsUser'], 'MustRunAsRange requires both uidRangeMin and uidRangeMax, or neither (the namespace range)', S);
+  const user = strategy(
+    obj.runAsUser,
+    ['runAsUser'],
+    p,
+    RUN_AS_USER,
+    ['MustRunAs', 'MustRunAsNonRoot', 'MustRunAsRange', 'RunAsAny'],
+    true,
+  );
+  for (const k of ['uid', 'uidRangeMin', 'uidRangeMax'])
+    if (typeof user?.[k] === 'number' && user[k] < 0) p.add(['runAsUser', k], 'cannot be negative', S);
+  if (user?.type === 'MustRunAs' && user.uid === undefined)
+    p.add(['runAsUser', 'uid'], 'MustRunAs requires a UID (admission cannot use this SCC)', S);
+  if (user?.type === 'MustRunAsRange' && (user.uidRangeMin === undefined) !== (user.uidRangeMax === undefined))
+    p.add(
+      ['runAsUser'],
+      'MustRunAsRange requires both uidRangeMin and uidRangeMax, or neither (the namespace range)',
+      S,
+    );
   const seLinux = strategy(obj.seLinuxContext, ['seLinuxContext'], p, SELINUX, ['MustRunAs', 'RunAsAny'], true);
-  if (seLinux?.seLinuxOptions !== undefined) strict(seLinux.seLinuxOptions, ['seLinuxContext', 'seLinuxOptions'], p, SELINUX_OPTIONS);
+  if (seLinux?.seLinuxOptions !== undefined)
+    strict(seLinux.seLinuxOptions, ['seLinuxContext', 'seLinuxOptions'], p, SELINUX_OPTIONS);
   for (const field of ['fsGroup', 'supplementalGroups']) {
     const g = strategy(obj[field], [field], p, GROUPS, ['MustRunAs', 'RunAsAny'], false);
     arr(g?.ranges).forEach((r, i) => {
@@ -128,16 +166,28 @@ export function checkSecurityContextConstraints(obj: Record<string, unknown>, p:
 
   const drops = arr(obj.requiredDropCapabilities);
   for (const field of ['defaultAddCapabilities', 'allowedCapabilities']) {
-    for (const cap of arr(obj[field])) if (drops.includes(cap)) p.add([field], `capability ${JSON.stringify(cap)} is listed in ${field} and requiredDropCapabilities`, S);
+    for (const cap of arr(obj[field]))
+      if (drops.includes(cap))
+        p.add([field], `capability ${JSON.stringify(cap)} is listed in ${field} and requiredDropCapabilities`, S);
   }
-  if (arr(obj.allowedCapabilities).includes('*') && drops.length > 0) p.add(['requiredDropCapabilities'], 'required capabilities must be empty when all capabilities are allowed by a wildcard', S);
+  if (arr(obj.allowedCapabilities).includes('*') && drops.length > 0)
+    p.add(
+      ['requiredDropCapabilities'],
+      'required capabilities must be empty when all capabilities are allowed by a wildcard',
+      S,
+    );
   const volumes = arr(obj.volumes);
-  if (volumes.includes('none') && volumes.length > 1) p.add(['volumes'], "if 'none' is specified, no other values are allowed", S);
+  if (volumes.includes('none') && volumes.length > 1)
+    p.add(['volumes'], "if 'none' is specified, no other values are allowed", S);
   arr(obj.allowedFlexVolumes).forEach((f, i) => strict(f, ['allowedFlexVolumes', i], p, FLEX));
   if (arr(obj.allowedFlexVolumes).length > 0 && !volumes.includes('flexVolume') && !volumes.includes('*')) {
     p.add(['allowedFlexVolumes'], "volumes does not include 'flexVolume' or '*', so no flex volumes are allowed", S);
   }
   if (obj.defaultAllowPrivilegeEscalation === true && obj.allowPrivilegeEscalation === false) {
-    p.add(['defaultAllowPrivilegeEscalation'], 'Cannot set DefaultAllowPrivilegeEscalation to true without also setting AllowPrivilegeEscalation to true', S);
+    p.add(
+      ['defaultAllowPrivilegeEscalation'],
+      'Cannot set DefaultAllowPrivilegeEscalation to true without also setting AllowPrivilegeEscalation to true',
+      S,
+    );
   }
 }

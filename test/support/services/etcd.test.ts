@@ -2,7 +2,15 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ETCD_PKI_FILES, EtcdTlsHandle, runCommand, startEtcdFromDataDir, startEtcdFromSnapshot, startEtcdTls, stopAll } from '.';
+import {
+  ETCD_PKI_FILES,
+  EtcdTlsHandle,
+  runCommand,
+  startEtcdFromDataDir,
+  startEtcdFromSnapshot,
+  startEtcdTls,
+  stopAll,
+} from '.';
 
 let etcd: EtcdTlsHandle;
 let scratch: string;
@@ -21,13 +29,18 @@ describe('etcd with mTLS', () => {
   test('pki dir is laid out like kubeadm /etc/kubernetes/pki/etcd and verifies', async () => {
     for (const f of ETCD_PKI_FILES) expect(fs.existsSync(path.join(etcd.pkiDir, f))).toBe(true);
     expect(fs.statSync(path.join(etcd.pkiDir, 'healthcheck-client.key')).mode & 0o777).toBe(0o600);
-    const text = (await runCommand('openssl', ['x509', '-in', path.join(etcd.pkiDir, 'server.crt'), '-noout', '-text'])).stdout.toString();
+    const text = (
+      await runCommand('openssl', ['x509', '-in', path.join(etcd.pkiDir, 'server.crt'), '-noout', '-text'])
+    ).stdout.toString();
     expect(text).toMatch(/IP Address:127\.0\.0\.1/);
     expect(text).toMatch(/DNS:localhost/);
     expect(text).toMatch(/TLS Web Server Authentication, TLS Web Client Authentication/);
     const v = await runCommand('openssl', [
-      'verify', '-CAfile', path.join(etcd.pkiDir, 'ca.crt'),
-      path.join(etcd.pkiDir, 'server.crt'), path.join(etcd.pkiDir, 'healthcheck-client.crt'),
+      'verify',
+      '-CAfile',
+      path.join(etcd.pkiDir, 'ca.crt'),
+      path.join(etcd.pkiDir, 'server.crt'),
+      path.join(etcd.pkiDir, 'healthcheck-client.crt'),
     ]);
     expect(v.stdout.toString()).toMatch(/server\.crt: OK[\s\S]*healthcheck-client\.crt: OK/);
   });
@@ -39,7 +52,13 @@ describe('etcd with mTLS', () => {
     const noCert = await etcd.etcdctlRaw(['--command-timeout=1s', 'get', '/registry/test'], { clientCert: false });
     expect(noCert.code).not.toBe(0);
     expect(noCert.stdout.toString()).not.toContain('v1');
-    const plainHttp = await runCommand('etcdctl', [`--endpoints=${etcd.endpoint.replace('https', 'http')}`, '--dial-timeout=1s', '--command-timeout=1s', 'get', '/registry/test']);
+    const plainHttp = await runCommand('etcdctl', [
+      `--endpoints=${etcd.endpoint.replace('https', 'http')}`,
+      '--dial-timeout=1s',
+      '--command-timeout=1s',
+      'get',
+      '/registry/test',
+    ]);
     expect(plainHttp.code).not.toBe(0);
   });
 
@@ -70,4 +89,3 @@ describe('etcd with mTLS', () => {
     expect(fs.existsSync(path.join(dataDir, 'member'))).toBe(true); // caller's dir is left alone
   });
 });
-

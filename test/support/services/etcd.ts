@@ -5,7 +5,6 @@ import * as path from 'path';
 import { CommandResult, cleanEnv, requireCommands, runCommand, runOk } from './commands';
 import { BaseHandle, freePort, launch, waitReady } from './processes';
 
-
 export interface EtcdOptions {
   /** https client URL + mTLS (client-cert-auth). Default false. */
   tls?: boolean;
@@ -39,7 +38,14 @@ export interface EtcdTlsHandle extends EtcdHandle {
 }
 
 /** Files in the kubeadm-like pki dir (/etc/kubernetes/pki/etcd layout). */
-export const ETCD_PKI_FILES = ['ca.crt', 'ca.key', 'server.crt', 'server.key', 'healthcheck-client.crt', 'healthcheck-client.key'] as const;
+export const ETCD_PKI_FILES = [
+  'ca.crt',
+  'ca.key',
+  'server.crt',
+  'server.key',
+  'healthcheck-client.crt',
+  'healthcheck-client.key',
+] as const;
 
 /**
  * Generates a CA, a server cert (SAN IP:127.0.0.1, DNS:localhost; serverAuth+clientAuth) and a
@@ -53,17 +59,57 @@ export async function generateEtcdPki(pkiDir: string): Promise<string> {
   const o = (args: string[]) => runOk(openssl, args, { env, cwd: pkiDir });
   const serial = () => '0x' + crypto.randomBytes(8).toString('hex');
   await o([
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '30',
-    '-keyout', f('ca.key'), '-out', f('ca.crt'), '-subj', '/CN=etcd-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE',
-    '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-sha256',
+    '-days',
+    '30',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+    '-subj',
+    '/CN=etcd-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
   ]);
   const leaf = async (base: string, subj: string, ext: string[]) => {
-    await o(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f(`${base}.key`), '-out', f(`${base}.csr`), '-subj', subj]);
+    await o([
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      f(`${base}.key`),
+      '-out',
+      f(`${base}.csr`),
+      '-subj',
+      subj,
+    ]);
     await fsp.writeFile(f(`${base}.ext`), ext.join('\n') + '\n');
     await o([
-      'x509', '-req', '-sha256', '-days', '30', '-in', f(`${base}.csr`), '-CA', f('ca.crt'), '-CAkey', f('ca.key'),
-      '-set_serial', serial(), '-extfile', f(`${base}.ext`), '-out', f(`${base}.crt`),
+      'x509',
+      '-req',
+      '-sha256',
+      '-days',
+      '30',
+      '-in',
+      f(`${base}.csr`),
+      '-CA',
+      f('ca.crt'),
+      '-CAkey',
+      f('ca.key'),
+      '-set_serial',
+      serial(),
+      '-extfile',
+      f(`${base}.ext`),
+      '-out',
+      f(`${base}.crt`),
     ]);
     await fsp.rm(f(`${base}.csr`), { force: true });
     await fsp.rm(f(`${base}.ext`), { force: true });
@@ -95,14 +141,19 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
       const a = [`--endpoints=${endpoint}`, '--dial-timeout=2s', '--command-timeout=5s'];
       if (pkiDir && o.caCert !== false) a.push(`--cacert=${path.join(pkiDir, 'ca.crt')}`);
       if (pkiDir && o.clientCert !== false) {
-        a.push(`--cert=${path.join(pkiDir, 'healthcheck-client.crt')}`, `--key=${path.join(pkiDir, 'healthcheck-client.key')}`);
+        a.push(
+          `--cert=${path.join(pkiDir, 'healthcheck-client.crt')}`,
+          `--key=${path.join(pkiDir, 'healthcheck-client.key')}`,
+        );
       }
       return runCommand(etcdctlPath, [...a, ...args], { env: cleanEnv({ ETCDCTL_API: '3' }), timeoutMs: 30000 });
     };
     const ok = async (args: string[]) => {
       const r = await raw(args);
       if (r.code !== 0) {
-        throw new Error(`etcdctl ${args.join(' ')} exited with ${r.code ?? r.signal}\n${r.stdout.toString()}\n${r.stderr}`);
+        throw new Error(
+          `etcdctl ${args.join(' ')} exited with ${r.code ?? r.signal}\n${r.stdout.toString()}\n${r.stderr}`,
+        );
       }
       return r.stdout.toString('utf8');
     };
@@ -122,7 +173,9 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
         await runOk(
           etcdctlPath,
           [
-            'snapshot', 'restore', opts.snapshot,
+            'snapshot',
+            'restore',
+            opts.snapshot,
             `--data-dir=${dataDir}`,
             `--name=${name}`,
             `--initial-cluster=${name}=${peer}`,
@@ -160,11 +213,17 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
     env: (dir) => cleanEnv({ HOME: dir }), // no ETCD_* from the test process
     ready: async (proc, { endpoint, pkiDir }) => {
       const { raw } = mkEtcdctl(endpoint, pkiDir);
-      await waitReady(proc, 'etcdctl endpoint health', opts.readyTimeoutMs ?? 15000, async () => {
-        const r = await raw(['endpoint', 'health']);
-        if (r.code === 0) return true;
-        throw new Error(r.stderr.trim() || r.stdout.toString().trim());
-      }, 150);
+      await waitReady(
+        proc,
+        'etcdctl endpoint health',
+        opts.readyTimeoutMs ?? 15000,
+        async () => {
+          const r = await raw(['endpoint', 'health']);
+          if (r.code === 0) return true;
+          throw new Error(r.stderr.trim() || r.stdout.toString().trim());
+        },
+        150,
+      );
     },
   });
   const { raw, ok } = mkEtcdctl(params.endpoint, params.pkiDir);
@@ -193,6 +252,9 @@ export function startEtcdFromDataDir(dataDir: string, opts: Omit<EtcdOptions, 'd
  * `etcdctl snapshot restore FILE` into a fresh data dir inside the handle's tmpDir (member name "default",
  * peer URL matching the new server), then a plain-http etcd on it. Everything is removed by stop().
  */
-export function startEtcdFromSnapshot(snapshotFile: string, opts: Omit<EtcdOptions, 'snapshot' | 'dataDir'> = {}): Promise<EtcdHandle> {
+export function startEtcdFromSnapshot(
+  snapshotFile: string,
+  opts: Omit<EtcdOptions, 'snapshot' | 'dataDir'> = {},
+): Promise<EtcdHandle> {
   return startEtcd({ ...opts, snapshot: snapshotFile });
 }

@@ -135,7 +135,10 @@ class LogBuffer {
     return this.chunks.join('');
   }
   tail(lines = 40): string {
-    return this.text().split('\n').slice(-lines - 1).join('\n');
+    return this.text()
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n');
   }
 }
 

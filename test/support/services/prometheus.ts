@@ -39,14 +39,24 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
       '--log.level=warn',
     ],
     ready: async (p, { port }) => {
-      await waitReady(p, 'GET /-/ready', 30000, async () => (await httpGetText(`http://127.0.0.1:${port}/-/ready`, { timeoutMs: 2000 })).status === 200);
+      await waitReady(
+        p,
+        'GET /-/ready',
+        30000,
+        async () => (await httpGetText(`http://127.0.0.1:${port}/-/ready`, { timeoutMs: 2000 })).status === 200,
+      );
     },
   });
   const url = `http://127.0.0.1:${params.port}`;
   const query = async (expr: string) => {
     const r = await httpGetText(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`, { timeoutMs: 10000 });
-    const body = JSON.parse(r.body) as { status: string; error?: string; data?: { resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] } };
-    if (r.status !== 200 || body.status !== 'success') throw new Error(`query ${expr}: HTTP ${r.status} ${body.error ?? r.body}`);
+    const body = JSON.parse(r.body) as {
+      status: string;
+      error?: string;
+      data?: { resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] };
+    };
+    if (r.status !== 200 || body.status !== 'success')
+      throw new Error(`query ${expr}: HTTP ${r.status} ${body.error ?? r.body}`);
     if (body.data!.resultType !== 'vector') throw new Error(`query ${expr}: a ${body.data!.resultType}, not a vector`);
     return body.data!.result;
   };
@@ -60,7 +70,8 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
       for (;;) {
         const up = await query('timestamp(up{job="pushgateway"})');
         if (up.length === targets.length && up.every((s) => Number(s.value[1]) > since)) return;
-        if (Date.now() > deadline) throw new Error(`prometheus: no scrape of ${targets.join(', ')} within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`prometheus: no scrape of ${targets.join(', ')} within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 250));
       }
     },

@@ -23,4 +23,3 @@ describe('pushgateway', () => {
     );
   });
 });
-

@@ -5,7 +5,6 @@ import * as https from 'https';
 import * as path from 'path';
 import { BaseHandle, freePort, launch, waitReady } from './processes';
 
-
 export interface PushgatewayHandle extends BaseHandle {
   url: string;
   /** GET /metrics (text exposition format), with the gateway's credentials and CA. */
@@ -45,15 +44,26 @@ export interface PushgatewayOptions {
   basicAuth?: boolean;
 }
 
-export function httpGetText(url: string, opts: { timeoutMs?: number; ca?: Buffer; auth?: string } = {}): Promise<{ status: number; body: string }> {
+export function httpGetText(
+  url: string,
+  opts: { timeoutMs?: number; ca?: Buffer; auth?: string } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const get = url.startsWith('https:') ? https.get : http.get;
-    const r = get(url, { timeout: opts.timeoutMs ?? 5000, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.auth ? { auth: opts.auth } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const r = get(
+      url,
+      {
+        timeout: opts.timeoutMs ?? 5000,
+        ...(opts.ca ? { ca: opts.ca } : {}),
+        ...(opts.auth ? { auth: opts.auth } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     r.on('timeout', () => r.destroy(new Error(`GET ${url}: timeout`)));
     r.on('error', reject);
   });
@@ -62,10 +72,20 @@ export function httpGetText(url: string, opts: { timeoutMs?: number; ca?: Buffer
 /** The web config file (YAML; JSON is YAML) of `opts`, or undefined without TLS and auth. */
 export function webConfig(opts: PushgatewayOptions): string | undefined {
   if (!opts.tls && !opts.basicAuth) return undefined;
-  return JSON.stringify({
-    ...(opts.tls ? { tls_server_config: { cert_file: opts.tls.certFile, key_file: opts.tls.keyFile } } : {}),
-    ...(opts.basicAuth ? { basic_auth_users: Object.fromEntries([PUSHGATEWAY_TEST_USER, PUSHGATEWAY_ODD_USER].map((u) => [u.username, u.bcrypt])) } : {}),
-  }, null, 2);
+  return JSON.stringify(
+    {
+      ...(opts.tls ? { tls_server_config: { cert_file: opts.tls.certFile, key_file: opts.tls.keyFile } } : {}),
+      ...(opts.basicAuth
+        ? {
+            basic_auth_users: Object.fromEntries(
+              [PUSHGATEWAY_TEST_USER, PUSHGATEWAY_ODD_USER].map((u) => [u.username, u.bcrypt]),
+            ),
+          }
+        : {}),
+    },
+    null,
+    2,
+  );
 }
 
 export async function startPushgateway(opts: PushgatewayOptions = {}): Promise<PushgatewayHandle> {
@@ -87,7 +107,9 @@ export async function startPushgateway(opts: PushgatewayOptions = {}): Promise<P
     ],
     ready: async (p, { port }) => {
       await waitReady(p, `GET /-/ready (${scheme})`, opts.readyTimeoutMs ?? 10000, async () => {
-        return (await httpGetText(`${scheme}://127.0.0.1:${port}/-/ready`, { timeoutMs: 2000, ca, auth })).status === 200;
+        return (
+          (await httpGetText(`${scheme}://127.0.0.1:${port}/-/ready`, { timeoutMs: 2000, ca, auth })).status === 200
+        );
       });
     },
   });

@@ -4,7 +4,6 @@ import * as path from 'path';
 import { cleanEnv, requireCommands, runOk } from './commands';
 import { BaseHandle, freePort, launch, waitReady } from './processes';
 
-
 export interface RedisOptions {
   password?: string;
   replicaOf?: { host: string; port: number };
@@ -44,13 +43,20 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
     prepare: async () => ({ port: await freePort() }),
     argv: ({ port }, dir) => {
       const a = [
-        '--port', String(port),
-        '--bind', host,
-        '--dir', dir,
-        '--daemonize', 'no',
-        '--save', '',
-        '--appendonly', 'no',
-        '--repl-diskless-sync-delay', '0',
+        '--port',
+        String(port),
+        '--bind',
+        host,
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--repl-diskless-sync-delay',
+        '0',
       ];
       if (opts.password !== undefined) a.push('--requirepass', opts.password);
       if (opts.replicaOf) a.push('--replicaof', opts.replicaOf.host, String(opts.replicaOf.port));
@@ -68,9 +74,14 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisHandle> 
       }
     },
   });
-  return { ...base, host, port: params.port, password: opts.password, cli: redisCliFor(host, params.port, opts.password) };
+  return {
+    ...base,
+    host,
+    port: params.port,
+    password: opts.password,
+    cli: redisCliFor(host, params.port, opts.password),
+  };
 }
-
 
 export interface SentinelMaster {
   name: string;
@@ -193,7 +204,16 @@ export async function startSentinel(opts: SentinelOptions): Promise<SentinelHand
     if (!h || !p) throw new Error(`SENTINEL get-master-addr-by-name ${name}: ${JSON.stringify(out)}`);
     return { host: h, port: Number(p) };
   };
-  const handle: SentinelHandle = { ...base, host, port, password: opts.password, cli, replicas, waitForReplicas, masterAddr };
+  const handle: SentinelHandle = {
+    ...base,
+    host,
+    port,
+    password: opts.password,
+    cli,
+    replicas,
+    waitForReplicas,
+    masterAddr,
+  };
   try {
     for (const m of opts.masters) {
       // the master must be known and reachable, then all its currently connected replicas must be known
@@ -222,7 +242,10 @@ export interface RedisShard {
 }
 
 /** A master plus N replicas (default 1), all with the same password (requirepass + masterauth). */
-export async function startRedisShard(name: string, opts: { replicas?: number; password?: string } = {}): Promise<RedisShard> {
+export async function startRedisShard(
+  name: string,
+  opts: { replicas?: number; password?: string } = {},
+): Promise<RedisShard> {
   const master = await startRedis({ password: opts.password });
   let replicas: RedisHandle[] = [];
   try {

@@ -21,7 +21,9 @@ describe('s3rver', () => {
       ['etcd/x y+z.db', 5],
       ['redis/main/2024-01-01T00:00:00Z.rdb.gz', 100_000],
     ]);
-    expect((await s3.listObjects('backups', 'redis/')).map((o) => o.key)).toEqual(['redis/main/2024-01-01T00:00:00Z.rdb.gz']);
+    expect((await s3.listObjects('backups', 'redis/')).map((o) => o.key)).toEqual([
+      'redis/main/2024-01-01T00:00:00Z.rdb.gz',
+    ]);
     expect(Buffer.compare(await s3.getObject('backups', 'redis/main/2024-01-01T00:00:00Z.rdb.gz'), body)).toBe(0);
     expect((await s3.getObject('backups', 'etcd/x y+z.db')).toString()).toBe('small');
     await expect(s3.getObject('backups', 'missing')).rejects.toThrow(/HTTP 404/);
@@ -31,7 +33,9 @@ describe('s3rver', () => {
     expect(s3.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(s3.awsEnv()).not.toHaveProperty('AWS_CA_BUNDLE');
     await s3.aws(['s3', 'cp', '-', 's3://backups/cli/from-stdin.txt'], 'via cli\n');
-    expect(await s3.listObjects('backups', 'cli/')).toEqual([expect.objectContaining({ key: 'cli/from-stdin.txt', size: 8 })]);
+    expect(await s3.listObjects('backups', 'cli/')).toEqual([
+      expect.objectContaining({ key: 'cli/from-stdin.txt', size: 8 }),
+    ]);
     const listed = JSON.parse(await s3.aws(['s3api', 'list-objects-v2', '--bucket', 'backups', '--prefix', 'etcd/']));
     expect(listed.Contents.map((c: { Key: string }) => c.Key)).toEqual(['etcd/x y+z.db']);
   });
@@ -66,4 +70,3 @@ describe('s3rver', () => {
     );
   });
 });
-

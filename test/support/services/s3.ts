@@ -8,7 +8,6 @@ import * as path from 'path';
 import { awsCliPath, cleanEnv, runOk } from './commands';
 import { BaseHandle, freePort, launch, waitReady } from './processes';
 
-
 export interface S3Object {
   key: string;
   size: number;
@@ -75,7 +74,9 @@ export function signV4(req: {
     'x-amz-content-sha256': req.payloadHash,
     'x-amz-date': req.amzDate,
   };
-  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v.trim().replace(/\s+/g, ' ')]));
+  const lower = Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v.trim().replace(/\s+/g, ' ')]),
+  );
   const names = Object.keys(lower).sort();
   const canonicalQuery = Object.entries(req.query ?? {})
     .map(([k, v]) => [rfc3986(k), rfc3986(v)])
@@ -130,7 +131,8 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
   const secretAccessKey = 'S3RVER';
   const region = 'us-east-1';
   for (const b of opts.buckets ?? []) {
-    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(b)) throw new Error(`startS3: invalid bucket name ${JSON.stringify(b)}`);
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(b))
+      throw new Error(`startS3: invalid bucket name ${JSON.stringify(b)}`);
   }
   const ca = opts.tls ? fs.readFileSync(opts.tls.caFile) : undefined;
   const { params, base, proc } = await launch({
@@ -141,9 +143,12 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
       // s3rver's ListObjectsV2 continuation tokens use DES, which Node 20's OpenSSL 3 only has in the legacy provider
       '--openssl-legacy-provider',
       script,
-      '-d', dataDir,
-      '-a', '127.0.0.1',
-      '-p', String(port),
+      '-d',
+      dataDir,
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
       ...(opts.buckets ?? []).flatMap((b) => ['--configure-bucket', b]),
       ...(opts.tls ? ['--cert', opts.tls.certFile, '--key', opts.tls.keyFile] : []),
     ],
@@ -151,10 +156,13 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
     ready: async (p, { port }) => {
       await waitReady(p, `HTTP GET http://127.0.0.1:${port}/`, opts.readyTimeoutMs ?? 15000, async () => {
         const status = await new Promise<number>((resolve, reject) => {
-          const r = (ca ? https : http).get({ host: '127.0.0.1', port, path: '/', timeout: 2000, ...(ca ? { ca } : {}) }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          });
+          const r = (ca ? https : http).get(
+            { host: '127.0.0.1', port, path: '/', timeout: 2000, ...(ca ? { ca } : {}) },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
           r.on('timeout', () => r.destroy(new Error('timeout')));
           r.on('error', reject);
         });
@@ -176,7 +184,10 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
     const qs = Object.entries(query)
       .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
       .join('&');
-    const amzDate = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const amzDate = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
     const { headers } = signV4({
       method,
       host: `127.0.0.1:${port}`,
@@ -214,7 +225,9 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
   };
   const check = (what: string, r: { status: number; body: Buffer }, ok: number[] = [200]) => {
     if (!ok.includes(r.status)) {
-      throw new Error(`S3 ${what}: HTTP ${r.status} ${r.body.toString('utf8').slice(0, 1000)}\n--- s3rver log tail ---\n${proc.log.tail(10)}`);
+      throw new Error(
+        `S3 ${what}: HTTP ${r.status} ${r.body.toString('utf8').slice(0, 1000)}\n--- s3rver log tail ---\n${proc.log.tail(10)}`,
+      );
     }
     return r;
   };
@@ -278,7 +291,10 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
     listObjects,
     getObject: async (bucket, key) => check(`GetObject ${bucket}/${key}`, await request('GET', bucket, key)).body,
     putObject: async (bucket, key, body) => {
-      check(`PutObject ${bucket}/${key}`, await request('PUT', bucket, key, {}, Buffer.isBuffer(body) ? body : Buffer.from(body)));
+      check(
+        `PutObject ${bucket}/${key}`,
+        await request('PUT', bucket, key, {}, Buffer.isBuffer(body) ? body : Buffer.from(body)),
+      );
     },
     deleteObject: async (bucket, key) => {
       check(`DeleteObject ${bucket}/${key}`, await request('DELETE', bucket, key), [200, 204]);

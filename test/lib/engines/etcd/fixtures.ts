@@ -13,7 +13,11 @@ import { ProcessInfo, processes } from '../../../support/proc';
 import type { PushgatewayHandle } from '../../../support/services';
 
 /** A small valid etcd policy with overrides. */
-export function etcdPolicy(etcd: Partial<EtcdSpec> = {}, spec: Record<string, unknown> = {}, name = 'etcd'): BackupPolicy {
+export function etcdPolicy(
+  etcd: Partial<EtcdSpec> = {},
+  spec: Record<string, unknown> = {},
+  name = 'etcd',
+): BackupPolicy {
   return {
     apiVersion: 'backup-cronjobs.io/v1alpha1',
     kind: 'BackupPolicy',
@@ -51,10 +55,15 @@ export const cronJobs = (objs: Manifest[]) => objs.filter((o) => o.kind === 'Cro
 export function restoreJobOf(policy: BackupPolicy, args: readonly string[]): Manifest {
   let stdout = '';
   let stderr = '';
-  const code = runCli(['restore', '-', ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), stdin: () => JSON.stringify(policy) });
+  const code = runCli(['restore', '-', ...args], {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    stdin: () => JSON.stringify(policy),
+  });
   if (code !== 0) throw new Error(`backup-cronjobs restore exited ${code}: ${stderr}`);
   const docs = parseAllDocuments(stdout);
-  if (!Array.isArray(docs) || docs.length !== 1) throw new Error(`backup-cronjobs restore printed ${Array.isArray(docs) ? docs.length : 'no'} documents`);
+  if (!Array.isArray(docs) || docs.length !== 1)
+    throw new Error(`backup-cronjobs restore printed ${Array.isArray(docs) ? docs.length : 'no'} documents`);
   return docs[0].toJS() as Manifest;
 }
 
@@ -91,7 +100,10 @@ export interface PodRun {
  * one) until one fails. `opts.volumes` maps hostPath/PVC volumes to dirs.
  * `opts.only` runs only the listed containers (sharing `opts.volumeDirs`).
  */
-export async function runPod(obj: unknown, opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {}): Promise<PodRun> {
+export async function runPod(
+  obj: unknown,
+  opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {},
+): Promise<PodRun> {
   const spec = resolvePodSpec(obj);
   const names = [...(spec.initContainers ?? []), ...spec.containers].map((c) => c.name);
   const volumeDirs = opts.volumeDirs ?? {};
@@ -114,7 +126,8 @@ export async function runPod(obj: unknown, opts: RunContainerOptions & { only?: 
 }
 
 /** The error lines a container logged (`<time> <job> error <message>`). */
-export const errorLines = (r: RunContainerResult | undefined): string[] => (r?.stderr ?? '').split('\n').filter((l) => / error /.test(l));
+export const errorLines = (r: RunContainerResult | undefined): string[] =>
+  (r?.stderr ?? '').split('\n').filter((l) => / error /.test(l));
 
 /** Files of a directory, sorted (hidden ones included). */
 export const filesOf = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
@@ -134,7 +147,11 @@ export function problems(policy: BackupPolicy): string[] {
 }
 
 /** Polls `condition` every 20 ms until it returns a truthy value (which it returns), failing after `timeoutMs`. */
-export async function waitFor<T>(what: string, condition: () => T | undefined | null | false, timeoutMs = 30000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  condition: () => T | undefined | null | false,
+  timeoutMs = 30000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = condition();
@@ -149,17 +166,23 @@ export async function waitFor<T>(what: string, condition: () => T | undefined | 
  * this process (the kubelet signals this one at the Job's deadline).
  */
 export const containerProcess = (entry: string): ProcessInfo | undefined =>
-  processes().find((p) => p.ppid === process.pid && p.argv.length >= 4 && p.argv[1] === '-c' && p.argv[p.argv.length - 1] === entry);
+  processes().find(
+    (p) => p.ppid === process.pid && p.argv.length >= 4 && p.argv[1] === '-c' && p.argv[p.argv.length - 1] === entry,
+  );
 
 /** A bin directory with an aws CLI whose head-object reports one byte less than stored; every other call runs the real /usr/bin/aws. */
 export function shortHeadObjectAws(): string {
   const bin = tempDir('aws-stub');
-  fs.writeFileSync(path.join(bin, 'aws'), [
-    '#!/bin/sh',
-    'for a in "$@"; do if [ "$a" = head-object ]; then n=$(/usr/bin/aws "$@") || exit 1; echo $((n - 1)); exit 0; fi; done',
-    'exec /usr/bin/aws "$@"',
-    '',
-  ].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'aws'),
+    [
+      '#!/bin/sh',
+      'for a in "$@"; do if [ "$a" = head-object ]; then n=$(/usr/bin/aws "$@") || exit 1; echo $((n - 1)); exit 0; fi; done',
+      'exec /usr/bin/aws "$@"',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   return bin;
 }
 
@@ -168,24 +191,37 @@ export function shortHeadObjectAws(): string {
  * what etcdctl prints), and pauses `snapshot save` (before it starts, or after it succeeded) or `snapshot
  * restore` (after it succeeded) until the test resumes it: `paused` exists while it waits.
  */
-export function pausingEtcdctl(etcdctl: string, at: 'before-save' | 'after-save' | 'after-restore'): { bin: string; paused: string; resume: () => void } {
+export function pausingEtcdctl(
+  etcdctl: string,
+  at: 'before-save' | 'after-save' | 'after-restore',
+): { bin: string; paused: string; resume: () => void } {
   const bin = tempDir('etcdctl-bin');
   const paused = path.join(bin, 'paused');
   const resumed = path.join(bin, 'resumed');
   const pause = `: >'${paused}'; while [ ! -e '${resumed}' ]; do sleep 0.02; done`;
   const command = at === 'after-restore' ? 'snapshot restore' : 'snapshot save';
-  fs.writeFileSync(path.join(bin, 'etcdctl'), [
-    '#!/bin/sh',
-    `case " $* " in *" ${command} "*) ;; *) exec '${etcdctl}' "$@" ;; esac`,
-    at === 'before-save' ? `${pause}; exec '${etcdctl}' "$@"` : `'${etcdctl}' "$@" || exit; ${pause}`,
-    '',
-  ].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'etcdctl'),
+    [
+      '#!/bin/sh',
+      `case " $* " in *" ${command} "*) ;; *) exec '${etcdctl}' "$@" ;; esac`,
+      at === 'before-save' ? `${pause}; exec '${etcdctl}' "$@"` : `'${etcdctl}' "$@" || exit; ${pause}`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   return { bin, paused, resume: () => fs.writeFileSync(resumed, '') };
 }
 
 /** The value of metric `name` that the backups of CronJob `target` pushed to the gateway, if any. */
-export async function metricValue(gateway: PushgatewayHandle, name: string, target: string): Promise<number | undefined> {
-  const line = (await gateway.metrics()).split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`target="${target}"`));
+export async function metricValue(
+  gateway: PushgatewayHandle,
+  name: string,
+  target: string,
+): Promise<number | undefined> {
+  const line = (await gateway.metrics())
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && l.includes(`target="${target}"`));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -194,7 +230,10 @@ export function ageKeypair(): { identity: string; recipient: string } {
   const dir = tempDir('age-key');
   const file = path.join(dir, 'key.txt');
   execFileSync('age-keygen', ['-o', file], { stdio: 'ignore' });
-  return { identity: fs.readFileSync(file, 'utf8'), recipient: execFileSync('age-keygen', ['-y', file], { encoding: 'utf8' }).trim() };
+  return {
+    identity: fs.readFileSync(file, 'utf8'),
+    recipient: execFileSync('age-keygen', ['-y', file], { encoding: 'utf8' }).trim(),
+  };
 }
 
 /** `age --decrypt -i <identity> -o OUT IN` with the real age, as the restore steps of docs/operations/restore.md run it. */
@@ -207,7 +246,8 @@ export function ageDecrypt(identity: string, input: string, output: string): voi
 /** Every file under `dir` (relative paths, sorted), directories walked. */
 export function walk(dir: string, at = ''): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(path.join(dir, at), { withFileTypes: true })
+  return fs
+    .readdirSync(path.join(dir, at), { withFileTypes: true })
     .flatMap((e) => (e.isDirectory() ? walk(dir, path.join(at, e.name)) : [path.join(at, e.name)]))
     .sort();
 }

@@ -3,7 +3,11 @@ import type { BackupPolicy, RedisSpec } from '../../../../lib';
 import { policyIssues } from '../../../support/policy-issues';
 
 /** A small valid Redis policy: two shards behind one Sentinel, S3 on MinIO, with overrides. */
-export function redisPolicy(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, name = 'redis'): BackupPolicy {
+export function redisPolicy(
+  redis: Partial<RedisSpec> = {},
+  spec: Record<string, unknown> = {},
+  name = 'redis',
+): BackupPolicy {
   return {
     apiVersion: 'backup-cronjobs.io/v1alpha1',
     kind: 'BackupPolicy',
@@ -11,7 +15,10 @@ export function redisPolicy(redis: Partial<RedisSpec> = {}, spec: Record<string,
     spec: {
       ...spec,
       redis: {
-        sentinel: { addresses: ['sentinel.example.svc:26379'], passwordSecret: { name: 'sentinel-auth', key: 'password' } },
+        sentinel: {
+          addresses: ['sentinel.example.svc:26379'],
+          passwordSecret: { name: 'sentinel-auth', key: 'password' },
+        },
         passwordSecret: { name: 'redis-auth', key: 'password' },
         shards: ['shard01', 'shard02'],
         s3: {

@@ -1,18 +1,30 @@
-import { cronJobSpecProblems, jobSpecProblems, scheduleTimeZoneProblem, timeZoneNameProblem } from '../../../../lib/kubernetes/validation';
+import {
+  cronJobSpecProblems,
+  jobSpecProblems,
+  scheduleTimeZoneProblem,
+  timeZoneNameProblem,
+} from '../../../../lib/kubernetes/validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 const podTemplate = { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36' }] } };
 
 describe('CronJob specs', () => {
-  const valid = { schedule: '0 3 * * *', timeZone: 'Etc/UTC', startingDeadlineSeconds: 600, successfulJobsHistoryLimit: 0, jobTemplate: { spec: { template: podTemplate } } };
+  const valid = {
+    schedule: '0 3 * * *',
+    timeZone: 'Etc/UTC',
+    startingDeadlineSeconds: 600,
+    successfulJobsHistoryLimit: 0,
+    jobTemplate: { spec: { template: podTemplate } },
+  };
 
   test('a valid spec passes', () => {
     expect(cronJobSpecProblems(valid)).toEqual([]);
   });
 
   test('counts are not negative, a schedule is set', () => {
-    expect(paths(cronJobSpecProblems({ ...valid, schedule: '', startingDeadlineSeconds: -1, failedJobsHistoryLimit: -1 })))
-      .toEqual(['startingDeadlineSeconds', 'failedJobsHistoryLimit', 'schedule']);
+    expect(
+      paths(cronJobSpecProblems({ ...valid, schedule: '', startingDeadlineSeconds: -1, failedJobsHistoryLimit: -1 })),
+    ).toEqual(['startingDeadlineSeconds', 'failedJobsHistoryLimit', 'schedule']);
   });
 
   test('no TZ= or CRON_TZ= in the schedule', () => {
@@ -22,11 +34,13 @@ describe('CronJob specs', () => {
   });
 
   test('time zone names: explicit, IANA-shaped', () => {
-    for (const tz of ['Etc/UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5', 'America/Port-au-Prince']) expect(timeZoneNameProblem(tz)).toBeUndefined();
+    for (const tz of ['Etc/UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5', 'America/Port-au-Prince'])
+      expect(timeZoneNameProblem(tz)).toBeUndefined();
     expect(timeZoneNameProblem('')).toContain('non-empty');
     expect(timeZoneNameProblem('Local')).toContain('explicit time zone');
     expect(timeZoneNameProblem('local')).toContain('explicit time zone');
-    for (const tz of ['Europe/../etc', 'Europe/-Paris', 'Europe/Paris Time', 'America/Abcdefghijklmno']) expect(timeZoneNameProblem(tz)).toContain('unknown time zone');
+    for (const tz of ['Europe/../etc', 'Europe/-Paris', 'Europe/Paris Time', 'America/Abcdefghijklmno'])
+      expect(timeZoneNameProblem(tz)).toContain('unknown time zone');
   });
 
   test('the job template: labels and annotations of the Jobs it creates, generated selector, a pod that ends', () => {
@@ -34,7 +48,12 @@ describe('CronJob specs', () => {
       ...valid,
       jobTemplate: {
         metadata: { labels: { 'app.kubernetes.io/name': 'bad value' }, annotations: { 'x y': '' } },
-        spec: { selector: { matchLabels: { a: 'b' } }, manualSelector: true, backoffLimit: -1, template: { spec: { ...podTemplate.spec, restartPolicy: 'Always' } } },
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          manualSelector: true,
+          backoffLimit: -1,
+          template: { spec: { ...podTemplate.spec, restartPolicy: 'Always' } },
+        },
       },
     };
     expect(paths(cronJobSpecProblems(spec))).toEqual([
@@ -51,8 +70,20 @@ describe('CronJob specs', () => {
 describe('Job specs', () => {
   test('counts are not negative; restartPolicy OnFailure or Never', () => {
     expect(jobSpecProblems({ template: podTemplate, backoffLimit: 0, ttlSecondsAfterFinished: 0 }, false)).toEqual([]);
-    expect(jobSpecProblems({ template: { spec: { ...podTemplate.spec, restartPolicy: 'OnFailure' } } }, false)).toEqual([]);
-    expect(paths(jobSpecProblems({ template: { spec: { containers: podTemplate.spec.containers } }, activeDeadlineSeconds: -5, parallelism: 1.5 }, false)))
-      .toEqual(['parallelism', 'activeDeadlineSeconds', 'template.spec.restartPolicy']);
+    expect(jobSpecProblems({ template: { spec: { ...podTemplate.spec, restartPolicy: 'OnFailure' } } }, false)).toEqual(
+      [],
+    );
+    expect(
+      paths(
+        jobSpecProblems(
+          {
+            template: { spec: { containers: podTemplate.spec.containers } },
+            activeDeadlineSeconds: -5,
+            parallelism: 1.5,
+          },
+          false,
+        ),
+      ),
+    ).toEqual(['parallelism', 'activeDeadlineSeconds', 'template.spec.restartPolicy']);
   });
 });

@@ -32,11 +32,17 @@ export interface UtilRow {
 }
 
 export function utilValidationRows(): UtilRow[] {
-  const data = fixture('util-validation.go-v0.28.8.json') as { messages: string[]; rows: (Record<UtilRule, number[]> & { input: string })[] };
+  const data = fixture('util-validation.go-v0.28.8.json') as {
+    messages: string[];
+    rows: (Record<UtilRule, number[]> & { input: string })[];
+  };
   return data.rows.map((row) => ({
     input: row.input,
-    errors: Object.fromEntries((['label', 'subdomain', 'dns1035', 'qualified', 'annotation', 'value', 'configkey', 'env'] as UtilRule[])
-      .map((rule) => [rule, row[rule].map((i) => data.messages[i])])) as Record<UtilRule, string[]>,
+    errors: Object.fromEntries(
+      (['label', 'subdomain', 'dns1035', 'qualified', 'annotation', 'value', 'configkey', 'env'] as UtilRule[]).map(
+        (rule) => [rule, row[rule].map((i) => data.messages[i])],
+      ),
+    ) as Record<UtilRule, string[]>,
   }));
 }
 

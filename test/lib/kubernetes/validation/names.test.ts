@@ -1,6 +1,12 @@
 import {
-  cronJobNameProblem, dns1035LabelProblem, dns1123LabelProblem, dns1123SubdomainProblem, jobNameProblem, namespaceNameProblem,
-  objectNameProblem, pathSegmentNameProblem,
+  cronJobNameProblem,
+  dns1035LabelProblem,
+  dns1123LabelProblem,
+  dns1123SubdomainProblem,
+  jobNameProblem,
+  namespaceNameProblem,
+  objectNameProblem,
+  pathSegmentNameProblem,
 } from '../../../../lib/kubernetes/validation';
 import { goMessage, utilValidationRows } from './go-oracle';
 
@@ -11,27 +17,180 @@ describe('DNS-1123 labels, subdomains and DNS-1035 labels', () => {
   // k8s.io/apimachinery v0.28.8 pkg/util/validation/validation_test.go.
   test('upstream DNS-1123 label vectors', () => {
     const good = ['a', 'ab', 'abc', 'a1', 'a-1', 'a--1--2--b', '0', '01', '012', '1a', '1-a', '1--a--b--2', a(63)];
-    const bad = ['', 'A', 'ABC', 'aBc', 'A1', 'A-1', '1-A', '-', 'a-', '-a', '1-', '-1', '_', 'a_', '_a', 'a_b', '1_', '_1', '1_2',
-      '.', 'a.', '.a', 'a.b', '1.', '.1', '1.2', ' ', 'a ', ' a', 'a b', '1 ', ' 1', '1 2', a(64)];
+    const bad = [
+      '',
+      'A',
+      'ABC',
+      'aBc',
+      'A1',
+      'A-1',
+      '1-A',
+      '-',
+      'a-',
+      '-a',
+      '1-',
+      '-1',
+      '_',
+      'a_',
+      '_a',
+      'a_b',
+      '1_',
+      '_1',
+      '1_2',
+      '.',
+      'a.',
+      '.a',
+      'a.b',
+      '1.',
+      '.1',
+      '1.2',
+      ' ',
+      'a ',
+      ' a',
+      'a b',
+      '1 ',
+      ' 1',
+      '1 2',
+      a(64),
+    ];
     expect(good.filter((v) => dns1123LabelProblem(v) !== undefined)).toEqual([]);
     expect(bad.filter((v) => dns1123LabelProblem(v) === undefined)).toEqual([]);
   });
 
   test('upstream DNS-1123 subdomain vectors', () => {
-    const good = ['a', 'ab', 'abc', 'a1', 'a-1', 'a--1--2--b', '0', '01', '012', '1a', '1-a', '1--a--b--2', 'a.a', 'ab.a', 'abc.a', 'a1.a',
-      'a-1.a', 'a--1--2--b.a', 'a.1', 'ab.1', 'abc.1', 'a1.1', 'a-1.1', 'a--1--2--b.1', '0.a', '01.a', '012.a', '1a.a', '1-a.a', '0.1', '01.1',
-      '012.1', '1a.1', '1-a.1', '1--a--b--2.1', 'a.b.c.d.e', 'aa.bb.cc.dd.ee', '1.2.3.4.5', '11.22.33.44.55', a(253)];
-    const bad = ['', 'A', 'ABC', 'aBc', 'A1', 'A-1', '1-A', '-', 'a-', '-a', '1-', '-1', '_', 'a_', '_a', 'a_b', '1_', '_1', '1_2', '.', 'a.', '.a',
-      'a..b', '1.', '.1', '1..2', ' ', 'a ', ' a', 'a b', '1 ', ' 1', '1 2', 'A.a', 'aB.a', 'ab.A', 'A1.a', 'a1.A', 'A.1', 'aB.1', 'A1.1', '1A.1',
-      '0.A', '01.A', '012.A', '1A.a', '1a.A', 'A.B.C.D.E', 'AA.BB.CC.DD.EE', 'a.B.c.d.e', 'aa.bB.cc.dd.ee', 'a@b', 'a,b', 'a_b', 'a;b', 'a:b',
-      'a%b', 'a?b', 'a$b', a(254)];
+    const good = [
+      'a',
+      'ab',
+      'abc',
+      'a1',
+      'a-1',
+      'a--1--2--b',
+      '0',
+      '01',
+      '012',
+      '1a',
+      '1-a',
+      '1--a--b--2',
+      'a.a',
+      'ab.a',
+      'abc.a',
+      'a1.a',
+      'a-1.a',
+      'a--1--2--b.a',
+      'a.1',
+      'ab.1',
+      'abc.1',
+      'a1.1',
+      'a-1.1',
+      'a--1--2--b.1',
+      '0.a',
+      '01.a',
+      '012.a',
+      '1a.a',
+      '1-a.a',
+      '0.1',
+      '01.1',
+      '012.1',
+      '1a.1',
+      '1-a.1',
+      '1--a--b--2.1',
+      'a.b.c.d.e',
+      'aa.bb.cc.dd.ee',
+      '1.2.3.4.5',
+      '11.22.33.44.55',
+      a(253),
+    ];
+    const bad = [
+      '',
+      'A',
+      'ABC',
+      'aBc',
+      'A1',
+      'A-1',
+      '1-A',
+      '-',
+      'a-',
+      '-a',
+      '1-',
+      '-1',
+      '_',
+      'a_',
+      '_a',
+      'a_b',
+      '1_',
+      '_1',
+      '1_2',
+      '.',
+      'a.',
+      '.a',
+      'a..b',
+      '1.',
+      '.1',
+      '1..2',
+      ' ',
+      'a ',
+      ' a',
+      'a b',
+      '1 ',
+      ' 1',
+      '1 2',
+      'A.a',
+      'aB.a',
+      'ab.A',
+      'A1.a',
+      'a1.A',
+      'A.1',
+      'aB.1',
+      'A1.1',
+      '1A.1',
+      '0.A',
+      '01.A',
+      '012.A',
+      '1A.a',
+      '1a.A',
+      'A.B.C.D.E',
+      'AA.BB.CC.DD.EE',
+      'a.B.c.d.e',
+      'aa.bB.cc.dd.ee',
+      'a@b',
+      'a,b',
+      'a_b',
+      'a;b',
+      'a:b',
+      'a%b',
+      'a?b',
+      'a$b',
+      a(254),
+    ];
     expect(good.filter((v) => dns1123SubdomainProblem(v) !== undefined)).toEqual([]);
     expect(bad.filter((v) => dns1123SubdomainProblem(v) === undefined)).toEqual([]);
   });
 
   test('upstream DNS-1035 label vectors', () => {
     const good = ['a', 'ab', 'abc', 'a1', 'a-1', 'a--1--2--b', a(63)];
-    const bad = ['0', '01', '012', '1a', '1-a', '1--a--b--2', '', 'A', 'ABC', 'aBc', 'A1', 'A-1', '1-A', '-', 'a-', '-a', '1-', '-1', '_', 'a.b', a(64)];
+    const bad = [
+      '0',
+      '01',
+      '012',
+      '1a',
+      '1-a',
+      '1--a--b--2',
+      '',
+      'A',
+      'ABC',
+      'aBc',
+      'A1',
+      'A-1',
+      '1-A',
+      '-',
+      'a-',
+      '-a',
+      '1-',
+      '-1',
+      '_',
+      'a.b',
+      a(64),
+    ];
     expect(good.filter((v) => dns1035LabelProblem(v) !== undefined)).toEqual([]);
     expect(bad.filter((v) => dns1035LabelProblem(v) === undefined)).toEqual([]);
   });
@@ -39,8 +198,14 @@ describe('DNS-1123 labels, subdomains and DNS-1035 labels', () => {
   test('messages are exactly what apimachinery v0.28.8 returns, for every recorded input', () => {
     for (const row of utilValidationRows()) {
       expect([row.input, dns1123LabelProblem(row.input)]).toEqual([row.input, goMessage(row.input, row.errors.label)]);
-      expect([row.input, dns1123SubdomainProblem(row.input)]).toEqual([row.input, goMessage(row.input, row.errors.subdomain)]);
-      expect([row.input, dns1035LabelProblem(row.input)]).toEqual([row.input, goMessage(row.input, row.errors.dns1035)]);
+      expect([row.input, dns1123SubdomainProblem(row.input)]).toEqual([
+        row.input,
+        goMessage(row.input, row.errors.subdomain),
+      ]);
+      expect([row.input, dns1035LabelProblem(row.input)]).toEqual([
+        row.input,
+        goMessage(row.input, row.errors.dns1035),
+      ]);
     }
   });
 
@@ -57,9 +222,16 @@ describe('DNS-1123 labels, subdomains and DNS-1035 labels', () => {
 describe('path segment names (RBAC)', () => {
   // Non-prefix cases of TestValidatePathSegmentName, apimachinery v0.28.8 pkg/api/validation/path/name_test.go.
   test.each([
-    ['', undefined], ['foo.bar.baz', undefined], ['sha256:ABCDEF012345@ABCDEF012345', undefined], ['Iñtërnâtiônàlizætiøn', undefined],
-    ['.test', undefined], ['..test', undefined],
-    ['.', "may not be '.'"], ['..', "may not be '..'"], ['foo/bar', "may not contain '/'"], ['foo%bar', "may not contain '%'"],
+    ['', undefined],
+    ['foo.bar.baz', undefined],
+    ['sha256:ABCDEF012345@ABCDEF012345', undefined],
+    ['Iñtërnâtiônàlizætiøn', undefined],
+    ['.test', undefined],
+    ['..test', undefined],
+    ['.', "may not be '.'"],
+    ['..', "may not be '..'"],
+    ['foo/bar', "may not contain '/'"],
+    ['foo%bar', "may not contain '%'"],
   ])('%j', (name, detail) => {
     const problem = pathSegmentNameProblem(name);
     if (detail === undefined) expect(problem).toBeUndefined();
@@ -88,7 +260,9 @@ describe('CronJob and Job names', () => {
 
   test('a Job name may have 63 characters, not 64 (it becomes a pod label value)', () => {
     expect(jobNameProblem(a(63))).toBeUndefined();
-    expect(jobNameProblem(a(64))).toContain('must be no more than 63 characters (the name becomes the value of the pod label batch.kubernetes.io/job-name)');
+    expect(jobNameProblem(a(64))).toContain(
+      'must be no more than 63 characters (the name becomes the value of the pod label batch.kubernetes.io/job-name)',
+    );
     expect(jobNameProblem('restore_etcd')).toContain('RFC 1123 subdomain');
   });
 });

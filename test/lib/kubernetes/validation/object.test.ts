@@ -10,7 +10,12 @@ function cronJob(): Record<string, any> {
   return {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
-    metadata: { name: 'etcd-cp-1', namespace: 'kube-system', labels: { 'app.kubernetes.io/name': 'backup-cronjobs' }, annotations: { 'example.com/owner': 'ops' } },
+    metadata: {
+      name: 'etcd-cp-1',
+      namespace: 'kube-system',
+      labels: { 'app.kubernetes.io/name': 'backup-cronjobs' },
+      annotations: { 'example.com/owner': 'ops' },
+    },
     spec: {
       schedule: '0 */4 * * *',
       timeZone: 'Etc/UTC',
@@ -27,22 +32,64 @@ function cronJob(): Record<string, any> {
               restartPolicy: 'Never',
               nodeSelector: { 'kubernetes.io/hostname': 'cp-1' },
               affinity: {
-                nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] }] } },
-                podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd' } }, topologyKey: 'kubernetes.io/hostname', namespaces: ['kube-system'] }] },
+                nodeAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: {
+                    nodeSelectorTerms: [
+                      { matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] },
+                    ],
+                  },
+                },
+                podAntiAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: [
+                    {
+                      labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd' } },
+                      topologyKey: 'kubernetes.io/hostname',
+                      namespaces: ['kube-system'],
+                    },
+                  ],
+                },
               },
               tolerations: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }],
-              initContainers: [{ name: 'snapshot', image: 'registry.k8s.io/etcd:3.5.16-0', volumeMounts: [{ name: 'backup', mountPath: '/backup' }] }],
-              containers: [{
-                name: 'upload',
-                image: 'busybox:1.36',
-                env: [{ name: 'BACKUP_JOB', value: 'etcd-cp-1' }, { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
-                volumeMounts: [{ name: 'backup', mountPath: '/backup' }, { name: 'certs', mountPath: '/certs', readOnly: true }],
-                resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-              }],
+              initContainers: [
+                {
+                  name: 'snapshot',
+                  image: 'registry.k8s.io/etcd:3.5.16-0',
+                  volumeMounts: [{ name: 'backup', mountPath: '/backup' }],
+                },
+              ],
+              containers: [
+                {
+                  name: 'upload',
+                  image: 'busybox:1.36',
+                  env: [
+                    { name: 'BACKUP_JOB', value: 'etcd-cp-1' },
+                    { name: 'BACKUP_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                  ],
+                  volumeMounts: [
+                    { name: 'backup', mountPath: '/backup' },
+                    { name: 'certs', mountPath: '/certs', readOnly: true },
+                  ],
+                  resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+                },
+              ],
               volumes: [
                 { name: 'backup', hostPath: { path: '/var/lib/etcd-backup', type: 'DirectoryOrCreate' } },
-                { name: 'certs', secret: { secretName: 'etcd-certs', defaultMode: 0o400, items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-                { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOncePod'], storageClassName: 'standard', resources: { requests: { storage: '10Gi' } } } } } },
+                {
+                  name: 'certs',
+                  secret: { secretName: 'etcd-certs', defaultMode: 0o400, items: [{ key: 'ca.crt', path: 'ca.crt' }] },
+                },
+                {
+                  name: 'scratch',
+                  ephemeral: {
+                    volumeClaimTemplate: {
+                      spec: {
+                        accessModes: ['ReadWriteOncePod'],
+                        storageClassName: 'standard',
+                        resources: { requests: { storage: '10Gi' } },
+                      },
+                    },
+                  },
+                },
               ],
             },
           },
@@ -70,9 +117,15 @@ describe('validateObject on a hand-made CronJob', () => {
     c.spec.jobTemplate.metadata.labels['app.kubernetes.io/instance'] = '-etcd';
     pod.metadata.annotations = { 'a b': '' };
     spec.nodeSelector['kubernetes.io/hostname'] = 'n'.repeat(64);
-    spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values = ['x'];
+    spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values =
+      ['x'];
     spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey = '';
-    spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution = [{ weight: 0, podAffinityTerm: { labelSelector: { matchLabels: { g: 'etcd!' } }, topologyKey: 'kubernetes.io/hostname' } }];
+    spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
+      {
+        weight: 0,
+        podAffinityTerm: { labelSelector: { matchLabels: { g: 'etcd!' } }, topologyKey: 'kubernetes.io/hostname' },
+      },
+    ];
     spec.tolerations.push({ key: '', operator: 'Equal', value: 'x' });
     spec.initContainers[0].name = 'upload';
     main.env.push({ name: '1_BAD' }, { name: 'SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'a/b' } } });
@@ -80,77 +133,125 @@ describe('validateObject on a hand-made CronJob', () => {
     main.resources.requests.memory = '1Gi';
     spec.volumes[0].hostPath.path = '/var/lib/../etc';
     spec.volumes[1].secret.items.push({ key: '..data', path: '/abs' });
-    spec.volumes[2].ephemeral.volumeClaimTemplate.spec = { accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'], storageClassName: 'Fast_SSD', resources: { requests: { storage: '0' } } };
+    spec.volumes[2].ephemeral.volumeClaimTemplate.spec = {
+      accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'],
+      storageClassName: 'Fast_SSD',
+      resources: { requests: { storage: '0' } },
+    };
     spec.volumes.push({ name: 'backup', emptyDir: {} });
 
     const t = 'spec.jobTemplate.spec.template';
     const s = `${t}.spec`;
-    expect(paths(validateObject(c)).sort()).toEqual([
-      'metadata.name',
-      'metadata.namespace',
-      'metadata.labels[bad key!]',
-      'metadata.annotations',
-      'spec.schedule',
-      'spec.jobTemplate.metadata.labels[app.kubernetes.io/instance]',
-      `${t}.metadata.annotations[a b]`,
-      `${s}.nodeSelector[kubernetes.io/hostname]`,
-      `${s}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values`,
-      `${s}.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey`,
-      `${s}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight`,
-      `${s}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchLabels[g]`,
-      `${s}.tolerations[1].operator`,
-      `${s}.initContainers[0].name`,
-      `${s}.containers[0].env[2].name`,
-      `${s}.containers[0].env[3].valueFrom.secretKeyRef.key`,
-      `${s}.containers[0].volumeMounts[0].name`, // the volumes these mount are refused, so not found
-      `${s}.containers[0].volumeMounts[1].name`,
-      `${s}.initContainers[0].volumeMounts[0].name`,
-      `${s}.containers[0].volumeMounts[2].name`,
-      `${s}.containers[0].volumeMounts[2].mountPath`,
-      `${s}.containers[0].volumeMounts[2].subPath`,
-      `${s}.containers[0].resources.requests[memory]`,
-      `${s}.volumes[0].hostPath.path`,
-      `${s}.volumes[1].secret.items[1].key`,
-      `${s}.volumes[1].secret.items[1].path`,
-      `${s}.volumes[2].ephemeral.volumeClaimTemplate.spec.accessModes`,
-      `${s}.volumes[2].ephemeral.volumeClaimTemplate.spec.resources[storage]`,
-      `${s}.volumes[2].ephemeral.volumeClaimTemplate.spec.storageClassName`,
-      `${s}.volumes[3].name`,
-    ].sort());
+    expect(paths(validateObject(c)).sort()).toEqual(
+      [
+        'metadata.name',
+        'metadata.namespace',
+        'metadata.labels[bad key!]',
+        'metadata.annotations',
+        'spec.schedule',
+        'spec.jobTemplate.metadata.labels[app.kubernetes.io/instance]',
+        `${t}.metadata.annotations[a b]`,
+        `${s}.nodeSelector[kubernetes.io/hostname]`,
+        `${s}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values`,
+        `${s}.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey`,
+        `${s}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight`,
+        `${s}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchLabels[g]`,
+        `${s}.tolerations[1].operator`,
+        `${s}.initContainers[0].name`,
+        `${s}.containers[0].env[2].name`,
+        `${s}.containers[0].env[3].valueFrom.secretKeyRef.key`,
+        `${s}.containers[0].volumeMounts[0].name`, // the volumes these mount are refused, so not found
+        `${s}.containers[0].volumeMounts[1].name`,
+        `${s}.initContainers[0].volumeMounts[0].name`,
+        `${s}.containers[0].volumeMounts[2].name`,
+        `${s}.containers[0].volumeMounts[2].mountPath`,
+        `${s}.containers[0].volumeMounts[2].subPath`,
+        `${s}.containers[0].resources.requests[memory]`,
+        `${s}.volumes[0].hostPath.path`,
+        `${s}.volumes[1].secret.items[1].key`,
+        `${s}.volumes[1].secret.items[1].path`,
+        `${s}.volumes[2].ephemeral.volumeClaimTemplate.spec.accessModes`,
+        `${s}.volumes[2].ephemeral.volumeClaimTemplate.spec.resources[storage]`,
+        `${s}.volumes[2].ephemeral.volumeClaimTemplate.spec.storageClassName`,
+        `${s}.volumes[3].name`,
+      ].sort(),
+    );
   });
 
   test('messages name the value and the rule', () => {
     const c = cronJob();
     c.spec.jobTemplate.spec.template.spec.containers[0].resources.requests.memory = '1Gi';
-    expect(validateObject(c)).toEqual([{
-      path: 'spec.jobTemplate.spec.template.spec.containers[0].resources.requests[memory]',
-      message: 'received "1Gi"; must be less than or equal to memory limit of 512Mi',
-    }]);
+    expect(validateObject(c)).toEqual([
+      {
+        path: 'spec.jobTemplate.spec.template.spec.containers[0].resources.requests[memory]',
+        message: 'received "1Gi"; must be less than or equal to memory limit of 512Mi',
+      },
+    ]);
   });
 });
 
 describe('validateObject on other kinds', () => {
   test('Job: name limited to 63 characters, restartPolicy OnFailure or Never', () => {
-    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'r'.repeat(64) }, spec: { template: { spec: { restartPolicy: 'Always', containers: [{ name: 'c', image: 'i' }] } } } };
+    const job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'r'.repeat(64) },
+      spec: { template: { spec: { restartPolicy: 'Always', containers: [{ name: 'c', image: 'i' }] } } },
+    };
     expect(paths(validateObject(job))).toEqual(['metadata.name', 'spec.template.spec.restartPolicy']);
   });
 
   test('ConfigMap, ServiceAccount, Role, RoleBinding', () => {
-    expect(paths(validateObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { 'a b': '' } }))).toEqual(['data[a b]']);
-    expect(paths(validateObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'Backup' } }))).toEqual(['metadata.name']);
-    expect(paths(validateObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'backup:reader' }, rules: [{ verbs: ['get'] }] })))
-      .toEqual(['rules[0].apiGroups', 'rules[0].resources']);
-    expect(paths(validateObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'b' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'Backup' }] })))
-      .toEqual(['subjects[0].name']);
+    expect(
+      paths(validateObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { 'a b': '' } })),
+    ).toEqual(['data[a b]']);
+    expect(paths(validateObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'Backup' } }))).toEqual([
+      'metadata.name',
+    ]);
+    expect(
+      paths(
+        validateObject({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'backup:reader' },
+          rules: [{ verbs: ['get'] }],
+        }),
+      ),
+    ).toEqual(['rules[0].apiGroups', 'rules[0].resources']);
+    expect(
+      paths(
+        validateObject({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'b' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' },
+          subjects: [{ kind: 'ServiceAccount', name: 'Backup' }],
+        }),
+      ),
+    ).toEqual(['subjects[0].name']);
   });
 
   test('PrometheusRule: custom resource name rule, rule labels', () => {
-    const rule = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'Alerts' }, spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up', labels: { 'team-name': 'x' } }] }] } };
+    const rule = {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PrometheusRule',
+      metadata: { name: 'Alerts' },
+      spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up', labels: { 'team-name': 'x' } }] }] },
+    };
     expect(paths(validateObject(rule))).toEqual(['metadata.name', 'spec.groups[0].rules[0].labels[team-name]']);
   });
 
   test('unknown kinds are checked by metadata only', () => {
-    expect(paths(validateObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', labels: { a: '-' } }, spec: { containers: 'anything' } }))).toEqual(['metadata.labels[a]']);
+    expect(
+      paths(
+        validateObject({
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'w', labels: { a: '-' } },
+          spec: { containers: 'anything' },
+        }),
+      ),
+    ).toEqual(['metadata.labels[a]']);
   });
 
   test('not an object, no apiVersion or kind, no name', () => {
@@ -161,7 +262,9 @@ describe('validateObject on other kinds', () => {
 
 describe('validateObject on the objects of every example policy', () => {
   const dir = join(__dirname, '..', '..', '..', '..', 'examples', 'policies');
-  const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
 
   test('there are example policies', () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
@@ -170,7 +273,10 @@ describe('validateObject on the objects of every example policy', () => {
   test.each(files)('%s: no problem in any object', (file) => {
     const objects = loadPolicies(readFileSync(join(dir, file), 'utf8'), file).flatMap((policy) => renderPolicy(policy));
     expect(objects.length).toBeGreaterThan(0);
-    expect(objects.map((o) => ({ object: `${o.kind}/${o.metadata.name}`, problems: validateObject(o) }))
-      .filter((r) => r.problems.length > 0)).toEqual([]);
+    expect(
+      objects
+        .map((o) => ({ object: `${o.kind}/${o.metadata.name}`, problems: validateObject(o) }))
+        .filter((r) => r.problems.length > 0),
+    ).toEqual([]);
   });
 });

@@ -27,7 +27,12 @@ test.each<[string, string, unknown, string]>([
   ['negative uid', 'runAsUser', { type: 'MustRunAs', uid: -1 }, 'runAsUser.uid'],
   ['SELinux strategy', 'seLinuxContext.type', 'MustRunAsRange', 'seLinuxContext.type'],
   ['fsGroup strategy', 'fsGroup.type', 'MustRunAsRange', 'fsGroup.type'],
-  ['range min > max', 'supplementalGroups', { type: 'MustRunAs', ranges: [{ min: 5, max: 1 }] }, 'supplementalGroups.ranges[0].min'],
+  [
+    'range min > max',
+    'supplementalGroups',
+    { type: 'MustRunAs', ranges: [{ min: 5, max: 1 }] },
+    'supplementalGroups.ranges[0].min',
+  ],
   ['capability allowed and dropped', 'allowedCapabilities', ['ALL'], 'allowedCapabilities'],
   ['drops with a wildcard', 'allowedCapabilities', ['*'], 'requiredDropCapabilities'],
   ['none with others', 'volumes', ['none', 'secret'], 'volumes'],
@@ -38,10 +43,14 @@ test.each<[string, string, unknown, string]>([
 });
 
 test('defaultAllowPrivilegeEscalation true needs allowPrivilegeEscalation', () => {
-  expect(paths(validateObject(mutate(validSecurityContextConstraints(), 'defaultAllowPrivilegeEscalation', true)))).toEqual(['defaultAllowPrivilegeEscalation']);
+  expect(
+    paths(validateObject(mutate(validSecurityContextConstraints(), 'defaultAllowPrivilegeEscalation', true))),
+  ).toEqual(['defaultAllowPrivilegeEscalation']);
 });
 
 test('messages name the value received and what is allowed', () => {
   const [problem] = validateObject(mutate(validSecurityContextConstraints(), 'runAsUser.type', 'MustRunAsRoot'));
-  expect(problem.message).toBe('received "MustRunAsRoot"; supported values: "MustRunAs", "MustRunAsNonRoot", "MustRunAsRange", "RunAsAny"');
+  expect(problem.message).toBe(
+    'received "MustRunAsRoot"; supported values: "MustRunAs", "MustRunAsNonRoot", "MustRunAsRange", "RunAsAny"',
+  );
 });

@@ -1,13 +1,27 @@
 import {
-  configKeyProblem, fileModeProblem, hostPathProblem, hostPathTypeProblem, itemKeyProblem, itemPathProblem, subPathProblem,
+  configKeyProblem,
+  fileModeProblem,
+  hostPathProblem,
+  hostPathTypeProblem,
+  itemKeyProblem,
+  itemPathProblem,
+  subPathProblem,
 } from '../../../../lib/kubernetes/validation';
 import { goMessage, utilValidationRows } from './go-oracle';
 
 describe('volumeMount subPath (validateLocalDescendingPath)', () => {
   test.each([
-    ['data', undefined], ['a/b/c', undefined], ['a/b/', undefined], ['..a', undefined], ['a..b/c', undefined], ['./a', undefined],
+    ['data', undefined],
+    ['a/b/c', undefined],
+    ['a/b/', undefined],
+    ['..a', undefined],
+    ['a..b/c', undefined],
+    ['./a', undefined],
     ['/data', ['must be a relative path']],
-    ['..', ["must not contain '..'"]], ['../a', ["must not contain '..'"]], ['a/../b', ["must not contain '..'"]], ['a/..', ["must not contain '..'"]],
+    ['..', ["must not contain '..'"]],
+    ['../a', ["must not contain '..'"]],
+    ['a/../b', ["must not contain '..'"]],
+    ['a/..', ["must not contain '..'"]],
     ['/a/../b', ['must be a relative path', "must not contain '..'"]],
   ])('%j', (subPath, details) => {
     expect(subPathProblem(subPath)).toBe(details && `received ${JSON.stringify(subPath)}; ${details.join('; ')}`);
@@ -16,7 +30,8 @@ describe('volumeMount subPath (validateLocalDescendingPath)', () => {
 
 describe('hostPath path', () => {
   test('absolute normalized paths pass', () => {
-    for (const path of ['/', '/var/lib/etcd-backup', '/var/lib/etcd..old', '/etc/kubernetes/pki']) expect(hostPathProblem(path)).toBeUndefined();
+    for (const path of ['/', '/var/lib/etcd-backup', '/var/lib/etcd..old', '/etc/kubernetes/pki'])
+      expect(hostPathProblem(path)).toBeUndefined();
   });
 
   test('the API server refuses empty paths and `..` elements', () => {
@@ -34,7 +49,17 @@ describe('hostPath path', () => {
   });
 
   test('types', () => {
-    for (const type of ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice']) expect(hostPathTypeProblem(type)).toBeUndefined();
+    for (const type of [
+      '',
+      'DirectoryOrCreate',
+      'Directory',
+      'FileOrCreate',
+      'File',
+      'Socket',
+      'CharDevice',
+      'BlockDevice',
+    ])
+      expect(hostPathTypeProblem(type)).toBeUndefined();
     expect(hostPathTypeProblem('directory')).toContain('supported values: "DirectoryOrCreate"');
   });
 });
@@ -42,7 +67,16 @@ describe('hostPath path', () => {
 describe('config keys (IsConfigMapKey)', () => {
   // TestIsConfigMapKey, apimachinery v0.28.8 pkg/util/validation/validation_test.go.
   test('upstream vectors', () => {
-    const good = ['a', 'good', 'good-good', 'still.good', 'this.is.also.good', '.so.is.this', 'THIS_IS_GOOD', 'so_is_this_17'];
+    const good = [
+      'a',
+      'good',
+      'good-good',
+      'still.good',
+      'this.is.also.good',
+      '.so.is.this',
+      'THIS_IS_GOOD',
+      'so_is_this_17',
+    ];
     const bad = ['.', '..', '..bad', 'b*d', 'bad!&bad'];
     expect(good.filter((k) => configKeyProblem(k) !== undefined)).toEqual([]);
     expect(bad.filter((k) => configKeyProblem(k) === undefined)).toEqual([]);
@@ -54,7 +88,8 @@ describe('config keys (IsConfigMapKey)', () => {
   });
 
   test('messages are exactly what apimachinery v0.28.8 returns, for every recorded input', () => {
-    for (const row of utilValidationRows()) expect([row.input, configKeyProblem(row.input)]).toEqual([row.input, goMessage(row.input, row.errors.configkey)]);
+    for (const row of utilValidationRows())
+      expect([row.input, configKeyProblem(row.input)]).toEqual([row.input, goMessage(row.input, row.errors.configkey)]);
   });
 });
 
@@ -76,6 +111,7 @@ describe('secret/configMap volume items', () => {
 
   test('file modes from 0 to 0777', () => {
     for (const mode of [0, 0o400, 0o777]) expect(fileModeProblem(mode)).toBeUndefined();
-    for (const mode of [-1, 0o1000, 1.5, '0400']) expect(fileModeProblem(mode)).toContain('must be a number between 0 and 0777 (octal), both inclusive');
+    for (const mode of [-1, 0o1000, 1.5, '0400'])
+      expect(fileModeProblem(mode)).toContain('must be a number between 0 and 0777 (octal), both inclusive');
   });
 });

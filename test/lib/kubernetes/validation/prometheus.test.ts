@@ -1,11 +1,16 @@
-import { prometheusLabelNameProblem, prometheusLabelValueProblem, prometheusRuleSpecProblems } from '../../../../lib/kubernetes/validation';
+import {
+  prometheusLabelNameProblem,
+  prometheusLabelValueProblem,
+  prometheusRuleSpecProblems,
+} from '../../../../lib/kubernetes/validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 
 describe('PrometheusRule rule groups', () => {
   test('label names follow the legacy Prometheus scheme; __name__ is reserved', () => {
     for (const name of ['severity', '_team', 'team_2']) expect(prometheusLabelNameProblem(name)).toBeUndefined();
-    for (const name of ['2team', 'team-name', 'app.kubernetes.io/name', '', 'sévérité']) expect(prometheusLabelNameProblem(name)).toContain('invalid label name');
+    for (const name of ['2team', 'team-name', 'app.kubernetes.io/name', '', 'sévérité'])
+      expect(prometheusLabelNameProblem(name)).toContain('invalid label name');
     expect(prometheusLabelNameProblem('__name__')).toContain('cannot be set');
   });
 
@@ -17,8 +22,28 @@ describe('PrometheusRule rule groups', () => {
   test('groups, rules, labels and annotations, with paths', () => {
     const spec = {
       groups: [
-        { name: 'backup', rules: [{ alert: 'BackupStale', expr: 'up == 0', for: '10m', labels: { severity: 'warning', 'team-name': 'x' }, annotations: { summary: 's', 'runbook-url': 'u' } }] },
-        { name: 'backup', labels: { __name__: 'x' }, rules: [{ expr: 'up' }, { alert: 'A', record: 'b', expr: '' }, { record: 'job:up:sum', expr: 'sum(up)', for: '5m', annotations: { a: 'b' } }, { record: 'bad name', expr: 'up', for: '0s' }] },
+        {
+          name: 'backup',
+          rules: [
+            {
+              alert: 'BackupStale',
+              expr: 'up == 0',
+              for: '10m',
+              labels: { severity: 'warning', 'team-name': 'x' },
+              annotations: { summary: 's', 'runbook-url': 'u' },
+            },
+          ],
+        },
+        {
+          name: 'backup',
+          labels: { __name__: 'x' },
+          rules: [
+            { expr: 'up' },
+            { alert: 'A', record: 'b', expr: '' },
+            { record: 'job:up:sum', expr: 'sum(up)', for: '5m', annotations: { a: 'b' } },
+            { record: 'bad name', expr: 'up', for: '0s' },
+          ],
+        },
         { rules: [] },
       ],
     };

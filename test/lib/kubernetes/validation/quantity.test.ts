@@ -1,4 +1,10 @@
-import { type Quantity, compareQuantities, decodeQuantity, parseQuantity, quantityProblem } from '../../../../lib/kubernetes/validation';
+import {
+  type Quantity,
+  compareQuantities,
+  decodeQuantity,
+  parseQuantity,
+  quantityProblem,
+} from '../../../../lib/kubernetes/validation';
 import { parseQuantityRows } from './go-oracle';
 
 function parsed(text: string): Quantity {
@@ -46,8 +52,12 @@ describe('parseQuantity against resource.ParseQuantity (apimachinery v0.28.8)', 
         continue;
       }
       const q = 'quantity' in result ? result.quantity : undefined;
-      expect([row.input, q && [q.coefficient, q.exponent], q?.format, q?.printed])
-        .toEqual([row.input, exact(row.value), row.format, printedByUs(row.printed, row.format, exact(row.value)[1])]);
+      expect([row.input, q && [q.coefficient, q.exponent], q?.format, q?.printed]).toEqual([
+        row.input,
+        exact(row.value),
+        row.format,
+        printedByUs(row.printed, row.format, exact(row.value)[1]),
+      ]);
     }
   });
 });
@@ -77,7 +87,8 @@ describe('parseQuantity: documented behaviour', () => {
 
   test('quirks of the scanner: a bare sign, dot or suffix is 0, unless the slow path needs digits', () => {
     for (const zero of ['-', '+', '.', 'Ki', 'm', 'e5']) expect([zero, parsed(zero).coefficient]).toEqual([zero, 0n]);
-    for (const text of ['Pi', 'Ei', '.e-10']) expect(parseQuantity(text)).toEqual({ problem: 'unable to parse numeric part of quantity' });
+    for (const text of ['Pi', 'Ei', '.e-10'])
+      expect(parseQuantity(text)).toEqual({ problem: 'unable to parse numeric part of quantity' });
   });
 
   test('huge exponents cost nothing (Go itself takes seconds on some of them)', () => {
@@ -91,7 +102,10 @@ describe('parseQuantity: documented behaviour', () => {
 describe('compareQuantities', () => {
   // TestQuantityCmp, apimachinery v0.28.8 pkg/api/resource/quantity_test.go.
   test.each([
-    ['0', '0', 0], ['100m', '50m', 1], ['50m', '100m', -1], ['10000T', '100Gi', 1],
+    ['0', '0', 0],
+    ['100m', '50m', 1],
+    ['50m', '100m', -1],
+    ['10000T', '100Gi', 1],
   ])('upstream: %s vs %s → %d', (x, y, expected) => {
     expect(compareQuantities(parsed(x), parsed(y))).toBe(expected);
   });
@@ -114,7 +128,9 @@ describe('decodeQuantity (a manifest field, as UnmarshalJSON reads it)', () => {
     expect(quantityProblem(' 100m\n')).toBeUndefined();
     expect(quantityProblem('\u00a0100m')).toBeUndefined();
     expect(quantityProblem('\ufeff100m')).toContain('quantities must match the regular expression');
-    expect(parseQuantity(' 1')).toEqual({ problem: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" });
+    expect(parseQuantity(' 1')).toEqual({
+      problem: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    });
   });
 
   test('JSON numbers are quantities', () => {

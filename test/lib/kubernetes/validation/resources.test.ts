@@ -1,4 +1,9 @@
-import { containerResourceNameProblem, parseQuantity, requestLimitProblem, resourceRequirementsProblems } from '../../../../lib/kubernetes/validation';
+import {
+  containerResourceNameProblem,
+  parseQuantity,
+  requestLimitProblem,
+  resourceRequirementsProblems,
+} from '../../../../lib/kubernetes/validation';
 import type { Quantity } from '../../../../lib/kubernetes/validation';
 
 const q = (text: string): Quantity => {
@@ -15,21 +20,35 @@ describe('requests against limits', () => {
   });
 
   test('equal and smaller requests pass, compared exactly', () => {
-    expect(resourceRequirementsProblems({ requests: { cpu: '1000m', memory: '1Gi' }, limits: { cpu: '1', memory: '1073741824' } })).toEqual([]);
+    expect(
+      resourceRequirementsProblems({
+        requests: { cpu: '1000m', memory: '1Gi' },
+        limits: { cpu: '1', memory: '1073741824' },
+      }),
+    ).toEqual([]);
     expect(resourceRequirementsProblems({ requests: { cpu: '999999999n' }, limits: { cpu: '1' } })).toEqual([]);
-    expect(requestLimitProblem('cpu', q('1000000001n'), q('1'))).toBe('received "1000000001n"; must be less than or equal to cpu limit of 1');
+    expect(requestLimitProblem('cpu', q('1000000001n'), q('1'))).toBe(
+      'received "1000000001n"; must be less than or equal to cpu limit of 1',
+    );
   });
 
   test('a request without a limit is fine for cpu, memory and ephemeral-storage', () => {
-    expect(resourceRequirementsProblems({ requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '1Gi' } })).toEqual([]);
+    expect(
+      resourceRequirementsProblems({ requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '1Gi' } }),
+    ).toEqual([]);
   });
 
   test('extended resources: integer, limit required, request equal to the limit', () => {
-    expect(resourceRequirementsProblems({ requests: { 'example.com/gpu': '1' }, limits: { 'example.com/gpu': '2' } })).toEqual([
+    expect(
+      resourceRequirementsProblems({ requests: { 'example.com/gpu': '1' }, limits: { 'example.com/gpu': '2' } }),
+    ).toEqual([
       { path: 'requests[example.com/gpu]', message: 'received "1"; must be equal to example.com/gpu limit of 2' },
     ]);
     expect(resourceRequirementsProblems({ requests: { 'example.com/gpu': '1' } })).toEqual([
-      { path: 'limits', message: 'Limit must be set for non overcommitable resources: example.com/gpu is requested but has no limit' },
+      {
+        path: 'limits',
+        message: 'Limit must be set for non overcommitable resources: example.com/gpu is requested but has no limit',
+      },
     ]);
     expect(resourceRequirementsProblems({ limits: { 'example.com/gpu': '500m' } })).toEqual([
       { path: 'limits[example.com/gpu]', message: 'received "500m"; must be an integer' },
@@ -37,25 +56,42 @@ describe('requests against limits', () => {
   });
 
   test('hugepages: a multiple of the page size, next to cpu or memory', () => {
-    expect(resourceRequirementsProblems({ limits: { 'hugepages-2Mi': '4Mi', memory: '1Gi' }, requests: { 'hugepages-2Mi': '4Mi' } })).toEqual([]);
+    expect(
+      resourceRequirementsProblems({
+        limits: { 'hugepages-2Mi': '4Mi', memory: '1Gi' },
+        requests: { 'hugepages-2Mi': '4Mi' },
+      }),
+    ).toEqual([]);
     expect(resourceRequirementsProblems({ limits: { 'hugepages-2Mi': '3Mi', memory: '1Gi' } })).toEqual([
-      { path: 'limits[hugepages-2Mi]', message: 'received "3Mi"; 3Mi is not positive integer multiple of hugepages-2Mi' },
+      {
+        path: 'limits[hugepages-2Mi]',
+        message: 'received "3Mi"; 3Mi is not positive integer multiple of hugepages-2Mi',
+      },
     ]);
-    expect(resourceRequirementsProblems({ limits: { 'hugepages-2Mi': '4Mi' } })).toEqual([{ path: '', message: 'HugePages require cpu or memory' }]);
+    expect(resourceRequirementsProblems({ limits: { 'hugepages-2Mi': '4Mi' } })).toEqual([
+      { path: '', message: 'HugePages require cpu or memory' },
+    ]);
   });
 
   test('negative and malformed quantities', () => {
-    expect(resourceRequirementsProblems({ limits: { cpu: '-1' } })).toEqual([{ path: 'limits[cpu]', message: 'received "-1"; must be greater than or equal to 0' }]);
+    expect(resourceRequirementsProblems({ limits: { cpu: '-1' } })).toEqual([
+      { path: 'limits[cpu]', message: 'received "-1"; must be greater than or equal to 0' },
+    ]);
     expect(resourceRequirementsProblems({ requests: { memory: '1 Gi' } })[0]).toEqual({
-      path: 'requests[memory]', message: expect.stringContaining('received "1 Gi"; quantities must match the regular expression'),
+      path: 'requests[memory]',
+      message: expect.stringContaining('received "1 Gi"; quantities must match the regular expression'),
     });
   });
 });
 
 describe('container resource names', () => {
   test.each([
-    ['cpu', undefined], ['memory', undefined], ['ephemeral-storage', undefined], ['hugepages-1Gi', undefined],
-    ['example.com/gpu', undefined], ['kubernetes.io/anything', undefined],
+    ['cpu', undefined],
+    ['memory', undefined],
+    ['ephemeral-storage', undefined],
+    ['hugepages-1Gi', undefined],
+    ['example.com/gpu', undefined],
+    ['kubernetes.io/anything', undefined],
     ['pods', ['must be a standard resource for containers']],
     ['storage', ['must be a standard resource for containers']],
     ['gpu', ['must be a standard resource type or fully qualified', 'must be a standard resource for containers']],

@@ -1,5 +1,11 @@
 import {
-  affinityProblems, podAffinityTermProblems, tolerationKeyProblem, tolerationProblems, tolerationValueProblem, topologyKeyProblem, weightProblem,
+  affinityProblems,
+  podAffinityTermProblems,
+  tolerationKeyProblem,
+  tolerationProblems,
+  tolerationValueProblem,
+  topologyKeyProblem,
+  weightProblem,
 } from '../../../../lib/kubernetes/validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
@@ -26,7 +32,9 @@ describe('tolerations', () => {
     expect(tolerationKeyProblem('', 'Exists')).toBeUndefined();
     expect(tolerationKeyProblem('', 'Equal')).toContain('needs operator Exists');
     expect(tolerationKeyProblem('example.com/dedicated', 'Equal')).toBeUndefined();
-    expect(tolerationValueProblem('x', 'Exists')).toBe("received \"x\"; value must be empty when `operator` is 'Exists'");
+    expect(tolerationValueProblem('x', 'Exists')).toBe(
+      'received "x"; value must be empty when `operator` is \'Exists\'',
+    );
     expect(tolerationValueProblem('-x', 'Equal')).toContain('a valid label must be');
   });
 });
@@ -47,9 +55,15 @@ describe('topology keys and weights', () => {
 
 describe('affinity', () => {
   test('a pod anti-affinity term as the core renders it passes', () => {
-    const term = { labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd' } }, topologyKey: 'kubernetes.io/hostname', namespaces: ['kube-system'] };
+    const term = {
+      labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd' } },
+      topologyKey: 'kubernetes.io/hostname',
+      namespaces: ['kube-system'],
+    };
     expect(podAffinityTermProblems(term)).toEqual([]);
-    expect(affinityProblems({ podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } })).toEqual([]);
+    expect(affinityProblems({ podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } })).toEqual(
+      [],
+    );
   });
 
   test('every part of a pod affinity term, with paths', () => {
@@ -59,7 +73,13 @@ describe('affinity', () => {
       namespaces: ['Kube_System'],
       topologyKey: '',
     };
-    expect(paths(affinityProblems({ podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, podAffinityTerm: term }] } }))).toEqual([
+    expect(
+      paths(
+        affinityProblems({
+          podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, podAffinityTerm: term }] },
+        }),
+      ),
+    ).toEqual([
       'podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight',
       'podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchLabels[group]',
       'podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.namespaceSelector.matchExpressions[0].values',
@@ -69,17 +89,29 @@ describe('affinity', () => {
   });
 
   test('node affinity: at least one required term; requirements, fields and weights checked', () => {
-    expect(paths(affinityProblems({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } })))
-      .toEqual(['nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms']);
+    expect(
+      paths(
+        affinityProblems({
+          nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } },
+        }),
+      ),
+    ).toEqual(['nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms']);
     const affinity = {
       nodeAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: {
-          nodeSelectorTerms: [{
-            matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['cp 1'] }],
-            matchFields: [{ key: 'metadata.name', operator: 'In', values: ['cp-1', 'cp-2'] }, { key: 'spec.nodeName', operator: 'Exists' }],
-          }],
+          nodeSelectorTerms: [
+            {
+              matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['cp 1'] }],
+              matchFields: [
+                { key: 'metadata.name', operator: 'In', values: ['cp-1', 'cp-2'] },
+                { key: 'spec.nodeName', operator: 'Exists' },
+              ],
+            },
+          ],
         },
-        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 101, preference: { matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['a'] }] } }],
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 101, preference: { matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['a'] }] } },
+        ],
       },
     };
     const base = 'nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]';

@@ -1,16 +1,29 @@
-import { accessModesProblem, ephemeralVolumeProblems, persistentVolumeClaimSpecProblems, storageClassNameProblem } from '../../../../lib/kubernetes/validation';
+import {
+  accessModesProblem,
+  ephemeralVolumeProblems,
+  persistentVolumeClaimSpecProblems,
+  storageClassNameProblem,
+} from '../../../../lib/kubernetes/validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 
 describe('PVC access modes', () => {
   test('each supported mode alone, or several without ReadWriteOncePod', () => {
-    for (const modes of [['ReadWriteOnce'], ['ReadOnlyMany'], ['ReadWriteMany'], ['ReadWriteOncePod'], ['ReadWriteOnce', 'ReadOnlyMany']]) {
+    for (const modes of [
+      ['ReadWriteOnce'],
+      ['ReadOnlyMany'],
+      ['ReadWriteMany'],
+      ['ReadWriteOncePod'],
+      ['ReadWriteOnce', 'ReadOnlyMany'],
+    ]) {
       expect(accessModesProblem(modes)).toBeUndefined();
     }
   });
 
   test('ReadWriteOncePod may not be combined with another mode', () => {
-    expect(accessModesProblem(['ReadWriteOncePod', 'ReadWriteOnce'])).toBe('received ["ReadWriteOncePod","ReadWriteOnce"]; may not use ReadWriteOncePod with other access modes');
+    expect(accessModesProblem(['ReadWriteOncePod', 'ReadWriteOnce'])).toBe(
+      'received ["ReadWriteOncePod","ReadWriteOnce"]; may not use ReadWriteOncePod with other access modes',
+    );
   });
 
   test('at least one, all supported', () => {
@@ -21,13 +34,18 @@ describe('PVC access modes', () => {
 
 describe('storageClassName', () => {
   test('empty (no class) or a DNS-1123 subdomain of at most 253 characters', () => {
-    for (const name of ['', 'standard', 'fast-ssd', 'ebs.csi.aws.com', 'c'.repeat(253)]) expect(storageClassNameProblem(name)).toBeUndefined();
+    for (const name of ['', 'standard', 'fast-ssd', 'ebs.csi.aws.com', 'c'.repeat(253)])
+      expect(storageClassNameProblem(name)).toBeUndefined();
     for (const name of ['Fast_SSD', 'fast ssd', 'c'.repeat(254)]) expect(storageClassNameProblem(name)).toBeDefined();
   });
 });
 
 describe('PVC specs', () => {
-  const valid = { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', resources: { requests: { storage: '10Gi' } } };
+  const valid = {
+    accessModes: ['ReadWriteOnce'],
+    storageClassName: 'standard',
+    resources: { requests: { storage: '10Gi' } },
+  };
 
   test('a complete spec passes', () => {
     expect(persistentVolumeClaimSpecProblems(valid)).toEqual([]);
@@ -47,7 +65,9 @@ describe('PVC specs', () => {
   });
 
   test('a zero request says it must be greater than zero', () => {
-    expect(persistentVolumeClaimSpecProblems({ ...valid, resources: { requests: { storage: '0Gi' } } })[0].message).toBe('received "0"; must be greater than zero');
+    expect(
+      persistentVolumeClaimSpecProblems({ ...valid, resources: { requests: { storage: '0Gi' } } })[0].message,
+    ).toBe('received "0"; must be greater than zero');
   });
 });
 
@@ -55,12 +75,26 @@ describe('generic ephemeral volumes', () => {
   const spec = { accessModes: ['ReadWriteOncePod'], resources: { requests: { storage: '20Gi' } } };
 
   test('a claim template with labels passes', () => {
-    expect(ephemeralVolumeProblems({ volumeClaimTemplate: { metadata: { labels: { app: 'backup' } }, spec } })).toEqual([]);
+    expect(ephemeralVolumeProblems({ volumeClaimTemplate: { metadata: { labels: { app: 'backup' } }, spec } })).toEqual(
+      [],
+    );
   });
 
   test('the template is required and its metadata holds only labels and annotations', () => {
     expect(paths(ephemeralVolumeProblems({}))).toEqual(['volumeClaimTemplate']);
-    expect(paths(ephemeralVolumeProblems({ volumeClaimTemplate: { metadata: { name: 'scratch', annotations: { 'a b': 'x' } }, spec: { ...spec, accessModes: ['ReadWriteOncePod', 'ReadOnlyMany'] } } })))
-      .toEqual(['volumeClaimTemplate.metadata.name', 'volumeClaimTemplate.metadata.annotations[a b]', 'volumeClaimTemplate.spec.accessModes']);
+    expect(
+      paths(
+        ephemeralVolumeProblems({
+          volumeClaimTemplate: {
+            metadata: { name: 'scratch', annotations: { 'a b': 'x' } },
+            spec: { ...spec, accessModes: ['ReadWriteOncePod', 'ReadOnlyMany'] },
+          },
+        }),
+      ),
+    ).toEqual([
+      'volumeClaimTemplate.metadata.name',
+      'volumeClaimTemplate.metadata.annotations[a b]',
+      'volumeClaimTemplate.spec.accessModes',
+    ]);
   });
 });

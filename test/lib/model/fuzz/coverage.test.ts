@@ -12,7 +12,11 @@ function schemaPaths(node: Node, at: string, engine: EngineKey, out: Set<string>
   for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Node>)) {
     const path = at ? `${at}.${key}` : key;
     if (['spec.vitess', 'spec.redis', 'spec.etcd'].includes(path) && path !== `spec.${engine}`) continue;
-    if ((path === 'spec.encryption' || path === 'spec.drill') && engineDefinition(engine)[key as 'encryption' | 'drill'] !== true) continue;
+    if (
+      (path === 'spec.encryption' || path === 'spec.drill') &&
+      engineDefinition(engine)[key as 'encryption' | 'drill'] !== true
+    )
+      continue;
     schemaPaths(child, path, engine, out);
   }
   if (node.items) schemaPaths(node.items, `${at}[]`, engine, out);
@@ -25,7 +29,8 @@ function documentPaths(value: unknown, at: string, maps: ReadonlySet<string>, ou
   if (at) out.add(at);
   if (Array.isArray(value)) value.forEach((v) => documentPaths(v, `${at}[]`, maps, out));
   else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) documentPaths(v, maps.has(at) ? `${at}{}` : at ? `${at}.${k}` : k, maps, out);
+    for (const [k, v] of Object.entries(value))
+      documentPaths(v, maps.has(at) ? `${at}{}` : at ? `${at}.${k}` : k, maps, out);
   }
 }
 
@@ -33,6 +38,7 @@ test.each(['vitess', 'redis', 'etcd'] as EngineKey[])('the %s generator sets eve
   const fields = schemaPaths(policySchema, '', engine, new Set());
   const maps = new Set([...fields].filter((p) => fields.has(`${p}{}`)));
   const reached = new Set<string>();
-  for (const doc of fc.sample(policyOf(engine, MIXED), { numRuns: 1000, seed: 1 })) documentPaths(doc, '', maps, reached);
+  for (const doc of fc.sample(policyOf(engine, MIXED), { numRuns: 1000, seed: 1 }))
+    documentPaths(doc, '', maps, reached);
   expect([...fields].filter((f) => !reached.has(f))).toEqual([]);
 });

@@ -12,7 +12,13 @@ import fc from 'fast-check';
 import { PolicyError, renderPolicy, resolvePolicy } from '../../../../lib';
 import { restoreJob } from '../../../../lib/model/restore';
 import type { Manifest } from '../../../../lib';
-import { RunContainerOptions, cleanupContainerRuns, containerArgv, containerEnv, resolvePodSpec } from '../../../support/run-container';
+import {
+  RunContainerOptions,
+  cleanupContainerRuns,
+  containerArgv,
+  containerEnv,
+  resolvePodSpec,
+} from '../../../support/run-container';
 import { Doc, EngineKey, dollarText, fuzzParameters } from './arbitraries';
 
 /** A policy whose free-text fields take the texts `t(0)`, `t(1)`, ... */
@@ -26,7 +32,6 @@ type Template = (t: (i: number) => string) => Doc;
 const RESTORE_NODE_VARIABLES = ['ETCD_RESTORE_HOST_IP', 'ETCD_RESTORE_NODE'];
 const CERTIFICATE_NODE_VARIABLES = ['ETCD_BACKUP_NODE'];
 
-
 const policy = (name: string, spec: Record<string, unknown>, t: (i: number) => string): Doc => ({
   apiVersion: 'backup-cronjobs.io/v1alpha1',
   kind: 'BackupPolicy',
@@ -39,81 +44,159 @@ const policy = (name: string, spec: Record<string, unknown>, t: (i: number) => s
   },
 });
 
-const etcdWithRestore: Template = (t) => policy('et', {
-  etcd: {
-    mode: 'perNode',
-    nodes: ['cp-0', { name: 'cp-1', pod: { env: [{ name: 'NODE_VALUE', value: t(2) }] } }],
-    endpoint: `https://${t(3)}:2379`,
-    certificates: { caFile: t(4), certFile: t(5), keyFile: t(6) },
-    images: { shell: 'alpine:3.20' },
-    destination: { s3: { bucket: 'etcd-backups', path: t(7), region: t(8), endpoint: `https://${t(9)}`, credentialsSecret: { name: 'aws' }, serverSideEncryption: 'aws:kms', kmsKeyId: t(10) } },
-    // the --snapshot of `restore` names the Job too: fixed here, its escaping has a test of its own (etcd restore)
-    restore: { snapshot: 'etcd-snapshot_et_2026-01-01T00:00:00Z_cp-0.db', initialCluster: `cp-0=https://${t(12)}:2380,cp-1=https://10.0.0.2:2380`, peerUrl: `https://${t(13)}:2380` },
-  },
-}, t);
+const etcdWithRestore: Template = (t) =>
+  policy(
+    'et',
+    {
+      etcd: {
+        mode: 'perNode',
+        nodes: ['cp-0', { name: 'cp-1', pod: { env: [{ name: 'NODE_VALUE', value: t(2) }] } }],
+        endpoint: `https://${t(3)}:2379`,
+        certificates: { caFile: t(4), certFile: t(5), keyFile: t(6) },
+        images: { shell: 'alpine:3.20' },
+        destination: {
+          s3: {
+            bucket: 'etcd-backups',
+            path: t(7),
+            region: t(8),
+            endpoint: `https://${t(9)}`,
+            credentialsSecret: { name: 'aws' },
+            serverSideEncryption: 'aws:kms',
+            kmsKeyId: t(10),
+          },
+        },
+        // the --snapshot of `restore` names the Job too: fixed here, its escaping has a test of its own (etcd restore)
+        restore: {
+          snapshot: 'etcd-snapshot_et_2026-01-01T00:00:00Z_cp-0.db',
+          initialCluster: `cp-0=https://${t(12)}:2380,cp-1=https://10.0.0.2:2380`,
+          peerUrl: `https://${t(13)}:2380`,
+        },
+      },
+    },
+    t,
+  );
 /** Per template, the texts that may name node variables, and which. */
-const NODE_VARIABLE_TEXTS: ReadonlyMap<Template, ReadonlyMap<number, readonly string[]>> = new Map([[etcdWithRestore, new Map([
-  [4, CERTIFICATE_NODE_VARIABLES], [5, CERTIFICATE_NODE_VARIABLES], [6, CERTIFICATE_NODE_VARIABLES], [12, RESTORE_NODE_VARIABLES], [13, RESTORE_NODE_VARIABLES],
-])]]);
+const NODE_VARIABLE_TEXTS: ReadonlyMap<Template, ReadonlyMap<number, readonly string[]>> = new Map([
+  [
+    etcdWithRestore,
+    new Map([
+      [4, CERTIFICATE_NODE_VARIABLES],
+      [5, CERTIFICATE_NODE_VARIABLES],
+      [6, CERTIFICATE_NODE_VARIABLES],
+      [12, RESTORE_NODE_VARIABLES],
+      [13, RESTORE_NODE_VARIABLES],
+    ]),
+  ],
+]);
 
 const TEMPLATES: Record<EngineKey, Template[]> = {
   vitess: [
-    (t) => policy('vt', {
-      vitess: {
-        cluster: 'main',
-        topology: { implementation: t(2), globalServerAddress: t(3), globalRoot: t(4) },
-        vtctldServer: 'vtctld:15999',
-        storage: { s3: { region: t(5), bucket: t(6), keyPrefix: t(7), endpoint: t(8), authSecret: { name: 'aws', key: 'creds' } } },
-        extraFlags: { mysql_shutdown_timeout: t(9), 'grpc-max-message-size': t(10) },
-        schedules: [{ name: 'daily', strategies: [{ keyspace: 'commerce', shards: ['-'] }], pod: { env: [{ name: 'SCHEDULE_VALUE', value: t(11) }] } }],
-      },
-    }, t),
-    (t) => policy('vt', {
-      retention: { keepLast: 3, schedule: '@daily' },
-      vitess: {
-        cluster: 'main',
-        topology: { globalServerAddress: t(2) },
-        vtctldServer: 'vtctld:15999',
-        storage: { gcs: { bucket: t(3), keyPrefix: t(4) } },
-        schedules: [{ name: 'daily', strategies: [{ keyspace: 'commerce', shards: ['-80'] }] }],
-      },
-    }, t),
-    (t) => policy('vt', {
-      vitess: {
-        cluster: 'main',
-        topology: { globalServerAddress: t(2) },
-        vtctldServer: 'vtctld:15999',
-        storage: { azblob: { account: t(3), container: t(4), keyPrefix: t(5), authSecret: { name: 'az', key: 'key' } } },
-        schedules: [{ name: 'daily', strategies: [{ keyspace: 'commerce', shards: ['-'] }] }],
-      },
-    }, t),
+    (t) =>
+      policy(
+        'vt',
+        {
+          vitess: {
+            cluster: 'main',
+            topology: { implementation: t(2), globalServerAddress: t(3), globalRoot: t(4) },
+            vtctldServer: 'vtctld:15999',
+            storage: {
+              s3: {
+                region: t(5),
+                bucket: t(6),
+                keyPrefix: t(7),
+                endpoint: t(8),
+                authSecret: { name: 'aws', key: 'creds' },
+              },
+            },
+            extraFlags: { mysql_shutdown_timeout: t(9), 'grpc-max-message-size': t(10) },
+            schedules: [
+              {
+                name: 'daily',
+                strategies: [{ keyspace: 'commerce', shards: ['-'] }],
+                pod: { env: [{ name: 'SCHEDULE_VALUE', value: t(11) }] },
+              },
+            ],
+          },
+        },
+        t,
+      ),
+    (t) =>
+      policy(
+        'vt',
+        {
+          retention: { keepLast: 3, schedule: '@daily' },
+          vitess: {
+            cluster: 'main',
+            topology: { globalServerAddress: t(2) },
+            vtctldServer: 'vtctld:15999',
+            storage: { gcs: { bucket: t(3), keyPrefix: t(4) } },
+            schedules: [{ name: 'daily', strategies: [{ keyspace: 'commerce', shards: ['-80'] }] }],
+          },
+        },
+        t,
+      ),
+    (t) =>
+      policy(
+        'vt',
+        {
+          vitess: {
+            cluster: 'main',
+            topology: { globalServerAddress: t(2) },
+            vtctldServer: 'vtctld:15999',
+            storage: {
+              azblob: { account: t(3), container: t(4), keyPrefix: t(5), authSecret: { name: 'az', key: 'key' } },
+            },
+            schedules: [{ name: 'daily', strategies: [{ keyspace: 'commerce', shards: ['-'] }] }],
+          },
+        },
+        t,
+      ),
   ],
   redis: [
-    (t) => policy('rd', {
-      redis: {
-        sentinel: { addresses: ['sentinel:26379'], username: t(2), passwordSecret: { name: 'sentinel', key: 'password' } },
-        username: t(3),
-        passwordSecret: { name: 'redis', key: 'password' },
-        shards: ['shard01', { name: 'shard02', pod: { env: [{ name: 'SHARD_VALUE', value: t(4) }] } }],
-        s3: {
-          bucket: 'my-bucket', path: t(5), region: t(6), endpoint: `http://${t(7)}:9000`,
-          credentialsSecret: { name: 'aws' }, serverSideEncryption: 'aws:kms', kmsKeyId: t(8),
+    (t) =>
+      policy(
+        'rd',
+        {
+          redis: {
+            sentinel: {
+              addresses: ['sentinel:26379'],
+              username: t(2),
+              passwordSecret: { name: 'sentinel', key: 'password' },
+            },
+            username: t(3),
+            passwordSecret: { name: 'redis', key: 'password' },
+            shards: ['shard01', { name: 'shard02', pod: { env: [{ name: 'SHARD_VALUE', value: t(4) }] } }],
+            s3: {
+              bucket: 'my-bucket',
+              path: t(5),
+              region: t(6),
+              endpoint: `http://${t(7)}:9000`,
+              credentialsSecret: { name: 'aws' },
+              serverSideEncryption: 'aws:kms',
+              kmsKeyId: t(8),
+            },
+          },
         },
-      },
-    }, t),
+        t,
+      ),
   ],
   etcd: [
     etcdWithRestore,
-    (t) => policy('et', {
-      retention: { keepLast: 3, schedule: '@daily' },
-      etcd: {
-        mode: 'perNode',
-        nodes: ['cp-0'],
-        images: { shell: 'alpine:3.20' },
-        destination: { persistentVolumeClaim: { claimName: 'backups' } },
-        restore: { hostPath: `/var/lib/${t(2)}` },
-      },
-    }, t),
+    (t) =>
+      policy(
+        'et',
+        {
+          retention: { keepLast: 3, schedule: '@daily' },
+          etcd: {
+            mode: 'perNode',
+            nodes: ['cp-0'],
+            images: { shell: 'alpine:3.20' },
+            destination: { persistentVolumeClaim: { claimName: 'backups' } },
+            restore: { hostPath: `/var/lib/${t(2)}` },
+          },
+        },
+        t,
+      ),
   ],
 };
 
@@ -121,11 +204,16 @@ const TEMPLATES: Record<EngineKey, Template[]> = {
 const placeholder = (i: number) => `zq${i}q`;
 
 /** Fake data for every Secret the pod reads (env refs and volumes), and a temp dir for every hostPath or PVC volume. */
-function containerOptions(pod: Record<string, any>, dir: string, volumeDirs: Record<string, string>): RunContainerOptions {
+function containerOptions(
+  pod: Record<string, any>,
+  dir: string,
+  volumeDirs: Record<string, string>,
+): RunContainerOptions {
   const secrets: Record<string, Record<string, string>> = {};
   const put = (name: string, key: string) => ((secrets[name] ??= {})[key] = `secret:${name}/${key}`);
   for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
-    for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) put(e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key);
+    for (const e of c.env ?? [])
+      if (e.valueFrom?.secretKeyRef) put(e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key);
   }
   const volumes: Record<string, string> = {};
   for (const v of pod.volumes ?? []) {
@@ -139,7 +227,10 @@ function containerOptions(pod: Record<string, any>, dir: string, volumeDirs: Rec
  * What each container of each object sees: its env and its argv after the kubelet's expansion,
  * with the temp dirs that stand in for its mounts (and for HOME) named back by their mount paths.
  */
-function containerViews(objects: Manifest[], dir: string): Map<string, { env: Record<string, string>; argv: string[] }> {
+function containerViews(
+  objects: Manifest[],
+  dir: string,
+): Map<string, { env: Record<string, string>; argv: string[] }> {
   const views = new Map<string, { env: Record<string, string>; argv: string[] }>();
   for (const o of objects) {
     if (o.kind !== 'CronJob' && o.kind !== 'Job') continue;
@@ -149,7 +240,10 @@ function containerViews(objects: Manifest[], dir: string): Map<string, { env: Re
       const env = containerEnv(o, c.name, opts);
       const { argv, mounts } = containerArgv(o, c.name, opts);
       const hosts = Object.entries(mounts).sort(([, a], [, b]) => b.length - a.length);
-      const named = (v: string) => hosts.reduce((text, [mountPath, host]) => text.split(host).join(mountPath), v).replace(/\/[^\s:]*bcj-ctr-home-[A-Za-z0-9]+/g, '<home>');
+      const named = (v: string) =>
+        hosts
+          .reduce((text, [mountPath, host]) => text.split(host).join(mountPath), v)
+          .replace(/\/[^\s:]*bcj-ctr-home-[A-Za-z0-9]+/g, '<home>');
       views.set(`${o.kind}/${o.metadata.name}/${c.name}`, {
         env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, named(v)])),
         argv: argv.map(named),
@@ -188,28 +282,39 @@ describe.each(Object.keys(TEMPLATES) as EngineKey[])('%s', (engine) => {
     let compared = 0;
     let refused = 0;
     const texts = fc.array(dollarText, { minLength: 14, maxLength: 14 });
-    fc.assert(fc.property(fc.constantFrom(...TEMPLATES[engine]), texts, (template, written) => {
-      const withText = render(template((i) => written[i]));
-      const twin = render(template(placeholder));
-      expect(twin).toBeDefined();
-      if (!withText) {
-        refused++;
-        return;
-      }
-      const seen = containerViews(withText, dir);
-      const expected = containerViews(twin!, dir);
-      expect([...seen.keys()]).toEqual([...expected.keys()]);
-      const nodeVariableTexts = NODE_VARIABLE_TEXTS.get(template) ?? new Map<number, readonly string[]>();
-      for (const [key, view] of expected) {
-        const { env, argv } = seen.get(key)!;
-        const filled = (text: string, names: readonly string[]) => names.reduce((t, name) => (env[name] === undefined ? t : t.split(`$(${name})`).join(env[name])), text);
-        const restore = (value: string) => written.reduce((v, text, i) => v.split(placeholder(i)).join(filled(text, nodeVariableTexts.get(i) ?? [])), value);
-        expect({ key, env }).toEqual({ key, env: Object.fromEntries(Object.entries(view.env).map(([k, v]) => [k, restore(v)])) });
-        expect({ key, argv }).toEqual({ key, argv: view.argv.map(restore) });
-      }
-      compared++;
-      cleanupContainerRuns();
-    }), fuzzParameters(25));
+    fc.assert(
+      fc.property(fc.constantFrom(...TEMPLATES[engine]), texts, (template, written) => {
+        const withText = render(template((i) => written[i]));
+        const twin = render(template(placeholder));
+        expect(twin).toBeDefined();
+        if (!withText) {
+          refused++;
+          return;
+        }
+        const seen = containerViews(withText, dir);
+        const expected = containerViews(twin!, dir);
+        expect([...seen.keys()]).toEqual([...expected.keys()]);
+        const nodeVariableTexts = NODE_VARIABLE_TEXTS.get(template) ?? new Map<number, readonly string[]>();
+        for (const [key, view] of expected) {
+          const { env, argv } = seen.get(key)!;
+          const filled = (text: string, names: readonly string[]) =>
+            names.reduce((t, name) => (env[name] === undefined ? t : t.split(`$(${name})`).join(env[name])), text);
+          const restore = (value: string) =>
+            written.reduce(
+              (v, text, i) => v.split(placeholder(i)).join(filled(text, nodeVariableTexts.get(i) ?? [])),
+              value,
+            );
+          expect({ key, env }).toEqual({
+            key,
+            env: Object.fromEntries(Object.entries(view.env).map(([k, v]) => [k, restore(v)])),
+          });
+          expect({ key, argv }).toEqual({ key, argv: view.argv.map(restore) });
+        }
+        compared++;
+        cleanupContainerRuns();
+      }),
+      fuzzParameters(25),
+    );
     // `$` texts are valid in every one of these fields: almost every case is compared
     expect(compared).toBeGreaterThan(3 * refused);
   }, 600_000);

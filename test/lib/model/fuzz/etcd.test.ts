@@ -11,25 +11,30 @@ import { admitPod } from '../../../support/scc-admission';
 import { resolvePodSpec } from '../../../support/run-container';
 import { MIXED, OutcomeCounter, fuzzParameters, policyOf, renderOutcome } from './arbitraries';
 
-
 test('every etcd policy is refused with paths or renders valid, deterministic objects', () => {
   const counter = new OutcomeCounter();
   let withScc = 0;
-  fc.assert(fc.property(policyOf('etcd', MIXED), (doc) => {
-    const outcome = renderOutcome(doc);
-    counter.count(outcome);
-    if (!('accepted' in outcome)) return;
-    const scc: any = outcome.accepted.find((o) => o.kind === 'SecurityContextConstraints');
-    expect(scc !== undefined).toBe((doc.spec as any).etcd.distribution === 'openshift');
-    if (!scc) return;
-    withScc++;
-    for (const cronJob of outcome.accepted.filter((o) => o.kind === 'CronJob')) {
-      const pod = resolvePodSpec(cronJob);
-      const { errors, pod: admitted } = admitPod(scc, pod);
-      expect({ cronJob: cronJob.metadata.name, errors }).toEqual({ cronJob: cronJob.metadata.name, errors: [] });
-      expect({ ...admitted, securityContext: { ...admitted.securityContext, seLinuxOptions: pod.securityContext?.seLinuxOptions } }).toEqual(pod);
-    }
-  }), fuzzParameters(1000));
+  fc.assert(
+    fc.property(policyOf('etcd', MIXED), (doc) => {
+      const outcome = renderOutcome(doc);
+      counter.count(outcome);
+      if (!('accepted' in outcome)) return;
+      const scc: any = outcome.accepted.find((o) => o.kind === 'SecurityContextConstraints');
+      expect(scc !== undefined).toBe((doc.spec as any).etcd.distribution === 'openshift');
+      if (!scc) return;
+      withScc++;
+      for (const cronJob of outcome.accepted.filter((o) => o.kind === 'CronJob')) {
+        const pod = resolvePodSpec(cronJob);
+        const { errors, pod: admitted } = admitPod(scc, pod);
+        expect({ cronJob: cronJob.metadata.name, errors }).toEqual({ cronJob: cronJob.metadata.name, errors: [] });
+        expect({
+          ...admitted,
+          securityContext: { ...admitted.securityContext, seLinuxOptions: pod.securityContext?.seLinuxOptions },
+        }).toEqual(pod);
+      }
+    }),
+    fuzzParameters(1000),
+  );
   counter.report('etcd');
   counter.expectBothOutcomes();
   // openshift is one of the generated distributions: its SCC is checked often

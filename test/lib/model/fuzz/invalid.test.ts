@@ -36,19 +36,39 @@ const COMMON: Record<string, Mutation> = {
   longLabelValue: (d) => (d.metadata.labels = { ...d.metadata.labels, app: 'v'.repeat(64) }),
   hugeAnnotations: (d) => (d.metadata.annotations = { note: 'z'.repeat(256 * 1024) }),
   badNodeSelector: (d, e) => (placement(level(d, e)).nodeSelector = { 'example.com/zone': 'a b' }),
-  gtNotInteger: (d, e) => (placement(level(d, e)).nodeAffinity = [{ key: 'example.com/cores', operator: 'Gt', values: ['1.5'] }]),
-  inWithoutValues: (d) => (placement(defaults(d)).nodeAffinity = [{ key: 'example.com/disk', operator: 'In', values: [] }]),
-  tolerationSecondsWithoutNoExecute: (d) => (placement(defaults(d)).tolerations = [{ key: 'x', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 5 }]),
-  badTopologyKey: (d, e) => (placement(level(d, e)).podAntiAffinity = [{ labels: { app: 'db' }, topologyKey: 'bad key' }]),
-  requestAboveLimit: (d, e) => (pod(level(d, e)).resources = { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } }),
+  gtNotInteger: (d, e) =>
+    (placement(level(d, e)).nodeAffinity = [{ key: 'example.com/cores', operator: 'Gt', values: ['1.5'] }]),
+  inWithoutValues: (d) =>
+    (placement(defaults(d)).nodeAffinity = [{ key: 'example.com/disk', operator: 'In', values: [] }]),
+  tolerationSecondsWithoutNoExecute: (d) =>
+    (placement(defaults(d)).tolerations = [
+      { key: 'x', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 5 },
+    ]),
+  badTopologyKey: (d, e) =>
+    (placement(level(d, e)).podAntiAffinity = [{ labels: { app: 'db' }, topologyKey: 'bad key' }]),
+  requestAboveLimit: (d, e) =>
+    (pod(level(d, e)).resources = { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } }),
   badResourceName: (d) => (pod(defaults(d)).resources = { requests: { 'requests.cpu': '1' } }),
-  duplicateEnv: (d, e) => (pod(level(d, e)).env = [{ name: 'X', value: '1' }, { name: 'X', value: '2' }]),
+  duplicateEnv: (d, e) =>
+    (pod(level(d, e)).env = [
+      { name: 'X', value: '1' },
+      { name: 'X', value: '2' },
+    ]),
   engineEnv: (d, e) => (pod(level(d, e)).env = [{ name: 'BACKUP_JOB', value: 'mine' }]), // checked on the merged settings: set where it wins
   dotDotSecretKey: (d, e) => (pod(level(d, e)).env = [{ name: 'X', secretKeyRef: { name: 's', key: '..x' } }]),
-  duplicateMountPath: (d) => (pod(defaults(d)).volumes = [{ name: 'a', mountPath: '/x', emptyDir: {} }, { name: 'b', mountPath: '/x', emptyDir: {} }]),
-  longPriorityClass: (d) => (pod(defaults(d)).priorityClassName = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}`),
+  duplicateMountPath: (d) =>
+    (pod(defaults(d)).volumes = [
+      { name: 'a', mountPath: '/x', emptyDir: {} },
+      { name: 'b', mountPath: '/x', emptyDir: {} },
+    ]),
+  longPriorityClass: (d) =>
+    (pod(defaults(d)).priorityClassName = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}`),
   badRetention: (d) => (d.spec.retention = { keepLast: 0 }),
-  imageWithSpace: (d, e) => (d.spec[e].images = { ...d.spec[e].images, [e === 'vitess' ? 'vtbackup' : e === 'redis' ? 'redis' : 'etcd']: 'img:1 ' }),
+  imageWithSpace: (d, e) =>
+    (d.spec[e].images = {
+      ...d.spec[e].images,
+      [e === 'vitess' ? 'vtbackup' : e === 'redis' ? 'redis' : 'etcd']: 'img:1 ',
+    }),
 };
 
 const ENGINE: Record<EngineKey, Record<string, Mutation>> = {
@@ -58,7 +78,8 @@ const ENGINE: Record<EngineKey, Record<string, Mutation>> = {
     requiredFlag: (d) => (d.spec.vitess.extraFlags = { 'init-keyspace': 'other' }),
     reversedShard: (d) => (d.spec.vitess.schedules[0].strategies[0].shards = ['80-40']),
     frequencyAndSchedule: (d) => Object.assign(d.spec.vitess.schedules[0], { frequency: '6h', schedule: '@daily' }),
-    badAccessModes: (d) => (d.spec.vitess.scratch = { size: '1Gi', accessModes: ['ReadWriteOncePod', 'ReadWriteMany'] }),
+    badAccessModes: (d) =>
+      (d.spec.vitess.scratch = { size: '1Gi', accessModes: ['ReadWriteOncePod', 'ReadWriteMany'] }),
   },
   redis: {
     missingS3: (d) => delete d.spec.redis.s3,
@@ -70,7 +91,8 @@ const ENGINE: Record<EngineKey, Record<string, Mutation>> = {
   etcd: {
     nodesInClusterMode: (d) => Object.assign(d.spec.etcd, { mode: 'cluster', nodes: ['cp-0'] }),
     perNodeWithoutNodes: (d) => Object.assign(d.spec.etcd, { mode: 'perNode', nodes: undefined }),
-    clusterScopeOnHostPath: (d) => Object.assign(d.spec.etcd, { destination: { hostPath: {} }, retentionScope: 'cluster' }),
+    clusterScopeOnHostPath: (d) =>
+      Object.assign(d.spec.etcd, { destination: { hostPath: {} }, retentionScope: 'cluster' }),
     foreignSnapshot: (d) => (d.spec.etcd.restore = { nodes: ['cp-0'], snapshot: 'other.db' }),
     badEndpoint: (d) => (d.spec.etcd.endpoint = 'https://127.0.0.1:2379/path'),
     backstepHostPath: (d) => (d.spec.etcd.destination = { hostPath: { path: '/var/lib/../etc' } }),
@@ -78,33 +100,37 @@ const ENGINE: Record<EngineKey, Record<string, Mutation>> = {
 };
 
 /** The documents of `engine` that render (so that the mutation is the only problem). */
-const rendering = (engine: EngineKey) => policyOf(engine, PLAUSIBLE).filter((doc) => {
-  try {
-    renderPolicy(doc);
-    return true;
-  } catch (e) {
-    if (e instanceof PolicyError) return false;
-    throw e;
-  }
-});
+const rendering = (engine: EngineKey) =>
+  policyOf(engine, PLAUSIBLE).filter((doc) => {
+    try {
+      renderPolicy(doc);
+      return true;
+    } catch (e) {
+      if (e instanceof PolicyError) return false;
+      throw e;
+    }
+  });
 
 describe.each(['vitess', 'redis', 'etcd'] as EngineKey[])('%s', (engine) => {
   const mutations = { ...COMMON, ...ENGINE[engine] };
   test('a rendering policy with one known-bad change is refused with paths, nothing returned', () => {
-    fc.assert(fc.property(rendering(engine), fc.constantFrom(...Object.keys(mutations)), (doc, mutation) => {
-      const broken = JSON.parse(JSON.stringify(doc));
-      mutations[mutation](broken, engine);
-      let result: unknown;
-      let error: unknown;
-      try {
-        result = renderPolicy(JSON.parse(JSON.stringify(broken)));
-      } catch (e) {
-        error = e;
-      }
-      expect({ mutation, result }).toEqual({ mutation, result: undefined });
-      expect(error).toBeInstanceOf(PolicyError);
-      expect((error as PolicyError).issues.length).toBeGreaterThan(0);
-      for (const issue of (error as PolicyError).issues) expect(issue.path).not.toBe('');
-    }), fuzzParameters(100));
+    fc.assert(
+      fc.property(rendering(engine), fc.constantFrom(...Object.keys(mutations)), (doc, mutation) => {
+        const broken = JSON.parse(JSON.stringify(doc));
+        mutations[mutation](broken, engine);
+        let result: unknown;
+        let error: unknown;
+        try {
+          result = renderPolicy(JSON.parse(JSON.stringify(broken)));
+        } catch (e) {
+          error = e;
+        }
+        expect({ mutation, result }).toEqual({ mutation, result: undefined });
+        expect(error).toBeInstanceOf(PolicyError);
+        expect((error as PolicyError).issues.length).toBeGreaterThan(0);
+        for (const issue of (error as PolicyError).issues) expect(issue.path).not.toBe('');
+      }),
+      fuzzParameters(100),
+    );
   }, 600_000);
 });

@@ -8,7 +8,10 @@ import { MIXED, OutcomeCounter, fuzzParameters, policyOf, renderOutcome } from '
 
 test('every Vitess policy is refused with paths or renders valid, deterministic objects', () => {
   const counter = new OutcomeCounter();
-  fc.assert(fc.property(policyOf('vitess', MIXED), (doc) => counter.count(renderOutcome(doc))), fuzzParameters(1000));
+  fc.assert(
+    fc.property(policyOf('vitess', MIXED), (doc) => counter.count(renderOutcome(doc))),
+    fuzzParameters(1000),
+  );
   counter.report('Vitess');
   counter.expectBothOutcomes();
 }, 600_000);

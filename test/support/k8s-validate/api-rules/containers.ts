@@ -26,7 +26,14 @@ const ENV_FIELD_PATHS = [
   'status.podIP',
   'status.podIPs',
 ];
-const ENV_RESOURCES = ['limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage'];
+const ENV_RESOURCES = [
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+];
 const INIT_CONTAINER_FORBIDDEN = ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'];
 
 /** IsValidPortName. */
@@ -61,7 +68,12 @@ function checkEnv(c: Record<string, unknown>, at: Seg[], p: Problems): void {
     if (n !== undefined) {
       const err = envVarNameError(n);
       if (err) p.add([...eat, 'name'], `bad env var name ${JSON.stringify(n)}: ${err}`, R);
-      if (envNames.has(n)) p.add([...eat, 'name'], `duplicate env var name ${JSON.stringify(n)} (the API server only warns; the later entry wins)`, R);
+      if (envNames.has(n))
+        p.add(
+          [...eat, 'name'],
+          `duplicate env var name ${JSON.stringify(n)} (the API server only warns; the later entry wins)`,
+          R,
+        );
       envNames.add(n);
     }
     if (!isObj(e.valueFrom)) return;
@@ -70,8 +82,16 @@ function checkEnv(c: Record<string, unknown>, at: Seg[], p: Problems): void {
     const sources = Object.keys(from).length;
     if (sources !== 1) p.add([...eat, 'valueFrom'], `must specify exactly one source (has ${sources})`, R);
     const fp = isObj(from.fieldRef) ? from.fieldRef.fieldPath : undefined;
-    if (typeof fp === 'string' && !ENV_FIELD_PATHS.includes(fp) && !/^metadata\.(labels|annotations)\['[^']+'\]$/.test(fp)) {
-      p.add([...eat, 'valueFrom', 'fieldRef', 'fieldPath'], `${MSG.enumValue(fp, ENV_FIELD_PATHS)} (or metadata.labels['<key>'] / metadata.annotations['<key>'])`, R);
+    if (
+      typeof fp === 'string' &&
+      !ENV_FIELD_PATHS.includes(fp) &&
+      !/^metadata\.(labels|annotations)\['[^']+'\]$/.test(fp)
+    ) {
+      p.add(
+        [...eat, 'valueFrom', 'fieldRef', 'fieldPath'],
+        `${MSG.enumValue(fp, ENV_FIELD_PATHS)} (or metadata.labels['<key>'] / metadata.annotations['<key>'])`,
+        R,
+      );
     }
     const rr = isObj(from.resourceFieldRef) ? from.resourceFieldRef.resource : undefined;
     if (typeof rr === 'string' && !ENV_RESOURCES.includes(rr) && !/^(limits|requests)\.hugepages-.+$/.test(rr)) {
@@ -102,15 +122,22 @@ function checkMounts(c: Record<string, unknown>, at: Seg[], p: Problems, volumes
   arr(c.volumeMounts).forEach((m, i) => {
     if (!isObj(m)) return;
     const mat = [...at, 'volumeMounts', i];
-    if (typeof m.name === 'string' && !volumes.has(m.name)) p.add([...mat, 'name'], `volume ${JSON.stringify(m.name)} not found in the pod's volumes`, R);
+    if (typeof m.name === 'string' && !volumes.has(m.name))
+      p.add([...mat, 'name'], `volume ${JSON.stringify(m.name)} not found in the pod's volumes`, R);
     if (typeof m.mountPath === 'string') {
       if (m.mountPath === '') p.add([...mat, 'mountPath'], MSG.required, R);
-      else if (mountPaths.has(m.mountPath)) p.add([...mat, 'mountPath'], `duplicate mountPath ${JSON.stringify(m.mountPath)} (must be unique per container)`, R);
+      else if (mountPaths.has(m.mountPath))
+        p.add(
+          [...mat, 'mountPath'],
+          `duplicate mountPath ${JSON.stringify(m.mountPath)} (must be unique per container)`,
+          R,
+        );
       mountPaths.add(m.mountPath);
     }
     checkLocalDescendingPath(m.subPath, [...mat, 'subPath'], p);
     checkLocalDescendingPath(m.subPathExpr, [...mat, 'subPathExpr'], p);
-    if (m.subPath !== undefined && m.subPathExpr !== undefined) p.add(mat, 'subPath and subPathExpr are mutually exclusive', R);
+    if (m.subPath !== undefined && m.subPathExpr !== undefined)
+      p.add(mat, 'subPath and subPathExpr are mutually exclusive', R);
   });
   arr(c.volumeDevices).forEach((d, i) => {
     if (isObj(d) && typeof d.name === 'string' && !volumes.has(d.name)) {
@@ -125,7 +152,8 @@ function checkPorts(c: Record<string, unknown>, at: Seg[], p: Problems): void {
     if (!isObj(port)) return;
     const pat = [...at, 'ports', i];
     const cp = port.containerPort;
-    if (typeof cp === 'number' && (cp < 1 || cp > 65535)) p.add([...pat, 'containerPort'], `must be between 1 and 65535, got ${cp}`, R);
+    if (typeof cp === 'number' && (cp < 1 || cp > 65535))
+      p.add([...pat, 'containerPort'], `must be between 1 and 65535, got ${cp}`, R);
     if (typeof port.name === 'string' && port.name !== '') {
       const e = portNameError(port.name);
       if (e) p.add([...pat, 'name'], `bad port name ${JSON.stringify(port.name)}: ${e}`, R);
@@ -138,7 +166,14 @@ function checkPorts(c: Record<string, unknown>, at: Seg[], p: Problems): void {
 export type ContainerList = 'initContainers' | 'containers' | 'ephemeralContainers';
 
 /** One container; `names` collects the names of all lists of the pod (they must be unique across lists). */
-export function checkContainer(c: Record<string, unknown>, list: ContainerList, at: Seg[], p: Problems, volumes: Set<string>, names: Set<string>): void {
+export function checkContainer(
+  c: Record<string, unknown>,
+  list: ContainerList,
+  at: Seg[],
+  p: Problems,
+  volumes: Set<string>,
+  names: Set<string>,
+): void {
   const name = str(c.name);
   if (name === undefined || name === '') p.add([...at, 'name'], MSG.required, R);
   else {
@@ -147,8 +182,10 @@ export function checkContainer(c: Record<string, unknown>, list: ContainerList, 
     if (names.has(name)) p.add([...at, 'name'], `duplicate container name ${JSON.stringify(name)}`, R);
     names.add(name);
   }
-  if (list !== 'ephemeralContainers' && (c.image === undefined || c.image === '')) p.add([...at, 'image'], MSG.required, R);
-  if (typeof c.image === 'string' && c.image !== c.image.trim()) p.add([...at, 'image'], 'must not have leading or trailing whitespace', R);
+  if (list !== 'ephemeralContainers' && (c.image === undefined || c.image === ''))
+    p.add([...at, 'image'], MSG.required, R);
+  if (typeof c.image === 'string' && c.image !== c.image.trim())
+    p.add([...at, 'image'], 'must not have leading or trailing whitespace', R);
   if (list === 'initContainers' && c.restartPolicy !== 'Always') {
     for (const f of INIT_CONTAINER_FORBIDDEN) {
       if (c[f] !== undefined) p.add([...at, f], 'may not be set for init containers without restartPolicy=Always', R);

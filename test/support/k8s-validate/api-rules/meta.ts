@@ -26,7 +26,8 @@ const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 
 export function dns1123Label(v: string): string | undefined {
   if (v.length > 63) return `must be no more than 63 characters (has ${v.length})`;
-  if (!DNS1123_LABEL_RE.test(v)) return 'must be a DNS-1123 label (lower case alphanumerics and "-", start and end alphanumeric)';
+  if (!DNS1123_LABEL_RE.test(v))
+    return 'must be a DNS-1123 label (lower case alphanumerics and "-", start and end alphanumeric)';
   return undefined;
 }
 
@@ -53,10 +54,13 @@ export type NameRule = (name: string) => string | undefined;
 
 export const subdomainName: NameRule = dns1123Subdomain;
 export const cronJobName: NameRule = (n) =>
-  dns1123Subdomain(n) ?? (n.length > 52 ? `must be no more than 52 characters for a CronJob (has ${n.length})` : undefined);
+  dns1123Subdomain(n) ??
+  (n.length > 52 ? `must be no more than 52 characters for a CronJob (has ${n.length})` : undefined);
 export const jobName: NameRule = (n) =>
   dns1123Subdomain(n) ??
-  (n.length > 63 ? `must be no more than 63 characters for a Job (it becomes the job-name label) (has ${n.length})` : undefined);
+  (n.length > 63
+    ? `must be no more than 63 characters for a Job (it becomes the job-name label) (has ${n.length})`
+    : undefined);
 
 /** IsQualifiedName: label keys, annotation keys (lower-cased first), topology keys, toleration keys. */
 export function qualifiedName(key: string): string | undefined {
@@ -82,7 +86,8 @@ export function qualifiedName(key: string): string | undefined {
 /** IsValidLabelValue. */
 export function labelValue(v: string): string | undefined {
   if (v.length > 63) return `must be no more than 63 characters (has ${v.length})`;
-  if (!LABEL_VALUE_RE.test(v)) return 'must be empty or consist of alphanumerics, "-", "_" or ".", and start and end with an alphanumeric';
+  if (!LABEL_VALUE_RE.test(v))
+    return 'must be empty or consist of alphanumerics, "-", "_" or ".", and start and end with an alphanumeric';
   return undefined;
 }
 
@@ -141,7 +146,13 @@ export function checkAnnotations(ann: unknown, at: Seg[], p: Problems): void {
 }
 
 /** ValidateObjectMeta (top-level objects: name rule, namespace) or the labels/annotations of embedded metadata. */
-export function checkObjectMeta(meta: unknown, at: Seg[], p: Problems, nameRule: NameRule | undefined, top: boolean): void {
+export function checkObjectMeta(
+  meta: unknown,
+  at: Seg[],
+  p: Problems,
+  nameRule: NameRule | undefined,
+  top: boolean,
+): void {
   if (!isObj(meta)) {
     if (top && meta === undefined) p.add([...at, 'name'], MSG.required, R);
     return;
@@ -169,7 +180,8 @@ export function checkObjectMeta(meta: unknown, at: Seg[], p: Problems, nameRule:
 export function checkTemplateObjectMeta(meta: unknown, at: Seg[], p: Problems): void {
   if (!isObj(meta)) return;
   for (const k of Object.keys(meta)) {
-    if (k !== 'labels' && k !== 'annotations') p.add([...at, k], 'cannot be set for a template (only labels and annotations)', R);
+    if (k !== 'labels' && k !== 'annotations')
+      p.add([...at, k], 'cannot be set for a template (only labels and annotations)', R);
   }
   checkLabels(meta.labels, [...at, 'labels'], p);
   checkAnnotations(meta.annotations, [...at, 'annotations'], p);

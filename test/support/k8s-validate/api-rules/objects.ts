@@ -16,10 +16,21 @@ export function checkPvcSpec(spec: unknown, at: Seg[], p: Problems): void {
   if (!isObj(spec)) return;
   const modes = arr(spec.accessModes);
   if (modes.length === 0) {
-    p.add([...at, 'accessModes'], `${MSG.required}: at least 1 access mode is required (${ACCESS_MODES.join(', ')})`, R);
+    p.add(
+      [...at, 'accessModes'],
+      `${MSG.required}: at least 1 access mode is required (${ACCESS_MODES.join(', ')})`,
+      R,
+    );
   }
-  if (modes.includes('ReadWriteOncePod') && modes.some((m) => m !== 'ReadWriteOncePod' && ACCESS_MODES.includes(m as string))) {
-    p.add([...at, 'accessModes'], `may not use ReadWriteOncePod with other access modes, got ${JSON.stringify(modes)}`, R);
+  if (
+    modes.includes('ReadWriteOncePod') &&
+    modes.some((m) => m !== 'ReadWriteOncePod' && ACCESS_MODES.includes(m as string))
+  ) {
+    p.add(
+      [...at, 'accessModes'],
+      `may not use ReadWriteOncePod with other access modes, got ${JSON.stringify(modes)}`,
+      R,
+    );
   }
   const storageAt = [...at, 'resources', 'requests', 'storage'];
   const requests = isObj(spec.resources) && isObj(spec.resources.requests) ? spec.resources.requests : undefined;
@@ -29,16 +40,24 @@ export function checkPvcSpec(spec: unknown, at: Seg[], p: Problems): void {
     const storage = requests.storage;
     const n = quantityNanos(storage);
     // a quantity (n defined) is a string or a number
-    if (n !== undefined && n <= 0n && (typeof storage === 'string' || typeof storage === 'number')) p.add(storageAt, `must be greater than 0, got ${storage}`, R);
+    if (n !== undefined && n <= 0n && (typeof storage === 'string' || typeof storage === 'number'))
+      p.add(storageAt, `must be greater than 0, got ${storage}`, R);
   }
   if (typeof spec.storageClassName === 'string' && spec.storageClassName !== '') {
     const e = dns1123Subdomain(spec.storageClassName);
-    if (e) p.add([...at, 'storageClassName'], `bad storage class name ${JSON.stringify(spec.storageClassName)}: ${e}`, R);
+    if (e)
+      p.add([...at, 'storageClassName'], `bad storage class name ${JSON.stringify(spec.storageClassName)}: ${e}`, R);
   }
   checkLabelSelector(spec.selector, [...at, 'selector'], p);
 }
 
-function checkDataKeys(obj: Record<string, unknown>, fields: string[], p: Problems, kind: string, dupCheck: boolean): void {
+function checkDataKeys(
+  obj: Record<string, unknown>,
+  fields: string[],
+  p: Problems,
+  kind: string,
+  dupCheck: boolean,
+): void {
   const seen = new Map<string, string>();
   let total = 0;
   for (const f of fields) {
@@ -61,7 +80,10 @@ export function checkConfigMap(obj: Record<string, unknown>, p: Problems): void 
 
 export function checkSecret(obj: Record<string, unknown>, p: Problems): void {
   checkDataKeys(obj, ['data', 'stringData'], p, 'Secret', false);
-  const keys = new Set([...Object.keys(isObj(obj.data) ? obj.data : {}), ...Object.keys(isObj(obj.stringData) ? obj.stringData : {})]);
+  const keys = new Set([
+    ...Object.keys(isObj(obj.data) ? obj.data : {}),
+    ...Object.keys(isObj(obj.stringData) ? obj.stringData : {}),
+  ]);
   const need: Record<string, string[]> = {
     'kubernetes.io/tls': ['tls.crt', 'tls.key'],
     'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'],
@@ -84,8 +106,10 @@ export function checkRole(obj: Record<string, unknown>, p: Problems): void {
     if (arr(r.nonResourceURLs).length > 0) {
       p.add([...at, 'nonResourceURLs'], 'namespaced rules cannot apply to non-resource URLs', R);
     } else {
-      if (arr(r.apiGroups).length === 0) p.add([...at, 'apiGroups'], 'resource rules must supply at least one api group', R);
-      if (arr(r.resources).length === 0) p.add([...at, 'resources'], 'resource rules must supply at least one resource', R);
+      if (arr(r.apiGroups).length === 0)
+        p.add([...at, 'apiGroups'], 'resource rules must supply at least one api group', R);
+      if (arr(r.resources).length === 0)
+        p.add([...at, 'resources'], 'resource rules must supply at least one resource', R);
     }
   });
 }
@@ -109,7 +133,8 @@ export function checkRoleBinding(obj: Record<string, unknown>, p: Problems): voi
     if (name === '') p.add([...at, 'name'], MSG.required, R);
     switch (s.kind) {
       case 'ServiceAccount':
-        if (s.apiGroup !== undefined && s.apiGroup !== '') p.add([...at, 'apiGroup'], MSG.enumValue(s.apiGroup, ['']), R);
+        if (s.apiGroup !== undefined && s.apiGroup !== '')
+          p.add([...at, 'apiGroup'], MSG.enumValue(s.apiGroup, ['']), R);
         if (name) {
           const e = dns1123Subdomain(name);
           if (e) p.add([...at, 'name'], `bad name ${JSON.stringify(name)}: ${e}`, R);
@@ -124,7 +149,8 @@ export function checkRoleBinding(obj: Record<string, unknown>, p: Problems): voi
         if (s.apiGroup !== RBAC_GROUP) p.add([...at, 'apiGroup'], MSG.enumValue(s.apiGroup ?? '', [RBAC_GROUP]), R);
         break;
       default:
-        if (typeof s.kind === 'string') p.add([...at, 'kind'], MSG.enumValue(s.kind, ['ServiceAccount', 'User', 'Group']), R);
+        if (typeof s.kind === 'string')
+          p.add([...at, 'kind'], MSG.enumValue(s.kind, ['ServiceAccount', 'User', 'Group']), R);
     }
   });
 }

@@ -18,10 +18,17 @@ const JOB_RESTART_POLICIES = ['OnFailure', 'Never'];
 const CONTAINER_LISTS: ContainerList[] = ['containers', 'initContainers', 'ephemeralContainers'];
 const MAX_INT32 = 2 ** 31 - 1;
 
-export function nonNegative(obj: Record<string, unknown>, field: string, at: Seg[], p: Problems, strictlyPositive = false): void {
+export function nonNegative(
+  obj: Record<string, unknown>,
+  field: string,
+  at: Seg[],
+  p: Problems,
+  strictlyPositive = false,
+): void {
   const v = obj[field];
   if (typeof v !== 'number') return;
-  if (strictlyPositive ? v <= 0 : v < 0) p.add([...at, field], `must be ${strictlyPositive ? 'greater than 0' : 'greater than or equal to 0'}, got ${v}`, R);
+  if (strictlyPositive ? v <= 0 : v < 0)
+    p.add([...at, field], `must be ${strictlyPositive ? 'greater than 0' : 'greater than or equal to 0'}, got ${v}`, R);
 }
 
 export function checkPodTemplate(tpl: unknown, at: Seg[], p: Problems, forJob: boolean): void {
@@ -34,7 +41,13 @@ export function checkPodTemplate(tpl: unknown, at: Seg[], p: Problems, forJob: b
   checkPodSpec(tpl.spec, [...at, 'spec'], p, forJob);
 }
 
-function checkName(spec: Record<string, unknown>, field: string, rule: (v: string) => string | undefined, at: Seg[], p: Problems): void {
+function checkName(
+  spec: Record<string, unknown>,
+  field: string,
+  rule: (v: string) => string | undefined,
+  at: Seg[],
+  p: Problems,
+): void {
   const v = spec[field];
   if (typeof v !== 'string' || v === '') return;
   const e = rule(v);

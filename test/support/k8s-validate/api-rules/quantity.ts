@@ -20,7 +20,8 @@ const MAX_DECIMAL_EXPONENT = 1000;
 
 /** A quantity as an exact number of nano-units (1e-9), rounded up away from zero like ParseQuantity. */
 export function quantityNanos(q: unknown): bigint | undefined {
-  const text = typeof q === 'number' ? (Number.isFinite(q) ? String(q) : undefined) : typeof q === 'string' ? q : undefined;
+  const text =
+    typeof q === 'number' ? (Number.isFinite(q) ? String(q) : undefined) : typeof q === 'string' ? q : undefined;
   if (text === undefined) return undefined;
   const m = QUANTITY_RE.exec(text);
   if (!m) return undefined;
@@ -30,7 +31,8 @@ export function quantityNanos(q: unknown): bigint | undefined {
   let exponent = -fraction.length + 9;
   if (suffix in BINARY_POWER) digits <<= BigInt(BINARY_POWER[suffix]);
   else if (suffix in DECIMAL_POWER) exponent += DECIMAL_POWER[suffix];
-  else if (suffix !== '') exponent += Math.max(-MAX_DECIMAL_EXPONENT, Math.min(MAX_DECIMAL_EXPONENT, Number(suffix.slice(1))));
+  else if (suffix !== '')
+    exponent += Math.max(-MAX_DECIMAL_EXPONENT, Math.min(MAX_DECIMAL_EXPONENT, Number(suffix.slice(1))));
   let nanos: bigint;
   if (exponent >= 0) nanos = digits * 10n ** BigInt(exponent);
   else {
@@ -72,29 +74,46 @@ export function checkResources(res: unknown, at: Seg[], p: Problems): void {
   if (!isObj(res)) return;
   const limits = isObj(res.limits) ? res.limits : {};
   const requests = isObj(res.requests) ? res.requests : {};
-  for (const [kind, map] of [['limits', limits], ['requests', requests]] as const) {
+  for (const [kind, map] of [
+    ['limits', limits],
+    ['requests', requests],
+  ] as const) {
     for (const [name, v] of Object.entries(map)) {
       const rat = [...at, kind, name];
       const e = containerResourceNameError(name);
       if (e) p.add(rat, `bad resource name ${JSON.stringify(name)}: ${e}`, R);
       checkNonNegativeQuantity(v, rat, p);
       const n = quantityNanos(v);
-      if (!isNative(name) && n !== undefined && n % 1_000_000_000n !== 0n) p.add(rat, `must be an integer (extended resource), got ${String(v)}`, R);
+      if (!isNative(name) && n !== undefined && n % 1_000_000_000n !== 0n)
+        p.add(rat, `must be an integer (extended resource), got ${String(v)}`, R);
     }
   }
   for (const [name, v] of Object.entries(requests)) {
     const request = quantityNanos(v);
     if (request === undefined) continue;
     if (!(name in limits)) {
-      if (!overcommitAllowed(name)) p.add([...at, 'limits', name], `missing required field: a limit must be set for ${name} (not overcommitable)`, R);
+      if (!overcommitAllowed(name))
+        p.add(
+          [...at, 'limits', name],
+          `missing required field: a limit must be set for ${name} (not overcommitable)`,
+          R,
+        );
       continue;
     }
     const limit = quantityNanos(limits[name]);
     if (limit === undefined) continue;
     if (!overcommitAllowed(name) && request !== limit) {
-      p.add([...at, 'requests', name], `must be equal to ${name} limit of ${String(limits[name])} (not overcommitable), got ${String(v)}`, R);
+      p.add(
+        [...at, 'requests', name],
+        `must be equal to ${name} limit of ${String(limits[name])} (not overcommitable), got ${String(v)}`,
+        R,
+      );
     } else if (request > limit) {
-      p.add([...at, 'requests', name], `must be less than or equal to ${name} limit of ${String(limits[name])}, got ${String(v)}`, R);
+      p.add(
+        [...at, 'requests', name],
+        `must be less than or equal to ${name} limit of ${String(limits[name])}, got ${String(v)}`,
+        R,
+      );
     }
   }
   const names = [...Object.keys(limits), ...Object.keys(requests)];

@@ -69,7 +69,11 @@ function checkOperatorValues(e: Record<string, unknown>, at: Seg[], p: Problems,
 function checkHostnameValue(v: unknown, at: Seg[], p: Problems): void {
   if (typeof v !== 'string' || labelValue(v) !== undefined) return; // reported as a bad label value
   if (v !== v.toLowerCase()) {
-    p.add(at, `bad ${HOSTNAME_LABEL} value ${JSON.stringify(v)}: must be lower case (the kubelet lower-cases the hostname label), so it can never match a node`, R);
+    p.add(
+      at,
+      `bad ${HOSTNAME_LABEL} value ${JSON.stringify(v)}: must be lower case (the kubelet lower-cases the hostname label), so it can never match a node`,
+      R,
+    );
   }
 }
 
@@ -88,7 +92,11 @@ function checkNodeSelectorTerm(t: unknown, at: Seg[], p: Problems): void {
     checkOperatorValues(e, eat, p, NODE_SELECTOR_OPERATORS);
     arr(e.values).forEach((v, j) => {
       if (typeof v === 'string' && labelValue(v) !== undefined) {
-        p.add([...eat, 'values', j], `bad label value ${JSON.stringify(v)}: ${labelValue(v)}; no node label has this value, so it can never match`, R);
+        p.add(
+          [...eat, 'values', j],
+          `bad label value ${JSON.stringify(v)}: ${labelValue(v)}; no node label has this value, so it can never match`,
+          R,
+        );
       }
       if (e.key === HOSTNAME_LABEL) checkHostnameValue(v, [...eat, 'values', j], p);
     });
@@ -97,10 +105,13 @@ function checkNodeSelectorTerm(t: unknown, at: Seg[], p: Problems): void {
   arr(t.matchFields).forEach((e, i) => {
     if (!isObj(e)) return;
     const eat = [...at, 'matchFields', i];
-    if (e.key !== 'metadata.name') p.add([...eat, 'key'], `${MSG.enumValue(e.key, ['metadata.name'])} (node field selector key)`, R);
-    if (e.operator !== 'In' && e.operator !== 'NotIn') p.add([...eat, 'operator'], MSG.enumValue(e.operator, ['In', 'NotIn']), R);
+    if (e.key !== 'metadata.name')
+      p.add([...eat, 'key'], `${MSG.enumValue(e.key, ['metadata.name'])} (node field selector key)`, R);
+    if (e.operator !== 'In' && e.operator !== 'NotIn')
+      p.add([...eat, 'operator'], MSG.enumValue(e.operator, ['In', 'NotIn']), R);
     const values = arr(e.values);
-    if (values.length !== 1) p.add([...eat, 'values'], `must have exactly one value for a node field selector (has ${values.length})`, R);
+    if (values.length !== 1)
+      p.add([...eat, 'values'], `must have exactly one value for a node field selector (has ${values.length})`, R);
     values.forEach((v, j) => {
       const err = typeof v === 'string' ? dns1123Subdomain(v) : undefined;
       if (err) p.add([...eat, 'values', j], `bad node name ${JSON.stringify(v)}: ${err}`, R);
@@ -109,7 +120,8 @@ function checkNodeSelectorTerm(t: unknown, at: Seg[], p: Problems): void {
 }
 
 function checkWeight(t: Record<string, unknown>, at: Seg[], p: Problems): void {
-  if (typeof t.weight === 'number' && (t.weight < 1 || t.weight > 100)) p.add([...at, 'weight'], `must be in the range 1-100, got ${t.weight}`, R);
+  if (typeof t.weight === 'number' && (t.weight < 1 || t.weight > 100))
+    p.add([...at, 'weight'], `must be in the range 1-100, got ${t.weight}`, R);
 }
 
 function checkTopologyKey(key: unknown, at: Seg[], p: Problems): void {
@@ -175,7 +187,8 @@ export function checkTolerations(tolerations: unknown, at: Seg[], p: Problems): 
     if (typeof t.key === 'string' && t.key !== '') checkLabelKey(t.key, [...tat, 'key'], p);
     if (op === 'Equal' || op === '') checkLabelValue(t.value ?? '', [...tat, 'value'], p);
     else if (op === 'Exists') {
-      if (typeof t.value === 'string' && t.value !== '') p.add([...tat, 'value'], `must be empty when operator is "Exists", got ${JSON.stringify(t.value)}`, R);
+      if (typeof t.value === 'string' && t.value !== '')
+        p.add([...tat, 'value'], `must be empty when operator is "Exists", got ${JSON.stringify(t.value)}`, R);
     } else p.add([...tat, 'operator'], MSG.enumValue(op, ['Equal', 'Exists']), R);
     if (typeof t.effect === 'string' && t.effect !== '' && !TAINT_EFFECTS.includes(t.effect)) {
       p.add([...tat, 'effect'], MSG.enumValue(t.effect, TAINT_EFFECTS), R);
@@ -192,7 +205,8 @@ export function checkTopologySpreadConstraints(constraints: unknown, at: Seg[], 
   arr(constraints).forEach((c, i) => {
     if (!isObj(c)) return;
     const cat = [...at, i];
-    if (typeof c.maxSkew === 'number' && c.maxSkew <= 0) p.add([...cat, 'maxSkew'], `must be greater than zero, got ${c.maxSkew}`, R);
+    if (typeof c.maxSkew === 'number' && c.maxSkew <= 0)
+      p.add([...cat, 'maxSkew'], `must be greater than zero, got ${c.maxSkew}`, R);
     checkTopologyKey(c.topologyKey, [...cat, 'topologyKey'], p);
     if (typeof c.whenUnsatisfiable === 'string' && !WHEN_UNSATISFIABLE.includes(c.whenUnsatisfiable)) {
       p.add([...cat, 'whenUnsatisfiable'], MSG.enumValue(c.whenUnsatisfiable, WHEN_UNSATISFIABLE), R);
@@ -201,9 +215,14 @@ export function checkTopologySpreadConstraints(constraints: unknown, at: Seg[], 
     if (seen.has(pair)) p.add(cat, `duplicate {topologyKey, whenUnsatisfiable} pair ${pair}`, R);
     seen.add(pair);
     if (c.minDomains !== undefined) {
-      if (typeof c.minDomains === 'number' && c.minDomains <= 0) p.add([...cat, 'minDomains'], `must be greater than zero, got ${c.minDomains}`, R);
+      if (typeof c.minDomains === 'number' && c.minDomains <= 0)
+        p.add([...cat, 'minDomains'], `must be greater than zero, got ${c.minDomains}`, R);
       if (c.whenUnsatisfiable !== 'DoNotSchedule') {
-        p.add([...cat, 'minDomains'], `can only be used with whenUnsatisfiable DoNotSchedule, not ${JSON.stringify(c.whenUnsatisfiable)}`, R);
+        p.add(
+          [...cat, 'minDomains'],
+          `can only be used with whenUnsatisfiable DoNotSchedule, not ${JSON.stringify(c.whenUnsatisfiable)}`,
+          R,
+        );
       }
     }
     checkLabelSelector(c.labelSelector, [...cat, 'labelSelector'], p);

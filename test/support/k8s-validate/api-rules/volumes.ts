@@ -25,7 +25,8 @@ function checkMode(v: unknown, at: Seg[], p: Problems): void {
 
 /** validatePathNoBacksteps: no `..` path element. */
 export function checkNoBacksteps(v: unknown, at: Seg[], p: Problems): void {
-  if (typeof v === 'string' && v.split('/').includes('..')) p.add(at, `must not contain "..", got ${JSON.stringify(v)}`, R);
+  if (typeof v === 'string' && v.split('/').includes('..'))
+    p.add(at, `must not contain "..", got ${JSON.stringify(v)}`, R);
 }
 
 /** validateLocalDescendingPath: relative, no `..` element (volume mount subPath / subPathExpr). */
@@ -38,11 +39,18 @@ export function checkLocalDescendingPath(v: unknown, at: Seg[], p: Problems): vo
 /** ValidateLocalNonReservedPath: a descending path that does not start with `..` either. */
 function checkLocalNonReservedPath(v: unknown, at: Seg[], p: Problems): void {
   checkLocalDescendingPath(v, at, p);
-  if (typeof v === 'string' && v.startsWith('..') && !v.startsWith('../')) p.add(at, `must not start with "..", got ${JSON.stringify(v)}`, R);
+  if (typeof v === 'string' && v.startsWith('..') && !v.startsWith('../'))
+    p.add(at, `must not start with "..", got ${JSON.stringify(v)}`, R);
 }
 
 /** validateKeyToPath (secret, configMap and their projections) and DownwardAPIVolumeFile paths. */
-function checkItems(source: Record<string, unknown>, at: Seg[], p: Problems, withKeys: boolean, paths?: Set<string>): void {
+function checkItems(
+  source: Record<string, unknown>,
+  at: Seg[],
+  p: Problems,
+  withKeys: boolean,
+  paths?: Set<string>,
+): void {
   arr(source.items).forEach((item, j) => {
     if (!isObj(item)) return;
     const iat = [...at, 'items', j];
@@ -50,14 +58,16 @@ function checkItems(source: Record<string, unknown>, at: Seg[], p: Problems, wit
       if (item.key === undefined || item.key === '') p.add([...iat, 'key'], MSG.required, R);
       else if (typeof item.key === 'string') {
         const e = configKeyError(item.key);
-        if (e) p.add([...iat, 'key'], `bad key ${JSON.stringify(item.key)}: ${e}; no ConfigMap or Secret can hold it`, R);
+        if (e)
+          p.add([...iat, 'key'], `bad key ${JSON.stringify(item.key)}: ${e}; no ConfigMap or Secret can hold it`, R);
       }
     }
     if (item.path === undefined || item.path === '') p.add([...iat, 'path'], MSG.required, R);
     checkLocalNonReservedPath(item.path, [...iat, 'path'], p);
     checkMode(item.mode, [...iat, 'mode'], p);
     if (paths && typeof item.path === 'string' && item.path !== '') {
-      if (paths.has(item.path)) p.add([...iat, 'path'], `conflicting duplicate path ${JSON.stringify(item.path)} in the projected volume`, R);
+      if (paths.has(item.path))
+        p.add([...iat, 'path'], `conflicting duplicate path ${JSON.stringify(item.path)} in the projected volume`, R);
       paths.add(item.path);
     }
   });
@@ -85,7 +95,8 @@ function checkVolume(vol: Record<string, unknown>, vat: Seg[], p: Problems): voi
   }
   if (isObj(vol.emptyDir)) checkNonNegativeQuantity(vol.emptyDir.sizeLimit, [...vat, 'emptyDir', 'sizeLimit'], p);
   if (isObj(vol.hostPath)) {
-    if (vol.hostPath.path === undefined || vol.hostPath.path === '') p.add([...vat, 'hostPath', 'path'], MSG.required, R);
+    if (vol.hostPath.path === undefined || vol.hostPath.path === '')
+      p.add([...vat, 'hostPath', 'path'], MSG.required, R);
     checkNoBacksteps(vol.hostPath.path, [...vat, 'hostPath', 'path'], p);
   }
   if (isObj(vol.ephemeral)) {

@@ -53,7 +53,8 @@ let etcd: EtcdTlsHandle;
 beforeAll(async () => {
   requireCommands('etcd', 'etcdctl', 'busybox', 'openssl');
   etcd = await startEtcdTls();
-  for (let i = 0; i < KEYS; i++) await etcd.etcdctl(['put', `/registry/k${String(i).padStart(3, '0')}`, `value-${i}-${'x'.repeat(i)}`]);
+  for (let i = 0; i < KEYS; i++)
+    await etcd.etcdctl(['put', `/registry/k${String(i).padStart(3, '0')}`, `value-${i}-${'x'.repeat(i)}`]);
 });
 
 afterAll(async () => {
@@ -63,7 +64,11 @@ afterAll(async () => {
 
 const volumes = (dest: string, pki = etcd.pkiDir) => ({ backup: dest, 'etcd-certs': pki });
 
-function backupCronJob(over: Record<string, unknown> = {}, spec: Record<string, unknown> = {}, endpoint = etcd.endpoint): Manifest {
+function backupCronJob(
+  over: Record<string, unknown> = {},
+  spec: Record<string, unknown> = {},
+  endpoint = etcd.endpoint,
+): Manifest {
   return cronJobOf(etcdPolicy({ endpoint, ...over }, spec));
 }
 
@@ -80,7 +85,12 @@ const PARTIAL = '.etcd-snapshot_etcd_cp-1.partial';
 /** Waits until `paused` exists, failing at once with the pod's log if the pod ends first. */
 async function pausedIn(run: Promise<PodRun>, paused: string): Promise<void> {
   let ended: PodRun | undefined;
-  run.then((r) => { ended = r; }, () => undefined);
+  run.then(
+    (r) => {
+      ended = r;
+    },
+    () => undefined,
+  );
   await waitFor(`${paused}`, () => {
     if (ended) throw new Error(`the pod ended before pausing:\n${ended.log}`);
     return fs.existsSync(paused);
@@ -95,7 +105,10 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   const before = await endpointStatus();
   const started = Math.floor(Date.now() / 1000);
   // as the kubelet runs it: uid 0 without capabilities, a read-only root filesystem, read-only certificates
-  const run = await runPod(backupCronJob({}, { retention: { keepLast: 3 } }), { volumes: volumes(dest), enforceSecurityContext: true });
+  const run = await runPod(backupCronJob({}, { retention: { keepLast: 3 } }), {
+    volumes: volumes(dest),
+    enforceSecurityContext: true,
+  });
   expect(run.failed).toBeUndefined();
   await etcd.etcdctl(['put', '/after/the-backup', 'x']);
 
@@ -124,7 +137,9 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
     keyCount: KEYS,
     totalSize: status.totalSize,
     size: bytes.length,
-    sha256: createHash('sha256').update(bytes.subarray(0, bytes.length - 32)).digest('hex'),
+    sha256: createHash('sha256')
+      .update(bytes.subarray(0, bytes.length - 32))
+      .digest('hex'),
     verifiedWith: 'etcdctl',
     restoreChecked: true,
     endpoint: etcd.endpoint,
@@ -138,9 +153,12 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   try {
     const out = await restored.etcdctl(['get', '/registry/', '--prefix', '-w', 'json']);
     const kvs = JSON.parse(out).kvs as { key: string; value: string }[];
-    const got = Object.fromEntries(kvs.map((kv) => [Buffer.from(kv.key, 'base64').toString(), Buffer.from(kv.value, 'base64').toString()]));
+    const got = Object.fromEntries(
+      kvs.map((kv) => [Buffer.from(kv.key, 'base64').toString(), Buffer.from(kv.value, 'base64').toString()]),
+    );
     expect(Object.keys(got)).toHaveLength(KEYS);
-    for (let i = 0; i < KEYS; i++) expect(got[`/registry/k${String(i).padStart(3, '0')}`]).toBe(`value-${i}-${'x'.repeat(i)}`);
+    for (let i = 0; i < KEYS; i++)
+      expect(got[`/registry/k${String(i).padStart(3, '0')}`]).toBe(`value-${i}-${'x'.repeat(i)}`);
     expect(got['/after/the-backup']).toBeUndefined();
   } finally {
     await restored.stop();
@@ -149,7 +167,7 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   expect(run.log).not.toMatch(/ error /);
 });
 
-test('the default (configMap mode): the rendered ConfigMap\'s files, mounted at /scripts, sourced by every step', async () => {
+test("the default (configMap mode): the rendered ConfigMap's files, mounted at /scripts, sourced by every step", async () => {
   const dest = tempDir('dest');
   const objects = renderPolicy(etcdPolicy({ endpoint: etcd.endpoint }, { retention: { keepLast: 3 } }));
   const cronJob = objects.find((o) => o.kind === 'CronJob')!;
@@ -165,9 +183,14 @@ test('the default (configMap mode): the rendered ConfigMap\'s files, mounted at 
 
 test('inline mode (the opt-in): the same run with every function in the command, no /scripts volume', async () => {
   const dest = tempDir('dest');
-  const objects = renderPolicy(etcdPolicy({ endpoint: etcd.endpoint }, { retention: { keepLast: 3 }, scripts: { mode: 'inline' } }));
+  const objects = renderPolicy(
+    etcdPolicy({ endpoint: etcd.endpoint }, { retention: { keepLast: 3 }, scripts: { mode: 'inline' } }),
+  );
   expect(objects.map((o) => o.kind)).not.toContain('ConfigMap');
-  const run = await runPod(objects.find((o) => o.kind === 'CronJob')!, { volumes: volumes(dest) });
+  const run = await runPod(
+    objects.find((o) => o.kind === 'CronJob')!,
+    { volumes: volumes(dest) },
+  );
   expect(run.log).not.toMatch(/ error /);
   expect(run.failed).toBeUndefined();
   expect(finalNames(dest)).toHaveLength(1);
@@ -183,15 +206,23 @@ test('the etcd steps need only etcdctl/etcdutl from the etcd image: no shell, no
   // (a stand-in forwarding to 3.4's etcdctl, whose snapshot status/restore etcdutl took over).
   const busyboxImage = tempDir('busybox-image');
   const busybox = requireCommands('busybox').busybox;
-  for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean)) fs.symlinkSync(busybox, path.join(busyboxImage, applet));
+  for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean))
+    fs.symlinkSync(busybox, path.join(busyboxImage, applet));
   fs.symlinkSync(busybox, path.join(busyboxImage, 'busybox'));
   const etcdImage = tempDir('etcd-image');
   fs.symlinkSync(requireCommands('etcdctl').etcdctl, path.join(etcdImage, 'etcdctl'));
-  fs.writeFileSync(path.join(etcdImage, 'etcdutl'), `#!/bin/sh\nexec ${requireCommands('etcdctl').etcdctl} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(etcdImage, 'etcdutl'), `#!/bin/sh\nexec ${requireCommands('etcdctl').etcdctl} "$@"\n`, {
+    mode: 0o755,
+  });
 
   const cj = backupCronJob();
   const volumeDirs: Record<string, string> = {};
-  const tools = await runContainer(cj, 'tools', { volumeDirs, volumes: volumes(dest), pod: { nodeName: 'cp-1' }, env: { PATH: busyboxImage } });
+  const tools = await runContainer(cj, 'tools', {
+    volumeDirs,
+    volumes: volumes(dest),
+    pod: { nodeName: 'cp-1' },
+    env: { PATH: busyboxImage },
+  });
   expect(tools.code).toBe(0);
   const toolsDir = path.join(volumeDirs.scratch, 'tools');
   const run = await runPod(cj, {
@@ -216,7 +247,12 @@ test('the Job `backup-cronjobs restore` prints restores the chosen snapshot into
   fs.copyFileSync(path.join(dest, name), path.join(dest, 'etcd-snapshot_etcd_2099-01-01T00:00:00Z_cp-2.db'));
   fs.writeFileSync(path.join(dest, 'etcd-snapshot_etcd_2099-01-01T00:00:00Z_cp-1.db.partial'), 'partial');
 
-  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), ['--target', 'cp-1', '--snapshot', name]);
+  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), [
+    '--target',
+    'cp-1',
+    '--snapshot',
+    name,
+  ]);
   expect(job.kind).toBe('Job');
   const target = tempDir('restore');
   const restore = await runPod(job, { volumes: { backup: dest, restore: target } });
@@ -231,7 +267,9 @@ test('the Job `backup-cronjobs restore` prints restores the chosen snapshot into
   const restored: EtcdHandle = await startEtcdFromDataDir(dataDir, { name: 'cp-1' });
   try {
     expect(await restored.etcdctl(['get', '/registry/k007', '--print-value-only'])).toBe(`value-7-${'x'.repeat(7)}\n`);
-    expect((await restored.etcdctl(['get', '/registry/', '--prefix', '--keys-only'])).split('\n').filter(Boolean)).toHaveLength(KEYS);
+    expect(
+      (await restored.etcdctl(['get', '/registry/', '--prefix', '--keys-only'])).split('\n').filter(Boolean),
+    ).toHaveLength(KEYS);
   } finally {
     await restored.stop();
   }
@@ -242,11 +280,16 @@ test('the Job `backup-cronjobs restore` prints restores the chosen snapshot into
   expect(errorLines(again.results.restore)[0]).toMatch(/already exists: remove it to restore/);
 });
 
-test('TERM (the Job\'s deadline) during the restore Job\'s restore: exit 1 with one line, no data directory left', async () => {
+test("TERM (the Job's deadline) during the restore Job's restore: exit 1 with one line, no data directory left", async () => {
   const dest = tempDir('dest');
   expect((await runPod(backupCronJob(), { volumes: volumes(dest) })).failed).toBeUndefined();
   const [name] = finalNames(dest);
-  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), ['--target', 'cp-1', '--snapshot', name]);
+  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), [
+    '--target',
+    'cp-1',
+    '--snapshot',
+    name,
+  ]);
   const target = tempDir('restore');
   const pause = pausingEtcdctl(ETCDCTL(), 'after-restore');
   const run = runPod(job, { volumes: { backup: dest, restore: target }, pathPrepend: [pause.bin] });
@@ -259,14 +302,23 @@ test('TERM (the Job\'s deadline) during the restore Job\'s restore: exit 1 with 
   expect(r.results.restore.code).toBe(1);
   const errors = errorLines(r.results.restore);
   expect(errors).toHaveLength(1);
-  expect(errors[0]).toMatch(new RegExp(`stopped by SIGTERM \\(the Job's deadline, or the pod was deleted\\) while restoring .*/${name} into .*/${name}\\.restored\\.partial$`));
+  expect(errors[0]).toMatch(
+    new RegExp(
+      `stopped by SIGTERM \\(the Job's deadline, or the pod was deleted\\) while restoring .*/${name} into .*/${name}\\.restored\\.partial$`,
+    ),
+  );
   expect(filesOf(target)).toEqual([]);
 });
 
 test('a restore Job naming a snapshot that is not on the node fails with one clear line and restores nothing', async () => {
   const dest = tempDir('dest');
   const missing = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
-  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), ['--target', 'cp-1', '--snapshot', missing]);
+  const job = restoreJobOf(etcdPolicy({ endpoint: etcd.endpoint, mode: 'perNode', nodes: ['cp-1'] }), [
+    '--target',
+    'cp-1',
+    '--snapshot',
+    missing,
+  ]);
   const target = tempDir('restore');
   const restore = await runPod(job, { volumes: { backup: dest, restore: target } });
   expect(restore.failed).toBe('restore');
@@ -305,8 +357,25 @@ describe('faults', () => {
     const pki = tempDir('pki');
     for (const f of fs.readdirSync(etcd.pkiDir)) fs.copyFileSync(path.join(etcd.pkiDir, f), path.join(pki, f));
     // a certificate from another CA
-    await runOk('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=intruder',
-      '-keyout', path.join(pki, 'healthcheck-client.key'), '-out', path.join(pki, 'healthcheck-client.crt')], { env: { PATH: process.env.PATH, OPENSSL_CONF: '/dev/null' } });
+    await runOk(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=intruder',
+        '-keyout',
+        path.join(pki, 'healthcheck-client.key'),
+        '-out',
+        path.join(pki, 'healthcheck-client.crt'),
+      ],
+      { env: { PATH: process.env.PATH, OPENSSL_CONF: '/dev/null' } },
+    );
     const run = await runPod(backupCronJob(), { volumes: volumes(dest, pki), env: FAST_FAIL });
     expect(run.failed).toBe('snapshot');
     expect(errorLines(run.results.snapshot)[0]).toContain('cannot get the status');
@@ -326,7 +395,10 @@ describe('faults', () => {
   async function snapshotThen(corrupt: (file: string) => void, over: Record<string, unknown> = {}) {
     const { dest, old } = destWithOldBackup();
     const pause = pausingEtcdctl(ETCDCTL(), 'after-save');
-    const run = runPod(backupCronJob(over, { retention: { keepLast: 1 } }), { volumes: volumes(dest), pathPrepend: [pause.bin] });
+    const run = runPod(backupCronJob(over, { retention: { keepLast: 1 } }), {
+      volumes: volumes(dest),
+      pathPrepend: [pause.bin],
+    });
     await pausedIn(run, pause.paused);
     corrupt(path.join(dest, PARTIAL));
     pause.resume();
@@ -356,7 +428,9 @@ describe('faults', () => {
     expect(rest.failed).toBe('snapshot');
     const errors = errorLines(rest.results.snapshot);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/integrity check failed: etcdctl snapshot restore found that the database in .*\.partial does not match the sha256 it ends with: the snapshot is corrupt \(.*expected sha256/);
+    expect(errors[0]).toMatch(
+      /integrity check failed: etcdctl snapshot restore found that the database in .*\.partial does not match the sha256 it ends with: the snapshot is corrupt \(.*expected sha256/,
+    );
     expect(filesOf(dest)).toEqual(old);
   });
 
@@ -365,7 +439,9 @@ describe('faults', () => {
     expect(rest.failed).toBe('snapshot');
     const errors = errorLines(rest.results.snapshot);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/integrity check failed: the sha256 of .*\.partial's database \([0-9a-f]{64}\) is not the checksum it ends with \([0-9a-f]{64}\): the snapshot is corrupt/);
+    expect(errors[0]).toMatch(
+      /integrity check failed: the sha256 of .*\.partial's database \([0-9a-f]{64}\) is not the checksum it ends with \([0-9a-f]{64}\): the snapshot is corrupt/,
+    );
     expect(filesOf(dest)).toEqual(old);
   });
 
@@ -378,7 +454,9 @@ describe('faults', () => {
     });
     expect(rest.failed).toBe('snapshot');
     // the restore check runs beside snapshot status and fails on it too: still one line, status's
-    expect(errorLines(rest.results.snapshot)).toEqual([expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/)]);
+    expect(errorLines(rest.results.snapshot)).toEqual([
+      expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/),
+    ]);
     expect(filesOf(dest)).toEqual(old);
   });
 
@@ -392,22 +470,29 @@ describe('faults', () => {
     const restored = path.join(bin, 'restored');
     const go = path.join(bin, 'go');
     const real = ETCDCTL();
-    fs.writeFileSync(path.join(bin, 'etcdctl'), [
-      '#!/bin/sh',
-      'case " $* " in',
-      `  *" snapshot restore "*) '${real}' "$@" || exit; : >'${restored}'; while :; do sleep 0.02; done ;;`,
-      `  *" snapshot status "*) while [ ! -e '${go}' ]; do sleep 0.02; done; exec '${real}' "$@" ;;`,
-      `  *) exec '${real}' "$@" ;;`,
-      'esac',
-      '',
-    ].join('\n'), { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(bin, 'etcdctl'),
+      [
+        '#!/bin/sh',
+        'case " $* " in',
+        `  *" snapshot restore "*) '${real}' "$@" || exit; : >'${restored}'; while :; do sleep 0.02; done ;;`,
+        `  *" snapshot status "*) while [ ! -e '${go}' ]; do sleep 0.02; done; exec '${real}' "$@" ;;`,
+        `  *) exec '${real}' "$@" ;;`,
+        'esac',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
     return { bin, restored, go: () => fs.writeFileSync(go, '') };
   }
 
-  test('snapshot status fails while the restore check still runs beside it: the restore is stopped, one line (status\'s), no restore-check directory, nothing renamed', async () => {
+  test("snapshot status fails while the restore check still runs beside it: the restore is stopped, one line (status's), no restore-check directory, nothing renamed", async () => {
     const { dest, old } = destWithOldBackup();
     const hold = holdingEtcdctl();
-    const run = runPod(backupCronJob({}, { retention: { keepLast: 1 } }), { volumes: volumes(dest), pathPrepend: [hold.bin] });
+    const run = runPod(backupCronJob({}, { retention: { keepLast: 1 } }), {
+      volumes: volumes(dest),
+      pathPrepend: [hold.bin],
+    });
     await pausedIn(run, hold.restored);
     expect(filesOf(dest)).toEqual([PARTIAL, '.etcd-snapshot_etcd_cp-1.restore-check', ...old]);
     // both bbolt meta pages zeroed under a matching checksum: snapshot status rejects the file
@@ -420,14 +505,19 @@ describe('faults', () => {
     const r = await run; // the restore is never resumed: the step ends only if it stops it
     expect(r.failed).toBe('snapshot');
     expect(r.results.snapshot.code).toBe(1);
-    expect(errorLines(r.results.snapshot)).toEqual([expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/)]);
+    expect(errorLines(r.results.snapshot)).toEqual([
+      expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/),
+    ]);
     expect(filesOf(dest)).toEqual(old);
   });
 
-  test('TERM (the Job\'s deadline) while the restore check runs beside snapshot status: exit 1 with one line, no restore-check directory, nothing renamed', async () => {
+  test("TERM (the Job's deadline) while the restore check runs beside snapshot status: exit 1 with one line, no restore-check directory, nothing renamed", async () => {
     const { dest, old } = destWithOldBackup();
     const hold = holdingEtcdctl();
-    const run = runPod(backupCronJob({}, { retention: { keepLast: 1 } }), { volumes: volumes(dest), pathPrepend: [hold.bin] });
+    const run = runPod(backupCronJob({}, { retention: { keepLast: 1 } }), {
+      volumes: volumes(dest),
+      pathPrepend: [hold.bin],
+    });
     await pausedIn(run, hold.restored);
     const step = await waitFor('the snapshot step', () => containerProcess('etcd-snapshot'));
     process.kill(step.pid, 'SIGTERM');
@@ -436,7 +526,9 @@ describe('faults', () => {
     expect(r.results.snapshot.code).toBe(1);
     const errors = errorLines(r.results.snapshot);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while verifying .*\.partial and restoring it into .*\.restore-check \(restore check\)$/);
+    expect(errors[0]).toMatch(
+      /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while verifying .*\.partial and restoring it into .*\.restore-check \(restore check\)$/,
+    );
     expect(filesOf(dest)).toEqual(old);
   });
 
@@ -444,7 +536,9 @@ describe('faults', () => {
     const { dbSize } = await endpointStatus();
     const mnt = tempDir('tmpfs');
     const kib = Math.ceil((dbSize * 1.5) / 4096) * 4;
-    const mount = await runCommand('mount', ['-t', 'tmpfs', '-o', `size=${kib}k,mode=0755`, 'tmpfs', mnt], { env: { PATH: process.env.PATH } });
+    const mount = await runCommand('mount', ['-t', 'tmpfs', '-o', `size=${kib}k,mode=0755`, 'tmpfs', mnt], {
+      env: { PATH: process.env.PATH },
+    });
     if (mount.code !== 0) throw new Error(`this test mounts a ${kib} KiB tmpfs and needs root: ${mount.stderr}`);
     try {
       const pause = pausingEtcdctl(ETCDCTL(), 'before-save');
@@ -452,7 +546,11 @@ describe('faults', () => {
       expect(run.failed).toBe('snapshot');
       const errors = errorLines(run.results.snapshot);
       expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatch(new RegExp(`refusing to snapshot: .* has \\d+ bytes free, but the database is ${dbSize} bytes .* needs 2 x that \\(${dbSize * 2} bytes\\); nothing written`));
+      expect(errors[0]).toMatch(
+        new RegExp(
+          `refusing to snapshot: .* has \\d+ bytes free, but the database is ${dbSize} bytes .* needs 2 x that \\(${dbSize * 2} bytes\\); nothing written`,
+        ),
+      );
       // snapshot save never started
       expect(fs.existsSync(pause.paused)).toBe(false);
       expect(filesOf(mnt)).toEqual([]);
@@ -461,20 +559,26 @@ describe('faults', () => {
     }
   });
 
-  test('etcd gone between the precheck and the save: snapshot save hangs (it has no timeout) until TERM, the Job\'s deadline, stops it: exit 1 with one line, not even etcdctl\'s .part left', async () => {
+  test("etcd gone between the precheck and the save: snapshot save hangs (it has no timeout) until TERM, the Job's deadline, stops it: exit 1 with one line, not even etcdctl's .part left", async () => {
     const gone = await startEtcd();
     const dest = tempDir('dest');
     const cj = backupCronJob({}, {}, gone.endpoint);
     // the Job deadline is what sends the TERM in a cluster
-    expect((cj.spec as { jobTemplate: { spec: { activeDeadlineSeconds: number } } }).jobTemplate.spec.activeDeadlineSeconds).toBe(900);
+    expect(
+      (cj.spec as { jobTemplate: { spec: { activeDeadlineSeconds: number } } }).jobTemplate.spec.activeDeadlineSeconds,
+    ).toBe(900);
     const pause = pausingEtcdctl(ETCDCTL(), 'before-save');
     const run = runPod(cj, { volumes: { backup: dest }, pathPrepend: [pause.bin] });
     await pausedIn(run, pause.paused);
     await gone.stop();
     pause.resume();
     const step = await waitFor('the snapshot step', () => containerProcess('etcd-snapshot'));
-    await waitFor('etcdctl snapshot save, waiting for the gone etcd', () =>
-      descendants(step.pid).some((p) => p.argv[0] === ETCDCTL() && p.argv.includes('save')) && fs.existsSync(path.join(dest, `${PARTIAL}.part`)));
+    await waitFor(
+      'etcdctl snapshot save, waiting for the gone etcd',
+      () =>
+        descendants(step.pid).some((p) => p.argv[0] === ETCDCTL() && p.argv.includes('save')) &&
+        fs.existsSync(path.join(dest, `${PARTIAL}.part`)),
+    );
     process.kill(step.pid, 'SIGTERM');
     const r = await run;
     expect(r.failed).toBe('snapshot');
@@ -482,32 +586,49 @@ describe('faults', () => {
     expect(r.results.snapshot.timedOut).toBe(false);
     const errors = errorLines(r.results.snapshot);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while saving the snapshot to .*\.etcd-snapshot_etcd_cp-1\.partial$/);
+    expect(errors[0]).toMatch(
+      /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while saving the snapshot to .*\.etcd-snapshot_etcd_cp-1\.partial$/,
+    );
     expect(filesOf(dest)).toEqual([]);
   });
 
-  test('TERM (the Job\'s deadline) in the middle of the hostPath store: both final names removed, a failure pushed, exit 1 with one line', async () => {
+  test("TERM (the Job's deadline) in the middle of the hostPath store: both final names removed, a failure pushed, exit 1 with one line", async () => {
     const gateway = await startPushgateway();
     const dest = tempDir('dest');
     // curl for the metrics push comes with images.shell (the default busybox has none)
-    const cj = backupCronJob({ images: { shell: 'curlimages/curl:8.10.1' } }, { metrics: { pushgatewayUrl: gateway.url } });
+    const cj = backupCronJob(
+      { images: { shell: 'curlimages/curl:8.10.1' } },
+      { metrics: { pushgatewayUrl: gateway.url } },
+    );
     const volumeDirs: Record<string, string> = {};
-    expect((await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['tools', 'snapshot'] })).failed).toBeUndefined();
+    expect(
+      (await runPod(cj, { volumes: volumes(dest), volumeDirs, only: ['tools', 'snapshot'] })).failed,
+    ).toBeUndefined();
 
     // A stand-in mv: the real mv renames (and prints what it prints); once the snapshot has its final name it
     // waits, so that the TERM lands between that rename and the end of the store.
     const bin = tempDir('mv-bin');
     const renamed = path.join(bin, 'renamed');
     const resumed = path.join(bin, 'resumed');
-    fs.writeFileSync(path.join(bin, 'mv'), [
-      '#!/bin/sh',
-      `'${requireCommands('mv').mv}' "$@" || exit`,
-      'for a in "$@"; do last=$a; done',
-      `case $last in '${dest}'/etcd-snapshot_etcd_*_cp-1.db) : >'${renamed}'; while [ ! -e '${resumed}' ]; do sleep 0.02; done ;; esac`,
-      '',
-    ].join('\n'), { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(bin, 'mv'),
+      [
+        '#!/bin/sh',
+        `'${requireCommands('mv').mv}' "$@" || exit`,
+        'for a in "$@"; do last=$a; done',
+        `case $last in '${dest}'/etcd-snapshot_etcd_*_cp-1.db) : >'${renamed}'; while [ ! -e '${resumed}' ]; do sleep 0.02; done ;; esac`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
 
-    const finalize = runContainer(cj, 'finalize', { volumes: volumes(dest), volumeDirs, pod: { nodeName: 'cp-1' }, pathPrepend: [bin], timeoutMs: 60000 });
+    const finalize = runContainer(cj, 'finalize', {
+      volumes: volumes(dest),
+      volumeDirs,
+      pod: { nodeName: 'cp-1' },
+      pathPrepend: [bin],
+      timeoutMs: 60000,
+    });
     await waitFor('the snapshot renamed to its final name', () => fs.existsSync(renamed));
     expect(finalNames(dest)).toHaveLength(1);
     expect(filesOf(dest).filter((f) => f.endsWith('.db.json'))).toHaveLength(1);
@@ -520,7 +641,9 @@ describe('faults', () => {
     expect(r.timedOut).toBe(false);
     const errors = errorLines(r);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while storing .*\/etcd-snapshot_etcd_\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ_cp-1\.db$/);
+    expect(errors[0]).toMatch(
+      /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while storing .*\/etcd-snapshot_etcd_\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ_cp-1\.db$/,
+    );
     expect(filesOf(dest)).toEqual([]);
     expect(await metricValue(gateway, 'etcd_backup_last_run_success', cj.metadata.name)).toBe(0);
     expect(await metricValue(gateway, 'etcd_backup_failure_total', cj.metadata.name)).toBe(1);
@@ -558,23 +681,31 @@ test('etcd over plain http: no certificates are mounted or passed', async () => 
   }
 });
 
-test('etcd compacted past the snapshot\'s revision before the key count: the backup is stored without keyCount, with one warning', async () => {
+test("etcd compacted past the snapshot's revision before the key count: the backup is stored without keyCount, with one warning", async () => {
   const dest = tempDir('dest');
   // a stand-in etcdctl: the real one for every call; before `get`, it compacts the member past every revision so far
   const real = ETCDCTL();
   const bin = tempDir('etcdctl-bin');
-  fs.writeFileSync(path.join(bin, 'etcdctl'), [
-    '#!/bin/sh',
-    'case " $* " in',
-    `  *" get "*) rev=$('${real}' put /compacted x -w json | sed -n 's/.*"revision":\\([0-9]*\\).*/\\1/p') && '${real}' compaction "$rev" >/dev/null || exit ;;`,
-    'esac',
-    `exec '${real}' "$@"`,
-    '',
-  ].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'etcdctl'),
+    [
+      '#!/bin/sh',
+      'case " $* " in',
+      `  *" get "*) rev=$('${real}' put /compacted x -w json | sed -n 's/.*"revision":\\([0-9]*\\).*/\\1/p') && '${real}' compaction "$rev" >/dev/null || exit ;;`,
+      'esac',
+      `exec '${real}' "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   const run = await runPod(backupCronJob(), { volumes: volumes(dest), pathPrepend: [bin] });
   expect(run.failed).toBeUndefined();
   const warnings = run.results.snapshot.stderr.split('\n').filter((l) => / warn /.test(l));
-  expect(warnings).toEqual([expect.stringMatching(/cannot count the keys at revision \d+ at https:\/\/127\.0\.0\.1:\d+ \(.*required revision has been compacted\): the metadata records no keyCount, so restore drills compare the revision only$/)]);
+  expect(warnings).toEqual([
+    expect.stringMatching(
+      /cannot count the keys at revision \d+ at https:\/\/127\.0\.0\.1:\d+ \(.*required revision has been compacted\): the metadata records no keyCount, so restore drills compare the revision only$/,
+    ),
+  ]);
   const [name] = finalNames(dest);
   const meta = JSON.parse(fs.readFileSync(path.join(dest, `${name}.json`), 'utf8'));
   expect(meta.keyCount).toBeUndefined();

@@ -12,7 +12,15 @@ import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
 import type { BackupPolicy, Manifest } from '../../../../../lib';
 import { runContainer } from '../../../../support/run-container';
-import { EtcdTlsHandle, PushgatewayHandle, requireCommands, runOk, startEtcdTls, startPushgateway, stopAll } from '../../../../support/services';
+import {
+  EtcdTlsHandle,
+  PushgatewayHandle,
+  requireCommands,
+  runOk,
+  startEtcdTls,
+  startPushgateway,
+  stopAll,
+} from '../../../../support/services';
 import {
   PodRun,
   containerProcess,
@@ -62,7 +70,8 @@ function drillPolicy(name: string, spec: Record<string, unknown> = {}): BackupPo
 }
 
 const component = (cj: Manifest) => (cj.metadata.labels as Record<string, string>)['app.kubernetes.io/component'];
-const cronJobOfComponent = (policy: BackupPolicy, c: string) => cronJobs(renderPolicy(policy)).find((cj) => component(cj) === c)!;
+const cronJobOfComponent = (policy: BackupPolicy, c: string) =>
+  cronJobs(renderPolicy(policy)).find((cj) => component(cj) === c)!;
 
 interface Stored {
   readonly name: string;
@@ -74,18 +83,27 @@ interface Stored {
 /** One backup run of the policy into `dest`: the snapshot it stored. */
 async function backUp(policy: BackupPolicy, dest: string): Promise<Stored> {
   const before = new Set(filesOf(dest));
-  const run = await runPod(cronJobOfComponent(policy, 'backup'), { volumes: { backup: dest, 'etcd-certs': etcd.pkiDir } });
+  const run = await runPod(cronJobOfComponent(policy, 'backup'), {
+    volumes: { backup: dest, 'etcd-certs': etcd.pkiDir },
+  });
   if (run.failed) throw new Error(run.log);
   // encrypted: <name>.age, its metadata under the clear name
   const name = filesOf(dest).find((f) => !before.has(f) && /\.db(\.age)?$/.test(f))!;
   const file = path.join(dest, name);
   const time = Date.parse(/_(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)_/.exec(name)![1]) / 1000;
-  return { name, file, time, meta: JSON.parse(fs.readFileSync(`${file.replace(/\.age$/, '')}.json`, 'utf8')) as SnapshotMetadata };
+  return {
+    name,
+    file,
+    time,
+    meta: JSON.parse(fs.readFileSync(`${file.replace(/\.age$/, '')}.json`, 'utf8')) as SnapshotMetadata,
+  };
 }
 
 /** The keys of the live etcd at `revision`, listed (not counted by the server). */
 async function keysAt(revision: number): Promise<number> {
-  const listed = JSON.parse(await etcd.etcdctl(['get', '', '--prefix', '--keys-only', `--rev=${revision}`, '-w', 'json'])) as { kvs?: unknown[] };
+  const listed = JSON.parse(
+    await etcd.etcdctl(['get', '', '--prefix', '--keys-only', `--rev=${revision}`, '-w', 'json']),
+  ) as { kvs?: unknown[] };
   return (listed.kvs ?? []).length;
 }
 
@@ -100,11 +118,13 @@ async function drill(policy: BackupPolicy, dest: string, opts: Parameters<typeof
   return { ...run, started, ended: Math.ceil(Date.now() / 1000) };
 }
 
-const gauge = (policy: BackupPolicy, name: string) => metricValue(gateway, `etcd_backup_restore_drill_${name}`, `${policy.metadata.name}-drill-${NODE}`);
+const gauge = (policy: BackupPolicy, name: string) =>
+  metricValue(gateway, `etcd_backup_restore_drill_${name}`, `${policy.metadata.name}-drill-${NODE}`);
 const lastLine = (text: string) => text.replace(/\n+$/, '').split('\n').pop()!;
 
 /** The etcd processes still running on a data directory under `dir`. */
-const membersUnder = (dir: string) => processes().filter((p) => /(^|\/)etcd$/.test(p.argv[0] ?? '') && p.argv.some((a) => a.includes(dir)));
+const membersUnder = (dir: string) =>
+  processes().filter((p) => /(^|\/)etcd$/.test(p.argv[0] ?? '') && p.argv.some((a) => a.includes(dir)));
 
 /** etcd's line when a signal stops it (v3.4 pkg/osutil/interrupt_unix.go, HandleInterrupts: `received %v signal, shutting down...`). */
 const STOPPED_BY_TERM = /received terminated signal, shutting down/;
@@ -125,7 +145,7 @@ function expectFailed(run: DrillRun, step: string, reason: RegExp): string {
   return errors[0];
 }
 
-test('a good backup: restored into a temporary member whose revision and key count are the backup\'s; four gauges pushed; the member stopped', async () => {
+test("a good backup: restored into a temporary member whose revision and key count are the backup's; four gauges pushed; the member stopped", async () => {
   const policy = drillPolicy('good');
   const dest = tempDir('dest');
   const stored = await backUp(policy, dest);
@@ -138,10 +158,14 @@ test('a good backup: restored into a temporary member whose revision and key cou
   expect(run.failed).toBeUndefined();
   expect(Object.keys(run.results)).toEqual(['fetch', 'tools', 'restore', 'report']);
   expect(run.results.fetch.stderr).toContain(`drilling the newest backup of node cp-1's snapshots at `);
-  expect(run.results.restore.stderr).toContain(`revision ${stored.meta.revision} and ${stored.meta.keyCount} keys, as recorded`);
-  expect(lastLine(run.results.report.stderr)).toMatch(new RegExp(
-    `info restore drill succeeded: ${stored.name} restored, revision ${stored.meta.revision} and ${stored.meta.keyCount} keys, as recorded; RTO \\d+s \\(fetch to answers\\), backup age \\d+s \\(RPO\\)$`,
-  ));
+  expect(run.results.restore.stderr).toContain(
+    `revision ${stored.meta.revision} and ${stored.meta.keyCount} keys, as recorded`,
+  );
+  expect(lastLine(run.results.report.stderr)).toMatch(
+    new RegExp(
+      `info restore drill succeeded: ${stored.name} restored, revision ${stored.meta.revision} and ${stored.meta.keyCount} keys, as recorded; RTO \\d+s \\(fetch to answers\\), backup age \\d+s \\(RPO\\)$`,
+    ),
+  );
 
   expect(await gauge(policy, 'success')).toBe(1);
   const duration = (await gauge(policy, 'duration_seconds'))!;
@@ -178,8 +202,12 @@ test('the newest of several backups is drilled; a backup written before keyCount
 
   const run = await drill(policy, dest);
   expect(run.failed).toBeUndefined();
-  expect(run.results.restore.stderr).toContain(`the metadata of ${stored.name} records no keyCount (written before backups counted keys): compared the revision only`);
-  expect(lastLine(run.results.report.stderr)).toContain(`${stored.name} restored, revision ${stored.meta.revision} as recorded, ${keyCount} keys (no count recorded)`);
+  expect(run.results.restore.stderr).toContain(
+    `the metadata of ${stored.name} records no keyCount (written before backups counted keys): compared the revision only`,
+  );
+  expect(lastLine(run.results.report.stderr)).toContain(
+    `${stored.name} restored, revision ${stored.meta.revision} as recorded, ${keyCount} keys (no count recorded)`,
+  );
   expect(await gauge(policy, 'success')).toBe(1);
 });
 
@@ -210,7 +238,13 @@ describe('a backup that changed after it was stored fails the drill: failure pus
 
     flipValueBytes(stored.file);
     const run = await drill(policy, dest);
-    const line = expectFailed(run, 'restore', new RegExp(`integrity check failed: etcdctl snapshot status reports hash \\d+ for ${stored.name}, its metadata recorded ${stored.meta.hash}: the backup changed after it was stored`));
+    const line = expectFailed(
+      run,
+      'restore',
+      new RegExp(
+        `integrity check failed: etcdctl snapshot status reports hash \\d+ for ${stored.name}, its metadata recorded ${stored.meta.hash}: the backup changed after it was stored`,
+      ),
+    );
     expect(line).toContain(`(${stored.name}, `);
     expect(await gauge(policy, 'success')).toBe(0);
     expect(await gauge(policy, 'last_success_timestamp_seconds')).toBe(lastSuccess);
@@ -229,7 +263,13 @@ describe('a backup that changed after it was stored fails the drill: failure pus
     const later = await backUp(policy, dest);
     fs.renameSync(older, later.file);
     const run = await drill(policy, dest);
-    expectFailed(run, 'restore', new RegExp(`integrity check failed: ${later.name} ends with the sha256 ${first.meta.sha256}, its metadata recorded ${later.meta.sha256}: the backup changed after it was stored`));
+    expectFailed(
+      run,
+      'restore',
+      new RegExp(
+        `integrity check failed: ${later.name} ends with the sha256 ${first.meta.sha256}, its metadata recorded ${later.meta.sha256}: the backup changed after it was stored`,
+      ),
+    );
   });
 
   test('a truncated snapshot', async () => {
@@ -238,7 +278,11 @@ describe('a backup that changed after it was stored fails the drill: failure pus
     const stored = await backUp(policy, dest);
     fs.truncateSync(stored.file, fs.statSync(stored.file).size - 100);
     const run = await drill(policy, dest);
-    expectFailed(run, 'restore', /integrity check failed: .* does not end with etcd's 32-byte sha256 after whole 512-byte blocks: truncated or not a snapshot/);
+    expectFailed(
+      run,
+      'restore',
+      /integrity check failed: .* does not end with etcd's 32-byte sha256 after whole 512-byte blocks: truncated or not a snapshot/,
+    );
     expect(await gauge(policy, 'success')).toBe(0);
     expect(await gauge(policy, 'last_success_timestamp_seconds')).toBeUndefined();
   });
@@ -264,7 +308,11 @@ test('a newest backup older than maxBackupAge fails the drill before anything is
 test('no backup yet: the drill fails with one line naming where it looked', async () => {
   const policy = drillPolicy('empty');
   const run = await drill(policy, tempDir('dest'));
-  expectFailed(run, 'fetch', /no backup among node cp-1's snapshots at .*\/etcd-snapshot_empty_<time>_cp-1\.db: nothing to drill/);
+  expectFailed(
+    run,
+    'fetch',
+    /no backup among node cp-1's snapshots at .*\/etcd-snapshot_empty_<time>_cp-1\.db: nothing to drill/,
+  );
   expect(await gauge(policy, 'success')).toBe(0);
   expect(await gauge(policy, 'backup_age_seconds')).toBeUndefined();
 });
@@ -278,9 +326,19 @@ describe('encrypted backups (<name>.age, metadata <name>.json)', () => {
   }
 
   /** A real backup of a policy that encrypts to `recipient` (spec.encryption): `<name>.age`, metadata `<name>.json`. */
-  async function encryptedBackup(name: string, dest: string, recipient: string): Promise<{ policy: BackupPolicy; stored: Stored }> {
+  async function encryptedBackup(
+    name: string,
+    dest: string,
+    recipient: string,
+  ): Promise<{ policy: BackupPolicy; stored: Stored }> {
     const policy = drillPolicy(name, {
-      encryption: { age: { recipients: [recipient], identitySecret: { name: 'etcd-age', key: 'identity' }, image: 'alpine-age:3.20' } },
+      encryption: {
+        age: {
+          recipients: [recipient],
+          identitySecret: { name: 'etcd-age', key: 'identity' },
+          image: 'alpine-age:3.20',
+        },
+      },
     });
     const stored = await backUp(policy, dest);
     expect(stored.name).toMatch(/\.db\.age$/);
@@ -288,7 +346,6 @@ describe('encrypted backups (<name>.age, metadata <name>.json)', () => {
   }
 
   const secretsOf = (identityFile: string) => ({ 'etcd-age': { identity: fs.readFileSync(identityFile, 'utf8') } });
-
 
   test('decrypted with the right identity, then drilled like any backup', async () => {
     const key = identity();
@@ -299,20 +356,28 @@ describe('encrypted backups (<name>.age, metadata <name>.json)', () => {
     expect(run.failed).toBeUndefined();
     expect(Object.keys(run.results)).toEqual(['fetch', 'decrypt', 'tools', 'restore', 'report']);
     expect(run.results.decrypt.stderr).toContain(`decrypted ${stored.name} with the identity in `);
-    expect(lastLine(run.results.report.stderr)).toContain(`${stored.name} restored, revision ${stored.meta.revision} and ${stored.meta.keyCount} keys, as recorded`);
+    expect(lastLine(run.results.report.stderr)).toContain(
+      `${stored.name} restored, revision ${stored.meta.revision} and ${stored.meta.keyCount} keys, as recorded`,
+    );
     expect(await gauge(policy, 'success')).toBe(1);
     // the decrypted copy lived in scratch only, and is gone
     expect(filesOf(path.join(run.volumeDirs.scratch, 'drill')).filter((f) => f.endsWith('.db'))).toEqual([]);
     expect(filesOf(dest)).toEqual([stored.name, `${stored.name.slice(0, -4)}.json`]);
   });
 
-  test('a wrong identity fails cleanly with age\'s message; nothing restored', async () => {
+  test("a wrong identity fails cleanly with age's message; nothing restored", async () => {
     const key = identity();
     const wrong = identity();
     const dest = tempDir('dest');
     const { policy, stored } = await encryptedBackup('wrong-key', dest, key.recipient);
     const run = await drill(policy, dest, { secrets: secretsOf(wrong.file) });
-    expectFailed(run, 'decrypt', new RegExp(`cannot decrypt .*/${stored.name.replace(/\./g, '\\.')}: age: error: no identity matched any of the recipients`));
+    expectFailed(
+      run,
+      'decrypt',
+      new RegExp(
+        `cannot decrypt .*/${stored.name.replace(/\./g, '\\.')}: age: error: no identity matched any of the recipients`,
+      ),
+    );
     expect(run.results.restore.stderr).toContain('skipped: an earlier step of this drill failed');
     expect(filesOf(path.join(run.volumeDirs.scratch, 'drill')).filter((f) => f.endsWith('.db'))).toEqual([]);
     expect(await gauge(policy, 'success')).toBe(0);
@@ -325,28 +390,43 @@ describe('encrypted backups (<name>.age, metadata <name>.json)', () => {
     const { stored } = await encryptedBackup('no-identity', dest, key.recipient);
     const policy = drillPolicy('no-identity');
     const run = await drill(policy, dest);
-    expectFailed(run, 'restore', new RegExp(`the newest backup ${stored.name.replace(/\./g, '\\.')} is encrypted \\(\\.age\\) and the policy sets no spec\\.encryption to decrypt it with`));
+    expectFailed(
+      run,
+      'restore',
+      new RegExp(
+        `the newest backup ${stored.name.replace(/\./g, '\\.')} is encrypted \\(\\.age\\) and the policy sets no spec\\.encryption to decrypt it with`,
+      ),
+    );
   });
 });
 
-test('TERM (the Job\'s deadline) while the temporary member runs: the member is stopped, its data removed, the failure reported', async () => {
+test("TERM (the Job's deadline) while the temporary member runs: the member is stopped, its data removed, the failure reported", async () => {
   const policy = drillPolicy('deadline');
   const dest = tempDir('dest');
   await backUp(policy, dest);
   // a stand-in etcdctl: the real one for every call, but `endpoint status` (the member is up) waits until the test resumes it
   const bin = tempDir('etcdctl-bin');
   const paused = path.join(bin, 'paused');
-  fs.writeFileSync(path.join(bin, 'etcdctl'), [
-    '#!/bin/sh',
-    `case " $* " in *" endpoint status "*) : >'${paused}'; while :; do sleep 0.02; done ;; esac`,
-    `exec '${requireCommands('etcdctl').etcdctl}' "$@"`,
-    '',
-  ].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'etcdctl'),
+    [
+      '#!/bin/sh',
+      `case " $* " in *" endpoint status "*) : >'${paused}'; while :; do sleep 0.02; done ;; esac`,
+      `exec '${requireCommands('etcdctl').etcdctl}' "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
 
   const volumeDirs: Record<string, string> = {};
   const run = drill(policy, dest, { pathPrepend: [bin], volumeDirs });
   let ended: DrillRun | undefined;
-  run.then((r) => { ended = r; }, () => undefined);
+  run.then(
+    (r) => {
+      ended = r;
+    },
+    () => undefined,
+  );
   await waitFor('the drill reading its temporary member', () => {
     if (ended) throw new Error(`the drill ended before pausing:\n${ended.log}`);
     return fs.existsSync(paused);
@@ -359,7 +439,11 @@ test('TERM (the Job\'s deadline) while the temporary member runs: the member is 
 
   expect(r.results.restore.code).toBe(0);
   expect(r.results.restore.timedOut).toBe(false);
-  expect(errorLines(r.results.restore)).toEqual([expect.stringMatching(/stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while reading the temporary etcd member at http:\/\/127\.0\.0\.1:\d+$/)]);
+  expect(errorLines(r.results.restore)).toEqual([
+    expect.stringMatching(
+      /stopped by SIGTERM \(the Job's deadline, or the pod was deleted\) while reading the temporary etcd member at http:\/\/127\.0\.0\.1:\d+$/,
+    ),
+  ]);
   expect(processes().filter((p) => p.pid === members[0].pid)).toEqual([]);
   const drillDir = path.join(r.volumeDirs.scratch, 'drill');
   expect(fs.readFileSync(path.join(drillDir, 'member.log'), 'utf8')).toMatch(STOPPED_BY_TERM);
@@ -376,12 +460,15 @@ test('the restore step needs only etcd, etcdctl and etcdutl from the etcd image,
   // (a stand-in forwarding to 3.4's etcdctl, whose snapshot status/restore etcdutl took over).
   const busyboxImage = tempDir('busybox-image');
   const busybox = requireCommands('busybox').busybox;
-  for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean)) fs.symlinkSync(busybox, path.join(busyboxImage, applet));
+  for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean))
+    fs.symlinkSync(busybox, path.join(busyboxImage, applet));
   fs.symlinkSync(busybox, path.join(busyboxImage, 'busybox'));
   const etcdImage = tempDir('etcd-image');
   fs.symlinkSync(requireCommands('etcd').etcd, path.join(etcdImage, 'etcd'));
   fs.symlinkSync(requireCommands('etcdctl').etcdctl, path.join(etcdImage, 'etcdctl'));
-  fs.writeFileSync(path.join(etcdImage, 'etcdutl'), `#!/bin/sh\nexec ${requireCommands('etcdctl').etcdctl} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(etcdImage, 'etcdutl'), `#!/bin/sh\nexec ${requireCommands('etcdctl').etcdctl} "$@"\n`, {
+    mode: 0o755,
+  });
 
   const cj = cronJobOfComponent(policy, 'restore-drill');
   const volumeDirs: Record<string, string> = {};
@@ -389,8 +476,15 @@ test('the restore step needs only etcd, etcdctl and etcdutl from the etcd image,
   expect(fetch.stderr).not.toMatch(/ error /);
   const tools = await runContainer(cj, 'tools', { volumeDirs, env: { PATH: busyboxImage } });
   expect(tools.code).toBe(0);
-  const restore = await runContainer(cj, 'restore', { volumeDirs, volumes: { backup: dest }, env: { PATH: `${path.join(volumeDirs.scratch, 'tools')}:${etcdImage}` }, timeoutMs: 60000 });
+  const restore = await runContainer(cj, 'restore', {
+    volumeDirs,
+    volumes: { backup: dest },
+    env: { PATH: `${path.join(volumeDirs.scratch, 'tools')}:${etcdImage}` },
+    timeoutMs: 60000,
+  });
   expect(restore.stderr).not.toMatch(/ error /);
-  expect(restore.stderr).toMatch(/restored etcd-snapshot_distroless_.* with etcdutl and started a temporary etcd member on it: revision \d+ and \d+ keys, as recorded/);
+  expect(restore.stderr).toMatch(
+    /restored etcd-snapshot_distroless_.* with etcdutl and started a temporary etcd member on it: revision \d+ and \d+ keys, as recorded/,
+  );
   expect(fs.existsSync(path.join(volumeDirs.scratch, 'drill', 'result'))).toBe(true);
 });

@@ -6,15 +6,19 @@ import { createHash } from 'crypto';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { EtcdTlsHandle, S3Handle, requireCommands, startEtcdTls, startS3, stopAll } from '../../../../support/services';
 import {
-  EtcdTlsHandle,
-  S3Handle,
-  requireCommands,
-  startEtcdTls,
-  startS3,
-  stopAll,
-} from '../../../../support/services';
-import { ageDecrypt, ageKeypair, cronJobOf, errorLines, etcdPolicy, filesOf, removeTempDirs, runPod, tempDir, walk } from '../fixtures';
+  ageDecrypt,
+  ageKeypair,
+  cronJobOf,
+  errorLines,
+  etcdPolicy,
+  filesOf,
+  removeTempDirs,
+  runPod,
+  tempDir,
+  walk,
+} from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -75,12 +79,15 @@ const volumes = (dest: string | undefined, dirs: { pki: string; manifests: strin
 function tarContents(archive: string): Record<string, string> {
   const out = tempDir('extracted');
   execFileSync('tar', ['-xzf', archive, '-C', out]);
-  return Object.fromEntries(walk(out).map((f) => {
-    const full = path.join(out, f);
-    return [f, fs.lstatSync(full).isSymbolicLink() ? `-> ${fs.readlinkSync(full)}` : fs.readFileSync(full, 'utf8')];
-  }));
+  return Object.fromEntries(
+    walk(out).map((f) => {
+      const full = path.join(out, f);
+      return [f, fs.lstatSync(full).isSymbolicLink() ? `-> ${fs.readlinkSync(full)}` : fs.readFileSync(full, 'utf8')];
+    }),
+  );
 }
-const tarList = (archive: string) => execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).split('\n').filter(Boolean).sort();
+const tarList = (archive: string) =>
+  execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).split('\n').filter(Boolean).sort();
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 test('allowUnencrypted: <snapshot>.control-plane-files.tar.gz (0600) holds exactly the files and symlinks under host paths; the metadata has its sha256', async () => {
@@ -105,13 +112,18 @@ test('allowUnencrypted: <snapshot>.control-plane-files.tar.gz (0600) holds exact
     sha256: sha256(archive),
   });
   expect(meta.encryption).toBeUndefined();
-  expect(run.results.snapshot.stderr).toContain(`control-plane files archived and listed back: ${Object.keys(dirs.archived).length} entries`);
+  expect(run.results.snapshot.stderr).toContain(
+    `control-plane files archived and listed back: ${Object.keys(dirs.archived).length} entries`,
+  );
 });
 
 test('with spec.encryption the archive is stored as <snapshot>.control-plane-files.tar.gz.age; no clear archive or snapshot in the destination', async () => {
   const dirs = controlPlaneDirs();
   const dest = tempDir('dest');
-  const policy = etcdPolicy({ endpoint: etcd.endpoint, controlPlaneFiles: {} }, { encryption: { age: { image: 'example.com/age:1', recipients: [key.recipient] } } });
+  const policy = etcdPolicy(
+    { endpoint: etcd.endpoint, controlPlaneFiles: {} },
+    { encryption: { age: { image: 'example.com/age:1', recipients: [key.recipient] } } },
+  );
   const run = await runPod(cronJobOf(policy), { volumes: volumes(dest, dirs) });
   expect(run.failed).toBeUndefined();
   const [stored] = filesOf(dest).filter((f) => f.endsWith('.db.age'));
@@ -140,10 +152,19 @@ test('with spec.encryption the archive is stored as <snapshot>.control-plane-fil
 test('S3 with encryption: the archive is uploaded as <key>.control-plane-files.tar.gz.age and its stored size checked', async () => {
   const dirs = controlPlaneDirs();
   const policy = etcdPolicy(
-    { endpoint: etcd.endpoint, controlPlaneFiles: {}, destination: { s3: { bucket: BUCKET, region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 's3-creds' } } } },
+    {
+      endpoint: etcd.endpoint,
+      controlPlaneFiles: {},
+      destination: {
+        s3: { bucket: BUCKET, region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 's3-creds' } },
+      },
+    },
     { encryption: { age: { image: 'example.com/age:1', recipients: [key.recipient] } } },
   );
-  const run = await runPod(cronJobOf(policy), { volumes: volumes(undefined, dirs), secrets: { 's3-creds': { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } } });
+  const run = await runPod(cronJobOf(policy), {
+    volumes: volumes(undefined, dirs),
+    secrets: { 's3-creds': { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } },
+  });
   expect(run.failed).toBeUndefined();
   const keys = (await s3.listObjects(BUCKET, '')).map((o) => o.key).sort();
   const snapshot = keys.find((k) => k.endsWith('.db.age'))!.slice(0, -4);
@@ -160,10 +181,20 @@ test('retention deletes an archive with its snapshot, encrypted or not', async (
   const dirs = controlPlaneDirs();
   const dest = tempDir('dest');
   const older = ['etcd-snapshot_etcd_2020-01-01T00:00:00Z_cp-1.db', 'etcd-snapshot_etcd_2021-01-01T00:00:00Z_cp-1.db'];
-  for (const f of [older[0], `${older[0]}.json`, `${older[0]}${SUFFIX}`, `${older[1]}.age`, `${older[1]}.json`, `${older[1]}${SUFFIX}.age`]) {
+  for (const f of [
+    older[0],
+    `${older[0]}.json`,
+    `${older[0]}${SUFFIX}`,
+    `${older[1]}.age`,
+    `${older[1]}.json`,
+    `${older[1]}${SUFFIX}.age`,
+  ]) {
     fs.writeFileSync(path.join(dest, f), 'an older backup');
   }
-  const policy = etcdPolicy({ endpoint: etcd.endpoint, controlPlaneFiles: { allowUnencrypted: true } }, { retention: { keepLast: 1 } });
+  const policy = etcdPolicy(
+    { endpoint: etcd.endpoint, controlPlaneFiles: { allowUnencrypted: true } },
+    { retention: { keepLast: 1 } },
+  );
   const run = await runPod(cronJobOf(policy), { volumes: volumes(dest, dirs) });
   expect(run.failed).toBeUndefined();
   const [snapshot] = filesOf(dest).filter((f) => SNAPSHOT.test(f));
@@ -177,19 +208,25 @@ test('an archive that does not list back what was archived fails the snapshot st
   // xargs would do); every other call is the real one, unchanged.
   const bin = tempDir('tar-bin');
   const busybox = requireCommands('busybox').busybox;
-  fs.writeFileSync(path.join(bin, 'tar'), [
-    '#!/bin/sh',
-    `case $1 in -czf) ;; *) exec '${busybox}' tar "$@" ;; esac`,
-    'n=$#; i=0; for a in "$@"; do i=$((i + 1)); if [ "$i" -eq 1 ]; then set --; fi; [ "$i" -eq "$n" ] || set -- "$@" "$a"; done',
-    `exec '${busybox}' tar "$@"`,
-    '',
-  ].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'tar'),
+    [
+      '#!/bin/sh',
+      `case $1 in -czf) ;; *) exec '${busybox}' tar "$@" ;; esac`,
+      'n=$#; i=0; for a in "$@"; do i=$((i + 1)); if [ "$i" -eq 1 ]; then set --; fi; [ "$i" -eq "$n" ] || set -- "$@" "$a"; done',
+      `exec '${busybox}' tar "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   const cj = cronJobOf(etcdPolicy({ endpoint: etcd.endpoint, controlPlaneFiles: { allowUnencrypted: true } }));
   const run = await runPod(cj, { volumes: volumes(dest, dirs), pathPrepend: [bin] });
   expect(run.failed).toBe('snapshot');
   const errors = errorLines(run.results.snapshot);
   expect(errors).toHaveLength(1);
-  expect(errors[0]).toMatch(/the control-plane files archive .*\.files\.partial lacks etc\/kubernetes\/\S+, which was archived$/);
+  expect(errors[0]).toMatch(
+    /the control-plane files archive .*\.files\.partial lacks etc\/kubernetes\/\S+, which was archived$/,
+  );
   expect(run.results.snapshot.stderr).not.toContain('snapshot verified');
   expect(walk(dest)).toEqual([]);
 });

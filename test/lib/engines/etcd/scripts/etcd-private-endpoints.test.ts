@@ -20,7 +20,17 @@ import {
   startS3,
   stopAll,
 } from '../../../../support/services';
-import { cronJobOf, errorLines, etcdPolicy, metricValue, removeTempDirs, restoreJobOf, runPod, stamp, tempDir } from '../fixtures';
+import {
+  cronJobOf,
+  errorLines,
+  etcdPolicy,
+  metricValue,
+  removeTempDirs,
+  restoreJobOf,
+  runPod,
+  stamp,
+  tempDir,
+} from '../fixtures';
 
 jest.setTimeout(400_000);
 
@@ -42,14 +52,26 @@ beforeAll(async () => {
   requireCommands('curl', 'openssl', 'prometheus-pushgateway');
   // one test CA and a server certificate for 127.0.0.1 (not etcd's CA: the bundles must be the ones mounted)
   const pki = await generateEtcdPki(path.join(tempDir('endpoints-pki'), 'pki'));
-  const tls = { certFile: path.join(pki, 'server.crt'), keyFile: path.join(pki, 'server.key'), caFile: path.join(pki, 'ca.crt') };
+  const tls = {
+    certFile: path.join(pki, 'server.crt'),
+    keyFile: path.join(pki, 'server.key'),
+    caFile: path.join(pki, 'ca.crt'),
+  };
   caPem = fs.readFileSync(tls.caFile, 'utf8');
-  [etcd, s3, gateway] = await Promise.all([startEtcdTls(), startS3({ buckets: [BUCKET], tls }), startPushgateway({ tls, basicAuth: true })]);
+  [etcd, s3, gateway] = await Promise.all([
+    startEtcdTls(),
+    startS3({ buckets: [BUCKET], tls }),
+    startPushgateway({ tls, basicAuth: true }),
+  ]);
   await etcd.etcdctl(['put', '/registry/private/k', 'v']);
   // the real curl, started through a script that first records its arguments (what /proc/<pid>/cmdline shows)
   curlBin = tempDir('curl-bin');
   curlArgv = path.join(curlBin, 'argv');
-  fs.writeFileSync(path.join(curlBin, 'curl'), ['#!/bin/sh', `printf '%s\\n' "$*" >>'${curlArgv}'`, `exec '${requireCommands('curl').curl}' "$@"`, ''].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(curlBin, 'curl'),
+    ['#!/bin/sh', `printf '%s\\n' "$*" >>'${curlArgv}'`, `exec '${requireCommands('curl').curl}' "$@"`, ''].join('\n'),
+    { mode: 0o755 },
+  );
 });
 
 afterAll(async () => {
@@ -71,7 +93,16 @@ function policy(s3Over: Partial<S3Destination> = { caBundle: { configMap: { name
     {
       retentionScope: 'cluster',
       endpoint: etcd.endpoint,
-      destination: { s3: { bucket: BUCKET, path: 'prod/etcd', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 's3-creds' }, ...s3Over } },
+      destination: {
+        s3: {
+          bucket: BUCKET,
+          path: 'prod/etcd',
+          region: 'us-east-1',
+          endpoint: s3.endpoint,
+          credentialsSecret: { name: 's3-creds' },
+          ...s3Over,
+        },
+      },
     },
     {
       retention: { keepLast: 1 },
@@ -108,7 +139,10 @@ test('the endpoints serve TLS with the test CA, and the Pushgateway wants the pa
   const curl = (args: string[]) => runCommand('curl', ['-sS', '--fail', ...args, `${gateway.url}/-/ready`]);
   expect((await curl([])).code).toBe(60); // untrusted certificate (cleanEnv has no CURL_CA_BUNDLE)
   expect((await curl(['--cacert', caFile])).stderr).toMatch(/error: 401/);
-  expect((await curl(['--cacert', caFile, '-u', `${PUSHGATEWAY_TEST_USER.username}:${PUSHGATEWAY_TEST_USER.password}`])).code).toBe(0);
+  expect(
+    (await curl(['--cacert', caFile, '-u', `${PUSHGATEWAY_TEST_USER.username}:${PUSHGATEWAY_TEST_USER.password}`]))
+      .code,
+  ).toBe(0);
 });
 
 test('with both CA bundles and the right password: the snapshot is uploaded and the older one pruned over HTTPS, the metrics pushed, no secret in logs or argv', async () => {
@@ -117,7 +151,13 @@ test('with both CA bundles and the right password: the snapshot is uploaded and 
   for (const k of [older, `${older}.json`]) await s3.putObject(BUCKET, k, 'an earlier snapshot');
   fs.rmSync(curlArgv, { force: true });
   const cj = cronJobOf(policy());
-  const run = await runPod(cj, { secrets: secrets(), configMaps: configMaps(), volumes: certs(), pathPrepend: [curlBin], timeoutMs });
+  const run = await runPod(cj, {
+    secrets: secrets(),
+    configMaps: configMaps(),
+    volumes: certs(),
+    pathPrepend: [curlBin],
+    timeoutMs,
+  });
   expect(run.failed).toBeUndefined();
   expect(run.log).not.toMatch(/ (error|warn) /);
   expect(run.log).toMatch(/ info metrics pushed to https:\/\/127\.0\.0\.1:\d+\/metrics\/job\//);
@@ -130,7 +170,13 @@ test('with both CA bundles and the right password: the snapshot is uploaded and 
   // the restore Job's fetch downloads it back through the same bundle
   const name = (await keys()).find((k) => k.endsWith('.db'))!.slice(PREFIX.length);
   const job = restoreJobOf(policy(), ['--node', 'cp-1', '--snapshot', name]);
-  const fetch = await runPod(job, { configMaps: configMaps(), secrets: secrets(), volumes: certs(), only: ['tools', 'fetch'], timeoutMs });
+  const fetch = await runPod(job, {
+    configMaps: configMaps(),
+    secrets: secrets(),
+    volumes: certs(),
+    only: ['tools', 'fetch'],
+    timeoutMs,
+  });
   expect(fetch.failed).toBeUndefined();
   expect(fs.statSync(path.join(fetch.volumeDirs.scratch, name)).size).toBeGreaterThan(0);
 });
@@ -153,11 +199,19 @@ test('a wrong Pushgateway password: the push is refused with one clear warning, 
   const wrong = 'not-the-pw-Xk2';
   const cj = cronJobOf(policy());
   const before = await metricValue(gateway, 'etcd_backup_success_total', cj.metadata.name);
-  const run = await runPod(cj, { secrets: secrets(wrong), configMaps: configMaps(), volumes: certs(), pathPrepend: [curlBin], timeoutMs });
+  const run = await runPod(cj, {
+    secrets: secrets(wrong),
+    configMaps: configMaps(),
+    volumes: certs(),
+    pathPrepend: [curlBin],
+    timeoutMs,
+  });
   expect(run.failed).toBeUndefined();
   const warnings = run.log.split('\n').filter((l) => / warn /.test(l));
   expect(warnings).toEqual([
-    expect.stringMatching(/ warn metrics not pushed: cannot read the current counters from https:\/\/127\.0\.0\.1:\d+\/metrics: curl: \(22\) The requested URL returned error: 401 \(the Pushgateway refused the credentials: check the Secret of spec\.metrics\.basicAuthSecret or bearerTokenSecret\)$/),
+    expect.stringMatching(
+      / warn metrics not pushed: cannot read the current counters from https:\/\/127\.0\.0\.1:\d+\/metrics: curl: \(22\) The requested URL returned error: 401 \(the Pushgateway refused the credentials: check the Secret of spec\.metrics\.basicAuthSecret or bearerTokenSecret\)$/,
+    ),
   ]);
   expect(await metricValue(gateway, 'etcd_backup_success_total', cj.metadata.name)).toBe(before);
   expectNoSecret(run.log, wrong);

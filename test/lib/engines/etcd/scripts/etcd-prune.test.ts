@@ -13,13 +13,25 @@ import type { RetentionRules } from '../../../../../lib/retention';
 import { expectValidManifests } from '../../../../support/k8s-validate';
 import { runContainer } from '../../../../support/run-container';
 import { requireCommands, runOk } from '../../../../support/services';
-import { containerOf, cronJobs, envOf, errorLines, etcdPolicy, filesOf, podOf, problems, removeTempDirs, restoreJobOf, stamp, tempDir } from '../fixtures';
+import {
+  containerOf,
+  cronJobs,
+  envOf,
+  errorLines,
+  etcdPolicy,
+  filesOf,
+  podOf,
+  problems,
+  removeTempDirs,
+  restoreJobOf,
+  stamp,
+  tempDir,
+} from '../fixtures';
 import { jobSpecOf } from '../../../../support/kube';
 
 jest.setTimeout(60000);
 
 afterAll(() => removeTempDirs());
-
 
 const SCHEDULE = '30 5 * * *';
 const named = (objs: Manifest[], name: string): Manifest => {
@@ -33,13 +45,25 @@ const backups = (objs: Manifest[]) => cronJobs(objs).filter((o) => component(o) 
 const retentionKeys = (env: Record<string, unknown>) => Object.keys(env).filter((k) => k.startsWith('RETENTION_'));
 const jobSpec = jobSpecOf;
 const pvc = { persistentVolumeClaim: { claimName: 'etcd-backups' } };
-const s3 = { s3: { bucket: 'etcd-backups', path: 'prod/etcd', region: 'eu-west-1', credentialsSecret: { name: 's3-creds' }, serverSideEncryption: 'AES256' as const } };
+const s3 = {
+  s3: {
+    bucket: 'etcd-backups',
+    path: 'prod/etcd',
+    region: 'eu-west-1',
+    credentialsSecret: { name: 's3-creds' },
+    serverSideEncryption: 'AES256' as const,
+  },
+};
 
 describe('hostPath, perNode: one retention-prune CronJob per node', () => {
   const policy = etcdPolicy(
     {
       mode: 'perNode',
-      nodes: ['cp-1', 'cp-2', { name: 'cp-3', timeZone: 'Etc/UTC', pod: { resources: { limits: { memory: '64Mi' } } } }],
+      nodes: [
+        'cp-1',
+        'cp-2',
+        { name: 'cp-3', timeZone: 'Etc/UTC', pod: { resources: { limits: { memory: '64Mi' } } } },
+      ],
       restore: { initialCluster: 'cp-1=https://10.0.0.1:2380,cp-2=https://10.0.0.2:2380,cp-3=https://10.0.0.3:2380' },
     },
     { defaults: { schedule: '0 */4 * * *', timeout: '20m' }, retention: { keepLast: 6, daily: 7, schedule: SCHEDULE } },
@@ -49,11 +73,19 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
   test('the backups as before, then <policy>-prune-<node> for every node, in node order', () => {
     expect(objs.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       expect.stringMatching(/^ConfigMap\/etcd-scripts-[0-9a-f]{10}$/),
-      'CronJob/etcd-cp-1', 'CronJob/etcd-cp-2', 'CronJob/etcd-cp-3',
-      'CronJob/etcd-prune-cp-1', 'CronJob/etcd-prune-cp-2', 'CronJob/etcd-prune-cp-3',
+      'CronJob/etcd-cp-1',
+      'CronJob/etcd-cp-2',
+      'CronJob/etcd-cp-3',
+      'CronJob/etcd-prune-cp-1',
+      'CronJob/etcd-prune-cp-2',
+      'CronJob/etcd-prune-cp-3',
     ]);
     for (const p of prunes(objs)) {
-      expect(p.metadata.labels).toMatchObject({ 'app.kubernetes.io/component': 'retention-prune', 'backup-cronjobs.io/policy': 'etcd', 'backup-cronjobs.io/etcd-mode': 'perNode' });
+      expect(p.metadata.labels).toMatchObject({
+        'app.kubernetes.io/component': 'retention-prune',
+        'backup-cronjobs.io/policy': 'etcd',
+        'backup-cronjobs.io/etcd-mode': 'perNode',
+      });
       expect(p.spec).toMatchObject({ schedule: SCHEDULE, concurrencyPolicy: 'Forbid', startingDeadlineSeconds: 600 });
       // the common settings: spec.defaults.timeout is the prune's deadline too
       expect(jobSpec(p).activeDeadlineSeconds).toBe(1200);
@@ -68,10 +100,16 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     expect(pod.nodeSelector).toEqual({ 'kubernetes.io/hostname': 'cp-2' });
     expect(pod.affinity).toEqual(backupPod.affinity);
     expect(pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
-      { labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' } }, topologyKey: 'kubernetes.io/os', namespaces: ['kube-system'] },
+      {
+        labelSelector: { matchLabels: { 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' } },
+        topologyKey: 'kubernetes.io/os',
+        namespaces: ['kube-system'],
+      },
     ]);
     expect(pod.tolerations).toEqual(backupPod.tolerations);
-    expect(jobSpec(named(objs, 'etcd-prune-cp-2')).template.metadata?.labels?.['backup-cronjobs.io/serialization-group']).toBe('etcd-snapshot');
+    expect(
+      jobSpec(named(objs, 'etcd-prune-cp-2')).template.metadata?.labels?.['backup-cronjobs.io/serialization-group'],
+    ).toBe('etcd-snapshot');
   });
 
   test('least privilege: only the backup directory (same hostPath), uid 0 without capabilities, no host network, no token, no certificates', () => {
@@ -88,16 +126,29 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     expect(c.image).toBe('busybox:1.36.1-musl');
     expect(c.command?.slice(-1)).toEqual(['etcd-prune']);
     expect(c.command?.[2]).toMatch(/^# backup-cronjobs: main of etcd-prune\.sh; /);
-    expect(c.volumeMounts).toEqual([{ name: 'backup', mountPath: '/backup' }, { name: 'scratch', mountPath: '/scratch' }, { name: 'scripts', mountPath: '/scripts', readOnly: true }]);
-    expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
-    expect(pod.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(c.volumeMounts).toEqual([
+      { name: 'backup', mountPath: '/backup' },
+      { name: 'scratch', mountPath: '/scratch' },
+      { name: 'scripts', mountPath: '/scripts', readOnly: true },
+    ]);
+    expect(c.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      readOnlyRootFilesystem: true,
+    });
+    expect(pod.securityContext).toEqual({
+      runAsUser: 0,
+      runAsGroup: 0,
+      runAsNonRoot: false,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.hostNetwork).toBeUndefined();
     expect(pod.priorityClassName).toBeUndefined();
     expect(JSON.stringify(pod)).not.toContain('etcd-certs');
   });
 
-  test('env: this node\'s names (the node from the pod, as in the backups), the rules, scope node', () => {
+  test("env: this node's names (the node from the pod, as in the backups), the rules, scope node", () => {
     const env = envOf(named(objs, 'etcd-prune-cp-1'), 'retention-prune');
     expect(env).toMatchObject({
       ETCD_BACKUP_NODE: { fieldRef: { fieldPath: 'spec.nodeName' } },
@@ -120,30 +171,58 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
     expect(names.indexOf('ETCD_BACKUP_NODE')).toBeLessThan(names.indexOf('BACKUP_NAME_SUFFIX'));
   });
 
-  test('a node\'s own settings apply to its prune job (time zone of the buckets, pod options)', () => {
+  test("a node's own settings apply to its prune job (time zone of the buckets, pod options)", () => {
     const p3 = named(objs, 'etcd-prune-cp-3');
     expect((p3.spec as { timeZone?: string }).timeZone).toBe('Etc/UTC');
     expect(envOf(p3, 'retention-prune').RETENTION_TIME_ZONE).toBe('Etc/UTC');
     // the node's memory limit over the shell step's default requests
-    expect(containerOf(p3, 'retention-prune').resources).toEqual({ requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } });
+    expect(containerOf(p3, 'retention-prune').resources).toEqual({
+      requests: { cpu: '10m', memory: '16Mi' },
+      limits: { memory: '64Mi' },
+    });
   });
 
   test('the backups prune nothing themselves: no RETENTION_* env, the restore Jobs are unchanged', () => {
-    const restoreJob = (p: typeof policy) => restoreJobOf(p, ['--target', 'cp-2', '--snapshot', 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db']);
+    const restoreJob = (p: typeof policy) =>
+      restoreJobOf(p, ['--target', 'cp-2', '--snapshot', 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db']);
     for (const b of backups(objs)) expect(retentionKeys(envOf(b, 'finalize'))).toEqual([]);
-    const without = renderPolicy(etcdPolicy(policy.spec.etcd, { ...policy.spec, retention: { keepLast: 6, daily: 7 } }));
+    const without = renderPolicy(
+      etcdPolicy(policy.spec.etcd, { ...policy.spec, retention: { keepLast: 6, daily: 7 } }),
+    );
     expect(prunes(without)).toEqual([]);
-    expect(retentionKeys(envOf(named(without, 'etcd-cp-1'), 'finalize')).sort()).toEqual(['RETENTION_DAILY', 'RETENTION_DRY_RUN', 'RETENTION_KEEP_LAST', 'RETENTION_TIME_ZONE']);
-    expect(restoreJob(policy)).toEqual(restoreJob(etcdPolicy(policy.spec.etcd, { ...policy.spec, retention: { keepLast: 6, daily: 7 } })));
+    expect(retentionKeys(envOf(named(without, 'etcd-cp-1'), 'finalize')).sort()).toEqual([
+      'RETENTION_DAILY',
+      'RETENTION_DRY_RUN',
+      'RETENTION_KEEP_LAST',
+      'RETENTION_TIME_ZONE',
+    ]);
+    expect(restoreJob(policy)).toEqual(
+      restoreJob(etcdPolicy(policy.spec.etcd, { ...policy.spec, retention: { keepLast: 6, daily: 7 } })),
+    );
     // apart from the RETENTION_* env of finalize and the script ConfigMap's name (the prune adds etcd-prune.sh), the backup CronJobs are the same
-    const strip = (o: Manifest) => JSON.parse(JSON.stringify(o), (k, v) => (k === 'env' && Array.isArray(v) ? v.filter((e) => !e.name.startsWith('RETENTION_'))
-      : k === 'configMap' && /-scripts-[0-9a-f]{10}$/.test(v?.name) ? { name: '<scripts>' } : v));
+    const strip = (o: Manifest) =>
+      JSON.parse(JSON.stringify(o), (k, v) =>
+        k === 'env' && Array.isArray(v)
+          ? v.filter((e) => !e.name.startsWith('RETENTION_'))
+          : k === 'configMap' && /-scripts-[0-9a-f]{10}$/.test(v?.name)
+            ? { name: '<scripts>' }
+            : v,
+      );
     expect(backups(objs).map(strip)).toEqual(backups(without).map(strip));
   });
 
   test('names go through joinName: long policy and node names stay within 52 characters, distinct', () => {
-    const longNodes = ['control-plane-node-number-one.eu-west-1.compute.internal', 'control-plane-node-number-two.eu-west-1.compute.internal'];
-    const long = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: longNodes }, { retention: { keepLast: 2, schedule: SCHEDULE } }, 'a-rather-long-etcd-backup-policy-name'));
+    const longNodes = [
+      'control-plane-node-number-one.eu-west-1.compute.internal',
+      'control-plane-node-number-two.eu-west-1.compute.internal',
+    ];
+    const long = renderPolicy(
+      etcdPolicy(
+        { mode: 'perNode', nodes: longNodes },
+        { retention: { keepLast: 2, schedule: SCHEDULE } },
+        'a-rather-long-etcd-backup-policy-name',
+      ),
+    );
     const names = prunes(long).map((o) => o.metadata.name);
     expect(names).toHaveLength(2);
     expect(new Set(names).size).toBe(2);
@@ -156,19 +235,30 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
 });
 
 describe('PVC and S3: one retention-prune CronJob for the policy', () => {
-  test('PVC, cluster mode: <policy>-prune on the control-plane role (not pinned), the claim, uid 0, every node\'s names', () => {
-    const objs = renderPolicy(etcdPolicy({ destination: pvc, retentionScope: 'cluster' }, { retention: { maxAge: '7d', schedule: SCHEDULE } }));
+  test("PVC, cluster mode: <policy>-prune on the control-plane role (not pinned), the claim, uid 0, every node's names", () => {
+    const objs = renderPolicy(
+      etcdPolicy({ destination: pvc, retentionScope: 'cluster' }, { retention: { maxAge: '7d', schedule: SCHEDULE } }),
+    );
     expect(cronJobs(objs).map((o) => o.metadata.name)).toEqual(['etcd', 'etcd-prune']);
     const p = named(objs, 'etcd-prune');
     const pod = podOf(p);
     expect(pod.nodeSelector).toBeUndefined();
     expect(pod.affinity).toEqual(podOf(named(objs, 'etcd')).affinity);
     expect(pod.tolerations).toEqual(podOf(named(objs, 'etcd')).tolerations);
-    expect(pod.volumes).toEqual([{ name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } }, { name: 'scratch', emptyDir: {} }, { name: 'scripts', configMap: { name: objs[0].metadata.name } }]);
+    expect(pod.volumes).toEqual([
+      { name: 'backup', persistentVolumeClaim: { claimName: 'etcd-backups' } },
+      { name: 'scratch', emptyDir: {} },
+      { name: 'scripts', configMap: { name: objs[0].metadata.name } },
+    ]);
     expect(pod.securityContext?.runAsUser).toBe(0);
     expect(pod.hostNetwork).toBeUndefined();
     const env = envOf(p, 'retention-prune');
-    expect(env).toMatchObject({ BACKUP_DEST_KIND: 'dir', BACKUP_DIR: '/backup', ETCD_BACKUP_RETENTION_SCOPE: 'cluster', RETENTION_MAX_AGE_SECONDS: '604800' });
+    expect(env).toMatchObject({
+      BACKUP_DEST_KIND: 'dir',
+      BACKUP_DIR: '/backup',
+      ETCD_BACKUP_RETENTION_SCOPE: 'cluster',
+      RETENTION_MAX_AGE_SECONDS: '604800',
+    });
     expect(env.BACKUP_NAME_SUFFIX).toBeUndefined();
     expect(env.ETCD_BACKUP_NODE).toBeUndefined();
     expect(p.metadata.labels?.['backup-cronjobs.io/node']).toBeUndefined();
@@ -177,45 +267,97 @@ describe('PVC and S3: one retention-prune CronJob for the policy', () => {
   });
 
   test('PVC, perNode with scope node: still one prune job (it counts each node on its own)', () => {
-    const objs = renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2'], destination: { persistentVolumeClaim: { claimName: 'etcd-backups', subPath: 'etcd' } } }, { retention: { keepLast: 3, schedule: SCHEDULE } }));
+    const objs = renderPolicy(
+      etcdPolicy(
+        {
+          mode: 'perNode',
+          nodes: ['cp-1', 'cp-2'],
+          destination: { persistentVolumeClaim: { claimName: 'etcd-backups', subPath: 'etcd' } },
+        },
+        { retention: { keepLast: 3, schedule: SCHEDULE } },
+      ),
+    );
     expect(prunes(objs).map((o) => o.metadata.name)).toEqual(['etcd-prune']);
     const p = prunes(objs)[0];
     expect(p.metadata.labels?.['backup-cronjobs.io/etcd-mode']).toBe('perNode');
-    expect(containerOf(p, 'retention-prune').volumeMounts?.[0]).toEqual({ name: 'backup', mountPath: '/backup', subPath: 'etcd' });
+    expect(containerOf(p, 'retention-prune').volumeMounts?.[0]).toEqual({
+      name: 'backup',
+      mountPath: '/backup',
+      subPath: 'etcd',
+    });
     expect(envOf(p, 'retention-prune').ETCD_BACKUP_RETENTION_SCOPE).toBe('node');
     expectValidManifests(objs);
   });
 
-  test('S3: the aws CLI image, non-root (restricted), the backups\' nodes and network, credentials by reference, no upload options, no volume but scratch', () => {
-    const objs = renderPolicy(etcdPolicy({ destination: s3, retentionScope: 'cluster' }, { retention: { keepLast: 10, schedule: SCHEDULE } }));
+  test("S3: the aws CLI image, non-root (restricted), the backups' nodes and network, credentials by reference, no upload options, no volume but scratch", () => {
+    const objs = renderPolicy(
+      etcdPolicy({ destination: s3, retentionScope: 'cluster' }, { retention: { keepLast: 10, schedule: SCHEDULE } }),
+    );
     const p = named(objs, 'etcd-prune');
     const pod = podOf(p);
     const c = containerOf(p, 'retention-prune');
     expect(c.image).toBe('amazon/aws-cli:2.17.64');
-    expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(pod.volumes).toEqual([{ name: 'scratch', emptyDir: {} }, { name: 'scripts', configMap: { name: objs[0].metadata.name } }]);
+    expect(pod.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65534,
+      runAsGroup: 65534,
+      fsGroup: 65534,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.volumes).toEqual([
+      { name: 'scratch', emptyDir: {} },
+      { name: 'scripts', configMap: { name: objs[0].metadata.name } },
+    ]);
     expect(pod.hostNetwork).toBe(true);
     expect(pod.affinity?.nodeAffinity).toEqual(podOf(named(objs, 'etcd')).affinity?.nodeAffinity);
-    expect(pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.labelSelector?.matchLabels).toEqual({ 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' });
+    expect(
+      pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.labelSelector?.matchLabels,
+    ).toEqual({ 'backup-cronjobs.io/serialization-group': 'etcd-snapshot' });
     const env = envOf(p, 'retention-prune');
     expect(env).toMatchObject({
-      BACKUP_DEST_KIND: 's3', S3_BUCKET: 'etcd-backups', S3_PREFIX: 'prod/etcd/', BACKUP_NAME_PREFIX: 'etcd-snapshot_etcd_', BACKUP_SIDECAR_SUFFIXES: '.json .control-plane-files.tar.gz',
-      ETCD_BACKUP_RETENTION_SCOPE: 'cluster', RETENTION_KEEP_LAST: '10', AWS_REGION: 'eu-west-1',
+      BACKUP_DEST_KIND: 's3',
+      S3_BUCKET: 'etcd-backups',
+      S3_PREFIX: 'prod/etcd/',
+      BACKUP_NAME_PREFIX: 'etcd-snapshot_etcd_',
+      BACKUP_SIDECAR_SUFFIXES: '.json .control-plane-files.tar.gz',
+      ETCD_BACKUP_RETENTION_SCOPE: 'cluster',
+      RETENTION_KEEP_LAST: '10',
+      AWS_REGION: 'eu-west-1',
       AWS_ACCESS_KEY_ID: { secretKeyRef: { name: 's3-creds', key: 'AWS_ACCESS_KEY_ID' } },
     });
     expect(env.S3_SSE).toBeUndefined();
     expect(envOf(named(objs, 'etcd'), 'finalize').S3_SSE).toBe('AES256');
     expect(retentionKeys(envOf(named(objs, 'etcd'), 'finalize'))).toEqual([]);
     // hostNetwork: false for the backups means none for the prune either
-    expect(podOf(named(renderPolicy(etcdPolicy({ destination: s3, hostNetwork: false, endpoint: 'https://10.0.0.1:2379' }, { retention: { keepLast: 1, schedule: SCHEDULE } })), 'etcd-prune')).hostNetwork).toBeUndefined();
+    expect(
+      podOf(
+        named(
+          renderPolicy(
+            etcdPolicy(
+              { destination: s3, hostNetwork: false, endpoint: 'https://10.0.0.1:2379' },
+              { retention: { keepLast: 1, schedule: SCHEDULE } },
+            ),
+          ),
+          'etcd-prune',
+        ),
+      ).hostNetwork,
+    ).toBeUndefined();
     expectValidManifests(objs);
   });
 
-  test('the policy\'s placement and pod options reach the prune job as they reach the backups', () => {
-    const objs = renderPolicy(etcdPolicy({ destination: pvc }, {
-      defaults: { placement: { tolerations: [{ key: 'dedicated', operator: 'Exists' }] }, pod: { imagePullSecrets: ['regcred'], priorityClassName: 'backups' } },
-      retention: { keepLast: 2, schedule: SCHEDULE },
-    }));
+  test("the policy's placement and pod options reach the prune job as they reach the backups", () => {
+    const objs = renderPolicy(
+      etcdPolicy(
+        { destination: pvc },
+        {
+          defaults: {
+            placement: { tolerations: [{ key: 'dedicated', operator: 'Exists' }] },
+            pod: { imagePullSecrets: ['regcred'], priorityClassName: 'backups' },
+          },
+          retention: { keepLast: 2, schedule: SCHEDULE },
+        },
+      ),
+    );
     const pod = podOf(named(objs, 'etcd-prune'));
     expect(pod.tolerations).toContainEqual({ key: 'dedicated', operator: 'Exists' });
     expect(pod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
@@ -228,10 +370,21 @@ describe('what is refused', () => {
   test('cluster mode with a hostPath destination: the prune jobs would need the node names', () => {
     const found = problems(etcdPolicy({}, { retention: { keepLast: 3, schedule: SCHEDULE } }));
     expect(found).toEqual([
-      'spec.retention.schedule: a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node\'s directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node\'s snapshots)',
+      "spec.retention.schedule: a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node's directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node's snapshots)",
     ]);
-    expect(problems(etcdPolicy({ destination: { hostPath: { path: '/srv/etcd' } } }, { retention: { keepLast: 3, schedule: SCHEDULE } }))[0]).toMatch(/^spec\.retention\.schedule: a hostPath destination is pruned by one retention-prune CronJob per control-plane node/);
-    expect(problems(etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { retention: { keepLast: 3, schedule: SCHEDULE } }))).toEqual([]);
+    expect(
+      problems(
+        etcdPolicy(
+          { destination: { hostPath: { path: '/srv/etcd' } } },
+          { retention: { keepLast: 3, schedule: SCHEDULE } },
+        ),
+      )[0],
+    ).toMatch(
+      /^spec\.retention\.schedule: a hostPath destination is pruned by one retention-prune CronJob per control-plane node/,
+    );
+    expect(
+      problems(etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { retention: { keepLast: 3, schedule: SCHEDULE } })),
+    ).toEqual([]);
   });
 
   test('bucket rules outside UTC in the prune job need an image with zoneinfo, as in the backups', () => {
@@ -239,19 +392,32 @@ describe('what is refused', () => {
     expect(problems(etcdPolicy(etcd, { retention: { daily: 7, schedule: SCHEDULE } }))).toEqual([
       'spec.etcd.images: bucket retention rules in time zone "Europe/Berlin" need zoneinfo, which the default busybox image lacks: set images.shell to an image with tzdata (e.g. alpine) or use timeZone UTC',
     ]);
-    const objs = renderPolicy(etcdPolicy({ ...etcd, images: { shell: 'alpine:3.20' } }, { retention: { daily: 7, schedule: SCHEDULE } }));
+    const objs = renderPolicy(
+      etcdPolicy({ ...etcd, images: { shell: 'alpine:3.20' } }, { retention: { daily: 7, schedule: SCHEDULE } }),
+    );
     expect(containerOf(named(objs, 'etcd-prune-cp-2'), 'retention-prune').image).toBe('alpine:3.20');
     expect(envOf(named(objs, 'etcd-prune-cp-2'), 'retention-prune').RETENTION_TIME_ZONE).toBe('Europe/Berlin');
     expect(envOf(named(objs, 'etcd-prune-cp-1'), 'retention-prune').RETENTION_TIME_ZONE).toBe('UTC');
   });
 
   test('metrics with the default busybox image are refused whether or not retention has its own schedule', () => {
-    expect(problems(etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { metrics: { pushgatewayUrl: 'http://pgw:9091' }, retention: { keepLast: 1, schedule: SCHEDULE } }))[0]).toMatch(/^spec\.etcd\.images: metrics are pushed with curl/);
+    expect(
+      problems(
+        etcdPolicy(
+          { mode: 'perNode', nodes: ['cp-1'] },
+          { metrics: { pushgatewayUrl: 'http://pgw:9091' }, retention: { keepLast: 1, schedule: SCHEDULE } },
+        ),
+      )[0],
+    ).toMatch(/^spec\.etcd\.images: metrics are pushed with curl/);
   });
 
   test('a schedule without a rule, and a bad schedule (the shared checks)', () => {
-    expect(problems(etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { retention: { schedule: SCHEDULE } }))).toEqual(['spec.retention.schedule: a retention-prune CronJob needs at least one rule (keepLast, maxAge, ...)']);
-    expect(problems(etcdPolicy({ destination: pvc }, { retention: { keepLast: 1, schedule: '61 * * * *' } }))[0]).toMatch(/^spec\.retention\.schedule: received "61 \* \* \* \*"/);
+    expect(problems(etcdPolicy({ mode: 'perNode', nodes: ['cp-1'] }, { retention: { schedule: SCHEDULE } }))).toEqual([
+      'spec.retention.schedule: a retention-prune CronJob needs at least one rule (keepLast, maxAge, ...)',
+    ]);
+    expect(
+      problems(etcdPolicy({ destination: pvc }, { retention: { keepLast: 1, schedule: '61 * * * *' } }))[0],
+    ).toMatch(/^spec\.retention\.schedule: received "61 \* \* \* \*"/);
   });
 });
 
@@ -261,7 +427,8 @@ describe('what is refused', () => {
 /** Sunday 2026-03-15 12:00:00 UTC. */
 const T0 = Date.UTC(2026, 2, 15, 12, 0, 0) / 1000;
 const H = 3600;
-const snap = (hoursAgo: number, node: string, prefix = 'etcd-snapshot_etcd_') => `${prefix}${stamp(T0 - hoursAgo * H)}_${node}.db`;
+const snap = (hoursAgo: number, node: string, prefix = 'etcd-snapshot_etcd_') =>
+  `${prefix}${stamp(T0 - hoursAgo * H)}_${node}.db`;
 
 /** Files of other policies and other kinds that no prune may ever touch. */
 const FOREIGN = [
@@ -286,14 +453,19 @@ function backupDir(snapshots: readonly string[]): string {
 }
 
 async function runPrune(cronJob: Manifest, dir: string, node = 'cp-1', env: Record<string, string> = {}) {
-  return runContainer(cronJob, 'retention-prune', { volumes: { backup: dir }, pod: { nodeName: node }, env: { RETENTION_NOW: String(T0 + 5), ...env } });
+  return runContainer(cronJob, 'retention-prune', {
+    volumes: { backup: dir },
+    pod: { nodeName: node },
+    env: { RETENTION_NOW: String(T0 + 5), ...env },
+  });
 }
 
 /** The default prune image's toolset: a directory of busybox applets, to be the whole PATH. */
 async function busyboxImage(): Promise<string> {
   const dir = tempDir('busybox-image');
   const busybox = requireCommands('busybox').busybox;
-  for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean)) fs.symlinkSync(busybox, path.join(dir, applet));
+  for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean))
+    fs.symlinkSync(busybox, path.join(dir, applet));
   return dir;
 }
 
@@ -313,15 +485,19 @@ const cp3 = [snap(3, 'cp-3'), snap(7, 'cp-3')];
 
 describe('hostPath: the prune job of a node, run for real', () => {
   const perNode = (retention: Record<string, unknown>) =>
-    renderPolicy(etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2'] }, { retention: { schedule: SCHEDULE, ...retention } }));
+    renderPolicy(
+      etcdPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2'] }, { retention: { schedule: SCHEDULE, ...retention } }),
+    );
 
-  test('keepLast 2 on cp-1: its two newest stay; cp-2\'s snapshots and every foreign file are untouched', async () => {
+  test("keepLast 2 on cp-1: its two newest stay; cp-2's snapshots and every foreign file are untouched", async () => {
     const dir = backupDir([...cp1, ...cp2]);
     const r = await runPrune(named(perNode({ keepLast: 2 }), 'etcd-prune-cp-1'), dir, 'cp-1');
     expect(r.code).toBe(0);
     expect(remaining(dir)).toEqual([...cp1.slice(0, 2), ...cp2].sort());
     expect(r.stdout).toContain('# backups: 5, keep: 2, delete: 3');
-    expect(r.stderr).toMatch(/retention prune of node cp-1's snapshots at .*\/etcd-snapshot_etcd_<time>_cp-1\.db starting/);
+    expect(r.stderr).toMatch(
+      /retention prune of node cp-1's snapshots at .*\/etcd-snapshot_etcd_<time>_cp-1\.db starting/,
+    );
     expect(r.stderr).toContain('deleted 3 backup(s)');
     expect(errorLines(r)).toEqual([]);
 
@@ -360,21 +536,28 @@ describe('hostPath: the prune job of a node, run for real', () => {
   test('a listing that fails: non-zero, one error line, nothing deleted', async () => {
     const dir = backupDir(cp1);
     const r = await runContainer(named(perNode({ keepLast: 1 }), 'etcd-prune-cp-1'), 'retention-prune', {
-      volumes: { backup: dir }, pod: { nodeName: 'cp-1' }, env: { RETENTION_NOW: String(T0 + 5), BACKUP_DIR: path.join(dir, 'missing') },
+      volumes: { backup: dir },
+      pod: { nodeName: 'cp-1' },
+      env: { RETENTION_NOW: String(T0 + 5), BACKUP_DIR: path.join(dir, 'missing') },
     });
     expect(r.code).not.toBe(0);
     const errors = errorLines(r);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/listing the backups at .* failed \(directory .*missing does not exist\); nothing deleted/);
+    expect(errors[0]).toMatch(
+      /listing the backups at .* failed \(directory .*missing does not exist\); nothing deleted/,
+    );
     expect(remaining(dir)).toEqual([...cp1].sort());
   });
 });
 
-describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
+describe("PVC: the policy's prune job, run for real (retentionScope)", () => {
   const pvcPolicy = (etcd: Record<string, unknown>, retention: Record<string, unknown>) =>
-    named(renderPolicy(etcdPolicy({ destination: pvc, ...etcd }, { retention: { schedule: SCHEDULE, ...retention } })), 'etcd-prune');
+    named(
+      renderPolicy(etcdPolicy({ destination: pvc, ...etcd }, { retention: { schedule: SCHEDULE, ...retention } })),
+      'etcd-prune',
+    );
 
-  test('scope node: each node\'s snapshots counted on their own (keepLast 2 keeps two of every node)', async () => {
+  test("scope node: each node's snapshots counted on their own (keepLast 2 keeps two of every node)", async () => {
     const dir = backupDir([...cp1, ...cp2, ...cp3]);
     const r = await runPrune(pvcPolicy({ mode: 'perNode', nodes: ['cp-1', 'cp-2', 'cp-3'] }, { keepLast: 2 }), dir);
     expect(r.code).toBe(0);
@@ -391,7 +574,7 @@ describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
     expect(remaining(dir)).toEqual([cp1[0], cp2[0]].sort());
   });
 
-  test('scope cluster: every node\'s snapshots counted together (keepLast 4: the four newest of all)', async () => {
+  test("scope cluster: every node's snapshots counted together (keepLast 4: the four newest of all)", async () => {
     const dir = backupDir([...cp1, ...cp2, ...cp3]);
     const r = await runPrune(pvcPolicy({ retentionScope: 'cluster' }, { keepLast: 4 }), dir);
     expect(r.code).toBe(0);
@@ -406,10 +589,12 @@ describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
     const dir = backupDir([...names('cp-1'), ...names('cp-2').slice(2)]);
     const rules: RetentionRules = { daily: 2, hourly: 1 };
     expect((await runPrune(pvcPolicy({}, { ...rules }), dir)).code).toBe(0);
-    expect(remaining(dir)).toEqual([...plannedKeeps(rules, names('cp-1')), ...plannedKeeps(rules, names('cp-2').slice(2))].sort());
+    expect(remaining(dir)).toEqual(
+      [...plannedKeeps(rules, names('cp-1')), ...plannedKeeps(rules, names('cp-2').slice(2))].sort(),
+    );
   });
 
-  test('with only the default busybox image\'s applets on PATH, both scopes prune the same', async () => {
+  test("with only the default busybox image's applets on PATH, both scopes prune the same", async () => {
     const PATH = await busyboxImage();
     const node = backupDir([...cp1, ...cp2, ...cp3]);
     const r1 = await runPrune(pvcPolicy({}, { keepLast: 2 }), node, 'cp-1', { PATH });
@@ -422,7 +607,10 @@ describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
   });
 
   test('encrypted snapshots (<name>.age) are found for every node, in both scopes, and go with their sidecars (.json, the files archive)', async () => {
-    const cases: [string, string[]][] = [['node', [...cp1.slice(0, 2), ...cp2.slice(0, 2)]], ['cluster', [snap(1, 'cp-1'), snap(2, 'cp-2')]]];
+    const cases: [string, string[]][] = [
+      ['node', [...cp1.slice(0, 2), ...cp2.slice(0, 2)]],
+      ['cluster', [snap(1, 'cp-1'), snap(2, 'cp-2')]],
+    ];
     const stored = (s: string) => [`${s}.age`, `${s}.control-plane-files.tar.gz.age`, `${s}.json`];
     for (const [scope, kept] of cases) {
       const dir = tempDir('prune-encrypted');
@@ -447,12 +635,30 @@ describe('PVC: the policy\'s prune job, run for real (retentionScope)', () => {
 
 describe('PVC with fsGroup: the prune pod runs non-root (issue 20.9)', () => {
   const FS_GROUP = 4242;
-  const objs = renderPolicy(etcdPolicy({ destination: { persistentVolumeClaim: { claimName: 'etcd-backups', fsGroup: FS_GROUP } } }, { retention: { keepLast: 2, schedule: SCHEDULE } }));
+  const objs = renderPolicy(
+    etcdPolicy(
+      { destination: { persistentVolumeClaim: { claimName: 'etcd-backups', fsGroup: FS_GROUP } } },
+      { retention: { keepLast: 2, schedule: SCHEDULE } },
+    ),
+  );
 
   test('rendered: the prune pod as uid 65534 in the fsGroup (restricted), the backups as uid 0 with the same fsGroup', () => {
-    expect(podOf(named(objs, 'etcd-prune')).securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: FS_GROUP, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(podOf(named(objs, 'etcd-prune')).securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65534,
+      runAsGroup: 65534,
+      fsGroup: FS_GROUP,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(podOf(named(objs, 'etcd')).securityContext).toMatchObject({ runAsUser: 0, fsGroup: FS_GROUP });
-    expect(podOf(named(renderPolicy(etcdPolicy({ destination: pvc }, { retention: { keepLast: 2, schedule: SCHEDULE } })), 'etcd-prune')).securityContext.runAsUser).toBe(0);
+    expect(
+      podOf(
+        named(
+          renderPolicy(etcdPolicy({ destination: pvc }, { retention: { keepLast: 2, schedule: SCHEDULE } })),
+          'etcd-prune',
+        ),
+      ).securityContext?.runAsUser,
+    ).toBe(0);
     expectValidManifests(objs);
   });
 
@@ -463,9 +669,13 @@ describe('PVC with fsGroup: the prune pod runs non-root (issue 20.9)', () => {
     for (const f of filesOf(dir)) fs.chmodSync(path.join(dir, f), 0o600);
     return dir;
   }
-  const enforced = (dir: string, fsGroupVolumes: string[]) => runContainer(named(objs, 'etcd-prune'), 'retention-prune', {
-    volumes: { backup: dir }, env: { RETENTION_NOW: String(T0 + 5) }, enforceSecurityContext: true, fsGroupVolumes,
-  });
+  const enforced = (dir: string, fsGroupVolumes: string[]) =>
+    runContainer(named(objs, 'etcd-prune'), 'retention-prune', {
+      volumes: { backup: dir },
+      env: { RETENTION_NOW: String(T0 + 5) },
+      enforceSecurityContext: true,
+      fsGroupVolumes,
+    });
 
   test('on a volume that applies fsGroup (as the kubelet does), uid 65534 prunes the root-owned snapshots', async () => {
     const dir = rootOwnedDir();
@@ -480,7 +690,9 @@ describe('PVC with fsGroup: the prune pod runs non-root (issue 20.9)', () => {
     const dir = rootOwnedDir();
     const r = await enforced(dir, []);
     expect(r.code).not.toBe(0);
-    expect(errorLines(r)).toEqual([expect.stringMatching(/listing the snapshots at .* failed \(directory .* is not readable\); nothing deleted/)]);
+    expect(errorLines(r)).toEqual([
+      expect.stringMatching(/listing the snapshots at .* failed \(directory .* is not readable\); nothing deleted/),
+    ]);
     expect(remaining(dir)).toEqual([...cp1].sort());
   });
 });
@@ -488,5 +700,8 @@ describe('PVC with fsGroup: the prune pod runs non-root (issue 20.9)', () => {
 /** What lib/retention's planner keeps of these names (time from the name). */
 function plannedKeeps(rules: RetentionRules, names: string[]): string[] {
   const entries = names.map((name) => ({ name, size: 0, time: Date.parse(/_(\d{4}-.*?Z)_/.exec(name)![1]) / 1000 }));
-  return planRetention(entries, rules, { now: T0 + 5, timeZone: 'UTC' }).entries.filter((e) => e.keep).map((e) => e.name).sort();
+  return planRetention(entries, rules, { now: T0 + 5, timeZone: 'UTC' })
+    .entries.filter((e) => e.keep)
+    .map((e) => e.name)
+    .sort();
 }

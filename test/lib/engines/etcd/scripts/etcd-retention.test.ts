@@ -31,10 +31,21 @@ beforeAll(async () => {
   const dest = tempDir('template');
   const volumeDirs: Record<string, string> = {};
   const cj = cronJobOf(etcdPolicy({ endpoint: etcd.endpoint }));
-  const run = await runPod(cj, { volumes: { backup: dest, 'etcd-certs': etcd.pkiDir }, volumeDirs, only: ['tools', 'snapshot'] });
+  const run = await runPod(cj, {
+    volumes: { backup: dest, 'etcd-certs': etcd.pkiDir },
+    volumeDirs,
+    only: ['tools', 'snapshot'],
+  });
   if (run.failed) throw new Error(run.log);
   const scratch: Record<string, Buffer> = {};
-  for (const f of ['status.json', 'verified-size', 'verified-sha256', 'verified-tool', 'verified-restore', 'verified-key-count']) {
+  for (const f of [
+    'status.json',
+    'verified-size',
+    'verified-sha256',
+    'verified-tool',
+    'verified-restore',
+    'verified-key-count',
+  ]) {
     scratch[f] = fs.readFileSync(path.join(volumeDirs.scratch, f));
   }
   verified = { snapshot: fs.readFileSync(path.join(dest, '.etcd-snapshot_etcd_cp-1.partial')), scratch };
@@ -88,9 +99,21 @@ async function finalize(v: Vector) {
   const newName = snap(started, node);
   const snapshots = filesOf(dest).filter((f) => !f.endsWith('.json'));
   // every remaining snapshot keeps its sidecar; deleted ones lose it
-  for (const f of snapshots.filter((f) => !(v.other ?? []).includes(f))) expect(fs.existsSync(path.join(dest, `${f}.json`))).toBe(true);
-  expect(filesOf(dest).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort()).toEqual(snapshots.filter((f) => !(v.other ?? []).includes(f)));
-  return { r, dest, newName, snapshots, deleted: (v.existing ?? []).map((e) => e.name).filter((n) => !snapshots.includes(n)) };
+  for (const f of snapshots.filter((f) => !(v.other ?? []).includes(f)))
+    expect(fs.existsSync(path.join(dest, `${f}.json`))).toBe(true);
+  expect(
+    filesOf(dest)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -5))
+      .sort(),
+  ).toEqual(snapshots.filter((f) => !(v.other ?? []).includes(f)));
+  return {
+    r,
+    dest,
+    newName,
+    snapshots,
+    deleted: (v.existing ?? []).map((e) => e.name).filter((n) => !snapshots.includes(n)),
+  };
 }
 
 const olds = (...hoursAgo: number[]) => hoursAgo.map((h) => ({ name: snap(T0 - h * H) }));
@@ -102,12 +125,15 @@ describe('keepLast (OpenShift TestRetainByNumber, pruned after the new snapshot:
     [5, 4],
     [3, 2],
     [1, 0],
-  ])('keepLast %i with 5 earlier snapshots keeps the new one and the %i newest earlier ones', async (keepLast, earlier) => {
-    const { r, snapshots, newName } = await finalize({ retention: { keepLast }, existing });
-    expect(r.code).toBe(0);
-    expect(snapshots).toEqual([...existing.slice(0, earlier).map((e) => e.name), newName].sort());
-    expect(snapshots).toHaveLength(keepLast);
-  });
+  ])(
+    'keepLast %i with 5 earlier snapshots keeps the new one and the %i newest earlier ones',
+    async (keepLast, earlier) => {
+      const { r, snapshots, newName } = await finalize({ retention: { keepLast }, existing });
+      expect(r.code).toBe(0);
+      expect(snapshots).toEqual([...existing.slice(0, earlier).map((e) => e.name), newName].sort());
+      expect(snapshots).toHaveLength(keepLast);
+    },
+  );
 });
 
 describe('maxTotalSize (OpenShift TestRetainBySize, explicit units, never deleting the newest)', () => {
@@ -134,13 +160,19 @@ describe('maxTotalSize (OpenShift TestRetainBySize, explicit units, never deleti
   });
 
   test('prefix semantics: once over budget, an older small snapshot is deleted too', async () => {
-    const existing = [{ name: snap(T0 - H), size: GiB }, { name: snap(T0 - 2 * H), size: 1 }];
+    const existing = [
+      { name: snap(T0 - H), size: GiB },
+      { name: snap(T0 - 2 * H), size: 1 },
+    ];
     const { deleted } = await finalize({ retention: { maxTotalSize: '1Gi' }, existing });
     expect(deleted).toEqual(existing.map((e) => e.name));
   });
 
   test('the newest alone over budget is kept (OpenShift deletes everything here)', async () => {
-    const existing = [{ name: snap(T0 - H), size: 1 }, { name: snap(T0 - 2 * H), size: 1 }];
+    const existing = [
+      { name: snap(T0 - H), size: 1 },
+      { name: snap(T0 - 2 * H), size: 1 },
+    ];
     const { r, snapshots, newName } = await finalize({ retention: { maxTotalSize: '1k' }, existing });
     expect(r.code).toBe(0);
     expect(snapshots).toEqual([newName]);
@@ -208,7 +240,10 @@ describe('hourly / daily / weekly / monthly buckets: the newest of each of the l
 /** What lib/retention's planner keeps of these names (time from the name). */
 function plannedKeeps(rules: RetentionRules, names: string[], timeZone: string): string[] {
   const entries = names.map((name) => ({ name, size: 0, time: Date.parse(/_(\d{4}-.*?Z)_/.exec(name)![1]) / 1000 }));
-  return planRetention(entries, rules, { now: T0 + 5, timeZone }).entries.filter((e) => e.keep).map((e) => e.name).sort();
+  return planRetention(entries, rules, { now: T0 + 5, timeZone })
+    .entries.filter((e) => e.keep)
+    .map((e) => e.name)
+    .sort();
 }
 
 test('only names of this policy are ever touched: other prefixes, temporary files, bad timestamps, other nodes (scope node)', async () => {
@@ -239,7 +274,12 @@ describe('scope (k3s §8.5: a-100, b-101, c-102, a-200, b-201, c-202 with retent
   const pvc = { destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } } };
 
   test('scope cluster counts every node: only a-100 is deleted (what k3s does on S3)', async () => {
-    const { r, deleted } = await finalize({ retention: { keepLast: 5 }, existing, node: 'c', etcd: { ...pvc, retentionScope: 'cluster' } });
+    const { r, deleted } = await finalize({
+      retention: { keepLast: 5 },
+      existing,
+      node: 'c',
+      etcd: { ...pvc, retentionScope: 'cluster' },
+    });
     expect(r.code).toBe(0);
     expect(deleted).toEqual([existing[0].name]);
     expect(r.stdout).toContain('# backups: 6, keep: 5, delete: 1');

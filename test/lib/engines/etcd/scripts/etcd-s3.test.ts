@@ -20,7 +20,21 @@ import {
   startS3,
   stopAll,
 } from '../../../../support/services';
-import { containerProcess, cronJobOf, errorLines, etcdPolicy, filesOf, metricValue, removeTempDirs, restoreJobOf, runPod, shortHeadObjectAws, stamp, tempDir, waitFor } from '../fixtures';
+import {
+  containerProcess,
+  cronJobOf,
+  errorLines,
+  etcdPolicy,
+  filesOf,
+  metricValue,
+  removeTempDirs,
+  restoreJobOf,
+  runPod,
+  shortHeadObjectAws,
+  stamp,
+  tempDir,
+  waitFor,
+} from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -46,12 +60,25 @@ afterAll(async () => {
 const secrets = { 's3-creds': { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } };
 const certs = () => ({ 'etcd-certs': etcd.pkiDir });
 
-function s3Policy(over: Partial<S3Destination> = {}, spec: Record<string, unknown> = {}, etcdOver: Record<string, unknown> = {}) {
+function s3Policy(
+  over: Partial<S3Destination> = {},
+  spec: Record<string, unknown> = {},
+  etcdOver: Record<string, unknown> = {},
+) {
   return etcdPolicy(
     {
       endpoint: etcd.endpoint,
       retentionScope: 'cluster',
-      destination: { s3: { bucket: BUCKET, path: 'prod/etcd', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 's3-creds' }, ...over } },
+      destination: {
+        s3: {
+          bucket: BUCKET,
+          path: 'prod/etcd',
+          region: 'us-east-1',
+          endpoint: s3.endpoint,
+          credentialsSecret: { name: 's3-creds' },
+          ...over,
+        },
+      },
       ...etcdOver,
     },
     { metrics: { pushgatewayUrl: gateway.url }, ...spec },
@@ -67,10 +94,14 @@ async function clearBucket(): Promise<void> {
   for (const k of await keys()) await s3.deleteObject(BUCKET, k);
 }
 
-test('cluster mode: uploads the metadata and the verified snapshot, checks the stored size, prunes every node\'s snapshots (scope cluster), pushes metrics', async () => {
+test("cluster mode: uploads the metadata and the verified snapshot, checks the stored size, prunes every node's snapshots (scope cluster), pushes metrics", async () => {
   await clearBucket();
   const now = Math.floor(Date.now() / 1000);
-  const earlier = [objectName(now - 3 * 3600, 'cp-1'), objectName(now - 2 * 3600, 'cp-2'), objectName(now - 3600, 'cp-1')];
+  const earlier = [
+    objectName(now - 3 * 3600, 'cp-1'),
+    objectName(now - 2 * 3600, 'cp-2'),
+    objectName(now - 3600, 'cp-1'),
+  ];
   for (const k of earlier) {
     await s3.putObject(BUCKET, k, 'an earlier snapshot');
     await s3.putObject(BUCKET, `${k}.json`, '{}');
@@ -82,7 +113,13 @@ test('cluster mode: uploads the metadata and the verified snapshot, checks the s
   const target = cj.metadata.name;
   // as the kubelet runs it: uid 0 without capabilities, a read-only root filesystem (a bound of minutes:
   // each aws CLI call takes seconds on a busy machine)
-  const run = await runPod(cj, { secrets, volumes: certs(), pod: { nodeName: 'cp-3' }, enforceSecurityContext: true, timeoutMs: 240_000 });
+  const run = await runPod(cj, {
+    secrets,
+    volumes: certs(),
+    pod: { nodeName: 'cp-3' },
+    enforceSecurityContext: true,
+    timeoutMs: 240_000,
+  });
   expect(run.failed).toBeUndefined();
   expect(run.log).not.toMatch(/ error /);
 
@@ -96,7 +133,11 @@ test('cluster mode: uploads the metadata and the verified snapshot, checks the s
   const body = await s3.getObject(BUCKET, key);
   const meta = JSON.parse((await s3.getObject(BUCKET, `${key}.json`)).toString());
   expect(meta).toMatchObject({ name: key.slice(PREFIX.length), node: 'cp-3', size: body.length, restoreChecked: true });
-  expect(createHash('sha256').update(body.subarray(0, body.length - 32)).digest('hex')).toBe(meta.sha256);
+  expect(
+    createHash('sha256')
+      .update(body.subarray(0, body.length - 32))
+      .digest('hex'),
+  ).toBe(meta.sha256);
   expect(filesOf(run.volumeDirs.scratch).filter((f) => f.includes('partial'))).toEqual([]);
 
   // the uploaded snapshot restores
@@ -129,33 +170,45 @@ test('a stored size that differs from the snapshot: both objects are removed, th
   expect(await metric('etcd_backup_failure_total', cj.metadata.name)).toBe(before + 1);
 });
 
-test('TERM (the Job\'s deadline) during the snapshot\'s upload: the upload stopped, both objects removed, a failure pushed, exit 1 with one line', async () => {
+test("TERM (the Job's deadline) during the snapshot's upload: the upload stopped, both objects removed, a failure pushed, exit 1 with one line", async () => {
   await clearBucket();
   const cj = cronJobOf(s3Policy({}, { retention: { keepLast: 1 } }, { restoreCheck: false }));
   const before = (await metric('etcd_backup_failure_total', cj.metadata.name)) ?? 0;
   const volumeDirs: Record<string, string> = {};
-  expect((await runPod(cj, { secrets, volumes: certs(), volumeDirs, only: ['tools', 'snapshot'] })).failed).toBeUndefined();
+  expect(
+    (await runPod(cj, { secrets, volumes: certs(), volumeDirs, only: ['tools', 'snapshot'] })).failed,
+  ).toBeUndefined();
 
   // A stand-in aws CLI: every call runs the real one (so it prints exactly what the aws CLI prints). The
   // snapshot's upload really stores the object, then blocks like an upload still in flight, until stopped.
   const bin = tempDir('aws-bin');
   const uploaded = path.join(bin, 'uploaded');
   const stopped = path.join(bin, 'stopped');
-  fs.writeFileSync(path.join(bin, 'aws'), [
-    '#!/bin/sh',
-    'for a in "$@"; do',
-    '  if [ "$a" = "$ETCD_BACKUP_PARTIAL" ]; then',
-    `    '${awsCliPath()}' "$@" || exit`,
-    `    trap ': >'"'${stopped}'"'; exit 143' TERM`,
-    `    : >'${uploaded}'`,
-    '    while :; do sleep 0.02; done',
-    '  fi',
-    'done',
-    `exec '${awsCliPath()}' "$@"`,
-    '',
-  ].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'aws'),
+    [
+      '#!/bin/sh',
+      'for a in "$@"; do',
+      '  if [ "$a" = "$ETCD_BACKUP_PARTIAL" ]; then',
+      `    '${awsCliPath()}' "$@" || exit`,
+      `    trap ': >'"'${stopped}'"'; exit 143' TERM`,
+      `    : >'${uploaded}'`,
+      '    while :; do sleep 0.02; done',
+      '  fi',
+      'done',
+      `exec '${awsCliPath()}' "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
 
-  const finalize = runContainer(cj, 'finalize', { secrets, volumeDirs, pod: { nodeName: 'cp-1' }, pathPrepend: [bin], timeoutMs: 60000 });
+  const finalize = runContainer(cj, 'finalize', {
+    secrets,
+    volumeDirs,
+    pod: { nodeName: 'cp-1' },
+    pathPrepend: [bin],
+    timeoutMs: 60000,
+  });
   await waitFor('the snapshot uploaded, its aws CLI still running', () => fs.existsSync(uploaded));
   const [key] = (await keys()).filter((k) => NAME.test(k));
   expect(await keys()).toEqual([key, `${key}.json`]);
@@ -167,7 +220,11 @@ test('TERM (the Job\'s deadline) during the snapshot\'s upload: the upload stopp
   expect(r.timedOut).toBe(false);
   const errors = errorLines(r);
   expect(errors).toHaveLength(1);
-  expect(errors[0]).toMatch(new RegExp(`stopped by SIGTERM \\(the Job's deadline, or the pod was deleted\\) while uploading s3://${BUCKET}/${key}$`));
+  expect(errors[0]).toMatch(
+    new RegExp(
+      `stopped by SIGTERM \\(the Job's deadline, or the pod was deleted\\) while uploading s3://${BUCKET}/${key}$`,
+    ),
+  );
   // the script stopped its child (a container's teardown would have killed it without a TERM)
   expect(fs.existsSync(stopped)).toBe(true);
   expect(await keys()).toEqual([]);
@@ -182,7 +239,9 @@ test('retention that cannot run after a stored snapshot: the snapshot stays, the
   const cj = cronJobOf(s3Policy({}, { retention: { keepLast: 1 } }, { restoreCheck: false }));
   const run = await runPod(cj, { secrets, volumes: certs() });
   expect(run.failed).toBe('finalize');
-  expect(errorLines(run.results.finalize)[0]).toMatch(/refusing to prune .* is not the newest listed \(.*_cp-2\.db\); check clocks and names; nothing deleted/);
+  expect(errorLines(run.results.finalize)[0]).toMatch(
+    /refusing to prune .* is not the newest listed \(.*_cp-2\.db\); check clocks and names; nothing deleted/,
+  );
   const stored = (await keys()).filter((k) => NAME.test(k) && k.endsWith('_cp-1.db'));
   expect(stored).toHaveLength(1);
   expect(await keys()).toContain(future);
@@ -191,21 +250,31 @@ test('retention that cannot run after a stored snapshot: the snapshot stays, the
 
 test('an upload that fails (no such bucket): non-zero, nothing stored, nothing pruned', async () => {
   await clearBucket();
-  const run = await runPod(cronJobOf(s3Policy({ bucket: 'missing-bucket' }, { retention: { keepLast: 1 } })), { secrets, volumes: certs() });
+  const run = await runPod(cronJobOf(s3Policy({ bucket: 'missing-bucket' }, { retention: { keepLast: 1 } })), {
+    secrets,
+    volumes: certs(),
+  });
   expect(run.failed).toBe('finalize');
   expect(errorLines(run.results.finalize)[0]).toMatch(/uploading s3:\/\/missing-bucket\/prod\/etcd\/.*\.json failed/);
   expect(await keys()).toEqual([]);
 });
 
-test('the retention-prune CronJob (retention.schedule) prunes the objects for real, each node\'s on their own (scope node)', async () => {
+test("the retention-prune CronJob (retention.schedule) prunes the objects for real, each node's on their own (scope node)", async () => {
   // (scope cluster without a new snapshot is the same etcd_prune as the backups' own, above; see prune.test.ts for both scopes on a PVC)
   await clearBucket();
   const now = Math.floor(Date.now() / 1000);
   const ours = [
-    objectName(now - 1 * 3600, 'cp-1'), objectName(now - 3 * 3600, 'cp-1'), objectName(now - 5 * 3600, 'cp-1'),
-    objectName(now - 2 * 3600, 'cp-2'), objectName(now - 4 * 3600, 'cp-2'),
+    objectName(now - 1 * 3600, 'cp-1'),
+    objectName(now - 3 * 3600, 'cp-1'),
+    objectName(now - 5 * 3600, 'cp-1'),
+    objectName(now - 2 * 3600, 'cp-2'),
+    objectName(now - 4 * 3600, 'cp-2'),
   ];
-  const foreign = [`${PREFIX}etcd-snapshot_other_2020-01-01T00:00:00Z_cp-1.db`, `${PREFIX}notes.txt`, 'elsewhere/etcd-snapshot_etcd_2020-01-01T00:00:00Z_cp-1.db'];
+  const foreign = [
+    `${PREFIX}etcd-snapshot_other_2020-01-01T00:00:00Z_cp-1.db`,
+    `${PREFIX}notes.txt`,
+    'elsewhere/etcd-snapshot_etcd_2020-01-01T00:00:00Z_cp-1.db',
+  ];
   for (const k of ours) {
     await s3.putObject(BUCKET, k, 'a snapshot');
     await s3.putObject(BUCKET, `${k}.json`, '{}');
@@ -213,7 +282,9 @@ test('the retention-prune CronJob (retention.schedule) prunes the objects for re
   for (const k of foreign) await s3.putObject(BUCKET, k, 'not ours');
 
   // the workloads (runPod mounts the policy's scripts as its ConfigMap holds them)
-  const objs = renderPolicy(s3Policy({}, { retention: { keepLast: 1, schedule: '30 5 * * *' } }, { retentionScope: 'node' })).filter((o) => o.kind !== 'ConfigMap');
+  const objs = renderPolicy(
+    s3Policy({}, { retention: { keepLast: 1, schedule: '30 5 * * *' } }, { retentionScope: 'node' }),
+  ).filter((o) => o.kind !== 'ConfigMap');
   expect(objs.map((o) => o.metadata.name)).toEqual(['etcd', 'etcd-prune']);
   // as the kubelet runs it: uid 65534, no capabilities, a read-only root filesystem
   const run = await runPod(objs[1], { secrets, enforceSecurityContext: true, timeoutMs: 240_000 });
@@ -256,6 +327,8 @@ test('a snapshot that is not in the bucket: the fetch step fails with one line n
   const restoreDir = tempDir('restore');
   const restore = await runPod(job, { secrets, volumes: { restore: restoreDir }, pod: { nodeName: 'cp-3' } });
   expect(restore.failed).toBe('fetch');
-  expect(errorLines(restore.results.fetch)).toEqual([expect.stringContaining(`cannot find s3://${BUCKET}/${PREFIX}${missing}`)]);
+  expect(errorLines(restore.results.fetch)).toEqual([
+    expect.stringContaining(`cannot find s3://${BUCKET}/${PREFIX}${missing}`),
+  ]);
   expect(filesOf(restoreDir)).toEqual([]);
 });

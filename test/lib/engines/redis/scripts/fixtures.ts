@@ -52,8 +52,23 @@ function services(): RedisServices {
  * Three shards (master + `replicas` each) with the same password, filled (KEYS; shard03: `bigKeys`
  * random 1 KiB values), one Sentinel monitoring all three, s3rver with BUCKET, a Pushgateway.
  */
-export async function startRedisServices(opts: { replicas: Record<keyof RedisServices & `shard${string}`, number>; bigKeys: number }): Promise<RedisServices> {
-  requireCommands('redis-server', 'redis-sentinel', 'redis-cli', 'redis-check-rdb', 'prometheus-pushgateway', 'curl', 'gzip', 'sh', 'head', 'dd', 'busybox');
+export async function startRedisServices(opts: {
+  replicas: Record<keyof RedisServices & `shard${string}`, number>;
+  bigKeys: number;
+}): Promise<RedisServices> {
+  requireCommands(
+    'redis-server',
+    'redis-sentinel',
+    'redis-cli',
+    'redis-check-rdb',
+    'prometheus-pushgateway',
+    'curl',
+    'gzip',
+    'sh',
+    'head',
+    'dd',
+    'busybox',
+  );
   const [shard01, shard02, shard03, s3, gateway] = await Promise.all([
     startRedisShard('shard01', { replicas: opts.replicas.shard01, password: REDIS_PASSWORD }),
     startRedisShard('shard02', { replicas: opts.replicas.shard02, password: REDIS_PASSWORD }),
@@ -64,7 +79,12 @@ export async function startRedisServices(opts: { replicas: Record<keyof RedisSer
   await Promise.all([fill(shard01, KEYS.shard01), fill(shard02, KEYS.shard02), fillRandom(shard03, opts.bigKeys)]);
   const sentinel = await startSentinel({
     password: SENTINEL_PASSWORD,
-    masters: [shard01, shard02, shard03].map((s) => ({ name: s.name, host: s.master.host, port: s.master.port, password: REDIS_PASSWORD })),
+    masters: [shard01, shard02, shard03].map((s) => ({
+      name: s.name,
+      host: s.master.host,
+      port: s.master.port,
+      password: REDIS_PASSWORD,
+    })),
   });
   running = { shard01, shard02, shard03, sentinel, s3, gateway };
   return running;
@@ -89,7 +109,8 @@ async function fill(shard: RedisShard, n: number): Promise<void> {
 async function fillRandom(shard: RedisShard, n: number): Promise<void> {
   for (let i = 0; i < n; i += 512) {
     const args: string[] = [];
-    for (let j = i; j < Math.min(n, i + 512); j++) args.push(`${shard.name}:key:${j}`, randomBytes(768).toString('base64'));
+    for (let j = i; j < Math.min(n, i + 512); j++)
+      args.push(`${shard.name}:key:${j}`, randomBytes(768).toString('base64'));
     await shard.master.cli(['MSET', ...args]);
   }
   expect(await shard.master.cli(['WAIT', String(shard.replicas.length), '20000'])).toBe(String(shard.replicas.length));
@@ -103,18 +124,42 @@ export const secrets = (over: Record<string, Record<string, string>> = {}) => ({
 });
 
 /** Renders the policy against the loopback services; returns every object. */
-export function renderAll(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, policy = 'redis'): Manifest[] {
+export function renderAll(
+  redis: Partial<RedisSpec> = {},
+  spec: Record<string, unknown> = {},
+  policy = 'redis',
+): Manifest[] {
   const { sentinel, s3, gateway } = services();
-  return renderPolicy(redisPolicy({
-    sentinel: { addresses: [`127.0.0.1:${sentinel.port}`], passwordSecret: { name: 'sentinel-auth', key: 'password' } },
-    shards: ['shard01', 'shard02', 'shard03'],
-    ...redis,
-    s3: { bucket: BUCKET, path: 'prod/redis', region: 'us-east-1', endpoint: s3.endpoint, credentialsSecret: { name: 'aws-credentials' }, ...redis.s3 },
-  }, { metrics: { pushgatewayUrl: gateway.url }, ...spec }, policy));
+  return renderPolicy(
+    redisPolicy(
+      {
+        sentinel: {
+          addresses: [`127.0.0.1:${sentinel.port}`],
+          passwordSecret: { name: 'sentinel-auth', key: 'password' },
+        },
+        shards: ['shard01', 'shard02', 'shard03'],
+        ...redis,
+        s3: {
+          bucket: BUCKET,
+          path: 'prod/redis',
+          region: 'us-east-1',
+          endpoint: s3.endpoint,
+          credentialsSecret: { name: 'aws-credentials' },
+          ...redis.s3,
+        },
+      },
+      { metrics: { pushgatewayUrl: gateway.url }, ...spec },
+      policy,
+    ),
+  );
 }
 
 /** Renders the policy against the loopback services; returns the backup CronJob of each shard. */
-export function render(redis: Partial<RedisSpec> = {}, spec: Record<string, unknown> = {}, policy = 'redis'): Record<string, Manifest> {
+export function render(
+  redis: Partial<RedisSpec> = {},
+  spec: Record<string, unknown> = {},
+  policy = 'redis',
+): Record<string, Manifest> {
   const out: Record<string, Manifest> = {};
   for (const o of renderAll(redis, spec, policy)) {
     if (o.kind === 'CronJob' && o.metadata.labels?.['app.kubernetes.io/component'] === 'backup') {
@@ -135,8 +180,31 @@ export function removeLater(dir: string): void {
   scratchDirs.push(dir);
 }
 
-const BUSYBOX_APPLETS = ['sh', 'awk', 'sort', 'head', 'tail', 'wc', 'tr', 'sed', 'grep', 'timeout', 'date', 'mkdir', 'rm', 'mv', 'cat', 'gzip',
-  'printf', 'echo', 'test', '[', 'dd', 'mkfifo', 'tee'];
+const BUSYBOX_APPLETS = [
+  'sh',
+  'awk',
+  'sort',
+  'head',
+  'tail',
+  'wc',
+  'tr',
+  'sed',
+  'grep',
+  'timeout',
+  'date',
+  'mkdir',
+  'rm',
+  'mv',
+  'cat',
+  'gzip',
+  'printf',
+  'echo',
+  'test',
+  '[',
+  'dd',
+  'mkfifo',
+  'tee',
+];
 
 /** A dir of busybox applet links, first on PATH: the toolset of the alpine redis image. */
 function busyboxBin(): string {
@@ -196,11 +264,18 @@ export async function runBackupPod(
     enforceSecurityContext: opts.enforceSecurityContext,
     containers: { 'redis-dump': dump, 'age-encrypt': { ...opts.encrypt }, 's3-upload': { ...opts.upload } },
   });
-  const run = { dump: results['redis-dump'], encrypt: results['age-encrypt'], upload: results['s3-upload'], scratch: results['s3-upload'].mounts['/scratch'] };
+  const run = {
+    dump: results['redis-dump'],
+    encrypt: results['age-encrypt'],
+    upload: results['s3-upload'],
+    scratch: results['s3-upload'].mounts['/scratch'],
+  };
   scratchDirs.push(run.scratch);
   // REDIS_TEST_LOG=<file>: append every run's log there, to read what the containers say.
   if (process.env.REDIS_TEST_LOG) {
-    const logs = Object.values(results).map((r) => `${r.stdout}${r.stderr}`).join('');
+    const logs = Object.values(results)
+      .map((r) => `${r.stdout}${r.stderr}`)
+      .join('');
     fs.appendFileSync(process.env.REDIS_TEST_LOG, `=== ${cronJob.metadata.name}\n${logs}`);
   }
   for (const r of Object.values(results)) expect(r.timedOut).toBe(false);
@@ -231,15 +306,30 @@ export function expectNoDumpAtRest(scratch: string, cleanedUp = true): void {
   };
   walk(scratch, '');
   if (!cleanedUp) return;
-  const allowed = ['stream (pipe)', 'dump.exit', 'upload.exit', 'result/ok', 'result/error', 'result/rdb_bytes', 'result/keys', 'result/uncovered',
-    'stream.age (pipe)', 'encrypt.exit', 'result/encrypt-ok', 'result/encrypt-error', 'result/age_fingerprints'];
+  const allowed = [
+    'stream (pipe)',
+    'dump.exit',
+    'upload.exit',
+    'result/ok',
+    'result/error',
+    'result/rdb_bytes',
+    'result/keys',
+    'result/uncovered',
+    'stream.age (pipe)',
+    'encrypt.exit',
+    'result/encrypt-ok',
+    'result/encrypt-error',
+    'result/age_fingerprints',
+  ];
   expect(left.filter((f) => !allowed.includes(f))).toEqual([]);
 }
 
 /** A metric's value for one shard's group, from the gateway's /metrics. */
 export async function metric(name: string, shard: string, policy = 'redis'): Promise<number | undefined> {
   const text = await services().gateway.metrics();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`shard="${shard}"`) && l.includes(`policy="${policy}"`));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && l.includes(`shard="${shard}"`) && l.includes(`policy="${policy}"`));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -254,7 +344,10 @@ export async function backupsUnder(prefix: string): Promise<string[]> {
 
 /** The metadata object of a backup: `<name without .age>.json`. */
 export async function metadataOf(key: string): Promise<Record<string, unknown>> {
-  return JSON.parse((await services().s3.getObject(BUCKET, `${key.replace(/\.age$/, '')}.json`)).toString()) as Record<string, unknown>;
+  return JSON.parse((await services().s3.getObject(BUCKET, `${key.replace(/\.age$/, '')}.json`)).toString()) as Record<
+    string,
+    unknown
+  >;
 }
 
 /** The number of keys redis-check-rdb reads in a stored (clear) backup, which must be exactly one RDB. */
@@ -278,7 +371,14 @@ export async function keysOfObject(key: string): Promise<number> {
  * under `prefix`, no dump at rest, and the failure pushed. Each failing run has a metrics group
  * (policy, shard) of its own, so its failure count is 1 whatever ran before.
  */
-export async function expectFailure(run: PodRun, message: RegExp, prefix: string, shard: string, policy: string, cleanedUp = true): Promise<void> {
+export async function expectFailure(
+  run: PodRun,
+  message: RegExp,
+  prefix: string,
+  shard: string,
+  policy: string,
+  cleanedUp = true,
+): Promise<void> {
   expect(run.upload.code).toBe(1);
   const errors = errorLines(run.upload);
   expect(errors).toHaveLength(1);
@@ -320,7 +420,9 @@ function heldAws(): { bin: string; dir: string } {
   const bin = standIn('aws', [
     'hold() { while [ ! -e "$STANDIN_DIR/release" ]; do sleep 0.05; done; }',
     'case "$STANDIN_HOLD: $* " in',
-    '  *"metadata: "*" s3 cp "*" - s3://"*".json "*) cat >"$STANDIN_DIR/metadata.json"; : >"$STANDIN_DIR/storing-metadata"; hold; exec ' + awsCliPath() + ' "$@" <"$STANDIN_DIR/metadata.json" ;;',
+    '  *"metadata: "*" s3 cp "*" - s3://"*".json "*) cat >"$STANDIN_DIR/metadata.json"; : >"$STANDIN_DIR/storing-metadata"; hold; exec ' +
+      awsCliPath() +
+      ' "$@" <"$STANDIN_DIR/metadata.json" ;;',
     '  *" s3 cp "*" - s3://"*".json "*) exec ' + awsCliPath() + ' "$@" ;;',
     '  *"upload: "*" s3 cp "*" - s3://"*) ;;',
     '  *) exec ' + awsCliPath() + ' "$@" ;;',

@@ -39,14 +39,24 @@ interface Run {
 async function startBackup(
   shard: Shard,
   opts: {
-    allowFirstBackup?: boolean; flagStyle?: 'dashed'; spec?: Record<string, unknown>; env?: Record<string, string>;
+    allowFirstBackup?: boolean;
+    flagStyle?: 'dashed';
+    spec?: Record<string, unknown>;
+    env?: Record<string, string>;
     /** spec.vitess.schedules, and the name of the CronJob to run. @default - the fixture's, its one CronJob */
-    schedules?: VitessSpec['schedules']; cronJob?: string;
+    schedules?: VitessSpec['schedules'];
+    cronJob?: string;
   } = {},
 ): Promise<Run> {
-  const vitess = { allowFirstBackup: opts.allowFirstBackup ?? false, ...(opts.flagStyle ? { flagStyle: opts.flagStyle } : {}), ...(opts.schedules ? { schedules: opts.schedules } : {}) };
+  const vitess = {
+    allowFirstBackup: opts.allowFirstBackup ?? false,
+    ...(opts.flagStyle ? { flagStyle: opts.flagStyle } : {}),
+    ...(opts.schedules ? { schedules: opts.schedules } : {}),
+  };
   const objects = renderPolicy(vitessPolicy(vitess, opts.spec ?? {}));
-  const cronJob = objects.find((o) => o.kind === 'CronJob' && (opts.cronJob === undefined || o.metadata.name === opts.cronJob));
+  const cronJob = objects.find(
+    (o) => o.kind === 'CronJob' && (opts.cronJob === undefined || o.metadata.name === opts.cronJob),
+  );
   if (!cronJob) throw new Error(`no CronJob ${opts.cronJob}`);
   const pod = (cronJob as any).spec.jobTemplate.spec.template.spec;
   const configMaps = configMapsOf(objects);
@@ -55,15 +65,33 @@ async function startBackup(
   copyFileSync(join(FIXTURES, 'vtctldclient-stub.sh'), join(imageBin, 'vtctldclient'));
   copyFileSync(join(FIXTURES, 'vtbackup-stub.sh'), join(imageBin, 'vtbackup'));
   const volumeDirs: Record<string, string> = {};
-  const init = await runContainer(pod, 'init-vt-root', { volumeDirs, configMaps, env: { VT_BIN_SOURCE: imageBin, VT_CONFIG_SOURCE: join(work, 'no-config') } });
+  const init = await runContainer(pod, 'init-vt-root', {
+    volumeDirs,
+    configMaps,
+    env: { VT_BIN_SOURCE: imageBin, VT_CONFIG_SOURCE: join(work, 'no-config') },
+  });
   expect(init.stderr).toContain('vt-root prepared');
   expect(init.code).toBe(0);
-  const files = { calls: join(work, 'calls'), vtbackupArgs: join(work, 'vtbackup-args'), names: join(work, 'names'), vtbackupState: join(work, 'vtbackup-state') };
+  const files = {
+    calls: join(work, 'calls'),
+    vtbackupArgs: join(work, 'vtbackup-args'),
+    names: join(work, 'names'),
+    vtbackupState: join(work, 'vtbackup-state'),
+  };
   writeFileSync(files.names, (shard.backups ?? []).map((b) => `${b}\n`).join(''));
-  const env: Record<string, string> = { STUB_CALLS: files.calls, STUB_VTBACKUP_ARGS: files.vtbackupArgs, STUB_BACKUP_NAMES: files.names, ...opts.env };
+  const env: Record<string, string> = {
+    STUB_CALLS: files.calls,
+    STUB_VTBACKUP_ARGS: files.vtbackupArgs,
+    STUB_BACKUP_NAMES: files.names,
+    ...opts.env,
+  };
   if (shard.primary) env.STUB_PRIMARY = 'yes';
   if (shard.unreachable) env.STUB_UNREACHABLE = 'yes';
-  return { done: runContainer(pod, 'vtbackup', { volumeDirs, configMaps, env }), files, manifestArgs: pod.containers[0].args };
+  return {
+    done: runContainer(pod, 'vtbackup', { volumeDirs, configMaps, env }),
+    files,
+    manifestArgs: pod.containers[0].args,
+  };
 }
 
 const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n') : []);
@@ -88,10 +116,14 @@ async function runBackup(shard: Shard, opts: Parameters<typeof startBackup>[1] =
 function standInJson(backups: string[]): { backups: { name: string; status: unknown }[] } {
   const dir = mkdtempSync(join(scratch, 'json-'));
   writeFileSync(join(dir, 'names'), backups.map((b) => `${b}\n`).join(''));
-  const out = execFileSync('sh', [join(FIXTURES, 'vtctldclient-stub.sh'), '--server', 'example-vtctld:15999', 'GetBackups', '--json', 'commerce/-'], {
-    env: { PATH: process.env.PATH, STUB_CALLS: join(dir, 'calls'), STUB_BACKUP_NAMES: join(dir, 'names') },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    'sh',
+    [join(FIXTURES, 'vtctldclient-stub.sh'), '--server', 'example-vtctld:15999', 'GetBackups', '--json', 'commerce/-'],
+    {
+      env: { PATH: process.env.PATH, STUB_CALLS: join(dir, 'calls'), STUB_BACKUP_NAMES: join(dir, 'names') },
+      encoding: 'utf8',
+    },
+  );
   return JSON.parse(out);
 }
 
@@ -113,7 +145,9 @@ describe('Vitess backup type decided at run time', () => {
     expect(r.manifestArgs).toContain('--mysql_socket=/vt/socket/mysql.sock');
     expect(r.vtbackupArgs).toEqual([...r.runArgs, '--initial_backup=false']);
     expect(r.calls).toEqual([GET_BACKUPS, FIND_SHARDS]);
-    expect(r.stderr).toMatch(/commerce\/- has 2 backup\(s\), the latest 2025-02-26\.020000\.vtbackup-3141592653: taking a normal backup/);
+    expect(r.stderr).toMatch(
+      /commerce\/- has 2 backup\(s\), the latest 2025-02-26\.020000\.vtbackup-3141592653: taking a normal backup/,
+    );
     expect(r.stderr).not.toMatch(/complete backup\(s\)|has \d+ complete/);
   });
 
@@ -150,13 +184,15 @@ describe('Vitess backup type decided at run time', () => {
     expect(errors[0]).toContain('allowFirstBackup: true');
   });
 
-  test('vtctld unreachable → exit 1 with vtctldclient\'s error, no backup started', async () => {
+  test("vtctld unreachable → exit 1 with vtctldclient's error, no backup started", async () => {
     const r = await runBackup({ backups: BACKUPS, unreachable: true });
     expect(r.code).toBe(1);
     expect(r.vtbackupArgs).toBeUndefined();
     const errors = errorLines(r.stderr);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/cannot list the backups of commerce\/- from vtctld example-vtctld:15999: E\d{4} .* main\.go:56\] rpc error: code = Unavailable .*connection refused"; no backup started$/);
+    expect(errors[0]).toMatch(
+      /cannot list the backups of commerce\/- from vtctld example-vtctld:15999: E\d{4} .* main\.go:56\] rpc error: code = Unavailable .*connection refused"; no backup started$/,
+    );
   });
 
   test('dashed flag style (Vitess >= 22) spells the run-time flags with dashes too', async () => {
@@ -185,7 +221,11 @@ test('init container: an image without vtctldclient fails with one error line; i
     copyFileSync(join(FIXTURES, 'vtbackup-stub.sh'), join(imageBin, 'vtbackup'));
     const init = await runContainer(pod, 'init-vt-root', { env: { VT_BIN_SOURCE: imageBin } });
     expect(init.code).toBe(1);
-    expect(errorLines(init.stderr)).toEqual([expect.stringMatching(new RegExp(` example-daily-commerce-x-x error ${imageBin}/vtctldclient not found in the vtbackup image$`))]);
+    expect(errorLines(init.stderr)).toEqual([
+      expect.stringMatching(
+        new RegExp(` example-daily-commerce-x-x error ${imageBin}/vtctldclient not found in the vtbackup image$`),
+      ),
+    ]);
     expect(await gateway.metrics()).not.toMatch(/^backup_cronjobs_/m);
   } finally {
     await gateway.stop();
@@ -196,13 +236,22 @@ describe('after vtbackup', () => {
   test('a failing vtbackup fails the run with its exit status', async () => {
     const r = await runBackup({ backups: BACKUPS }, { env: { STUB_VTBACKUP_EXIT: '3' } });
     expect(r.code).toBe(1);
-    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/error vtbackup of commerce\/- failed with exit status 3$/)]);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringMatching(/error vtbackup of commerce\/- failed with exit status 3$/),
+    ]);
   });
 
   test('retention prunes the shard through vtctld right after a successful backup', async () => {
-    const old = ['2026-11-20.020000.zone1-0000000101', '2026-11-21.020000.vtbackup-0000004711', '2026-11-22.020000.zone1-0000000101'];
+    const old = [
+      '2026-11-20.020000.zone1-0000000101',
+      '2026-11-21.020000.vtbackup-0000004711',
+      '2026-11-22.020000.zone1-0000000101',
+    ];
     const made = '2026-11-29.020000.vtbackup-2718281828';
-    const r = await runBackup({ backups: old }, { spec: { retention: { keepLast: 2 } }, env: { STUB_VTBACKUP_NEW: made } });
+    const r = await runBackup(
+      { backups: old },
+      { spec: { retention: { keepLast: 2 } }, env: { STUB_VTBACKUP_NEW: made } },
+    );
     expect(r.code).toBe(0);
     // keepLast 2 keeps the new backup and the newest old one; the other two go, newest first
     expect(lines(r.names)).toEqual([old[2], made]);
@@ -220,7 +269,8 @@ test('metrics: success and failure counters, duration and last success reach the
     expect((await runBackup({ backups: BACKUPS }, metrics)).code).toBe(0);
     expect((await runBackup({ backups: BACKUPS }, { ...metrics, env: { STUB_VTBACKUP_EXIT: '1' } })).code).toBe(1);
     const text = await gateway.metrics();
-    const series = (name: string) => text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
+    const series = (name: string) =>
+      text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
     expect(series('backup_cronjobs_success_total')).toMatch(/ 1$/);
     expect(series('backup_cronjobs_failure_total')).toMatch(/ 1$/);
     expect(series('backup_cronjobs_last_run_success')).toMatch(/ 0$/);
@@ -234,10 +284,17 @@ test('metrics: success and failure counters, duration and last success reach the
 describe('restore drill: a normal run restored the newest backup first', () => {
   /** The value of `<prefix>_<name>` in the run's group, undefined when the gateway has no such series. */
   const gauge = (text: string, name: string): number | undefined => {
-    const line = text.split('\n').find((l) => l.startsWith(`backup_cronjobs_${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`backup_cronjobs_${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
     return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
   };
-  const DRILL = ['restore_drill_success', 'restore_drill_duration_seconds', 'restore_drill_backup_age_seconds', 'restore_drill_last_success_timestamp_seconds'];
+  const DRILL = [
+    'restore_drill_success',
+    'restore_drill_duration_seconds',
+    'restore_drill_backup_age_seconds',
+    'restore_drill_last_success_timestamp_seconds',
+  ];
 
   async function withGateway(check: (url: string, metrics: () => Promise<string>) => Promise<void>) {
     const gateway = await startPushgateway();
@@ -254,7 +311,9 @@ describe('restore drill: a normal run restored the newest backup first', () => {
       const r = await runBackup({ backups: BACKUPS }, { spec: { metrics: { pushgatewayUrl: url } } });
       const after = Math.ceil(Date.now() / 1000);
       expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/ info restore drill passed: vtbackup restored 2025-02-26\.020000\.vtbackup-3141592653 before taking this backup$/m);
+      expect(r.stderr).toMatch(
+        / info restore drill passed: vtbackup restored 2025-02-26\.020000\.vtbackup-3141592653 before taking this backup$/m,
+      );
       const text = await metrics();
       // BACKUPS[1] was taken at 2025-02-26 02:00:00 UTC (its name)
       const taken = Date.UTC(2025, 1, 26, 2, 0, 0) / 1000;
@@ -270,7 +329,10 @@ describe('restore drill: a normal run restored the newest backup first', () => {
 
   test('a newest backup whose name carries no time: the drill result without a backup age', async () => {
     await withGateway(async (url, metrics) => {
-      const r = await runBackup({ backups: [BACKUPS[0], 'manual-before-upgrade'] }, { spec: { metrics: { pushgatewayUrl: url } } });
+      const r = await runBackup(
+        { backups: [BACKUPS[0], 'manual-before-upgrade'] },
+        { spec: { metrics: { pushgatewayUrl: url } } },
+      );
       expect(r.code).toBe(0);
       const text = await metrics();
       expect(gauge(text, 'restore_drill_success')).toBe(1);
@@ -280,7 +342,11 @@ describe('restore drill: a normal run restored the newest backup first', () => {
 
   test.each<[string, Shard, { allowFirstBackup?: boolean; env?: Record<string, string> }]>([
     ['an initial backup (no backup, no primary)', { backups: [] }, {}],
-    ['a first backup (no backup, a primary, allowFirstBackup)', { backups: [], primary: true }, { allowFirstBackup: true }],
+    [
+      'a first backup (no backup, a primary, allowFirstBackup)',
+      { backups: [], primary: true },
+      { allowFirstBackup: true },
+    ],
     ['a failed normal run', { backups: BACKUPS }, { env: { STUB_VTBACKUP_EXIT: '1' } }],
   ])('%s restores nothing: no drill gauge, no drill log line', async (_what, shard, opts) => {
     await withGateway(async (url, metrics) => {
@@ -302,7 +368,9 @@ describe('coverage drift: the serving shards of the keyspace that no CronJob of 
   const CRONJOB = 'example-nightly-customer-x-80';
   const FIND_CUSTOMER = '--server example-vtctld:15999 --action_timeout 30s FindAllShardsInKeyspace customer';
   const uncovered = (text: string): number | undefined => {
-    const line = text.split('\n').find((l) => l.startsWith('backup_cronjobs_uncovered_shards{') && l.includes(`target="${CRONJOB}"`));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('backup_cronjobs_uncovered_shards{') && l.includes(`target="${CRONJOB}"`));
     return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
   };
   const warnings = (stderr: string) => stderr.split('\n').filter((l) => / warn /.test(l));
@@ -310,9 +378,15 @@ describe('coverage drift: the serving shards of the keyspace that no CronJob of 
   async function drift(shards: string, env: Record<string, string> = {}) {
     const gateway = await startPushgateway();
     try {
-      const r = await runBackup({ backups: BACKUPS }, {
-        schedules: SCHEDULES, cronJob: CRONJOB, spec: { metrics: { pushgatewayUrl: gateway.url } }, env: { STUB_SHARDS: shards, ...env },
-      });
+      const r = await runBackup(
+        { backups: BACKUPS },
+        {
+          schedules: SCHEDULES,
+          cronJob: CRONJOB,
+          spec: { metrics: { pushgatewayUrl: gateway.url } },
+          env: { STUB_SHARDS: shards, ...env },
+        },
+      );
       return { ...r, uncovered: uncovered(await gateway.metrics()) };
     } finally {
       await gateway.stop();
@@ -324,7 +398,9 @@ describe('coverage drift: the serving shards of the keyspace that no CronJob of 
     expect(r.code).toBe(0);
     expect(r.calls).toContain(FIND_CUSTOMER);
     expect(warnings(r.stderr)).toEqual([
-      expect.stringMatching(/ warn keyspace customer has 2 serving shard\(s\) that no CronJob of policy example backs up: 80-c0 c0-$/),
+      expect.stringMatching(
+        / warn keyspace customer has 2 serving shard\(s\) that no CronJob of policy example backs up: 80-c0 c0-$/,
+      ),
     ]);
     expect(r.uncovered).toBe(2);
   });
@@ -333,16 +409,20 @@ describe('coverage drift: the serving shards of the keyspace that no CronJob of 
     const r = await drift('-80 80-');
     expect(r.code).toBe(0);
     expect(warnings(r.stderr)).toEqual([]);
-    expect(r.stderr).toMatch(/ info every serving shard of keyspace customer is backed up by a CronJob of policy example$/m);
+    expect(r.stderr).toMatch(
+      / info every serving shard of keyspace customer is backed up by a CronJob of policy example$/m,
+    );
     expect(r.uncovered).toBe(0);
   });
 
-  test('a failed listing is one warning with vtctldclient\'s error, never a failed backup; nothing is pushed for coverage', async () => {
+  test("a failed listing is one warning with vtctldclient's error, never a failed backup; nothing is pushed for coverage", async () => {
     const r = await drift('-80 80-', { STUB_FIND_SHARDS_FAILS: 'yes' });
     expect(r.code).toBe(0);
     expect(r.vtbackupArgs).toBeDefined();
     expect(warnings(r.stderr)).toEqual([
-      expect.stringMatching(/ warn shard coverage not checked: cannot list the shards of keyspace customer from vtctld example-vtctld:15999: E\d{4} .* main\.go:56\] rpc error: code = DeadlineExceeded desc = context deadline exceeded$/),
+      expect.stringMatching(
+        / warn shard coverage not checked: cannot list the shards of keyspace customer from vtctld example-vtctld:15999: E\d{4} .* main\.go:56\] rpc error: code = DeadlineExceeded desc = context deadline exceeded$/,
+      ),
     ]);
     expect(r.uncovered).toBeUndefined();
   });
@@ -350,7 +430,11 @@ describe('coverage drift: the serving shards of the keyspace that no CronJob of 
   test('a listing without shards is a warning, not "0 uncovered"', async () => {
     const r = await drift('');
     expect(r.code).toBe(0);
-    expect(warnings(r.stderr)).toEqual([expect.stringMatching(/ warn shard coverage not checked: vtctld example-vtctld:15999 lists no shard of keyspace customer$/)]);
+    expect(warnings(r.stderr)).toEqual([
+      expect.stringMatching(
+        / warn shard coverage not checked: vtctld example-vtctld:15999 lists no shard of keyspace customer$/,
+      ),
+    ]);
     expect(r.uncovered).toBeUndefined();
   });
 });
@@ -384,50 +468,64 @@ describe('deadline: a signal to the entry script (PID 1) while vtbackup runs', (
       return m ? [Number(m[1]), Number(m[2])] : undefined;
     });
     // its parent is the entry script, the container's first process ...
-    expect(readFileSync(`/proc/${scriptPid}/cmdline`, 'utf8').split('\0').slice(0, 3)).toEqual(['/bin/sh', '-c', expect.stringContaining('vitess-backup.sh')]);
+    expect(readFileSync(`/proc/${scriptPid}/cmdline`, 'utf8').split('\0').slice(0, 3)).toEqual([
+      '/bin/sh',
+      '-c',
+      expect.stringContaining('vitess-backup.sh'),
+    ]);
     // ... asleep in `wait` for vtbackup
     await waitFor('the entry script to wait for vtbackup', () => (processState(scriptPid) === 'S' ? true : undefined));
     return { run, state, stubPid, scriptPid };
   }
 
-  const series = (text: string, name: string) => text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
+  const series = (text: string, name: string) =>
+    text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('target="example-daily-commerce-x-x"'));
 
-  test.each(['SIGTERM', 'SIGINT'] as const)('%s: vtbackup is stopped and waited for, a failure is pushed, exit 1 with one error line', async (signal) => {
-    const gateway = await startPushgateway();
-    try {
-      const { run, state, stubPid, scriptPid } = await startBlockedBackup({ spec: { metrics: { pushgatewayUrl: gateway.url } } });
-      process.kill(scriptPid, signal);
-      const r = await run.done;
+  test.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s: vtbackup is stopped and waited for, a failure is pushed, exit 1 with one error line',
+    async (signal) => {
+      const gateway = await startPushgateway();
+      try {
+        const { run, state, stubPid, scriptPid } = await startBlockedBackup({
+          spec: { metrics: { pushgatewayUrl: gateway.url } },
+        });
+        process.kill(scriptPid, signal);
+        const r = await run.done;
 
-      expect(r.code).toBe(1);
-      expect(r.timedOut).toBe(false);
-      expect(errorLines(r.stderr)).toEqual([
-        expect.stringMatching(
-          signal === 'SIGTERM'
-            ? /error stopped by SIGTERM during vtbackup of commerce\/-: the Job reached its activeDeadlineSeconds \(raise timeout in the policy if runs need longer\) or the pod was deleted$/
-            : /error stopped by SIGINT during vtbackup of commerce\/-: interrupted$/,
-        ),
-      ]);
-      // vtbackup got TERM and finished its cleanup before the script exited
-      expect(lines(state).slice(1)).toEqual(['stopping', 'stopped']);
-      expect(processState(stubPid)).toBeUndefined();
+        expect(r.code).toBe(1);
+        expect(r.timedOut).toBe(false);
+        expect(errorLines(r.stderr)).toEqual([
+          expect.stringMatching(
+            signal === 'SIGTERM'
+              ? /error stopped by SIGTERM during vtbackup of commerce\/-: the Job reached its activeDeadlineSeconds \(raise timeout in the policy if runs need longer\) or the pod was deleted$/
+              : /error stopped by SIGINT during vtbackup of commerce\/-: interrupted$/,
+          ),
+        ]);
+        // vtbackup got TERM and finished its cleanup before the script exited
+        expect(lines(state).slice(1)).toEqual(['stopping', 'stopped']);
+        expect(processState(stubPid)).toBeUndefined();
 
-      const text = await gateway.metrics();
-      expect(series(text, 'backup_cronjobs_failure_total')).toMatch(/ 1$/);
-      expect(series(text, 'backup_cronjobs_success_total')).toMatch(/ 0$/);
-      expect(series(text, 'backup_cronjobs_last_run_success')).toMatch(/ 0$/);
-    } finally {
-      await gateway.stop();
-    }
-  });
+        const text = await gateway.metrics();
+        expect(series(text, 'backup_cronjobs_failure_total')).toMatch(/ 1$/);
+        expect(series(text, 'backup_cronjobs_success_total')).toMatch(/ 0$/);
+        expect(series(text, 'backup_cronjobs_last_run_success')).toMatch(/ 0$/);
+      } finally {
+        await gateway.stop();
+      }
+    },
+  );
 
   test('a vtbackup that ignores TERM is killed after VITESS_STOP_WAIT_SECONDS; the run still fails with its error line', async () => {
-    const { run, state, stubPid, scriptPid } = await startBlockedBackup({ env: { STUB_VTBACKUP_IGNORE_TERM: 'yes', VITESS_STOP_WAIT_SECONDS: '1' } });
+    const { run, state, stubPid, scriptPid } = await startBlockedBackup({
+      env: { STUB_VTBACKUP_IGNORE_TERM: 'yes', VITESS_STOP_WAIT_SECONDS: '1' },
+    });
     process.kill(scriptPid, 'SIGTERM');
     const r = await run.done;
     expect(r.code).toBe(1);
     expect(r.timedOut).toBe(false);
-    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/error stopped by SIGTERM during vtbackup of commerce\/-: /)]);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringMatching(/error stopped by SIGTERM during vtbackup of commerce\/-: /),
+    ]);
     expect(lines(state)).toHaveLength(1); // killed: no cleanup
     expect(processState(stubPid)).toBeUndefined();
   });
