@@ -10,7 +10,7 @@ import { formatDuration } from '../units';
 import type { ClusterInfo, ShardBackupSettings } from './vitess-cluster';
 import type { ExpandedTarget, OperatorSchedule } from './vitess-expand';
 import { FieldComment, Notes, asArr, asInt, asObj, asStr, asStringMap, at } from './types';
-import { tolerations } from './vitess-cluster';
+import { tolerations } from './vitess-pool';
 
 /** vitess-operator's default `jobTimeoutMinute` (CRD default; 0 becomes 10 too). */
 const OPERATOR_JOB_TIMEOUT_MINUTES = 10;

@@ -2,7 +2,7 @@
 import { convertDocuments, Note } from '../../../lib/convert';
 import { BACKUP_FIELDS } from '../../../lib/convert/openshift';
 import { SRB_FIELDS } from '../../../lib/convert/redis';
-import { VITESS_BACKUP_FIELDS } from '../../../lib/convert/vitess-cluster';
+import { VITESS_BACKUP_FIELDS } from '../../../lib/convert/vitess-pool';
 import { cluster, openshiftBackup, sentinel, shardedRedisBackup } from './fixtures';
 
 const notesOf = (docs: unknown[]): Note[] => convertDocuments(docs, 'test.yaml').notes;
