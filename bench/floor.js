@@ -67,7 +67,7 @@ function shardObject(core, t, keyspace, shard, keyspaceShards) {
     metadata: { ...t.metadata, name, labels },
     spec: {
       ...t.spec,
-      schedule: core.schedule.resolveHashedSchedule('H 2 * * *', id),
+      schedule: core.resolveHashedSchedule('H 2 * * *', id),
       jobTemplate: {
         ...jt,
         metadata: { ...jt.metadata, labels },

@@ -7,7 +7,8 @@ const { benchPolicy } = require('./policy');
 const { floorObjects: coreFloorObjects } = require('./floor');
 
 const dist = join(__dirname, '..', 'dist');
-const core = require(join(dist, 'lib'));
+// the internal entry: the public API and the parts the floor builds the core's objects from
+const core = require(join(dist, 'lib', 'internal'));
 const { runCli } = require(join(dist, 'lib', 'cli'));
 const [kind, shardsText, outdir] = process.argv.slice(2);
 const shards = Number(shardsText);

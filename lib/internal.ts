@@ -15,3 +15,6 @@ export { COMMON_PASS_THROUGH, passThroughFormat, withPropPaths } from './engines
 export type { PassThroughFields, PassThroughFormat } from './engines/props';
 export { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, PASS_THROUGH_FIELDS, engineProps } from './registry';
 export type { EngineFields } from './registry';
+// The synthesis benchmark's floor (bench/floor.js) builds the core's objects from these.
+export { joinName, safeShard } from './kubernetes/names';
+export { resolveHashedSchedule } from './schedule/hash';

@@ -1,6 +1,6 @@
 // The synthesis benchmark's floor (bench/floor.js) must build exactly the core's objects, or the
 // benchmark compares the core with less (or other) work than it does.
-import * as core from '../../lib';
+import * as core from '../../lib/internal';
 
 const { floorObjects } = require('../../bench/floor') as { floorObjects: (c: typeof core, n: number) => unknown[] };
 const { benchPolicy } = require('../../bench/policy') as { benchPolicy: (n: number) => unknown };
