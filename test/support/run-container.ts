@@ -706,27 +706,10 @@ function securityWrapper(
     if (!empty && !vol.secret && !vol.configMap && !vol.projected) continue;
     preparedVolumes.add(dir);
     for (const d of walkDirs(dir)) fs.chmodSync(d, empty ? 0o777 : 0o755);
-    if (fsGroup === undefined) continue;
-    for (const d of walkDirs(dir)) {
-      fs.chownSync(d, fs.statSync(d).uid, fsGroup);
-      fs.chmodSync(d, (fs.statSync(d).mode & 0o7777) | 0o2070);
-    }
-    for (const f of walkFiles(dir)) {
-      fs.chownSync(f, fs.statSync(f).uid, fsGroup);
-      fs.chmodSync(f, (fs.statSync(f).mode & 0o7777) | 0o040);
-    }
+    if (fsGroup !== undefined) giveToGroup(dir, fsGroup, 0o2070, 0o040);
   }
-  for (const dir of fsGroupDirs) {
-    if (fsGroup === undefined) break;
-    for (const d of walkDirs(dir)) {
-      fs.chownSync(d, fs.statSync(d).uid, fsGroup);
-      fs.chmodSync(d, (fs.statSync(d).mode & 0o7777) | 0o2770);
-    }
-    for (const f of walkFiles(dir)) {
-      fs.chownSync(f, fs.statSync(f).uid, fsGroup);
-      fs.chmodSync(f, (fs.statSync(f).mode & 0o7777) | 0o660);
-    }
-  }
+  // a volume that applies fsGroup, as SetVolumeOwnership: group rw for files, rwx and setgid for directories
+  if (fsGroup !== undefined) for (const dir of fsGroupDirs) giveToGroup(dir, fsGroup, 0o2770, 0o660);
   for (const [mp, host] of Object.entries(mounts)) {
     const name = (container.volumeMounts ?? []).find((m) => normMountPath(m.mountPath) === mp)?.name;
     const vol = name !== undefined ? podVolumes.get(name) : undefined;
@@ -755,6 +738,18 @@ function securityWrapper(
   // util-linux by path: the container's PATH may put busybox applets of the same names first (the etcd tools step links them all)
   setup.push(`exec /usr/bin/setpriv ${ids.join(' ')} --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"`);
   return ['/usr/bin/unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', setup.join('\n'), 'sh'];
+}
+
+/** Every directory and file under `dir` (itself included) group-owned by `gid`, with these mode bits added. */
+function giveToGroup(dir: string, gid: number, dirBits: number, fileBits: number): void {
+  for (const d of walkDirs(dir)) {
+    fs.chownSync(d, fs.statSync(d).uid, gid);
+    fs.chmodSync(d, (fs.statSync(d).mode & 0o7777) | dirBits);
+  }
+  for (const f of walkFiles(dir)) {
+    fs.chownSync(f, fs.statSync(f).uid, gid);
+    fs.chmodSync(f, (fs.statSync(f).mode & 0o7777) | fileBits);
+  }
 }
 
 function walkDirs(dir: string): string[] {
