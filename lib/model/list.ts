@@ -9,6 +9,7 @@ import { retentionRules } from '../policy/retention-options';
 import type { BackupPolicy } from '../registry';
 import { engineDefinition, enginesOf } from '../registry';
 import { planRetention } from '../retention';
+import { ENCRYPTED_SUFFIX, parseBackupName } from '../retention/listing';
 import type { RetentionReason } from '../retention';
 import { policyContext } from './validate';
 
@@ -50,26 +51,34 @@ export function policyStores(policy: BackupPolicy): {
   return { stores: definition.backupStores(policy.spec[engine], policyContext(policy, engine)) };
 }
 
-const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const NODE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
-/** The parts of a backup's name, or undefined for any other object (metadata, temporary files, other policies). */
-function parseName(store: BackupStore, name: string): { time: string; node?: string; encrypted: boolean } | undefined {
-  if (!name.startsWith(store.namePrefix)) return undefined;
-  const encrypted = name.endsWith('.age');
-  const clear = encrypted ? name.slice(0, -4) : name;
-  const time = clear.slice(store.namePrefix.length, store.namePrefix.length + 20);
+/**
+ * The parts of a backup's name, or undefined for any other object (metadata, temporary files, other
+ * policies): the time as the retention listings read it (`parseBackupName`), the node when names carry one.
+ */
+function parseName(
+  store: BackupStore,
+  name: string,
+): { epoch: number; time: string; node?: string; encrypted: boolean } | undefined {
+  const encrypted = name.endsWith(ENCRYPTED_SUFFIX);
+  const clear = encrypted ? name.slice(0, -ENCRYPTED_SUFFIX.length) : name;
+  // the part after the timestamp: the suffix, or `_<node>` and the suffix
   const rest = clear.slice(store.namePrefix.length + 20);
-  if (
-    !TIME.test(time) ||
-    Number.isNaN(Date.parse(time)) ||
-    new Date(Date.parse(time)).toISOString().replace('.000', '') !== time
-  )
-    return undefined;
-  if (!rest.endsWith(store.nameSuffix)) return undefined;
-  if (store.nodes === undefined) return rest === store.nameSuffix ? { time, encrypted } : undefined;
-  const node = rest.slice(1, rest.length - store.nameSuffix.length);
-  return rest.startsWith('_') && NODE.test(node) ? { time, node, encrypted } : undefined;
+  const node = store.nodes === undefined ? undefined : rest.slice(1, rest.length - store.nameSuffix.length);
+  if (node !== undefined && !(rest.startsWith('_') && NODE.test(node))) return undefined;
+  const epoch = parseBackupName(
+    name,
+    store.namePrefix,
+    node === undefined ? store.nameSuffix : `_${node}${store.nameSuffix}`,
+  );
+  if (epoch === undefined) return undefined;
+  return {
+    epoch,
+    time: clear.slice(store.namePrefix.length, store.namePrefix.length + 20),
+    ...(node !== undefined ? { node } : {}),
+    encrypted,
+  };
 }
 
 /**
@@ -99,7 +108,7 @@ export function listStore(
     }
     for (const members of groups.values()) {
       const plan = planRetention(
-        members.map((b) => ({ name: b.name, time: Date.parse(b.time) / 1000, size: b.size })),
+        members.map((b) => ({ name: b.name, time: b.epoch, size: b.size })),
         rules,
         { now, timeZone },
       );
