@@ -5,7 +5,8 @@
 // a file just under the size limit, and files over it (20 MB, a 400,000-key map). Each measurement runs in
 // a fresh process (best of BENCH_RUNS); a run that takes longer than BENCH_TIMEOUT seconds is reported as such.
 // BENCH_ROOT=<checkout> measures another checkout's loader (the same inputs), e.g. the code before a change.
-const { spawnSync } = require('child_process');
+// The loader measured is the compiled one (`npm run build` first), which the installed package runs.
+const { execFileSync, spawnSync } = require('child_process');
 const { mkdtempSync, rmSync, writeFileSync } = require('fs');
 const { tmpdir } = require('os');
 const { join, resolve } = require('path');
@@ -68,6 +69,7 @@ function measure(file) {
   return best;
 }
 
+execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 const dir = mkdtempSync(join(tmpdir(), 'bcj-parse-bench-'));
 try {
   const cases = [

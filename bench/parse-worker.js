@@ -1,15 +1,14 @@
 'use strict';
 // One measurement in a fresh process: node parse-worker.js <root> <file>; loads the file with the core's
-// policy loader of <root> (its TypeScript source, as the CLI runs in a checkout) and prints JSON
+// policy loader of <root> (its compiled code in dist/, as the installed CLI runs it) and prints JSON
 // {ms, cpuMs, maxRssKb, outcome} (cpuMs: user + system CPU time, which a loaded machine inflates less). The time excludes Node start-up, module loading and reading the file.
 const { readFileSync } = require('fs');
 const { join } = require('path');
 
 const [root, file] = process.argv.slice(2);
-require(join(root, 'node_modules', 'ts-node')).register({ transpileOnly: true, project: join(root, 'tsconfig.json') });
-const { loadPolicies } = require(join(root, 'lib', 'model', 'load.ts'));
+const { loadPolicies } = require(join(root, 'dist', 'lib', 'model', 'load.js'));
 const text = readFileSync(file, 'utf8');
-if (global.gc) global.gc(); // not the garbage of loading the modules (ts-node's compiler)
+if (global.gc) global.gc(); // not the garbage of loading the modules
 const cpuStart = process.cpuUsage();
 const start = process.hrtime.bigint();
 let outcome;

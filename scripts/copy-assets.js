@@ -1,5 +1,5 @@
 // Copies the container scripts next to the compiled core (dist/lib/scripts, dist/lib/engines/<engine>/scripts),
-// and writes the JSON Schema.
+// and writes the JSON Schema and its precompiled validator.
 'use strict';
 const { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } = require('fs');
 const { join } = require('path');
@@ -18,3 +18,8 @@ writeFileSync(
   join(root, 'dist', 'lib', 'policy', 'backup-policy.schema.json'),
   `${JSON.stringify(policySchema, null, 2)}\n`,
 );
+// The policy schema's validator as code, so that the CLI and a synth do not compile the schema at every start.
+const { PRECOMPILED_VALIDATOR_FILE, precompiledValidatorCode } = require(
+  join(root, 'dist', 'lib', 'policy', 'schema-validate.js'),
+);
+writeFileSync(join(root, 'dist', 'lib', 'policy', PRECOMPILED_VALIDATOR_FILE), precompiledValidatorCode(policySchema));

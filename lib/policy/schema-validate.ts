@@ -1,15 +1,56 @@
 /** Structural validation of a document against a JSON Schema (ajv, strict mode), as PolicyIssues with field paths. */
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone';
+import { createHash } from 'crypto';
+import { existsSync } from 'fs';
+import { createRequire } from 'module';
+import { join } from 'path';
 import { PolicyIssue, childPath, closest, show } from './errors';
 import { PATTERN_DESCRIPTIONS, PATTERN_PROBLEMS, Schema } from './schema-builders';
+
+/** ajv's options for every schema, the build's precompiled validator included. */
+const AJV_OPTIONS = { allErrors: true, verbose: true, strict: true, allowUnionTypes: true } as const;
+
+/**
+ * The file next to this module's compiled code where the build (scripts/copy-assets.js) writes the policy
+ * schema's validator as code: compiling the schema takes ajv about a quarter of a second at every start of
+ * the CLI or a synth. The TypeScript source has no such file and compiles at first use.
+ */
+export const PRECOMPILED_VALIDATOR_FILE = 'policy-validator.js';
+
+/** A schema's identity: the precompiled validator is used only for the schema it was made from. */
+export function schemaFingerprint(schema: Schema): string {
+  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
+}
+
+/** The CommonJS module of `schema`'s validator (ajv standalone code), with the schema's fingerprint. */
+export function precompiledValidatorCode(schema: Schema): string {
+  const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true } });
+  const code = standaloneCode(ajv, ajv.compile(schema));
+  return `${code}\nmodule.exports.schemaFingerprint = ${JSON.stringify(schemaFingerprint(schema))};\n`;
+}
+
+type PrecompiledValidator = ValidateFunction & { readonly schemaFingerprint?: string };
+
+/** The validator the build wrote for `schema`, if there is one made from this very schema. */
+function precompiledValidator(schema: Schema): ValidateFunction | undefined {
+  const file = join(__dirname, PRECOMPILED_VALIDATOR_FILE);
+  if (!existsSync(file)) return undefined;
+  const validate = createRequire(__filename)(file) as PrecompiledValidator;
+  return validate.schemaFingerprint === schemaFingerprint(schema) ? validate : undefined;
+}
+
+/** `schema` compiled by ajv at run time. */
+export function compileValidator(schema: Schema): ValidateFunction {
+  return new Ajv(AJV_OPTIONS).compile(schema);
+}
 
 const compiled = new WeakMap<Schema, ValidateFunction>();
 
 function validator(schema: Schema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
-    validate = ajv.compile(schema);
+    validate = precompiledValidator(schema) ?? compileValidator(schema);
     compiled.set(schema, validate);
   }
   return validate;
@@ -24,7 +65,11 @@ export interface SchemaProblem {
 
 /** Structural validation against `schema`; every problem at once. */
 export function validateAgainstSchema(schema: Schema, doc: unknown): SchemaProblem[] {
-  const validate = validator(schema);
+  return problemsOf(validator(schema), doc);
+}
+
+/** The problems `validate` (a compiled schema, or its precompiled code) finds in `doc`. */
+export function problemsOf(validate: ValidateFunction, doc: unknown): SchemaProblem[] {
   if (validate(doc)) return [];
   const seen = new Set<string>();
   return (validate.errors ?? [])
@@ -56,12 +101,12 @@ function toIssue(error: ErrorObject, doc: unknown): PolicyIssue {
       const allowed = Object.keys(propertiesAt(error.parentSchema));
       const hint = closest(field, allowed);
       return {
-        path: join(path, field),
+        path: childPath(path, field),
         message: `unknown field${hint ? ` (did you mean "${hint}"?)` : ''}; allowed fields: ${allowed.join(', ')}`,
       };
     }
     case 'required':
-      return { path: join(path, String(p.missingProperty)), message: 'required field is missing' };
+      return { path: childPath(path, String(p.missingProperty)), message: 'required field is missing' };
     case 'type':
       return { path, message: `expected ${String(p.type)}, received ${typeName(value)} ${show(value)}` };
     case 'enum': {
@@ -137,10 +182,6 @@ function pointerToPath(pointer: string): string {
     (acc, part) => childPath(acc, /^[0-9]+$/.test(part) ? Number(part) : part),
     '',
   );
-}
-
-function join(path: string, field: string): string {
-  return childPath(path, field);
 }
 
 function valueAt(doc: unknown, pointer: string): unknown {

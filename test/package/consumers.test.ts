@@ -19,7 +19,9 @@
 //                  readme-N/  the template since 2026 (nodenext, CommonJS);  under setMocks
 //                             index.ts = README "## Pulumi" block N
 //                  esm/, bundler/ as above, with backup-cronjobs/pulumi
+import { createHash } from 'crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
+import { createRequire } from 'module';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { parseAllDocuments } from 'yaml';
@@ -180,6 +182,7 @@ function expectedTarballFiles(): string[] {
     ...compiled,
     ...scripts,
     'dist/lib/policy/backup-policy.schema.json',
+    'dist/lib/policy/policy-validator.js',
   ].sort();
 }
 
@@ -195,6 +198,17 @@ describe('npm pack', () => {
       expect(packed.files.filter((f) => f.startsWith(`dist/${dir}/`) && f.endsWith('.sh'))).not.toEqual([]);
     }
     expect(packed.files).toContain('dist/lib/policy/backup-policy.schema.json');
+  });
+
+  test('the precompiled policy validator is made from the shipped schema, so the installed package uses it', () => {
+    const policyDir = join(roots.cdk8s, 'node_modules', 'backup-cronjobs', 'dist', 'lib', 'policy');
+    const shipped = JSON.parse(readFileSync(join(policyDir, 'backup-policy.schema.json'), 'utf8')) as object;
+    // loaded as the installed package loads it (its ajv runtime modules resolved from the consumer's node_modules)
+    const validator = createRequire(join(policyDir, 'index.js'))('./policy-validator.js') as {
+      schemaFingerprint: string;
+    };
+    const fingerprint = createHash('sha256').update(JSON.stringify(shipped)).digest('hex');
+    expect(validator.schemaFingerprint).toBe(fingerprint);
   });
 
   test('every file package.json and the subpath folders point at is in the tarball, and both routes to a subpath reach the same files', () => {
