@@ -245,4 +245,10 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
    * @default false
    */
   readonly reportsCoverage?: boolean;
+  /**
+   * The alarms its database raises, with what each means: its backup runs push
+   * `<prefix>_source_alarm{alarm="<name>"}`, 1 while raised and 0 otherwise (the
+   * PrometheusRule's BackupSourceAlarm). @default - none
+   */
+  readonly sourceAlarms?: Readonly<Record<string, string>>;
 }

@@ -10,6 +10,7 @@ import { shortestIntervalMinutes } from '../schedule';
 import { formatDuration } from '../units';
 import { ResolvedPolicy, ResolvedTarget, commonLabels } from './resolve';
 import { driftRules } from './alerts-drift';
+import { sourceAlarmRules } from './alerts-source';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
@@ -188,7 +189,14 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
       groups: [
         {
           name: `backup-cronjobs.${r.name}`,
-          rules: [...backupRules, ...notScheduled, ...metricsMissing, ...drillRules, ...driftRules(r, backups)],
+          rules: [
+            ...backupRules,
+            ...notScheduled,
+            ...metricsMissing,
+            ...drillRules,
+            ...driftRules(r, backups),
+            ...sourceAlarmRules(r, backups),
+          ],
         },
       ],
     },

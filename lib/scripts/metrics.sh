@@ -4,7 +4,8 @@
 
 # Pushes one run's metrics to a Pushgateway when BACKUP_PUSHGATEWAY_URL is set.
 # Never fails the run: a failed push is one warning line.
-#   push_metrics success|failure DURATION_SECONDS [SIZE_BYTES]
+#   push_metrics success|failure DURATION_SECONDS [SIZE_BYTES [NAME VALUE HELP ...]]
+# The NAME VALUE HELP triples are gauges pushed with them (as push_gauges).
 # Env: BACKUP_METRICS_PREFIX (default backup_cronjobs) starts every name;
 # the grouping key is job=BACKUP_METRICS_JOB (default backup-cronjobs), then
 # namespace=BACKUP_NAMESPACE, policy=BACKUP_POLICY, target=BACKUP_TARGET (each
@@ -26,6 +27,9 @@
 push_metrics() {
   _pm_group || return 0
   _pm_result=$1 _pm_duration=$2 _pm_size=${3:-}
+  shift 2
+  [ "$#" -eq 0 ] || shift
+  [ "$#" -eq 0 ] || _pg_check "$@" || set --
   _pm_nl=$(printf '\nx') && _pm_nl=${_pm_nl%x}
   _pm_current=$(_pm_curl "$_pm_base/metrics" 2>&1) || {
     log warn "metrics not pushed: cannot read the current counters from $_pm_base/metrics: $(_pm_why "$_pm_current")"
@@ -73,6 +77,7 @@ push_metrics() {
       }
     }')
   _pm_counts=${_pm_out%%"$_pm_nl"*} _pm_body=${_pm_out#*"$_pm_nl"}
+  [ "$#" -eq 0 ] || _pm_body="$_pm_body$_pm_nl$(_pg_body "$@")"
   _pm_post=$(printf '%s\n' "$_pm_body" | _pm_curl -X POST --data-binary @- "$_pm_base/metrics/$_pm_path" 2>&1) || {
     log warn "metrics not pushed to $_pm_base/metrics/$_pm_path: $(_pm_why "$_pm_post")"
     return 0
@@ -180,10 +185,15 @@ _pg_check() {
   done
 }
 
-# The Prometheus text of push_gauges' arguments.
+# The Prometheus text of push_gauges' arguments: HELP and TYPE once per name
+# (the series of one name, with different labels, are given one after another).
 _pg_body() {
+  _pg_last=
   while [ "$#" -ge 3 ]; do
-    printf '# HELP %s_%s %s\n# TYPE %s_%s gauge\n%s_%s %s\n' "$_pm_p" "${1%%\{*}" "$3" "$_pm_p" "${1%%\{*}" "$_pm_p" "$1" "$2"
+    _pg_name=${1%%\{*}
+    [ "$_pg_name" = "$_pg_last" ] || printf '# HELP %s_%s %s\n# TYPE %s_%s gauge\n' "$_pm_p" "$_pg_name" "$3" "$_pm_p" "$_pg_name"
+    printf '%s_%s %s\n' "$_pm_p" "$1" "$2"
+    _pg_last=$_pg_name
     shift 3
   done
 }

@@ -54,6 +54,18 @@ export const ETCD_DEFAULTS = {
 } as const;
 
 /**
+ * The alarms an etcd cluster raises (etcd's `AlarmType`: api/etcdserverpb/rpc.proto), with what each
+ * means for the cluster: the backup runs push `<prefix>_source_alarm{alarm}` for each, and the
+ * PrometheusRule's BackupSourceAlarm says this.
+ */
+export const ETCD_ALARMS = {
+  NOSPACE:
+    'its database reached the backend quota (--quota-backend-bytes) and the cluster refuses writes until it is compacted, defragmented and the alarm disarmed (etcdctl alarm disarm)',
+  CORRUPT:
+    'a member found its data to differ from the other members (corruption check): the cluster refuses writes; restore the corrupt member from a snapshot',
+} as const;
+
+/**
  * The variable that names the node in certificate paths: the pods' own
  * `ETCD_BACKUP_NODE` (the downward API's `spec.nodeName`), expanded by the kubelet.
  */

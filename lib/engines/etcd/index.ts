@@ -1,6 +1,6 @@
 /** The etcd engine: control-plane snapshots from plain CronJobs (cluster or per node), verified, with retention. */
 import type { EngineDefinition } from '../engine';
-import { ETCD_DEFAULTS } from './defaults';
+import { ETCD_ALARMS, ETCD_DEFAULTS } from './defaults';
 import { openshiftObjects, restoreWithServiceAccount, withServiceAccount } from './openshift';
 import { resolveEtcd } from './resolve';
 import type { ResolvedEtcd } from './resolve';
@@ -38,6 +38,7 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO
   props: ETCD_PROPS,
   schema: etcdSchema,
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
+  sourceAlarms: ETCD_ALARMS,
   validate: (spec, policy, issues) => validateEtcd(spec, policy, issues),
   targets: (spec, policy) => {
     const r = resolved(spec, policy);

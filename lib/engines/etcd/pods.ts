@@ -34,7 +34,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } f
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { ENCRYPTED_SUFFIX, ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { awsEnv, s3CaMounts, s3CaVolumes, s3RetentionDestination, s3UploadEnv } from '../s3';
-import { ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
+import { ETCD_ALARMS, ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import type { ResolvedEtcd } from './resolve';
 
 export const fieldEnv = (name: string, fieldPath: string): EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
@@ -267,6 +267,8 @@ export function backupPod(
       ...agePathEnv,
       ...(files ? [{ name: 'ETCD_BACKUP_FILES_SUFFIX', value: ETCD_DEFAULTS.controlPlaneFilesSuffix }] : []),
       { name: 'ETCD_BACKUP_ENDPOINT', value: spec.endpoint },
+      // pushed as 0 unless raised (the source_alarm gauges)
+      ...(ctx.metrics ? [{ name: 'ETCD_BACKUP_ALARM_TYPES', value: Object.keys(ETCD_ALARMS).join(' ') }] : []),
       ...destinationEnv(spec),
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(prunesAfterBackup(policy.retention) ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),

@@ -212,6 +212,7 @@ describe('renderings', () => {
     const finalize = files[files.length - 1].text;
     // everything of the file but main and its call: comments and top-level code (state=start) included
     expect(defs(finalize)).toEqual([
+      'push_run_metrics',
       'undo_finalize',
       'remove_uploads',
       'metadata',

@@ -15,6 +15,8 @@ export interface EtcdOptions {
   /** Member name; must match the name used by `snapshot restore` (etcdctl's default: "default"). */
   name?: string;
   readyTimeoutMs?: number;
+  /** etcd's `--quota-backend-bytes`: a small quota lets a test raise the NOSPACE alarm. Default etcd's (2 GiB). */
+  quotaBackendBytes?: number;
 }
 
 export interface EtcdHandle extends BaseHandle {
@@ -200,6 +202,7 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
         '--logger=zap',
         '--log-outputs=stderr',
       ];
+      if (opts.quotaBackendBytes !== undefined) a.push(`--quota-backend-bytes=${opts.quotaBackendBytes}`);
       if (pkiDir) {
         a.push(
           `--cert-file=${path.join(pkiDir, 'server.crt')}`,

@@ -37,9 +37,29 @@
 state=start
 AGE_HEADER=age-encryption.org/v1
 
+# push_metrics with the gauges <prefix>_source_alarm{alarm="<TYPE>"}: 1 for
+# each alarm the snapshot step saw raised, 0 for the other types of
+# ETCD_BACKUP_ALARM_TYPES; none when that step did not reach the member.
+#   push_run_metrics success|failure DURATION_SECONDS [SIZE_BYTES]
+push_run_metrics() {
+  _prm_result=$1 _prm_duration=$2 _prm_size=${3:-}
+  set --
+  _prm_raised='' _prm_seen=' '
+  if [ -f "$ETCD_BACKUP_SCRATCH/alarms" ] && etcd_read_file _prm_raised "$ETCD_BACKUP_SCRATCH/alarms"; then
+    for _prm_type in ${ETCD_BACKUP_ALARM_TYPES:-} $_prm_raised; do
+      case $_prm_seen in *" $_prm_type "*) continue ;; esac
+      _prm_seen="$_prm_seen$_prm_type "
+      case " $_prm_raised " in *" $_prm_type "*) _prm_value=1 ;; *) _prm_value=0 ;; esac
+      set -- "$@" "source_alarm{alarm=\"$_prm_type\"}" "$_prm_value" \
+        "1 while the etcd cluster has raised this alarm (etcdctl alarm list), 0 otherwise, as the last run saw it."
+    done
+  fi
+  push_metrics "$_prm_result" "$_prm_duration" "$_prm_size" "$@"
+}
+
 undo_finalize() {
   case $state in finished | stored) return 0 ;; esac
-  push_metrics failure "$(($(now_epoch) - ${started:-$(now_epoch)}))" &
+  push_run_metrics failure "$(($(now_epoch) - ${started:-$(now_epoch)}))" &
   case $state in
     dir-meta) rm -f "$BACKUP_DIR/.$name.json.partial" "$BACKUP_DIR/$name.json" ;;
     dir-files) rm -f "$BACKUP_DIR/$name.json" "$BACKUP_DIR/$files_name" ;;
@@ -258,7 +278,7 @@ main() {
   esac
   info "stored snapshot $where: revision $revision, $total_key keys, $src_size bytes$([ -z "$files_name" ] || printf ', with %s' "$files_name"), node $ETCD_BACKUP_NODE"
   step_phase "pushing the metrics (the snapshot $where is stored)"
-  step_run push_metrics success "$(($(now_epoch) - started))" "$src_size"
+  step_run push_run_metrics success "$(($(now_epoch) - started))" "$src_size"
 
   if retention_configured; then
     step_phase "applying retention (the snapshot $where is stored)"

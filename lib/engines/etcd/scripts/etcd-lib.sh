@@ -36,6 +36,24 @@ etcd_json_get() {
   ETCD_JSON_VALUE=${_jg%%[!0-9]*}
 }
 
+# etcd_alarms_of STATUS: the alarms an `endpoint status -w json` TEXT reports,
+# each type once, space-separated, into ETCD_ALARMS (empty: none). The member
+# answers with every alarm of the cluster, one "memberID:<id> alarm:<TYPE> "
+# string each in "errors" (etcd's maintenance Status; the same alarms as
+# `etcdctl alarm list`).
+etcd_alarms_of() {
+  ETCD_ALARMS=
+  case $1 in *'"errors":['*) ;; *) return 0 ;; esac
+  _ea=${1#*\"errors\":\[}
+  _ea=${_ea%%]*}
+  while :; do
+    case $_ea in *'alarm:'*) ;; *) return 0 ;; esac
+    _ea=${_ea#*alarm:}
+    _ea_type=${_ea%%[!A-Z]*}
+    case " $ETCD_ALARMS " in *" $_ea_type "*) ;; *) ETCD_ALARMS=${ETCD_ALARMS:+$ETCD_ALARMS }$_ea_type ;; esac
+  done
+}
+
 # etcd_read_file VAR FILE: VAR=$(cat FILE) without a process (the file's lines,
 # trailing newlines removed); non-zero when FILE cannot be read.
 etcd_read_file() {

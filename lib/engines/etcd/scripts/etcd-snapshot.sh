@@ -10,7 +10,9 @@
 #       temporary snapshot, etcdctl's <it>.part, the restore-check directory);
 #     - asks the member (ETCDCTL_* env, one endpoint) for its status within
 #       ETCD_BACKUP_STATUS_TIMEOUT: it must answer and be a voting member; its
-#       database size is what the snapshot will weigh;
+#       database size is what the snapshot will weigh; the cluster's alarms it
+#       reports (NOSPACE, CORRUPT) go to ETCD_BACKUP_SCRATCH/alarms for the
+#       finalize step's metrics, and a warning (a snapshot is taken all the same);
 #     - refuses unless ETCD_BACKUP_WORK_DIR has ETCD_BACKUP_FREE_SPACE_FACTOR
 #       (2) x that size free: the snapshot plus the copy its restore check makes;
 #     - records the run's start (the snapshot's time) for the finalize step.
@@ -63,6 +65,10 @@ precheck() {
   case $status in
     *'"isLearner":true'*) die "the etcd member at $ETCDCTL_ENDPOINTS is a learner, not a voting member: no snapshot taken from it" ;;
   esac
+  etcd_alarms_of "$status"
+  printf '%s\n' "$ETCD_ALARMS" >"$ETCD_BACKUP_SCRATCH/alarms" || die "cannot write $ETCD_BACKUP_SCRATCH/alarms"
+  [ -z "$ETCD_ALARMS" ] ||
+    log warn "the etcd cluster has raised the alarm(s) $ETCD_ALARMS (etcdctl alarm list; NOSPACE: the database reached its quota and the cluster refuses writes): taking the snapshot all the same"
   etcd_json_get "$status" dbSize
   db=$ETCD_JSON_VALUE
   [ -n "$db" ] || die "etcdctl endpoint status reported no dbSize: $(printf '%s' "$status" | head -c 300); no snapshot taken"

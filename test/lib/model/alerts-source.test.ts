@@ -1,0 +1,129 @@
+// BackupSourceAlarm: which policies get it, and promtool unit tests of when it fires and when it does not.
+import { execFileSync } from 'child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { stringify } from 'yaml';
+import { renderPolicy } from '../../../lib';
+import type { Manifest } from '../../../lib';
+import { ETCD_ALARMS } from '../../../lib/engines/etcd/defaults';
+import { requireCommands } from '../../support/services';
+import { etcdPolicy } from '../engines/etcd/fixtures';
+import { redisPolicy } from '../engines/redis/fixtures';
+import { vitessPolicy } from '../engines/vitess/fixtures';
+
+const work = mkdtempSync(join(tmpdir(), 'bcj-source-alarm-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Rule {
+  readonly alert: string;
+  readonly expr: string;
+  readonly for: string;
+  readonly labels: Record<string, string>;
+  readonly annotations: Record<string, string>;
+}
+interface RuleSpec {
+  readonly groups: readonly { readonly rules: readonly Rule[] }[];
+}
+
+const ruleSpecOf = (objects: readonly Manifest[]): RuleSpec | undefined =>
+  objects.find((o) => o.kind === 'PrometheusRule')?.spec as RuleSpec | undefined;
+const rulesOf = (objects: readonly Manifest[]): Rule[] => ruleSpecOf(objects)?.groups[0].rules.slice() ?? [];
+const alarmRulesOf = (objects: readonly Manifest[]) => rulesOf(objects).filter((r) => r.alert === 'BackupSourceAlarm');
+
+const metrics = { metrics: { pushgatewayUrl: 'http://pushgateway:9091', prometheusRule: {} } };
+// per node: one backup CronJob per control-plane node name; cluster mode: one
+const shell = { images: { shell: 'curlimages/curl:8.10.1' } };
+const policy = etcdPolicy(shell, metrics);
+const objects = renderPolicy(policy);
+const backupNames = objects
+  .filter((o) => o.kind === 'CronJob' && o.metadata.labels?.['app.kubernetes.io/component'] === 'backup')
+  .map((o) => o.metadata.name);
+
+test("one BackupSourceAlarm rule per etcd alarm, over the policy's backup targets, when an etcd policy pushes metrics", () => {
+  expect(backupNames.length).toBeGreaterThan(0);
+  const rules = alarmRulesOf(objects);
+  expect(rules.map((r) => r.expr)).toEqual(
+    Object.keys(ETCD_ALARMS).map(
+      (alarm) =>
+        `max by (namespace, policy, alarm) (etcd_backup_source_alarm{namespace="kube-system", policy="etcd", target=~"${backupNames.join('|')}", alarm="${alarm}"}) > 0`,
+    ),
+  );
+  for (const r of rules) {
+    expect(r.for).toBe('1m');
+    expect(r.labels).toEqual({ severity: 'warning', policy: 'etcd' });
+  }
+  expect(rules[0].annotations.description).toContain('refuses writes');
+});
+
+test('no alarm rule without pushed metrics, nor for engines that report no alarms (Redis, Vitess)', () => {
+  const ksmOnly = etcdPolicy(shell, { metrics: { prometheusRule: {} } });
+  expect(rulesOf(renderPolicy(ksmOnly)).length).toBeGreaterThan(0);
+  expect(alarmRulesOf(renderPolicy(ksmOnly))).toEqual([]);
+  for (const other of [redisPolicy({}, metrics), vitessPolicy({}, metrics)]) {
+    expect(rulesOf(renderPolicy(other)).length).toBeGreaterThan(0);
+    expect(alarmRulesOf(renderPolicy(other))).toEqual([]);
+  }
+});
+
+test('the finalize container is told which alarms to push as 0 only when the policy pushes metrics', () => {
+  const alarmTypes = (p: typeof policy) =>
+    renderPolicy(p)
+      .filter((o) => o.kind === 'CronJob')
+      .flatMap((o) => JSON.stringify(o).match(/"ETCD_BACKUP_ALARM_TYPES","value":"([A-Z ]+)"/)?.[1] ?? []);
+  expect(alarmTypes(policy)).toEqual(backupNames.map(() => 'NOSPACE CORRUPT'));
+  expect(alarmTypes(etcdPolicy(shell))).toEqual([]);
+});
+
+const gauge = (target: string, alarm: string, values: string) => ({
+  series: `etcd_backup_source_alarm{namespace="kube-system", policy="etcd", target="${target}", alarm="${alarm}", job="backup-cronjobs"}`,
+  values,
+});
+const firing = (alarm: keyof typeof ETCD_ALARMS) => ({
+  exp_labels: { severity: 'warning', policy: 'etcd', namespace: 'kube-system', alarm },
+  exp_annotations: {
+    summary: `The database that policy etcd backs up has raised the ${alarm} alarm`,
+    description: `The last backup run of policy etcd saw the ${alarm} alarm raised: ${ETCD_ALARMS[alarm]}. Backups still run.`,
+  },
+});
+
+/** Runs `promtool test rules` on the policy's rule file with these tests; returns its output. */
+function promtoolTest(tests: unknown[]): string {
+  requireCommands('promtool');
+  const rules = join(work, `rules-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(rules, stringify(ruleSpecOf(objects)));
+  const file = `${rules}.test.yaml`;
+  writeFileSync(file, stringify({ rule_files: [rules], evaluation_interval: '1m', tests }));
+  return execFileSync('promtool', ['test', 'rules', file], { encoding: 'utf8', stdio: 'pipe' });
+}
+
+test('promtool: fires for the raised alarm only, a minute after a run pushed it; clears once a run pushes 0', () => {
+  const target = backupNames[0];
+  const out = promtoolTest([
+    {
+      interval: '1m',
+      input_series: [
+        // a run at 10m sees NOSPACE raised; the run at 70m, after the operators disarmed it, pushes 0
+        gauge(target, 'NOSPACE', '0+0x9 1+0x59 0+0x30'),
+        gauge(target, 'CORRUPT', '0+0x100'),
+      ],
+      alert_rule_test: [
+        { eval_time: '5m', alertname: 'BackupSourceAlarm', exp_alerts: [] },
+        { eval_time: '15m', alertname: 'BackupSourceAlarm', exp_alerts: [firing('NOSPACE')] },
+        { eval_time: '80m', alertname: 'BackupSourceAlarm', exp_alerts: [] },
+      ],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
+});
+
+test('promtool: does not fire for a value left by a CronJob the policy no longer has', () => {
+  const out = promtoolTest([
+    {
+      interval: '1m',
+      input_series: [gauge(`${backupNames[0]}-removed`, 'NOSPACE', '1+0x60')],
+      alert_rule_test: [{ eval_time: '30m', alertname: 'BackupSourceAlarm', exp_alerts: [] }],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
+});
