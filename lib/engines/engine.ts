@@ -8,6 +8,7 @@ import type { IssueList } from '../policy/errors';
 import type { Schema } from '../policy/schema-builders';
 import type { EngineSettingsDefaults, ResolvedJobSettings } from '../policy/settings';
 import type {
+  ContentCheckOptions,
   DrillOptions,
   EncryptionOptions,
   JobSettings,
@@ -31,6 +32,8 @@ export interface PolicyContext {
   readonly encryption?: EncryptionOptions;
   /** `spec.drill`, only ever set for an engine that supports it. @default - no drills */
   readonly drill?: DrillOptions;
+  /** `spec.contentChecks`, only ever set for an engine that supports them. @default - CONTENT_CHECK_DEFAULTS */
+  readonly contentChecks?: ContentCheckOptions;
   /** Path of the engine's spec (`spec.<key>`), for messages. */
   readonly path: string;
 }
@@ -239,6 +242,8 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
   readonly encryption?: FeatureSupport;
   /** `spec.drill`: renders restore-drill targets. @default - refused */
   readonly drill?: FeatureSupport;
+  /** `spec.contentChecks`: its backups check their content before they are stored. @default - refused */
+  readonly contentChecks?: FeatureSupport;
   /**
    * Its backup runs push `<prefix>_uncovered_shards`: the cluster's shards that
    * no CronJob of the policy backs up (the PrometheusRule's BackupPolicyDrift).

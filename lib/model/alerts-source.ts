@@ -1,9 +1,13 @@
 /**
- * BackupSourceAlarm: the database a policy backs up has raised an alarm (etcd's NOSPACE: the cluster
- * refuses writes). Engines that declare `sourceAlarms` push `<prefix>_source_alarm{alarm}` from every
- * backup run that reached the database, 1 while raised and 0 otherwise; one rule per alarm, reading the
- * policy's current, not suspended, backup targets only (as BackupPolicyDrift does).
+ * What backup runs report about their source, as alerts over the policy's current, not suspended, backup
+ * targets only (as BackupPolicyDrift does):
+ * - BackupSourceAlarm: the database has raised an alarm (etcd's NOSPACE: the cluster refuses writes).
+ *   Engines that declare `sourceAlarms` push `<prefix>_source_alarm{alarm}` from every run that reached
+ *   the database, 1 while raised and 0 otherwise; one rule per alarm.
+ * - BackupContentShrank: engines with content checks push `<prefix>_content_shrunk`, 1 when the run's
+ *   backup held fewer keys than `spec.contentChecks.shrinkBelowPercent` of the newest earlier backup's.
  */
+import { CONTENT_CHECK_DEFAULTS } from '../policy/defaults';
 import { engineDefinition } from '../registry';
 import type { ResolvedPolicy, ResolvedTarget } from './resolve';
 
@@ -25,4 +29,27 @@ export function sourceAlarmRules(r: ResolvedPolicy, watched: readonly ResolvedTa
       description: `The last backup run of policy ${r.name} saw the ${alarm} alarm raised: ${meaning}. Backups still run.`,
     },
   }));
+}
+
+/** The shrink rule of a policy whose engine checks content and whose runs push metrics (else none). */
+export function contentShrankRules(r: ResolvedPolicy, watched: readonly ResolvedTarget[]): Record<string, unknown>[] {
+  const { rule, metrics } = r;
+  if (!rule || !metrics || engineDefinition(r.engine).contentChecks !== true || watched.length === 0) return [];
+  const checks = { ...CONTENT_CHECK_DEFAULTS, ...r.policy.spec.contentChecks };
+  const stored =
+    checks.onShrink === 'fail'
+      ? 'It was not stored (onShrink: fail), so the target gets no new backup until this is resolved.'
+      : 'It was stored (onShrink: warn): retention may now remove older, fuller backups.';
+  return [
+    {
+      alert: 'BackupContentShrank',
+      expr: `max by (namespace, policy, target) (${metrics.prefix}_content_shrunk{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}"}) > 0`,
+      for: SOURCE_ALARM_FOR,
+      labels: { severity: rule.severity, policy: r.name },
+      annotations: {
+        summary: 'A backup holds far fewer keys than the one before it',
+        description: `The last backup of {{ $labels.target }} (policy ${r.name}) holds fewer than ${checks.shrinkBelowPercent}% of the keys of the newest earlier backup (spec.contentChecks.shrinkBelowPercent); its log gives both counts. Was data deleted, or did the source lose it? ${stored}`,
+      },
+    },
+  ];
 }

@@ -97,9 +97,10 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
   return [...issues.issues];
 }
 
-/** `spec.encryption` and `spec.drill`: only for engines that implement them, each complete. */
+/** `spec.encryption`, `spec.drill` and `spec.contentChecks`: only for engines that implement them, each complete. */
 function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefined, issues: IssueList): void {
-  const features = { encryption: spec.encryption, drill: spec.drill } as const;
+  const features = { encryption: spec.encryption, drill: spec.drill, contentChecks: spec.contentChecks } as const;
+  const names = { encryption: 'client-side encryption', drill: 'restore drills', contentChecks: 'content checks' };
   for (const [feature, value] of Object.entries(features)) {
     if (value === undefined || engine === undefined) continue;
     const support = engineDefinition(engine)[feature as keyof typeof features];
@@ -107,7 +108,7 @@ function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefi
     const supported = ENGINE_KEYS.filter((k) => engineDefinition(k)[feature as keyof typeof features] === true);
     issues.add(
       `spec.${feature}`,
-      `the ${engine} engine does not support ${feature === 'drill' ? 'restore drills' : 'client-side encryption'}${
+      `the ${engine} engine does not support ${names[feature as keyof typeof features]}${
         support ? `: ${support.refused}` : ''
       }; ${supported.length > 0 ? `supported by: ${supported.join(', ')}` : 'no engine supports it yet'}`,
     );
@@ -195,6 +196,7 @@ export function policyContext(policy: BackupPolicy, key: string): PolicyContext 
     metrics: policy.spec.metrics,
     encryption: policy.spec.encryption,
     drill: policy.spec.drill,
+    contentChecks: policy.spec.contentChecks,
     path: childPath('spec', key),
   };
 }

@@ -31,5 +31,13 @@ export const METRICS_DEFAULTS = {
   grafanaDashboardLabels: { grafana_dashboard: '1' },
 } as const;
 
+/** Defaults of `spec.contentChecks`. */
+export const CONTENT_CHECK_DEFAULTS = {
+  allowEmpty: false,
+  /** A backup with fewer keys than this percentage of the newest earlier backup's has shrunk. */
+  shrinkBelowPercent: 50,
+  onShrink: 'warn',
+} as const;
+
 /** The label every pod of a serialization group carries. */
 export const SERIALIZATION_GROUP_LABEL = 'backup-cronjobs.io/serialization-group';

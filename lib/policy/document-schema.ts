@@ -1,10 +1,11 @@
 /** The JSON Schema of a BackupPolicy document, built around the engines' own schemas (`lib/registry.ts` passes them). */
-import { JOB_DEFAULTS, METRICS_DEFAULTS } from './defaults';
+import { CONTENT_CHECK_DEFAULTS, JOB_DEFAULTS, METRICS_DEFAULTS } from './defaults';
 import { API_VERSION, KIND } from './types';
 import {
   PATTERNS,
   Schema,
   arr,
+  bool,
   caBundleRef,
   configMapKeyRef,
   dnsLabel,
@@ -142,6 +143,25 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
                 maxBackupAge: duration('A drill fails when the newest backup is older than this.'),
               },
               ['schedule'],
+            ),
+            contentChecks: obj(
+              "Checks of what each backup holds before it is stored, against the newest earlier backup of the same target (its metadata's key count) (etcd).",
+              {
+                allowEmpty: bool('The source may be empty: a backup of no keys is stored (else its run fails).', {
+                  default: CONTENT_CHECK_DEFAULTS.allowEmpty,
+                }),
+                shrinkBelowPercent: int(
+                  "A backup holding fewer keys than this percentage of the newest earlier backup's has shrunk.",
+                  1,
+                  100,
+                  { default: CONTENT_CHECK_DEFAULTS.shrinkBelowPercent },
+                ),
+                onShrink: strEnum(
+                  'A shrunk backup: warn stores it with a warning (and the BackupContentShrank alert), fail fails the run and stores nothing.',
+                  ['warn', 'fail'],
+                  { default: CONTENT_CHECK_DEFAULTS.onShrink },
+                ),
+              },
             ),
             ...engineSchemas,
           },

@@ -343,6 +343,19 @@ export interface DrillOptions extends JobSettings {
   readonly maxBackupAge?: string;
 }
 
+/**
+ * Checks of what each backup holds before it is stored, against the newest earlier backup of the same
+ * target (its metadata's key count): an empty backup, and one that shrank.
+ */
+export interface ContentCheckOptions {
+  /** The source may be empty: a backup of no keys is stored. @default false - it fails its run, nothing stored */
+  readonly allowEmpty?: boolean;
+  /** A backup holding fewer keys than this percentage of the newest earlier backup's has shrunk. @default 50 */
+  readonly shrinkBelowPercent?: number;
+  /** A shrunk backup: `warn` stores it with a warning, `fail` fails the run and stores nothing. @default warn */
+  readonly onShrink?: 'warn' | 'fail';
+}
+
 /** The spec fields every policy has, whatever its engine. */
 export interface PolicyCommonSpec {
   /** Settings for every target; schedules and targets override them field by field. @default - see JobSettings */
@@ -357,6 +370,8 @@ export interface PolicyCommonSpec {
   readonly encryption?: EncryptionOptions;
   /** Restore drills (engines that support them). @default - no drills */
   readonly drill?: DrillOptions;
+  /** Content checks of every backup (engines that support them: etcd). @default - see ContentCheckOptions */
+  readonly contentChecks?: ContentCheckOptions;
 }
 
 /** A policy document with the given spec type. */

@@ -37,6 +37,12 @@ retention_list() {
   [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name rfc3339 "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
+# Prints the file NAME of the directory (a backup's sidecar); non-zero when it
+# cannot be read.
+retention_read() {
+  cat -- "$BACKUP_DIR/$1"
+}
+
 # Deletes one backup, sidecars first (of its name without ".age", either
 # encrypted or not) (a failure leaves the backup listed, so
 # the next run retries it). Non-zero on failure.

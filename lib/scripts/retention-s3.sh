@@ -35,6 +35,12 @@ retention_list() {
     _rt_parse_names name_size rfc3339 "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
+# Prints the object NAME (a whole key: a backup's sidecar); non-zero when it
+# cannot be read.
+retention_read() {
+  s3_aws s3 cp --only-show-errors "s3://$S3_BUCKET/$1" - </dev/null
+}
+
 # Deletes one backup, sidecars first (of its name without ".age", either
 # encrypted or not) (a failure leaves the backup listed, so
 # the next run retries it). Non-zero on failure.

@@ -23,6 +23,13 @@ retention_list() {
   [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | awk '$0 != "" { print "0\t" $0 }' | _rt_parse_names size_name vitess "" ""
 }
 
+# A backup's sidecar: vtctld keeps none (a backup is the directory of its
+# MANIFEST and files in the backup storage). Non-zero.
+retention_read() {
+  _rt_err="vitess backups have no sidecar files"
+  return 1
+}
+
 # Deletes one backup. Non-zero on failure.
 retention_delete() {
   vtctldclient --server "$VTCTLD_SERVER" RemoveBackup "$VITESS_KEYSPACE/$VITESS_SHARD" "$1" </dev/null >/dev/null

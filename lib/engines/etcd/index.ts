@@ -39,6 +39,7 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO
   schema: etcdSchema,
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
   sourceAlarms: ETCD_ALARMS,
+  contentChecks: true,
   validate: (spec, policy, issues) => validateEtcd(spec, policy, issues),
   targets: (spec, policy) => {
     const r = resolved(spec, policy);

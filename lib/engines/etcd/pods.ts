@@ -34,6 +34,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } f
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { ENCRYPTED_SUFFIX, ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { awsEnv, s3CaMounts, s3CaVolumes, s3RetentionDestination, s3UploadEnv } from '../s3';
+import { contentCheckEnv } from '../../workload/content-checks';
 import { ETCD_ALARMS, ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import type { ResolvedEtcd } from './resolve';
 
@@ -270,6 +271,7 @@ export function backupPod(
       // pushed as 0 unless raised (the source_alarm gauges)
       ...(ctx.metrics ? [{ name: 'ETCD_BACKUP_ALARM_TYPES', value: Object.keys(ETCD_ALARMS).join(' ') }] : []),
       ...destinationEnv(spec),
+      ...contentCheckEnv(policy.contentChecks, ETCD_DEFAULTS.metadataSuffix),
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(prunesAfterBackup(policy.retention) ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
       ...s3Env(spec),

@@ -127,3 +127,66 @@ test('promtool: does not fire for a value left by a CronJob the policy no longer
   ]);
   expect(out).toContain('SUCCESS');
 });
+
+const shrankOf = (objects: readonly Manifest[]) => rulesOf(objects).filter((r) => r.alert === 'BackupContentShrank');
+
+test('one BackupContentShrank rule for an engine with content checks, its description from the policy (threshold, what a shrunk backup does)', () => {
+  const [rule, ...more] = shrankOf(objects);
+  expect(more).toEqual([]);
+  expect(rule.expr).toBe(
+    `max by (namespace, policy, target) (etcd_backup_content_shrunk{namespace="kube-system", policy="etcd", target=~"${backupNames.join('|')}"}) > 0`,
+  );
+  expect(rule.annotations.description).toContain('fewer than 50% of the keys');
+  expect(rule.annotations.description).toContain('It was stored (onShrink: warn)');
+  const failing = shrankOf(
+    renderPolicy(etcdPolicy(shell, { ...metrics, contentChecks: { onShrink: 'fail', shrinkBelowPercent: 80 } })),
+  );
+  expect(failing[0].annotations.description).toContain('fewer than 80% of the keys');
+  expect(failing[0].annotations.description).toContain('It was not stored (onShrink: fail)');
+  for (const other of [redisPolicy({}, metrics), vitessPolicy({}, metrics)])
+    expect(shrankOf(renderPolicy(other))).toEqual([]);
+});
+
+test('spec.contentChecks is refused for engines that do not check content yet, naming the ones that do', () => {
+  for (const [engine, other] of [
+    ['redis', redisPolicy({}, { contentChecks: { allowEmpty: true } })],
+    ['vitess', vitessPolicy({}, { contentChecks: { allowEmpty: true } })],
+  ] as const) {
+    expect(() => renderPolicy(other)).toThrow(
+      `spec.contentChecks: the ${engine} engine does not support content checks; supported by: etcd`,
+    );
+  }
+});
+
+test('promtool: BackupContentShrank fires for the target whose last run pushed a shrink, and clears with the next good run', () => {
+  const target = backupNames[0];
+  const out = promtoolTest([
+    {
+      interval: '1m',
+      input_series: [
+        {
+          series: `etcd_backup_content_shrunk{namespace="kube-system", policy="etcd", target="${target}", job="backup-cronjobs"}`,
+          values: '0+0x9 1+0x59 0+0x30',
+        },
+      ],
+      alert_rule_test: [
+        { eval_time: '5m', alertname: 'BackupContentShrank', exp_alerts: [] },
+        {
+          eval_time: '15m',
+          alertname: 'BackupContentShrank',
+          exp_alerts: [
+            {
+              exp_labels: { severity: 'warning', policy: 'etcd', namespace: 'kube-system', target },
+              exp_annotations: {
+                summary: shrankOf(objects)[0].annotations.summary,
+                description: shrankOf(objects)[0].annotations.description.replace('{{ $labels.target }}', target),
+              },
+            },
+          ],
+        },
+        { eval_time: '80m', alertname: 'BackupContentShrank', exp_alerts: [] },
+      ],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
+});

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: etcd-lib.sh
+# needs: etcd-lib.sh content.sh
 # optional: metrics.sh
 # Entry of the `finalize` container: gives the verified temporary snapshot its
 # final name, then applies retention, then pushes metrics.
@@ -39,7 +39,8 @@ AGE_HEADER=age-encryption.org/v1
 
 # push_metrics with the gauges <prefix>_source_alarm{alarm="<TYPE>"}: 1 for
 # each alarm the snapshot step saw raised, 0 for the other types of
-# ETCD_BACKUP_ALARM_TYPES; none when that step did not reach the member.
+# ETCD_BACKUP_ALARM_TYPES (none when that step did not reach the member); and
+# once the content was checked, <prefix>_content_keys and _content_shrunk.
 #   push_run_metrics success|failure DURATION_SECONDS [SIZE_BYTES]
 push_run_metrics() {
   _prm_result=$1 _prm_duration=$2 _prm_size=${3:-}
@@ -53,6 +54,11 @@ push_run_metrics() {
       set -- "$@" "source_alarm{alarm=\"$_prm_type\"}" "$_prm_value" \
         "1 while the etcd cluster has raised this alarm (etcdctl alarm list), 0 otherwise, as the last run saw it."
     done
+  fi
+  if [ -n "${CONTENT_KEYS:-}" ]; then
+    set -- "$@" content_keys "$CONTENT_KEYS" "Keys the last checked backup held (etcd: at the snapshot's revision)." \
+      content_shrunk "${CONTENT_SHRUNK:-0}" \
+      "1 when the last checked backup held fewer keys than spec.contentChecks.shrinkBelowPercent of the newest earlier backup's, else 0."
   fi
   push_metrics "$_prm_result" "$_prm_duration" "$_prm_size" "$@"
 }
@@ -263,6 +269,8 @@ main() {
   case $restored in true | false) ;; *) die "unexpected verify result '$restored'" ;; esac
 
   artifacts
+  step_phase "checking the snapshot's content against the newest earlier backup"
+  content_check "$key_count" "the snapshot at revision $revision"
 
   stamp=$(date -u -d "@$started" +%Y-%m-%dT%H:%M:%SZ) || die "cannot format the time $started"
   name=$BACKUP_NAME_PREFIX$stamp$BACKUP_NAME_SUFFIX

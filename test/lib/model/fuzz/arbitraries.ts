@@ -614,6 +614,14 @@ const encryption = (pools: Pools) =>
     )
     .map(([recipients, rest]) => ({ age: { ...recipients, ...rest } }));
 
+/** spec.contentChecks: each field, the edges of the percentage included. */
+const contentChecks = (pools: Pools) =>
+  rec({
+    allowEmpty: some(fc.boolean()),
+    shrinkBelowPercent: some(pick(pools, [1, 50, 90, 100], [0, 101, 50.5, -1])),
+    onShrink: some(pick(pools, ['warn', 'fail'], ['Fail', ''])),
+  });
+
 /** spec.drill: every job setting of a level, its own schedule, a maximum backup age. */
 const drill = (pools: Pools) =>
   fc
@@ -644,13 +652,37 @@ function documentOf(pools: Pools, engine: EngineKey, spec: fc.Arbitrary<Record<s
     encryption: engineDefinition(engine).encryption === true ? some(encryption(pools), 2) : fc.constant(undefined),
     // restore drills for the engines that render them
     drill: engineDefinition(engine).drill === true ? some(drill(pools), 2) : fc.constant(undefined),
+    // content checks for the engines that do them (the others refuse them: invalid.test.ts)
+    contentChecks:
+      engineDefinition(engine).contentChecks === true ? some(contentChecks(pools), 2) : fc.constant(undefined),
     engine: spec,
-  }).map(({ metadata, defaults, retention: r, metrics: m, scripts, encryption: enc, drill: d, engine: e }) => ({
-    apiVersion: 'backup-cronjobs.io/v1alpha1',
-    kind: 'BackupPolicy',
-    metadata,
-    spec: defined({ defaults, retention: r, metrics: m, scripts, encryption: enc, drill: d, [engine]: e }),
-  }));
+  }).map(
+    ({
+      metadata,
+      defaults,
+      retention: r,
+      metrics: m,
+      scripts,
+      encryption: enc,
+      drill: d,
+      contentChecks: c,
+      engine: e,
+    }) => ({
+      apiVersion: 'backup-cronjobs.io/v1alpha1',
+      kind: 'BackupPolicy',
+      metadata,
+      spec: defined({
+        defaults,
+        retention: r,
+        metrics: m,
+        scripts,
+        encryption: enc,
+        drill: d,
+        contentChecks: c,
+        [engine]: e,
+      }),
+    }),
+  );
 }
 
 const images = (pools: Pools) =>
