@@ -3,37 +3,9 @@
 import fc from 'fast-check';
 import { PolicyError, renderPolicy } from '../../../../lib';
 import { EngineKey, PLAUSIBLE, fuzzParameters, policyOf } from './arbitraries';
+import { Json, at, list, obj, orNew } from './json-paths';
 
-/** An object of a policy document: fields of any JSON value (the mutations break them on purpose). */
-type Json = Record<string, unknown>;
 type Mutation = (doc: Json, engine: EngineKey) => void;
-
-/** `v` as an object; throws naming `what` when it is not one (the generated documents have it). */
-function obj(v: unknown, what: string): Json {
-  if (v === null || typeof v !== 'object' || Array.isArray(v))
-    throw new Error(`${what} is not an object: ${JSON.stringify(v)}`);
-  return v as Json;
-}
-
-/** `v` as a list; throws naming `what` when it is not one. */
-function list(v: unknown, what: string): unknown[] {
-  if (!Array.isArray(v)) throw new Error(`${what} is not a list: ${JSON.stringify(v)}`);
-  return v;
-}
-
-/** The object at a dotted path of `doc` (`spec.vitess.schedules.0`: numbers index lists). */
-function at(doc: Json, path: string): Json {
-  const found = path
-    .split('.')
-    .reduce<unknown>((v, key) => (Array.isArray(v) ? v[Number(key)] : obj(v, `${path} (at ${key})`)[key]), doc);
-  return obj(found, path);
-}
-
-/** The object `o[key]`, made an empty one when absent (`o[key] ??= {}`). */
-function orNew(o: Json, key: string): Json {
-  o[key] ??= {};
-  return obj(o[key], key);
-}
 
 /** The first settings level below spec.defaults of each engine (a schedule, a shard, a node), made an object. */
 function level(doc: Json, engine: EngineKey): Json {
