@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { admitPod, asSecurityContextConstraints } from '../../../support/scc-admission';
 import { resolvePodSpec } from '../../../support/run-container';
 import { MIXED, OutcomeCounter, fuzzParameters, policyOf, renderOutcome } from './arbitraries';
-import { at } from './json-paths';
+import { at } from '../../../support/json-paths';
 
 test('every etcd policy is refused with paths or renders valid, deterministic objects', () => {
   const counter = new OutcomeCounter();

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { PolicyError, renderPolicy } from '../../../../lib';
 import { EngineKey, PLAUSIBLE, fuzzParameters, policyOf } from './arbitraries';
-import { Json, at, list, obj, orNew } from './json-paths';
+import { Json, at, list, obj, orNew } from '../../../support/json-paths';
 
 type Mutation = (doc: Json, engine: EngineKey) => void;
 

@@ -1,8 +1,8 @@
-// Reading and changing the generated policy documents (plain JSON) without `any`: each step narrows.
-/** An object of a generated policy document: fields of any JSON value (some tests write wrong ones on purpose). */
+// Reading and changing plain JSON (generated or parsed policy documents, fixtures) without `any`: each step narrows.
+/** A JSON object: fields of any value (tests that break documents write wrong ones on purpose). */
 export type Json = Record<string, unknown>;
 
-/** `v` as an object; throws naming `what` when it is not one (the generated documents have it). */
+/** `v` as an object; throws naming `what` when it is not one. */
 export function obj(v: unknown, what: string): Json {
   if (v === null || typeof v !== 'object' || Array.isArray(v))
     throw new Error(`${what} is not an object: ${JSON.stringify(v)}`);
