@@ -12,7 +12,7 @@ function reference(v: unknown): string {
   const sorted = sortKeys<unknown>(v);
   const isMap = sorted !== null && typeof sorted === 'object' && !Array.isArray(sorted);
   const first = isMap ? ['apiVersion', 'kind', 'metadata'].filter((k) => k in sorted) : [];
-  const ordered = isMap
+  const ordered: unknown = isMap
     ? Object.assign({}, ...first.map((k) => ({ [k]: (sorted as Record<string, unknown>)[k] })), sorted)
     : sorted;
   return stringify(ordered, { keepUndefined: true, lineWidth: 0, version: '1.1' });

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import type { V1PodSpec } from '@kubernetes/client-node';
 import { containerArgv, containerEnv, expandK8s, makePathRewriter, runContainer } from './run-container';
 
 /**
@@ -41,7 +42,7 @@ aws s3 cp /backup/x s3://bucket/backup/x
 echo done
 `;
 
-function podSpec(): any {
+function podSpec(): V1PodSpec {
   return {
     restartPolicy: 'Never',
     initContainers: [

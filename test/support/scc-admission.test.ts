@@ -2,10 +2,17 @@
 // what it assigns to a pod that sets nothing, and the refusals users quote from OpenShift's events
 // (e.g. "provider restricted-v2: .containers[0].runAsUser: Invalid value: 1001: must be in the ranges:
 // [1000850000, 1000859999]", "fsGroup: Invalid value: []int64{1001}: 1001 is not an allowed group").
+import type { V1PodSpec, V1Volume } from '@kubernetes/client-node';
 import { EXAMPLE_NAMESPACE, admitPod } from './scc-admission';
 import { validSecurityContextConstraints } from './k8s-validate/fixtures';
 
-const plainPod = () => ({ containers: [{ name: 'app', image: 'app' }], volumes: [{ name: 'data', emptyDir: {} }] });
+/** A pod spec with its volumes (the cases add to them). */
+type PodWithVolumes = V1PodSpec & { volumes: V1Volume[] };
+
+const plainPod = (): PodWithVolumes => ({
+  containers: [{ name: 'app', image: 'app' }],
+  volumes: [{ name: 'data', emptyDir: {} }],
+});
 const [uidMin, uidMax] = EXAMPLE_NAMESPACE.uidRange;
 
 test('a pod that sets nothing is admitted and gets the namespace uid, group, MCS level, RuntimeDefault, no capabilities', () => {
@@ -24,7 +31,7 @@ test('a pod that sets nothing is admitted and gets the namespace uid, group, MCS
   });
 });
 
-test.each<[string, (pod: any) => void, string]>([
+test.each<[string, (pod: PodWithVolumes) => void, string]>([
   [
     'a uid outside the namespace range',
     (p) => (p.containers[0].securityContext = { runAsUser: 1001 }),

@@ -13,6 +13,8 @@
  * Returns the errors in provider.go's field terms (empty: admitted) and the pod as admission
  * leaves it (what the SCC assigned).
  */
+import type { V1Container, V1PodSpec, V1SELinuxOptions, V1SeccompProfile, V1Volume } from '@kubernetes/client-node';
+import type { KubeObject } from './kube';
 
 /** The namespace annotations OpenShift allocates (openshift.io/sa.scc.uid-range, openshift.io/sa.scc.mcs). */
 export interface NamespaceAllocation {
@@ -22,12 +24,65 @@ export interface NamespaceAllocation {
 
 export const EXAMPLE_NAMESPACE: NamespaceAllocation = { uidRange: [1000680000, 1000689999], mcs: 's0:c26,c15' };
 
-export interface Admission {
-  readonly errors: string[];
-  readonly pod: any;
+/** An IDRange of an SCC's group strategy (security.openshift.io/v1). */
+export interface IdRange {
+  min: number;
+  max: number;
 }
 
-const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null));
+/** A group strategy of an SCC (fsGroup, supplementalGroups): MustRunAs or RunAsAny. */
+export interface GroupStrategy {
+  type?: string;
+  ranges?: IdRange[] | null;
+}
+
+/**
+ * A SecurityContextConstraints (security.openshift.io/v1): the fields admission reads, and the ones that only
+ * grant use or order SCCs (priority, users, groups, allowHostDirVolumePlugin). Lists and the priority are
+ * null where OpenShift prints a nil value (`defaultAddCapabilities: null`); admission fills in the
+ * namespace's pre-allocated values, so the strategies are mutable.
+ */
+export interface SecurityContextConstraints {
+  readonly apiVersion?: string;
+  readonly kind?: unknown;
+  readonly metadata?: { readonly name?: string };
+  readonly priority?: number | null;
+  readonly users?: readonly string[] | null;
+  readonly groups?: readonly string[] | null;
+  readonly allowHostDirVolumePlugin?: boolean;
+  runAsUser?: { type?: string; uid?: number; uidRangeMin?: number; uidRangeMax?: number };
+  seLinuxContext?: { type?: string; seLinuxOptions?: V1SELinuxOptions };
+  fsGroup?: GroupStrategy;
+  supplementalGroups?: GroupStrategy;
+  seccompProfiles?: readonly string[] | null;
+  volumes?: readonly string[] | null;
+  requiredDropCapabilities?: readonly string[] | null;
+  defaultAddCapabilities?: readonly string[] | null;
+  allowedCapabilities?: readonly string[] | null;
+  allowHostNetwork?: boolean;
+  allowHostPID?: boolean;
+  allowHostIPC?: boolean;
+  allowHostPorts?: boolean;
+  allowPrivilegedContainer?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  defaultAllowPrivilegeEscalation?: boolean;
+}
+
+/** A rendered object (a `Manifest`, a fixture) as an SCC; throws if it is of another kind. */
+export function asSecurityContextConstraints(o: KubeObject | undefined): SecurityContextConstraints {
+  if (o?.kind !== 'SecurityContextConstraints')
+    throw new Error(`expected a SecurityContextConstraints, got ${String(o?.kind)} ${String(o?.metadata?.name)}`);
+  return o;
+}
+
+export interface Admission {
+  readonly errors: string[];
+  readonly pod: V1PodSpec;
+}
+
+/** A deep copy through JSON (as the API server would see the object: no undefined fields). */
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
 
 function equalLevels(expected: string, actual: string): boolean {
   if (expected === actual) return true;
@@ -38,21 +93,48 @@ function equalLevels(expected: string, actual: string): boolean {
 }
 
 /** util.go GetVolumeFSType: the VolumeSource field set (vsphereVolume is "vsphere"). */
-function fsType(volume: any): string {
+function fsType(volume: V1Volume): string {
   const key = Object.keys(volume).find((k) => k !== 'name');
   if (key === undefined) throw new Error(`unknown volume type for volume: ${JSON.stringify(volume)}`);
   return key === 'vsphereVolume' ? 'vsphere' : key;
 }
 
 /** seccomp/strategy.go seccompAnnotationForField. */
-function seccompAnnotation(profile: any): string {
+function seccompAnnotation(profile: V1SeccompProfile | undefined): string {
   if (profile?.type === 'Unconfined') return 'unconfined';
   if (profile?.type === 'RuntimeDefault') return 'runtime/default';
   if (profile?.type === 'Localhost' && profile.localhostProfile) return `localhost/${profile.localhostProfile}`;
   return '';
 }
 
-export function admitPod(sccIn: any, podSpec: any, ns: NamespaceAllocation = EXAMPLE_NAMESPACE): Admission {
+/** The fsGroup and supplementalGroups strategies (group/). */
+const GROUP_FIELDS = ['fsGroup', 'supplementalGroups'] as const;
+type GroupField = (typeof GROUP_FIELDS)[number];
+
+/** NewSimpleProvider's user strategy (user/), built from a runAsUser with the namespace's range filled in. */
+type UserStrategy =
+  | { readonly type: 'MustRunAs'; readonly uid: number }
+  | { readonly type: 'MustRunAsRange'; readonly min: number; readonly max: number }
+  | { readonly type: 'MustRunAsNonRoot' | 'RunAsAny' };
+
+/** The user strategy, or the error for one that cannot be built. */
+function userStrategy(runAsUser: SecurityContextConstraints['runAsUser']): UserStrategy | { readonly error: string } {
+  const type = runAsUser?.type;
+  if (type === 'MustRunAs')
+    return runAsUser?.uid === undefined ? { error: 'MustRunAs requires a UID' } : { type, uid: runAsUser.uid };
+  if (type === 'MustRunAsRange')
+    return runAsUser?.uidRangeMin === undefined || runAsUser.uidRangeMax === undefined
+      ? { error: 'MustRunAsRange requires a range' }
+      : { type, min: runAsUser.uidRangeMin, max: runAsUser.uidRangeMax };
+  if (type === 'MustRunAsNonRoot' || type === 'RunAsAny') return { type };
+  return { error: `Unrecognized RunAsUser strategy type ${String(type)}` };
+}
+
+export function admitPod(
+  sccIn: SecurityContextConstraints,
+  podSpec: V1PodSpec,
+  ns: NamespaceAllocation = EXAMPLE_NAMESPACE,
+): Admission {
   const scc = clone(sccIn);
   const pod = clone(podSpec);
   const errors: string[] = [];
@@ -67,28 +149,28 @@ export function admitPod(sccIn: any, podSpec: any, ns: NamespaceAllocation = EXA
   if (scc.seLinuxContext?.type === 'MustRunAs' && !scc.seLinuxContext.seLinuxOptions?.level) {
     scc.seLinuxContext.seLinuxOptions = { ...scc.seLinuxContext.seLinuxOptions, level: ns.mcs };
   }
-  for (const field of ['fsGroup', 'supplementalGroups']) {
-    if (scc[field]?.type === 'MustRunAs' && !(scc[field].ranges?.length > 0))
-      scc[field].ranges = [{ min: ns.uidRange[0], max: ns.uidRange[0] }];
+  for (const field of GROUP_FIELDS) {
+    const strategy = scc[field];
+    if (strategy?.type === 'MustRunAs' && !((strategy.ranges?.length ?? 0) > 0))
+      strategy.ranges = [{ min: ns.uidRange[0], max: ns.uidRange[0] }];
   }
   // NewSimpleProvider: strategies that cannot be built
-  const userType = scc.runAsUser?.type;
-  if (userType === 'MustRunAs' && scc.runAsUser.uid === undefined) return { errors: ['MustRunAs requires a UID'], pod };
-  if (
-    userType === 'MustRunAsRange' &&
-    (scc.runAsUser.uidRangeMin === undefined || scc.runAsUser.uidRangeMax === undefined)
-  )
-    return { errors: ['MustRunAsRange requires a range'], pod };
-  if (!['MustRunAs', 'MustRunAsRange', 'MustRunAsNonRoot', 'RunAsAny'].includes(userType))
-    return { errors: [`Unrecognized RunAsUser strategy type ${userType}`], pod };
-  if (!['MustRunAs', 'RunAsAny'].includes(scc.seLinuxContext?.type))
-    return { errors: [`Unrecognized SELinuxContext strategy type ${scc.seLinuxContext?.type}`], pod };
-  for (const field of ['fsGroup', 'supplementalGroups']) {
+  const user = userStrategy(scc.runAsUser);
+  if ('error' in user) return { errors: [user.error], pod };
+  const seLinuxType = scc.seLinuxContext?.type;
+  if (seLinuxType !== 'MustRunAs' && seLinuxType !== 'RunAsAny')
+    return { errors: [`Unrecognized SELinuxContext strategy type ${String(seLinuxType)}`], pod };
+  // selinux/mustrunas.go: the options every pod and container must have (the level filled in above)
+  const requiredSeLinux = seLinuxType === 'MustRunAs' ? (scc.seLinuxContext?.seLinuxOptions ?? {}) : undefined;
+  for (const field of GROUP_FIELDS) {
     const type = scc[field]?.type ?? 'RunAsAny'; // sccdefaults SetDefaults_SCC
     if (!['MustRunAs', 'RunAsAny'].includes(type))
       return { errors: [`Unrecognized ${field} strategy type ${type}`], pod };
   }
-  const profiles: string[] = (scc.seccompProfiles ?? []).filter((p: string) => p !== '*');
+  /** The ranges of a MustRunAs group strategy (never empty: filled in above), undefined for RunAsAny. */
+  const groupRanges = (field: GroupField): IdRange[] | undefined =>
+    scc[field]?.type === 'MustRunAs' ? (scc[field]?.ranges ?? []) : undefined;
+  const profiles: string[] = (scc.seccompProfiles ?? []).filter((p) => p !== '*');
   const anyProfile = (scc.seccompProfiles ?? []).includes('*');
   const runtimeDefaultAllowed = profiles.some((p) => p === 'runtime/default' || p === 'docker/default');
   const seccompProblem = (at: string, profile: string): void => {
@@ -103,33 +185,34 @@ export function admitPod(sccIn: any, podSpec: any, ns: NamespaceAllocation = EXA
       `${at}: Forbidden: ${profile} is not an allowed seccomp profile. Valid values are ${JSON.stringify(profiles)}`,
     );
   };
-  const groupValidate = (field: string, groups: number[]): void => {
-    if ((scc[field]?.type ?? 'RunAsAny') !== 'MustRunAs') return;
+  const groupValidate = (field: GroupField, groups: number[]): void => {
+    const ranges = groupRanges(field);
+    if (ranges === undefined) return;
     if (groups.length === 0)
       errors.push(`spec.securityContext.${field}: unable to validate empty groups against required ranges`);
     for (const g of groups)
-      if (!scc[field].ranges.some((r: any) => g >= r.min && g <= r.max))
+      if (!ranges.some((r) => g >= r.min && g <= r.max))
         errors.push(`spec.securityContext.${field}: ${g} is not an allowed group`);
   };
-  const seLinuxValidate = (at: string, options: any): void => {
-    if (scc.seLinuxContext.type !== 'MustRunAs') return;
+  const seLinuxValidate = (at: string, options: V1SELinuxOptions | undefined): void => {
+    if (requiredSeLinux === undefined) return;
     if (!options) {
       errors.push(`${at}: Required value`);
       return;
     }
-    const want = scc.seLinuxContext.seLinuxOptions;
+    const want = requiredSeLinux;
     if (!equalLevels(want.level ?? '', options.level ?? '')) errors.push(`${at}.level: must be ${want.level}`);
-    for (const key of ['role', 'type', 'user'])
+    for (const key of ['role', 'type', 'user'] as const)
       if ((options[key] ?? '') !== (want[key] ?? '')) errors.push(`${at}.${key}: must be ${want[key] ?? ''}`);
   };
 
   // CreatePodSecurityContext
   const psc = (pod.securityContext = pod.securityContext ?? {});
-  if (psc.supplementalGroups === undefined && scc.supplementalGroups?.type === 'MustRunAs')
-    psc.supplementalGroups = [scc.supplementalGroups.ranges[0].min];
-  if (psc.fsGroup === undefined && scc.fsGroup?.type === 'MustRunAs') psc.fsGroup = scc.fsGroup.ranges[0].min;
-  if (psc.seLinuxOptions === undefined && scc.seLinuxContext.type === 'MustRunAs')
-    psc.seLinuxOptions = { ...scc.seLinuxContext.seLinuxOptions };
+  const supplementalRanges = groupRanges('supplementalGroups');
+  if (psc.supplementalGroups === undefined && supplementalRanges) psc.supplementalGroups = [supplementalRanges[0].min];
+  const fsGroupRanges = groupRanges('fsGroup');
+  if (psc.fsGroup === undefined && fsGroupRanges) psc.fsGroup = fsGroupRanges[0].min;
+  if (psc.seLinuxOptions === undefined && requiredSeLinux) psc.seLinuxOptions = { ...requiredSeLinux };
   if (psc.seccompProfile === undefined && profiles.length > 0) {
     const p = profiles[0];
     psc.seccompProfile =
@@ -153,40 +236,36 @@ export function admitPod(sccIn: any, podSpec: any, ns: NamespaceAllocation = EXA
     errors.push('spec.securityContext.hostPID: Invalid value: true: Host PID is not allowed to be used');
   if (!scc.allowHostIPC && pod.hostIPC)
     errors.push('spec.securityContext.hostIPC: Invalid value: true: Host IPC is not allowed to be used');
-  const allowed: string[] = scc.volumes ?? [];
+  const allowed: readonly string[] = scc.volumes ?? [];
   if (!allowed.includes('*')) {
-    (pod.volumes ?? []).forEach((v: any, i: number) => {
+    (pod.volumes ?? []).forEach((v, i) => {
       const type = fsType(v);
       if (!allowed.includes(type))
         errors.push(`spec.volumes[${i}]: Invalid value: "${type}": ${type} volumes are not allowed to be used`);
     });
   }
 
-  const requiredDrop: string[] = scc.requiredDropCapabilities ?? [];
-  const defaultAdd: string[] = scc.defaultAddCapabilities ?? [];
-  const allowedCaps: string[] = scc.allowedCapabilities ?? [];
-  const containers = [
-    ...(pod.initContainers ?? []).map((c: any, i: number) => [c, `spec.initContainers[${i}]`]),
-    ...(pod.containers ?? []).map((c: any, i: number) => [c, `spec.containers[${i}]`]),
+  const requiredDrop: readonly string[] = scc.requiredDropCapabilities ?? [];
+  const defaultAdd: readonly string[] = scc.defaultAddCapabilities ?? [];
+  const allowedCaps: readonly string[] = scc.allowedCapabilities ?? [];
+  const containers: [V1Container, string][] = [
+    ...(pod.initContainers ?? []).map((c, i): [V1Container, string] => [c, `spec.initContainers[${i}]`]),
+    ...(pod.containers ?? []).map((c, i): [V1Container, string] => [c, `spec.containers[${i}]`]),
   ];
-  for (const [c, at] of containers as [any, string][]) {
+  for (const [c, at] of containers) {
     // CreateContainerSecurityContext (effective values: the container's over the pod's)
     const sc = (c.securityContext = c.securityContext ?? {});
-    const effective = (key: string) => (sc[key] !== undefined ? sc[key] : psc[key]);
+    const effective = <K extends 'runAsUser' | 'runAsNonRoot' | 'seLinuxOptions'>(key: K) =>
+      sc[key] !== undefined ? sc[key] : psc[key];
     if (effective('runAsUser') === undefined) {
-      const generated =
-        userType === 'MustRunAs'
-          ? scc.runAsUser.uid
-          : userType === 'MustRunAsRange'
-            ? scc.runAsUser.uidRangeMin
-            : undefined;
+      const generated = user.type === 'MustRunAs' ? user.uid : user.type === 'MustRunAsRange' ? user.min : undefined;
       if (generated !== undefined) sc.runAsUser = generated;
     }
-    if (effective('seLinuxOptions') === undefined && scc.seLinuxContext.type === 'MustRunAs')
-      sc.seLinuxOptions = { ...scc.seLinuxContext.seLinuxOptions };
+    if (effective('seLinuxOptions') === undefined && requiredSeLinux) sc.seLinuxOptions = { ...requiredSeLinux };
     if (effective('runAsNonRoot') === undefined) {
       const uid = effective('runAsUser');
-      if ((uid === undefined && userType === 'MustRunAsNonRoot') || uid > 0) sc.runAsNonRoot = true;
+      if ((uid === undefined && user.type === 'MustRunAsNonRoot') || (uid !== undefined && uid > 0))
+        sc.runAsNonRoot = true;
     }
     const add = new Set<string>(sc.capabilities?.add ?? []);
     const drop = new Set<string>(sc.capabilities?.drop ?? []);
@@ -212,17 +291,14 @@ export function admitPod(sccIn: any, podSpec: any, ns: NamespaceAllocation = EXA
     // ValidateContainerSecurityContext
     const uid = effective('runAsUser');
     const nonRoot = effective('runAsNonRoot');
-    if (userType === 'MustRunAs') {
+    if (user.type === 'MustRunAs') {
       if (uid === undefined) errors.push(`${at}.runAsUser: Required value`);
-      else if (uid !== scc.runAsUser.uid)
-        errors.push(`${at}.runAsUser: Invalid value: ${uid}: must be: ${scc.runAsUser.uid}`);
-    } else if (userType === 'MustRunAsRange') {
+      else if (uid !== user.uid) errors.push(`${at}.runAsUser: Invalid value: ${uid}: must be: ${user.uid}`);
+    } else if (user.type === 'MustRunAsRange') {
       if (uid === undefined) errors.push(`${at}.runAsUser: Required value`);
-      else if (uid < scc.runAsUser.uidRangeMin || uid > scc.runAsUser.uidRangeMax)
-        errors.push(
-          `${at}.runAsUser: Invalid value: ${uid}: must be in the ranges: [${scc.runAsUser.uidRangeMin}, ${scc.runAsUser.uidRangeMax}]`,
-        );
-    } else if (userType === 'MustRunAsNonRoot') {
+      else if (uid < user.min || uid > user.max)
+        errors.push(`${at}.runAsUser: Invalid value: ${uid}: must be in the ranges: [${user.min}, ${user.max}]`);
+    } else if (user.type === 'MustRunAsNonRoot') {
       if (nonRoot === undefined && uid === undefined) errors.push(`${at}.runAsNonRoot: Required value: must be true`);
       else if (nonRoot === false) errors.push(`${at}.runAsNonRoot: Invalid value: false: must be true`);
       else if (uid === 0) errors.push(`${at}.runAsUser: Invalid value: 0: running with the root UID is forbidden`);
@@ -246,7 +322,7 @@ export function admitPod(sccIn: any, podSpec: any, ns: NamespaceAllocation = EXA
         if (!(caps.drop ?? []).includes(d))
           errors.push(`${at}.capabilities.drop: ${d} is required to be dropped but was not found`);
     }
-    if (!scc.allowHostPorts && (c.ports ?? []).some((p: any) => p.hostPort > 0))
+    if (!scc.allowHostPorts && (c.ports ?? []).some((p) => (p.hostPort ?? 0) > 0))
       errors.push(`${at}.hostPort: Host ports are not allowed to be used`);
     if (scc.readOnlyRootFilesystem && sc.readOnlyRootFilesystem !== true)
       errors.push(`${at}.readOnlyRootFilesystem: ReadOnlyRootFilesystem must be set to true`);

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { stringify } from 'yaml';
-import { renderPolicy } from '../../../lib';
+import { BackupPolicy, Manifest, renderPolicy } from '../../../lib';
+import { AlertingRule, alertingRulesOf } from '../../support/kube';
 import { requireCommands } from '../../support/services';
 import { etcdPolicy } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
@@ -29,16 +30,9 @@ const NIGHTLY = 'example-nightly-customer-x-80';
 const HOURLY = 'example-hourly-customer-80-x';
 const PAUSED = 'example-paused-commerce-x-x';
 
-type Rule = {
-  alert: string;
-  expr: string;
-  for: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-};
-const rulesOf = (objects: readonly any[]): Rule[] =>
-  objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec.groups[0].rules);
-const driftOf = (objects: readonly any[]) => rulesOf(objects).filter((r) => r.alert === 'BackupPolicyDrift');
+const rulesOf = (objects: readonly Manifest[]): AlertingRule[] =>
+  objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => alertingRulesOf(o));
+const driftOf = (objects: readonly Manifest[]) => rulesOf(objects).filter((r) => r.alert === 'BackupPolicyDrift');
 
 test("one BackupPolicyDrift rule, over the policy's current and active backup targets, when an engine that reports coverage pushes metrics", () => {
   const [drift, ...more] = driftOf(renderPolicy(policy));
@@ -63,8 +57,8 @@ test("Redis reports coverage too: one rule over its shards' backup CronJobs (not
 });
 
 test('no drift rule without pushed metrics, nor for an engine that does not report coverage (etcd)', () => {
-  const ksmOnly = JSON.parse(JSON.stringify(policy));
-  delete ksmOnly.spec.metrics.pushgatewayUrl;
+  const { pushgatewayUrl, ...ksmMetrics } = policy.spec.metrics ?? {};
+  const ksmOnly: BackupPolicy = { ...policy, spec: { ...policy.spec, metrics: ksmMetrics } };
   expect(rulesOf(renderPolicy(ksmOnly)).length).toBeGreaterThan(0);
   expect(driftOf(renderPolicy(ksmOnly))).toEqual([]);
   const etcd = renderPolicy(etcdPolicy({ images: { shell: 'curlimages/curl:8.10.1' } }, metrics));

@@ -4,6 +4,7 @@
 // tested apart from any engine's drill rendering (the engines' own tests render real drill CronJobs).
 import { prometheusRule } from '../../../lib/model/alerts';
 import { ResolvedPolicy, ResolvedTarget, resolvePolicy } from '../../../lib/model/resolve';
+import { alertingRulesOf } from '../../support/kube';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { jobSeries, ksm, promtoolTest, pushed } from './promtool.harness';
 
@@ -36,8 +37,7 @@ function model(metrics: boolean): ResolvedPolicy {
   const drill: ResolvedTarget = { ...daily, name: DRILL, component: 'restore-drill', restoresFirst: false };
   return { ...r, targets: [{ ...nightly, restoresFirst: true }, drill] };
 }
-const rules = (r: ResolvedPolicy) =>
-  (prometheusRule(r) as any).spec.groups[0].rules as { alert: string; expr: string }[];
+const rules = (r: ResolvedPolicy) => alertingRulesOf(prometheusRule(r));
 
 const expected = (name: string, cronjob: string, description: string) => ({
   exp_labels: { severity: 'warning', policy: 'example', namespace: 'example', cronjob },

@@ -1,6 +1,7 @@
 // The PrometheusRule: strict schema, promtool's own rule check, and promtool unit tests that fire the alerts.
-import { renderPolicy } from '../../../lib';
+import { BackupPolicy, renderPolicy } from '../../../lib';
 import { expectValidManifests } from '../../support/k8s-validate';
+import { KubeObject, alertingRulesOf } from '../../support/kube';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { jobSeries, ksm, promtoolTest, pushed } from './promtool.harness';
 
@@ -23,17 +24,19 @@ const policy = vitessPolicy(
 );
 
 const objects = renderPolicy(policy);
-const rule = objects[objects.length - 1] as any;
+const rule = objects[objects.length - 1];
 /** The same policy without a Pushgateway: the rules read kube-state-metrics alone. */
 const ksmOnly = (() => {
-  const doc = JSON.parse(JSON.stringify(policy));
-  delete doc.spec.metrics.pushgatewayUrl;
-  const objs = renderPolicy(doc);
-  return objs[objs.length - 1] as any;
+  const objs = renderPolicy(withoutPushgateway(policy));
+  return objs[objs.length - 1];
 })();
 
-const rulesOf = (r: any) =>
-  r.spec.groups[0].rules as { alert: string; expr: string; for: string; labels: Record<string, string> }[];
+/** A copy of a policy without its Pushgateway URL. */
+function withoutPushgateway(p: BackupPolicy): BackupPolicy {
+  const { pushgatewayUrl, ...metrics } = p.spec.metrics ?? {};
+  return { ...p, spec: { ...p.spec, metrics } };
+}
+
 const HOURLY = 'example-hourly-customer-x-80';
 const COMMERCE = 'example-nightly-commerce-x-x';
 const CUSTOMER = 'example-nightly-customer-x-80';
@@ -45,7 +48,7 @@ test("one PrometheusRule after the CronJobs; every alert sized from its targets'
     namespace: 'example',
     labels: { release: 'prometheus', 'app.kubernetes.io/component': 'alerts' },
   });
-  const rules = rulesOf(rule);
+  const rules = alertingRulesOf(rule);
   expect(rules.map((r) => r.alert)).toEqual([
     'BackupStale',
     'BackupNeverSucceeded',
@@ -69,7 +72,7 @@ test("one PrometheusRule after the CronJobs; every alert sized from its targets'
   expect(rules[5].expr).toMatch(/ > 900$/);
   expect(JSON.stringify(rule)).not.toContain('paused');
   expect(JSON.stringify(ksmOnly)).not.toContain('backup_cronjobs_');
-  expect(rulesOf(ksmOnly).map((r) => r.alert)).not.toContain('BackupMetricsMissing');
+  expect(alertingRulesOf(ksmOnly).map((r) => r.alert)).not.toContain('BackupMetricsMissing');
   expectValidManifests(objects);
 });
 
@@ -129,7 +132,7 @@ test('promtool: stale from the pushed metrics, and the annotations explain the t
 });
 
 test('promtool: without a Pushgateway (or when it lost its state), kube-state-metrics alone finds stale, never-succeeded, failed and unscheduled backups', () => {
-  const cases = (r: any) => [
+  const cases = (r: KubeObject) => [
     {
       interval: '1m',
       input_series: [
@@ -216,5 +219,5 @@ test('promtool: a failure pushed by the last run, and a success in either source
 
 test('a PrometheusRule without a Pushgateway reads kube-state-metrics only', () => {
   expect(ksmOnly.kind).toBe('PrometheusRule');
-  for (const r of rulesOf(ksmOnly)) expect(r.expr).toMatch(/kube_(cronjob|job)_/);
+  for (const r of alertingRulesOf(ksmOnly)) expect(r.expr).toMatch(/kube_(cronjob|job)_/);
 });

@@ -44,7 +44,7 @@ describe('spec.encryption', () => {
       ],
     });
     expect(bad).toEqual(
-      [0, 1].map((i) =>
+      [0, 1].map((i): unknown =>
         expect.stringMatching(
           new RegExp(
             `^spec\\.encryption\\.age\\.recipients\\[${i}\\]: received ".*"; must be an age recipient: an X25519 public key`,

@@ -1,6 +1,7 @@
 // Policy files: every problem with its file position; hostile YAML ends in a PolicyError.
 import { PolicyError, loadPolicies } from '../../../lib';
 import { MAX_INPUT_BYTES } from '../../../lib/model/yaml-input';
+import { at, list, obj } from '../../support/json-paths';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { stringify } from 'yaml';
 
@@ -18,12 +19,12 @@ function problems(text: string): string[] {
 }
 
 test('every problem of a file names file:line:column, schema and semantic ones in one pass', () => {
-  const doc = vitessPolicy(
-    {},
-    { defaults: { schedule: '0 0 31 2 *', concurrencyPolicy: 'forbid', timeZone: 'Europe/Berln' } },
-  ) as any;
-  doc.spec.vitess.schedules[0].strategies.push({ keyspace: 'commerce', shards: ['-'] });
-  doc.spec.vitess.schedul = 'x';
+  const doc = obj(
+    vitessPolicy({}, { defaults: { schedule: '0 0 31 2 *', concurrencyPolicy: 'forbid', timeZone: 'Europe/Berln' } }),
+    'the policy',
+  );
+  list(at(doc, 'spec.vitess.schedules.0').strategies, 'strategies').push({ keyspace: 'commerce', shards: ['-'] });
+  at(doc, 'spec.vitess').schedul = 'x';
   const text = stringify(doc);
   const lines = text.split('\n');
   const lineOf = (needle: string) => lines.findIndex((l) => l.includes(needle)) + 1;
@@ -78,11 +79,11 @@ test('YAML syntax errors and problems of several documents are all reported, eac
 });
 
 test('problems are listed in file order, whatever order the checks found them in', () => {
-  const doc = vitessPolicy(
-    { cluster: 'Bad' },
-    { defaults: { concurrencyPolicy: 'forbid', schedule: '0 0 31 2 *' } },
-  ) as any;
-  doc.metadata.name = 'Bad_Name';
+  const doc = obj(
+    vitessPolicy({ cluster: 'Bad' }, { defaults: { concurrencyPolicy: 'forbid', schedule: '0 0 31 2 *' } }),
+    'the policy',
+  );
+  at(doc, 'metadata').name = 'Bad_Name';
   const found = problems(stringify(doc));
   const lines = found.map((p) => Number(/^policy\.yaml:(\d+):/.exec(p)![1]));
   expect(found.length).toBeGreaterThanOrEqual(4);

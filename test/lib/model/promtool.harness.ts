@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { stringify } from 'yaml';
+import { KubeObject, prometheusRuleSpecOf } from '../../support/kube';
 import { requireCommands } from '../../support/services';
 
 const work = mkdtempSync(join(tmpdir(), 'bcj-alerts-'));
@@ -30,10 +31,11 @@ export const jobSeries = (metric: string, jobName: string, values: string) => ({
 });
 
 /** Runs `promtool test rules` with the rule file of `r` and the given tests; returns its output. */
-export function promtoolTest(r: any, tests: unknown[]): string {
+export function promtoolTest(r: KubeObject | undefined, tests: unknown[]): string {
+  if (!r) throw new Error('promtoolTest: no PrometheusRule');
   requireCommands('promtool');
   const rules = join(work, `rules-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(rules, stringify(r.spec));
+  writeFileSync(rules, stringify(prometheusRuleSpecOf(r)));
   execFileSync('promtool', ['check', 'rules', rules], { stdio: 'pipe' });
   const file = `${rules}.test.yaml`;
   writeFileSync(file, stringify({ rule_files: [rules], evaluation_interval: '1m', tests }));

@@ -73,11 +73,13 @@ describe('objectByKey', () => {
     expect(() => objectByKey(objects, 'shard1', 'test/cache: backup CronJob')).toThrow(
       'test/cache: backup CronJob: no key "shard1" (did you mean "shard01"?); keys: "shard01", "shard02"',
     );
-    expect(() => objectByKey(new Map(), 'a', 'x: restore Job')).toThrow('x: restore Job: no key "a"; there is none');
+    expect(() => objectByKey(new Map<string, number>(), 'a', 'x: restore Job')).toThrow(
+      'x: restore Job: no key "a"; there is none',
+    );
   });
 
   test('no key with several objects, or none, is an error saying so', () => {
     expect(() => objectByKey(objects, undefined, 'x')).toThrow('x: there are 2, name one (keys: "shard01", "shard02")');
-    expect(() => objectByKey(new Map(), undefined, 'x')).toThrow('x: there is none');
+    expect(() => objectByKey(new Map<string, number>(), undefined, 'x')).toThrow('x: there is none');
   });
 });

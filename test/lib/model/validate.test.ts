@@ -1,6 +1,7 @@
 // Bad input never produces manifests: it produces every error, each naming the path, the value and what is allowed.
 import { loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
 import { vitessPolicy } from '../engines/vitess/fixtures';
+import { at, obj } from '../../support/json-paths';
 import { policyIssues } from '../../support/policy-issues';
 
 const withDefaults = (defaults: Record<string, unknown>) => vitessPolicy({}, { defaults });
@@ -37,7 +38,7 @@ describe('schema errors', () => {
 
   test('required fields, patterns and bounds', () => {
     const doc = vitessPolicy({ cluster: 'Example_Cluster', vtctldServer: 'vtctld' });
-    delete (doc.spec.vitess as any).topology;
+    delete at(obj(doc, 'the policy'), 'spec.vitess').topology;
     const issues = policyIssues(() => validatePolicy(doc));
     expect(issues).toContain('spec.vitess.topology: required field is missing');
     expect(issues).toContain(

@@ -146,7 +146,7 @@ test("basic auth and the CA bundle: the push lands, also with a password curl's 
       code: 0,
       stderr: expect.stringMatching(
         / info metrics pushed to https:\/\/127\.0\.0\.1:\d+\/metrics\/job\/backup-cronjobs\/target\/[a-z-]+ \(success: 1 success\(es\), 0 failure\(s\)\)\n$/,
-      ),
+      ) as unknown,
     });
     expect(await pushed(secured, target)).toMatch(/ 42$/);
     expectNoSecrets(r.stderr, user.password);
@@ -188,7 +188,10 @@ test('a wrong password, no password, no CA bundle: one warning each, naming what
 
 test('a bearer token reaches the proxy as Authorization: Bearer, never in argv; a wrong one is refused', async () => {
   const r = await push(proxyUrl, 'bearer', { BACKUP_PUSHGATEWAY_TOKEN: TOKEN });
-  expect(r).toEqual({ code: 0, stderr: expect.stringMatching(/ info metrics pushed to http:\/\/127\.0\.0\.1:\d+\//) });
+  expect(r).toEqual({
+    code: 0,
+    stderr: expect.stringMatching(/ info metrics pushed to http:\/\/127\.0\.0\.1:\d+\//) as unknown,
+  });
   expect(await pushed(plain, 'bearer')).toMatch(/ 42$/);
   expectNoSecrets(r.stderr, TOKEN, 'tok-3f9');
   const wrong = await push(proxyUrl, 'bearer', { BACKUP_PUSHGATEWAY_TOKEN: 'tok-wrong' });

@@ -130,7 +130,7 @@ describe('drill.sh', () => {
       expect({ bad, code: r.code, stderr: r.stderr }).toEqual({
         bad,
         code: 3,
-        stderr: expect.stringMatching(/ warn metrics not pushed: bad gauge label in /),
+        stderr: expect.stringMatching(/ warn metrics not pushed: bad gauge label in /) as unknown,
       });
     }
   });

@@ -70,7 +70,7 @@ function typeMap(cls: string): Map<string, Attr> | null {
         .replace(/^\/\/# sourceMappingURL=.*$/m, '');
       if (/^\s*import\s/m.test(src)) throw new Error(`client-node model ${cls} has imports; cannot evaluate it`);
       // eslint-disable-next-line @typescript-eslint/no-implied-eval -- client-node is ESM-only: its model class is evaluated from source
-      const klass = new Function(`${src}\nreturn ${cls};`)() as { getAttributeTypeMap(): Attr[] };
+      const klass = (new Function(`${src}\nreturn ${cls};`) as () => { getAttributeTypeMap(): Attr[] })();
       m = new Map(klass.getAttributeTypeMap().map((a) => [a.baseName, a]));
     }
   }

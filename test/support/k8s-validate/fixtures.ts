@@ -2,14 +2,28 @@
  * Valid objects of every supported kind, and helpers to break them one field at a time, for the tests of
  * the validator's layers.
  */
+import type {
+  V1ConfigMap,
+  V1PersistentVolumeClaim,
+  V1Role,
+  V1RoleBinding,
+  V1Secret,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
+import type { Manifest } from '../../../lib/kubernetes/objects';
+import type { SecurityContextConstraints } from '../scc-admission';
+import { jobSpecOf } from '../kube';
 import { ValidateOptions, validateManifest } from '.';
-
-export type Json = Record<string, any>;
 
 /** Dotted path of the pod spec inside a CronJob. */
 export const POD = 'spec.jobTemplate.spec.template.spec';
 
-export function validCronJob(): Json {
+/**
+ * A CronJob using every field the validator knows. A `Manifest`, not a `V1CronJob`: some quantities are
+ * JSON numbers (`cpu: 1`), which the API accepts and client-node's types do not; read it through the views
+ * of test/support/kube.ts.
+ */
+export function validCronJob(): Manifest {
   return {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
@@ -214,17 +228,18 @@ export function validCronJob(): Json {
   };
 }
 
-export function validJob(): Json {
+/** The job of validCronJob as a Job (a `Manifest` for the same reason). */
+export function validJob(): Manifest {
   const cj = validCronJob();
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name: 'redis-main-backup-manual', namespace: 'backups' },
-    spec: cj.spec.jobTemplate.spec,
+    spec: jobSpecOf(cj),
   };
 }
 
-export function validPvc(): Json {
+export function validPvc(): V1PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -237,7 +252,7 @@ export function validPvc(): Json {
   };
 }
 
-export function validConfigMap(): Json {
+export function validConfigMap(): V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -247,7 +262,7 @@ export function validConfigMap(): Json {
   };
 }
 
-export function validSecret(): Json {
+export function validSecret(): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -258,7 +273,7 @@ export function validSecret(): Json {
   };
 }
 
-export function validServiceAccount(): Json {
+export function validServiceAccount(): V1ServiceAccount {
   return {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
@@ -268,7 +283,7 @@ export function validServiceAccount(): Json {
   };
 }
 
-export function validRole(): Json {
+export function validRole(): V1Role {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'Role',
@@ -280,7 +295,7 @@ export function validRole(): Json {
   };
 }
 
-export function validRoleBinding(): Json {
+export function validRoleBinding(): V1RoleBinding {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'RoleBinding',
@@ -293,7 +308,7 @@ export function validRoleBinding(): Json {
   };
 }
 
-export function validPrometheusRule(): Json {
+export function validPrometheusRule(): Manifest {
   return {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PrometheusRule',
@@ -331,19 +346,25 @@ export function validPrometheusRule(): Json {
  * Sets (or with `undefined` deletes) the value at a dotted path such as `spec.a[0].b`, or at a list of
  * segments when a key contains dots (`[...path, 'kubernetes.io/hostname']`).
  */
-export function mutate(obj: Json, dotted: string | (string | number)[], value: unknown): Json {
+export function mutate<T extends object>(obj: T, dotted: string | (string | number)[], value: unknown): T {
   const segs = Array.isArray(dotted)
     ? dotted
     : dotted
         .replace(/\[(\d+)\]/g, '.$1')
         .split('.')
         .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-  let cur: any = obj;
-  for (const s of segs.slice(0, -1)) cur = cur[s];
+  let cur = containerAt(obj, []);
+  segs.slice(0, -1).forEach((s, i) => (cur = containerAt(cur[s], segs.slice(0, i + 1))));
   const last = segs[segs.length - 1];
   if (value === undefined) delete cur[last];
   else cur[last] = value;
   return obj;
+}
+
+/** An object or array on mutate's path, as a record of its fields or items; throws naming the path if there is none. */
+function containerAt(v: unknown, path: (string | number)[]): Record<string | number, unknown> {
+  if (v === null || typeof v !== 'object') throw new Error(`mutate: nothing to set into at ${path.join('.')}`);
+  return v as Record<string | number, unknown>;
 }
 
 export const PATHS: [string, ValidateOptions][] = [
@@ -363,21 +384,21 @@ export function expectError(errors: string[], prefix: string, ...fragments: stri
 }
 
 /** Asserts that the api-rules layer reports exactly `path` with every fragment in its message. */
-export function expectApiRule(obj: Json, path: string, ...fragments: string[]): string {
+export function expectApiRule(obj: unknown, path: string, ...fragments: string[]): string {
   return expectError(validateManifest(obj), `${path}: `, ...fragments, 'api-rules]');
 }
 
 /** A rule, an object that breaks only it, the path it must be reported at, and fragments of the message. */
-export type RuleCase = [rule: string, bad: () => Json, path: string, ...fragments: string[]];
+export type RuleCase = [rule: string, bad: () => object, path: string, ...fragments: string[]];
 
 /** A valid edge case: the rule must not reject it. */
-export type AcceptedCase = [what: string, good: () => Json];
+export type AcceptedCase = [what: string, good: () => object];
 
 /**
  * OpenShift's default SCC restricted-v2 as `oc get scc restricted-v2 -o yaml` prints it (4.11+; quoted in
  * the install docs of the Kernel Module Management operator): a valid SCC written by OpenShift itself.
  */
-export function validSecurityContextConstraints(): Json {
+export function validSecurityContextConstraints(): SecurityContextConstraints {
   return {
     allowHostDirVolumePlugin: false,
     allowHostIPC: false,

@@ -50,8 +50,8 @@ describe('without the shared schema file', () => {
   const freshLayerWithoutFile = (): typeof import('./k8s-schema') => {
     let layer: typeof import('./k8s-schema') | undefined;
     jest.isolateModules(() => {
-      jest.doMock('fs', () => ({ ...jest.requireActual('fs'), existsSync: () => false }));
-      layer = require('./k8s-schema'); // eslint-disable-line @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require
+      jest.doMock('fs', () => ({ ...jest.requireActual<typeof import('fs')>('fs'), existsSync: () => false }));
+      layer = require('./k8s-schema') as typeof import('./k8s-schema'); // eslint-disable-line @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require
     });
     jest.dontMock('fs');
     return layer!;

@@ -3,11 +3,15 @@
 import type { ErrorObject } from 'ajv';
 import { Problems, addAjvErrors } from './problems';
 
-export type ModelCtor = new (data?: any) => { validate(): void };
+/**
+ * A kubernetes-models class. Its constructor takes the kind's valid objects (each class its own type, hence
+ * `never` here); runModel hands it the object under test unchecked, which is what `validate` is for.
+ */
+export type ModelCtor = new (data?: never) => { validate(): void };
 
 export function runModel(ctor: ModelCtor, obj: Record<string, unknown>, p: Problems): void {
   try {
-    new ctor(obj).validate();
+    new ctor(obj as never).validate();
   } catch (err) {
     const errors = (err as { errors?: ErrorObject[] }).errors;
     if (!Array.isArray(errors)) throw err;

@@ -4,6 +4,11 @@ import { S3Handle, signV4, startS3, stopAll } from '.';
 
 let s3: S3Handle;
 
+/** The part of `aws s3api list-objects-v2`'s JSON output the test reads. */
+interface ListObjectsV2Output {
+  readonly Contents: readonly { readonly Key: string }[];
+}
+
 beforeAll(async () => {
   s3 = await startS3({ buckets: ['backups', 'other'] });
 });
@@ -36,8 +41,10 @@ describe('s3rver', () => {
     expect(await s3.listObjects('backups', 'cli/')).toEqual([
       expect.objectContaining({ key: 'cli/from-stdin.txt', size: 8 }),
     ]);
-    const listed = JSON.parse(await s3.aws(['s3api', 'list-objects-v2', '--bucket', 'backups', '--prefix', 'etcd/']));
-    expect(listed.Contents.map((c: { Key: string }) => c.Key)).toEqual(['etcd/x y+z.db']);
+    const listed = JSON.parse(
+      await s3.aws(['s3api', 'list-objects-v2', '--bucket', 'backups', '--prefix', 'etcd/']),
+    ) as ListObjectsV2Output;
+    expect(listed.Contents.map((c) => c.Key)).toEqual(['etcd/x y+z.db']);
   });
 
   test('setLastModified backdates an object; deleteObject removes it', async () => {

@@ -202,7 +202,7 @@ describe('annotations', () => {
     expect(annotationKeyProblem('Example.COM/Some-Key')).toBeUndefined();
     expect(qualifiedNameProblem('Example.COM/Some-Key')).toBeDefined();
     expect(annotationsProblems({ 'a b': 'x' })).toEqual([
-      { path: '[a b]', message: expect.stringMatching(/^key received "a b"; name part must consist of/) },
+      { path: '[a b]', message: expect.stringMatching(/^key received "a b"; name part must consist of/) as unknown },
     ]);
   });
 });

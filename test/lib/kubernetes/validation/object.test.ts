@@ -1,12 +1,20 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
+import type { V1CronJob } from '@kubernetes/client-node';
 import { loadPolicies, renderPolicy } from '../../../../lib';
 import { validateObject } from '../../../../lib/kubernetes/validation';
+import { podTemplateOf, podSpecOf } from '../../../support/kube';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 
+/** `v`, a part the hand-made CronJob sets (the API types make it optional); throws naming `what` if it is missing. */
+function given<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Error(`the hand-made CronJob has no ${what}`);
+  return v;
+}
+
 /** A CronJob shaped like the core's, valid as written. */
-function cronJob(): Record<string, any> {
+function cronJob(): V1CronJob {
   return {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
@@ -106,39 +114,50 @@ describe('validateObject on a hand-made CronJob', () => {
 
   test('each class of problem is found at its path', () => {
     const c = cronJob();
-    const pod = c.spec.jobTemplate.spec.template;
-    const spec = pod.spec;
+    const metadata = given(c.metadata, 'metadata');
+    const cronJobSpec = given(c.spec, 'spec');
+    const pod = podTemplateOf(c);
+    const spec = podSpecOf(c);
     const main = spec.containers[0];
-    c.metadata.name = `etcd-${'x'.repeat(48)}`; // 53 characters
-    c.metadata.namespace = 'Kube_System';
-    c.metadata.labels['bad key!'] = 'x';
-    c.metadata.annotations['example.com/big'] = 'x'.repeat(262144);
-    c.spec.schedule = 'CRON_TZ=UTC 0 3 * * *';
-    c.spec.jobTemplate.metadata.labels['app.kubernetes.io/instance'] = '-etcd';
-    pod.metadata.annotations = { 'a b': '' };
-    spec.nodeSelector['kubernetes.io/hostname'] = 'n'.repeat(64);
-    spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values =
-      ['x'];
-    spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey = '';
-    spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
+    const podAntiAffinity = given(spec.affinity?.podAntiAffinity, 'podAntiAffinity');
+    const volumes = given(spec.volumes, 'volumes');
+    metadata.name = `etcd-${'x'.repeat(48)}`; // 53 characters
+    metadata.namespace = 'Kube_System';
+    given(metadata.labels, 'labels')['bad key!'] = 'x';
+    given(metadata.annotations, 'annotations')['example.com/big'] = 'x'.repeat(262144);
+    cronJobSpec.schedule = 'CRON_TZ=UTC 0 3 * * *';
+    given(cronJobSpec.jobTemplate.metadata?.labels, 'job template labels')['app.kubernetes.io/instance'] = '-etcd';
+    given(pod.metadata, 'pod metadata').annotations = { 'a b': '' };
+    given(spec.nodeSelector, 'nodeSelector')['kubernetes.io/hostname'] = 'n'.repeat(64);
+    given(
+      spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]
+        .matchExpressions?.[0],
+      'node affinity requirement',
+    ).values = ['x'];
+    given(podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution?.[0], 'pod anti-affinity term').topologyKey =
+      '';
+    podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
       {
         weight: 0,
         podAffinityTerm: { labelSelector: { matchLabels: { g: 'etcd!' } }, topologyKey: 'kubernetes.io/hostname' },
       },
     ];
-    spec.tolerations.push({ key: '', operator: 'Equal', value: 'x' });
-    spec.initContainers[0].name = 'upload';
-    main.env.push({ name: '1_BAD' }, { name: 'SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'a/b' } } });
-    main.volumeMounts.push({ name: 'missing', mountPath: '/backup', subPath: '../etc' });
-    main.resources.requests.memory = '1Gi';
-    spec.volumes[0].hostPath.path = '/var/lib/../etc';
-    spec.volumes[1].secret.items.push({ key: '..data', path: '/abs' });
-    spec.volumes[2].ephemeral.volumeClaimTemplate.spec = {
+    given(spec.tolerations, 'tolerations').push({ key: '', operator: 'Equal', value: 'x' });
+    given(spec.initContainers, 'initContainers')[0].name = 'upload';
+    given(main.env, 'env').push(
+      { name: '1_BAD' },
+      { name: 'SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'a/b' } } },
+    );
+    given(main.volumeMounts, 'volumeMounts').push({ name: 'missing', mountPath: '/backup', subPath: '../etc' });
+    given(main.resources?.requests, 'requests').memory = '1Gi';
+    given(volumes[0].hostPath, 'hostPath').path = '/var/lib/../etc';
+    given(volumes[1].secret?.items, 'secret items').push({ key: '..data', path: '/abs' });
+    given(volumes[2].ephemeral?.volumeClaimTemplate, 'volumeClaimTemplate').spec = {
       accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'],
       storageClassName: 'Fast_SSD',
       resources: { requests: { storage: '0' } },
     };
-    spec.volumes.push({ name: 'backup', emptyDir: {} });
+    volumes.push({ name: 'backup', emptyDir: {} });
 
     const t = 'spec.jobTemplate.spec.template';
     const s = `${t}.spec`;
@@ -180,7 +199,7 @@ describe('validateObject on a hand-made CronJob', () => {
 
   test('messages name the value and the rule', () => {
     const c = cronJob();
-    c.spec.jobTemplate.spec.template.spec.containers[0].resources.requests.memory = '1Gi';
+    given(podSpecOf(c).containers[0].resources?.requests, 'requests').memory = '1Gi';
     expect(validateObject(c)).toEqual([
       {
         path: 'spec.jobTemplate.spec.template.spec.containers[0].resources.requests[memory]',

@@ -79,7 +79,7 @@ describe('requests against limits', () => {
     ]);
     expect(resourceRequirementsProblems({ requests: { memory: '1 Gi' } })[0]).toEqual({
       path: 'requests[memory]',
-      message: expect.stringContaining('received "1 Gi"; quantities must match the regular expression'),
+      message: expect.stringContaining('received "1 Gi"; quantities must match the regular expression') as unknown,
     });
   });
 });

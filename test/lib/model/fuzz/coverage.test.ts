@@ -2,14 +2,13 @@
 import fc from 'fast-check';
 import { policySchema } from '../../../../lib';
 import { engineDefinition } from '../../../../lib/registry';
+import { JsonSchema } from '../../../support/json-schema';
 import { EngineKey, MIXED, policyOf } from './arbitraries';
 
-type Node = Record<string, any>;
-
 /** Field paths of a schema (array items `[]`, map values `{}`), the engine sections other than `engine` and the features `engine` refuses left out. */
-function schemaPaths(node: Node, at: string, engine: EngineKey, out: Set<string>): Set<string> {
+function schemaPaths(node: JsonSchema, at: string, engine: EngineKey, out: Set<string>): Set<string> {
   if (at) out.add(at);
-  for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Node>)) {
+  for (const [key, child] of Object.entries(node.properties ?? {})) {
     const path = at ? `${at}.${key}` : key;
     if (['spec.vitess', 'spec.redis', 'spec.etcd'].includes(path) && path !== `spec.${engine}`) continue;
     if (

@@ -11,6 +11,7 @@ import * as path from 'path';
 import fc from 'fast-check';
 import { PolicyError, renderPolicy, resolvePolicy } from '../../../../lib';
 import { restoreJob } from '../../../../lib/model/restore';
+import type { V1PodSpec } from '@kubernetes/client-node';
 import type { Manifest } from '../../../../lib';
 import {
   RunContainerOptions,
@@ -204,13 +205,12 @@ const TEMPLATES: Record<EngineKey, Template[]> = {
 const placeholder = (i: number) => `zq${i}q`;
 
 /** Fake data for every Secret the pod reads (env refs and volumes), and a temp dir for every hostPath or PVC volume. */
-function containerOptions(
-  pod: Record<string, any>,
-  dir: string,
-  volumeDirs: Record<string, string>,
-): RunContainerOptions {
+function containerOptions(pod: V1PodSpec, dir: string, volumeDirs: Record<string, string>): RunContainerOptions {
   const secrets: Record<string, Record<string, string>> = {};
-  const put = (name: string, key: string) => ((secrets[name] ??= {})[key] = `secret:${name}/${key}`);
+  const put = (secret: string | undefined, key: string) => {
+    const name = String(secret);
+    (secrets[name] ??= {})[key] = `secret:${name}/${key}`;
+  };
   for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
     for (const e of c.env ?? [])
       if (e.valueFrom?.secretKeyRef) put(e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key);
@@ -253,14 +253,19 @@ function containerViews(
   return views;
 }
 
+/** The part of a template's policy that render takes apart: an etcd restore's snapshot. */
+interface WithRestoreSnapshot {
+  readonly spec: { readonly etcd?: { readonly restore?: { snapshot?: string } } };
+}
+
 /**
  * The CronJobs, and for an etcd template with `restore.snapshot` (not a policy field: the
  * `restore` command's --snapshot) the Job `backup-cronjobs restore --target cp-0` prints.
  */
 const render = (doc: Doc): Manifest[] | undefined => {
-  const copy = JSON.parse(JSON.stringify(doc));
-  const snapshot: string | undefined = copy.spec.etcd?.restore?.snapshot;
-  if (snapshot !== undefined) delete copy.spec.etcd.restore.snapshot;
+  const copy = JSON.parse(JSON.stringify(doc)) as WithRestoreSnapshot;
+  const snapshot = copy.spec.etcd?.restore?.snapshot;
+  if (snapshot !== undefined) delete copy.spec.etcd?.restore?.snapshot;
   try {
     const objects = renderPolicy(copy);
     if (snapshot === undefined) return objects;

@@ -7,9 +7,10 @@
 // options are assigned). FUZZ_SEED reproduces a run, FUZZ_RUNS scales it,
 // FUZZ_REPORT prints the ratio and the commonest rejections.
 import fc from 'fast-check';
-import { admitPod } from '../../../support/scc-admission';
+import { admitPod, asSecurityContextConstraints } from '../../../support/scc-admission';
 import { resolvePodSpec } from '../../../support/run-container';
 import { MIXED, OutcomeCounter, fuzzParameters, policyOf, renderOutcome } from './arbitraries';
+import { at } from '../../../support/json-paths';
 
 test('every etcd policy is refused with paths or renders valid, deterministic objects', () => {
   const counter = new OutcomeCounter();
@@ -19,9 +20,10 @@ test('every etcd policy is refused with paths or renders valid, deterministic ob
       const outcome = renderOutcome(doc);
       counter.count(outcome);
       if (!('accepted' in outcome)) return;
-      const scc: any = outcome.accepted.find((o) => o.kind === 'SecurityContextConstraints');
-      expect(scc !== undefined).toBe((doc.spec as any).etcd.distribution === 'openshift');
-      if (!scc) return;
+      const found = outcome.accepted.find((o) => o.kind === 'SecurityContextConstraints');
+      expect(found !== undefined).toBe(at(doc, 'spec.etcd').distribution === 'openshift');
+      if (!found) return;
+      const scc = asSecurityContextConstraints(found);
       withScc++;
       for (const cronJob of outcome.accepted.filter((o) => o.kind === 'CronJob')) {
         const pod = resolvePodSpec(cronJob);

@@ -3,22 +3,24 @@
 import fc from 'fast-check';
 import { PolicyError, renderPolicy } from '../../../../lib';
 import { EngineKey, PLAUSIBLE, fuzzParameters, policyOf } from './arbitraries';
+import { Json, at, list, obj, orNew } from '../../../support/json-paths';
 
-type Mutation = (doc: any, engine: EngineKey) => void;
+type Mutation = (doc: Json, engine: EngineKey) => void;
 
 /** The first settings level below spec.defaults of each engine (a schedule, a shard, a node), made an object. */
-function level(doc: any, engine: EngineKey): any {
-  const spec = doc.spec[engine];
-  if (engine === 'vitess') return spec.schedules[0];
+function level(doc: Json, engine: EngineKey): Json {
+  const spec = at(doc, `spec.${engine}`);
+  if (engine === 'vitess') return at(spec, 'schedules.0');
   const key = engine === 'redis' ? 'shards' : 'nodes';
-  if (!spec[key]) return (doc.spec.defaults ??= {});
-  if (typeof spec[key][0] === 'string') spec[key][0] = { name: spec[key][0] };
-  return spec[key][0];
+  if (!spec[key]) return orNew(at(doc, 'spec'), 'defaults');
+  const items = list(spec[key], key);
+  if (typeof items[0] === 'string') items[0] = { name: items[0] };
+  return obj(items[0], `${key}[0]`);
 }
 
-const defaults = (doc: any) => (doc.spec.defaults ??= {});
-const pod = (settings: any) => (settings.pod ??= {});
-const placement = (settings: any) => (settings.placement ??= {});
+const defaults = (d: Json) => orNew(at(d, 'spec'), 'defaults');
+const pod = (settings: Json) => orNew(settings, 'pod');
+const placement = (settings: Json) => orNew(settings, 'placement');
 
 const COMMON: Record<string, Mutation> = {
   unknownField: (d) => (defaults(d).scheduel = '@daily'),
@@ -27,14 +29,14 @@ const COMMON: Record<string, Mutation> = {
   badSchedule: (d, e) => (level(d, e).schedule = '0 0 * * 7'),
   tzInSchedule: (d) => (defaults(d).schedule = 'CRON_TZ=UTC 0 0 * * *'),
   badTimeZone: (d, e) => (level(d, e).timeZone = 'Local'),
-  badName: (d) => (d.metadata.name = 'Upper_Case'),
+  badName: (d) => (at(d, 'metadata').name = 'Upper_Case'),
   badDuration: (d) => (defaults(d).timeout = '1.5h'),
   unorderedDuration: (d, e) => (level(d, e).startingDeadline = '30s1m'),
   negativeHistory: (d, e) => (level(d, e).failedJobsHistoryLimit = -1),
   ttlBeyondInt32: (d, e) => (level(d, e).ttlAfterFinished = '99999w'),
-  badLabelKey: (d) => (d.metadata.labels = { ...d.metadata.labels, '-bad': 'x' }),
-  longLabelValue: (d) => (d.metadata.labels = { ...d.metadata.labels, app: 'v'.repeat(64) }),
-  hugeAnnotations: (d) => (d.metadata.annotations = { note: 'z'.repeat(256 * 1024) }),
+  badLabelKey: (d) => (orNew(at(d, 'metadata'), 'labels')['-bad'] = 'x'),
+  longLabelValue: (d) => (orNew(at(d, 'metadata'), 'labels').app = 'v'.repeat(64)),
+  hugeAnnotations: (d) => (at(d, 'metadata').annotations = { note: 'z'.repeat(256 * 1024) }),
   badNodeSelector: (d, e) => (placement(level(d, e)).nodeSelector = { 'example.com/zone': 'a b' }),
   gtNotInteger: (d, e) =>
     (placement(level(d, e)).nodeAffinity = [{ key: 'example.com/cores', operator: 'Gt', values: ['1.5'] }]),
@@ -63,39 +65,44 @@ const COMMON: Record<string, Mutation> = {
     ]),
   longPriorityClass: (d) =>
     (pod(defaults(d)).priorityClassName = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}`),
-  badRetention: (d) => (d.spec.retention = { keepLast: 0 }),
+  badRetention: (d) => (at(d, 'spec').retention = { keepLast: 0 }),
   imageWithSpace: (d, e) =>
-    (d.spec[e].images = {
-      ...d.spec[e].images,
-      [e === 'vitess' ? 'vtbackup' : e === 'redis' ? 'redis' : 'etcd']: 'img:1 ',
-    }),
+    (orNew(at(d, `spec.${e}`), 'images')[e === 'vitess' ? 'vtbackup' : e === 'redis' ? 'redis' : 'etcd'] = 'img:1 '),
 };
 
 const ENGINE: Record<EngineKey, Record<string, Mutation>> = {
   vitess: {
-    missingStorage: (d) => delete d.spec.vitess.storage,
-    duplicateShard: (d) => d.spec.vitess.schedules[0].strategies.push({ ...d.spec.vitess.schedules[0].strategies[0] }),
-    requiredFlag: (d) => (d.spec.vitess.extraFlags = { 'init-keyspace': 'other' }),
-    reversedShard: (d) => (d.spec.vitess.schedules[0].strategies[0].shards = ['80-40']),
-    frequencyAndSchedule: (d) => Object.assign(d.spec.vitess.schedules[0], { frequency: '6h', schedule: '@daily' }),
+    missingStorage: (d) => delete at(d, 'spec.vitess').storage,
+    duplicateShard: (d) =>
+      list(at(d, 'spec.vitess.schedules.0').strategies, 'strategies').push({
+        ...at(d, 'spec.vitess.schedules.0.strategies.0'),
+      }),
+    requiredFlag: (d) => (at(d, 'spec.vitess').extraFlags = { 'init-keyspace': 'other' }),
+    reversedShard: (d) => (at(d, 'spec.vitess.schedules.0.strategies.0').shards = ['80-40']),
+    frequencyAndSchedule: (d) =>
+      Object.assign(at(d, 'spec.vitess.schedules.0'), { frequency: '6h', schedule: '@daily' }),
     badAccessModes: (d) =>
-      (d.spec.vitess.scratch = { size: '1Gi', accessModes: ['ReadWriteOncePod', 'ReadWriteMany'] }),
+      (at(d, 'spec.vitess').scratch = { size: '1Gi', accessModes: ['ReadWriteOncePod', 'ReadWriteMany'] }),
   },
   redis: {
-    missingS3: (d) => delete d.spec.redis.s3,
-    portZero: (d) => (d.spec.redis.sentinel.addresses = ['sentinel:0']),
-    duplicateShard: (d) => d.spec.redis.shards.push(d.spec.redis.shards[0]),
-    kmsWithoutKms: (d) => Object.assign(d.spec.redis.s3, { serverSideEncryption: 'AES256', kmsKeyId: 'alias/x' }),
-    sizeAndSizeLimit: (d) => (d.spec.redis.scratch = { size: '1Gi', sizeLimit: '1Gi' }),
+    missingS3: (d) => delete at(d, 'spec.redis').s3,
+    portZero: (d) => (at(d, 'spec.redis.sentinel').addresses = ['sentinel:0']),
+    duplicateShard: (d) => {
+      const shards = list(at(d, 'spec.redis').shards, 'shards');
+      shards.push(shards[0]);
+    },
+    kmsWithoutKms: (d) =>
+      Object.assign(at(d, 'spec.redis.s3'), { serverSideEncryption: 'AES256', kmsKeyId: 'alias/x' }),
+    sizeAndSizeLimit: (d) => (at(d, 'spec.redis').scratch = { size: '1Gi', sizeLimit: '1Gi' }),
   },
   etcd: {
-    nodesInClusterMode: (d) => Object.assign(d.spec.etcd, { mode: 'cluster', nodes: ['cp-0'] }),
-    perNodeWithoutNodes: (d) => Object.assign(d.spec.etcd, { mode: 'perNode', nodes: undefined }),
+    nodesInClusterMode: (d) => Object.assign(at(d, 'spec.etcd'), { mode: 'cluster', nodes: ['cp-0'] }),
+    perNodeWithoutNodes: (d) => Object.assign(at(d, 'spec.etcd'), { mode: 'perNode', nodes: undefined }),
     clusterScopeOnHostPath: (d) =>
-      Object.assign(d.spec.etcd, { destination: { hostPath: {} }, retentionScope: 'cluster' }),
-    foreignSnapshot: (d) => (d.spec.etcd.restore = { nodes: ['cp-0'], snapshot: 'other.db' }),
-    badEndpoint: (d) => (d.spec.etcd.endpoint = 'https://127.0.0.1:2379/path'),
-    backstepHostPath: (d) => (d.spec.etcd.destination = { hostPath: { path: '/var/lib/../etc' } }),
+      Object.assign(at(d, 'spec.etcd'), { destination: { hostPath: {} }, retentionScope: 'cluster' }),
+    foreignSnapshot: (d) => (at(d, 'spec.etcd').restore = { nodes: ['cp-0'], snapshot: 'other.db' }),
+    badEndpoint: (d) => (at(d, 'spec.etcd').endpoint = 'https://127.0.0.1:2379/path'),
+    backstepHostPath: (d) => (at(d, 'spec.etcd').destination = { hostPath: { path: '/var/lib/../etc' } }),
   },
 };
 
@@ -116,7 +123,7 @@ describe.each(['vitess', 'redis', 'etcd'] as EngineKey[])('%s', (engine) => {
   test('a rendering policy with one known-bad change is refused with paths, nothing returned', () => {
     fc.assert(
       fc.property(rendering(engine), fc.constantFrom(...Object.keys(mutations)), (doc, mutation) => {
-        const broken = JSON.parse(JSON.stringify(doc));
+        const broken = obj(JSON.parse(JSON.stringify(doc)), 'the policy');
         mutations[mutation](broken, engine);
         let result: unknown;
         let error: unknown;

@@ -1,6 +1,7 @@
 // Node selectors, node and pod affinity, tolerations, topology spread constraints (api-rules/scheduling.ts).
 import { validateManifest } from '..';
 import { AcceptedCase, POD, RuleCase, expectApiRule, mutate, validCronJob } from '../fixtures';
+import { podSpecOf } from '../../kube';
 
 const HOSTNAME = 'kubernetes.io/hostname';
 const REQUIRED = `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
@@ -15,7 +16,6 @@ const spread = (extra: Record<string, unknown>) => ({
   whenUnsatisfiable: 'DoNotSchedule',
   ...extra,
 });
-const podSpec = (o: Record<string, any>) => o.spec.jobTemplate.spec.template.spec;
 
 test.each<RuleCase>([
   [
@@ -246,7 +246,10 @@ test.each<RuleCase>([
   [
     'spread duplicate {topologyKey, whenUnsatisfiable}',
     () =>
-      mutate(validCronJob(), `${SPREAD}[1]`, { ...podSpec(validCronJob()).topologySpreadConstraints[0], maxSkew: 2 }),
+      mutate(validCronJob(), `${SPREAD}[1]`, {
+        ...podSpecOf(validCronJob()).topologySpreadConstraints?.[0],
+        maxSkew: 2,
+      }),
     `${SPREAD}[1]`,
     'duplicate {topologyKey, whenUnsatisfiable} pair',
   ],

@@ -1,15 +1,19 @@
 // Pod volumes (api-rules/volumes.ts).
 import { validateManifest } from '..';
+import type { V1Volume } from '@kubernetes/client-node';
 import { AcceptedCase, POD, RuleCase, expectApiRule, mutate, validCronJob } from '../fixtures';
+import { podSpecOf } from '../../kube';
 
 const VOLUMES = `${POD}.volumes`;
 const SCRATCH = `${VOLUMES}[0].ephemeral.volumeClaimTemplate`;
 const SECRET_ITEM = `${VOLUMES}[1].secret.items[0]`;
 const CONFIGMAP_ITEM = `${VOLUMES}[4].configMap.items[0]`;
 const PROJECTED = `${VOLUMES}[5].projected.sources`;
-const withVolume = (volume: unknown) => {
+const withVolume = (volume: V1Volume) => {
   const o = validCronJob();
-  o.spec.jobTemplate.spec.template.spec.volumes.push(volume);
+  const volumes = podSpecOf(o).volumes;
+  if (!volumes) throw new Error('validCronJob has no volumes');
+  volumes.push(volume);
   return o;
 };
 
