@@ -80,3 +80,10 @@ export const envOf = (o: KubeObject, container: string): Record<string, string |
 /** A container's env, the plain values only. */
 export const envValuesOf = (o: KubeObject, container: string): Record<string, string | undefined> =>
   Object.fromEntries((containerOf(o, container).env ?? []).map((e) => [e.name, e.value]));
+
+/** A container's args; throws when it has none (a test that reads them expects some). */
+export function argsOf(o: KubeObject, container: string): string[] {
+  const args = containerOf(o, container).args;
+  if (!args) throw new Error(`${describe(o)}: container ${container} has no args`);
+  return args;
+}
