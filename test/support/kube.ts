@@ -14,6 +14,7 @@ import type {
   V1PodSpec,
   V1PodTemplateSpec,
 } from '@kubernetes/client-node';
+import type { Manifest } from '../../lib';
 
 /** A rendered object (a `Manifest`, or a parsed YAML document). */
 export interface KubeObject {
@@ -87,3 +88,28 @@ export function argsOf(o: KubeObject, container: string): string[] {
   if (!args) throw new Error(`${describe(o)}: container ${container} has no args`);
   return args;
 }
+
+/**
+ * `value` (parsed JSON or YAML, a mock's recorded inputs) as a rendered object: throws unless it is an object
+ * with a string apiVersion and kind and a metadata.name. Its other fields stay `unknown`: read them through the
+ * views above.
+ */
+export function asManifest(value: unknown): Manifest {
+  const o = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const metadata = (typeof o.metadata === 'object' && o.metadata !== null ? o.metadata : {}) as { name?: unknown };
+  if (typeof o.apiVersion !== 'string' || typeof o.kind !== 'string' || typeof metadata.name !== 'string')
+    throw new Error(`not a Kubernetes object: ${JSON.stringify(value)?.slice(0, 200)}`);
+  return value as Manifest;
+}
+
+/** The part of a PrometheusRule's spec (monitoring.coreos.com/v1) the tests read: its groups of rules. */
+export interface PrometheusRuleSpec {
+  readonly groups: readonly {
+    readonly name: string;
+    readonly rules: readonly { readonly alert?: string; readonly record?: string; readonly expr: string }[];
+  }[];
+}
+
+/** The spec of a PrometheusRule. */
+export const prometheusRuleSpecOf = (o: KubeObject): PrometheusRuleSpec =>
+  ofKind<{ spec: PrometheusRuleSpec }>(o, 'PrometheusRule').spec;
