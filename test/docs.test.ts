@@ -28,6 +28,11 @@ import { webConfig } from './support/services/pushgateway';
 import { CodeBlock, anchors, codeBlocks, markdownFiles, relativeLinks } from './support/markdown';
 
 const root = join(__dirname, '..');
+
+/** The scripts of package.json. */
+const packageScripts = (): Record<string, string> =>
+  (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const files = markdownFiles(root);
 const text = new Map(files.map((f) => [f, readFileSync(join(root, f), 'utf8')]));
@@ -59,9 +64,7 @@ const EXTERNAL = new Set([
 test('the field reference is generated from the current schema (npm run docs)', () => {
   const page = readFileSync(join(root, FIELDS_FILE), 'utf8');
   expect(page).toBe(withTable(page));
-  expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.docs).toContain(
-    'scripts/policy-fields.ts --write',
-  );
+  expect(packageScripts().docs).toContain('scripts/policy-fields.ts --write');
 });
 
 test('the README starts with the two commands, and CI runs the README test command verbatim', () => {
@@ -129,7 +132,7 @@ describe.each(files)('%s', (file) => {
     test('a Pushgateway web config has the fields the real Pushgateway of the tests is started with', () => {
       const tested = JSON.parse(
         webConfig({ tls: { certFile: 'tls.crt', keyFile: 'tls.key', caFile: 'ca.crt' }, basicAuth: true })!,
-      );
+      ) as Record<string, Record<string, unknown>>;
       for (const block of webConfigs) {
         const doc = parse(block.text) as Record<string, Record<string, unknown>>;
         expect(Object.keys(doc).sort()).toEqual(Object.keys(tested).sort());
@@ -324,7 +327,7 @@ function runBlock(block: CodeBlock, sandbox: string): { runs: CliRun[]; problems
         runs.push({ command, output: run.output });
         if (prompted) expecting = { run: { command, output: run.output }, lines: [], at: i };
       } else if (program === 'npm') {
-        const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
+        const scripts = packageScripts();
         const name = args[0] === 'run' ? args[1] : args[0];
         if (!(args[0] === 'ci' || name in scripts))
           problems.push(`${where(i)}: npm ${args.join(' ')}: no such script in package.json`);

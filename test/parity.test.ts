@@ -29,7 +29,7 @@ function cliSynth(file: string): string {
 function parseYaml(text: string): unknown[] {
   return parseAllDocuments(text).map((d) => {
     expect(d.errors).toEqual([]);
-    return d.toJS();
+    return d.toJS() as unknown;
   });
 }
 
@@ -66,7 +66,7 @@ describe.each(files)('%s', (file) => {
     for (const policy of policies) {
       const chart = new Chart(app, policy.metadata.name);
       new Cdk8sBackupPolicy(chart, 'policy', policy);
-      cdk8sObjects.push(...Testing.synth(chart));
+      cdk8sObjects.push(...(Testing.synth(chart) as unknown[]));
     }
   });
 
@@ -111,7 +111,7 @@ describe.each(files)('%s', (file) => {
         pulumiObjects.push(plainInputs(call.inputs));
       });
     }
-    expect(warn.mock.calls.map((c) => c[0])).toEqual([]);
+    expect(warn.mock.calls.map((c: unknown[]) => c[0])).toEqual([]);
     warn.mockRestore();
     expect(pulumiObjects.length).toBeGreaterThan(0);
     expect(pulumiObjects.map(canonicalJson)).toEqual(cliObjects.map(canonicalJson));

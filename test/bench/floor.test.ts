@@ -8,8 +8,8 @@ const { benchPolicy } = require('../../bench/policy') as { benchPolicy: (n: numb
 test.each([1, 2, 7, 100, 101, 230])(
   '%i shards: the floor builds the objects the core renders, in its order',
   (shards) => {
-    const floor = JSON.parse(JSON.stringify(floorObjects(core, shards)));
-    const rendered = JSON.parse(JSON.stringify(core.renderPolicy(benchPolicy(shards))));
+    const floor = JSON.parse(JSON.stringify(floorObjects(core, shards))) as unknown[];
+    const rendered = JSON.parse(JSON.stringify(core.renderPolicy(benchPolicy(shards)))) as unknown[];
     expect(floor).toHaveLength(rendered.length);
     expect(floor).toEqual(rendered);
   },

@@ -57,6 +57,7 @@ import {
 } from './consumer-projects';
 import type { EsmReport, Packed, Tool } from './consumer-projects';
 import { referencedPolicyFiles, sectionCodeBlocks } from './readme-blocks';
+import { asCronJob, podSpecOf } from '../support/kube';
 
 const work = mkdtempSync(join(tmpdir(), 'bcj-consumers-'));
 const roots: Record<Tool, string> = { cdk8s: join(work, 'cdk8s'), pulumi: join(work, 'pulumi') };
@@ -257,7 +258,7 @@ describe('cdk8s consumer', () => {
     for (const policy of policies) {
       const written = parseAllDocuments(
         readFileSync(join(app, 'dist', `${policy.metadata.name}.k8s.yaml`), 'utf8'),
-      ).map((d) => d.toJS());
+      ).map((d) => d.toJS() as unknown);
       expect(written).toEqual(plain(renderPolicy(policy)));
     }
     await run(
@@ -278,15 +279,17 @@ describe('cdk8s consumer', () => {
       await tsc(root, app, '--noEmit');
       await cdk8sSynth(app);
       const written = synthesized(join(app, 'dist'));
-      const expected: any[] = plain([
+      const expected = plain([
         ...renderPolicy(redisSchedulePolicy(CDK8S_IDIOMS_PLAIN.redis)),
         ...renderPolicy(etcdSchedulePolicy(CDK8S_IDIOMS_PLAIN.etcd)),
       ]);
       // the escape hatches of the app
-      expected.find((m) => m.metadata.name === 'cache-shard01').spec.jobTemplate.spec.template.spec.priorityClassName =
-        'backup-low';
-      const shard02 = expected.find((m) => m.metadata.name === 'cache-shard02');
-      shard02.metadata.annotations = { ...shard02.metadata.annotations, 'example.com/owner': 'cache-team' };
+      podSpecOf(asCronJob(expected.find((m) => m.metadata.name === 'cache-shard01'))).priorityClassName = 'backup-low';
+      const shard02 = asCronJob(expected.find((m) => m.metadata.name === 'cache-shard02'));
+      shard02.metadata = {
+        ...shard02.metadata,
+        annotations: { ...shard02.metadata?.annotations, 'example.com/owner': 'cache-team' },
+      };
       const cdk8sPlusObjects = ['PersistentVolumeClaim', 'Secret'];
       expect(written.filter((m) => !cdk8sPlusObjects.includes(m.kind))).toEqual(expected);
       // the claim and the Secret are cdk8s-plus's own objects, in the chart's namespace, and the CronJobs name them

@@ -1,6 +1,8 @@
 import { ApiObject, Chart, Testing } from 'cdk8s';
 import { BackupPolicy, VitessBackupSchedule } from '../../../constructs/cdk8s';
 import { PolicyError, renderPolicy } from '../../../lib';
+import type { Manifest } from '../../../lib';
+import { asCronJob, podSpecOf } from '../../support/kube';
 import { vitessPolicy } from '../../lib/engines/vitess/fixtures';
 import { etcdPolicy } from '../../lib/engines/etcd/fixtures';
 
@@ -44,7 +46,7 @@ describe('BackupPolicy construct', () => {
     expect(chart.node.tryFindChild('bad')).toBeUndefined();
     new BackupPolicy(chart, 'later', { ...vitessPolicy(), metadata: { name: 'later' } });
     expect(() => app.synth()).not.toThrow();
-    expect(Testing.synth(chart).map((m) => m.metadata.name)).toEqual(
+    expect((Testing.synth(chart) as Manifest[]).map((m) => m.metadata.name)).toEqual(
       [...renderPolicy(vitessPolicy()), ...renderPolicy({ ...vitessPolicy(), metadata: { name: 'later' } })].map(
         (m) => m.metadata.name,
       ),
@@ -78,10 +80,10 @@ describe('VitessBackupSchedule construct', () => {
       suspend: true,
       allowFirstBackup: true,
     });
-    const cj = s.manifests.find((m) => m.kind === 'CronJob') as any;
-    expect(cj.metadata.name).toBe('example-nightly-commerce-x-x');
-    expect(cj.spec.suspend).toBe(true);
-    expect(cj.spec.jobTemplate.spec.template.spec.containers[0].env).toContainEqual({
+    const cj = asCronJob(s.manifests.find((m) => m.kind === 'CronJob'));
+    expect(cj.metadata?.name).toBe('example-nightly-commerce-x-x');
+    expect(cj.spec?.suspend).toBe(true);
+    expect(podSpecOf(cj).containers[0].env).toContainEqual({
       name: 'VITESS_ALLOW_FIRST_BACKUP',
       value: 'true',
     });
@@ -89,7 +91,9 @@ describe('VitessBackupSchedule construct', () => {
 
   test('errors name the prop as written, and the policy field it became', () => {
     const chart = new Chart(Testing.app(), 'c');
-    expect(() => new VitessBackupSchedule(chart, 'daily', { ...props, concurrencyPolicy: 'Sometimes' as any })).toThrow(
+    expect(
+      () => new VitessBackupSchedule(chart, 'daily', { ...props, concurrencyPolicy: 'Sometimes' as never }),
+    ).toThrow(
       '  concurrencyPolicy: received "Sometimes"; allowed: "Forbid", "Allow", "Replace" (policy field spec.vitess.schedules[0].concurrencyPolicy)',
     );
   });

@@ -2,6 +2,7 @@
 import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import { BackupPolicy, EtcdBackupSchedule, RedisBackupSchedule, VitessBackupSchedule } from '../../../constructs/cdk8s';
 import type { Manifest } from '../../../lib';
+import { cronJobSpecOf, podSpecOf } from '../../support/kube';
 import { vitessPolicy } from '../../lib/engines/vitess/fixtures';
 import { etcdProps, redisProps, vitessProps } from './fixtures';
 
@@ -131,17 +132,15 @@ test('escape hatches on a handle: a JSON patch and an annotation reach the synth
   schedule.cronJob('shard01').metadata.addAnnotation('example.com/owner', 'cache-team');
   ApiObject.of(schedule.pruneCronJob('shard02')).addJsonPatch(JsonPatch.replace('/spec/suspend', true));
   // THEN
-  const byName = new Map(
-    (Testing.synth(chart) as Manifest[]).map((m) => [m.metadata.name, m as Manifest & { spec: Record<string, any> }]),
-  );
-  expect(byName.get('cache-shard01')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBe('backup-low');
+  const byName = new Map((Testing.synth(chart) as Manifest[]).map((m) => [m.metadata.name, m]));
+  expect(podSpecOf(byName.get('cache-shard01')!).priorityClassName).toBe('backup-low');
   expect(byName.get('cache-shard01')!.metadata.annotations).toEqual({
     'example.com/owner': 'cache-team',
-    'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/),
+    'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/) as unknown,
     'backup-cronjobs.io/policy': 'cache',
   });
-  expect(byName.get('cache-shard02-prune')!.spec.suspend).toBe(true);
-  expect(byName.get('cache-shard02')!.spec.jobTemplate.spec.template.spec.priorityClassName).toBeUndefined();
+  expect(cronJobSpecOf(byName.get('cache-shard02-prune')!).suspend).toBe(true);
+  expect(podSpecOf(byName.get('cache-shard02')!).priorityClassName).toBeUndefined();
   expect(byName.get('cache-shard02')!.metadata.annotations).not.toHaveProperty('example.com/owner');
-  expect(byName.get('cache-shard01-prune')!.spec.suspend).toBe(false);
+  expect(cronJobSpecOf(byName.get('cache-shard01-prune')!).suspend).toBe(false);
 });

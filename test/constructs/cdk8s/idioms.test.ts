@@ -4,6 +4,7 @@ import { EtcdBackupSchedule, RedisBackupSchedule, VitessBackupSchedule } from '.
 import type { RedisBackupScheduleProps } from '../../../constructs/cdk8s';
 import { PolicyError, toYaml } from '../../../lib';
 import type { Manifest } from '../../../lib';
+import { asCronJob, cronJobSpecOf, jobSpecOf, podSpecOf } from '../../support/kube';
 import { abbreviateScripts } from '../../support/snapshots';
 import { DefinedSecret, ImportedPersistentVolumeClaim, ImportedSecret } from './cdk8s-plus';
 import { etcdProps, redisProps, vitessProps } from './fixtures';
@@ -246,11 +247,11 @@ test('snapshot: a chart with a namespace, Duration, Cron, cdk8s-plus objects and
   const objects = Testing.synth(chart) as Manifest[];
   expect(toYaml(abbreviateScripts(objects))).toMatchSnapshot();
   // what the snapshot is about, spelled out
-  const shard02 = objects.find((m) => m.metadata.name === 'cache-shard02') as Manifest & { spec: any };
+  const shard02 = asCronJob(objects.find((m) => m.metadata.name === 'cache-shard02'));
   expect(shard02.metadata).toMatchObject({ namespace: 'cache', annotations: { 'example.com/owner': 'cache-team' } });
-  expect(shard02.spec.schedule).toBe('0 3 * * *');
-  expect(shard02.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(1200);
-  expect(shard02.spec.jobTemplate.spec.template.spec.imagePullSecrets).toEqual([{ name: 'redis-auth' }]);
+  expect(cronJobSpecOf(shard02).schedule).toBe('0 3 * * *');
+  expect(jobSpecOf(shard02).activeDeadlineSeconds).toBe(1200);
+  expect(podSpecOf(shard02).imagePullSecrets).toEqual([{ name: 'redis-auth' }]);
 });
 
 test('types: a Duration where a duration is taken, a Cron where a schedule is (checked by the compiler)', () => {

@@ -8,25 +8,24 @@ import { documentYaml, renderPolicy } from '../../../lib';
 import type { Manifest } from '../../../lib';
 import { redisSchedulePolicy } from '../../../lib/engines/redis/props';
 import { vitessPolicy } from '../../lib/engines/vitess/fixtures';
+import { podSpecOf, prometheusRuleSpecOf } from '../../support/kube';
 import { redisProps } from './fixtures';
-
-const podOf = (m: any) => m.spec.jobTemplate.spec.template.spec;
 
 /** Every namespace an object names: its own, its pods' affinity terms', its alert selectors'. */
 function namespacesIn(m: Manifest): string[] {
   const own = [m.metadata.namespace ?? '(none)'];
   if (m.kind === 'CronJob') {
-    const affinity = podOf(m).affinity ?? {};
+    const affinity = podSpecOf(m).affinity ?? {};
     const terms = [
       ...(affinity.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []),
       ...(affinity.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map(
-        (t: { podAffinityTerm: unknown }) => t.podAffinityTerm,
+        (t) => t.podAffinityTerm,
       ),
     ];
-    return [...own, ...terms.flatMap((t: { namespaces: string[] }) => t.namespaces)];
+    return [...own, ...terms.flatMap((t) => t.namespaces ?? ['(none)'])];
   }
   if (m.kind === 'PrometheusRule') {
-    const exprs: string[] = (m.spec as any).groups.flatMap((g: any) => g.rules.map((r: any) => r.expr));
+    const exprs = prometheusRuleSpecOf(m).groups.flatMap((g) => g.rules.map((r) => r.expr));
     return [...own, ...exprs.map((e) => /namespace="([^"]*)"/.exec(e)?.[1] ?? '(none)')];
   }
   return own;

@@ -5,6 +5,8 @@ import { join } from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import * as ts from 'typescript';
 import { RedisBackupSchedule } from '../../../constructs/cdk8s';
+import type { Manifest } from '../../../lib';
+import { asCronJob, containerOf } from '../../support/kube';
 import { codeBlocks } from '../../support/markdown';
 import { ImportedSecret } from './cdk8s-plus';
 
@@ -30,9 +32,8 @@ test('the docs example: a cdk8s-plus Secret and CA bundles reach the pushing con
     Secret: { fromSecretName: (scope: Chart, id: string, name: string) => new ImportedSecret(scope, id, name) },
   };
   docsExample()(chart, kplus, RedisBackupSchedule);
-  const cronJob: any = Testing.synth(chart).find((o) => o.kind === 'CronJob');
-  const upload = cronJob.spec.jobTemplate.spec.template.spec.containers.find((c: any) => c.name === 's3-upload');
-  expect(upload.env).toEqual(
+  const cronJob = asCronJob((Testing.synth(chart) as Manifest[]).find((o) => o.kind === 'CronJob'));
+  expect(containerOf(cronJob, 's3-upload').env).toEqual(
     expect.arrayContaining([
       { name: 'AWS_CA_BUNDLE', value: '/etc/backup-cronjobs/s3-ca/ca.crt' },
       {

@@ -3,6 +3,7 @@
 import { join } from 'path';
 import * as k8s from '@pulumi/kubernetes';
 import { API_VERSION, KIND, PolicyError, renderPolicy } from '../../../lib';
+import { asManifest, podSpecOf } from '../../support/kube';
 import { canonicalJson, installMocks, parseUrn, plainInputs, registeredOutputs, settle, unwrap } from './harness';
 import { policyArgs } from './fixtures';
 
@@ -114,13 +115,11 @@ test('namespace override: the objects are what the core renders for that namespa
   const expected = renderPolicy(doc({ ...args, metadata: { ...args.metadata, namespace: 'other' } }));
   expect(policy.manifests).toEqual(expected);
   expect(await unwrap(policy.namespace)).toBe('other');
-  const inputs = urns.map((urn) => registered.find((r) => r.name === parseUrn(urn).name)!.inputs as any);
+  const inputs = urns.map((urn) => asManifest(registered.find((r) => r.name === parseUrn(urn).name)!.inputs));
   expect(inputs.map((i) => i.metadata.namespace)).toEqual(['other', 'other', 'other']);
   // the serialization group's anti-affinity term is scoped to the new namespace too
-  const terms =
-    inputs[1].spec.jobTemplate.spec.template.spec.affinity.podAntiAffinity
-      .requiredDuringSchedulingIgnoredDuringExecution;
-  expect(terms[0].namespaces).toEqual(['other']);
+  const terms = podSpecOf(inputs[1]).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  expect(terms?.[0].namespaces).toEqual(['other']);
   expect(JSON.stringify(inputs)).not.toContain('"db"');
 });
 

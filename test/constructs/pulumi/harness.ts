@@ -26,10 +26,12 @@ export function installMocks(registered: Registered[] = []): Registered[] {
   void pulumi.runtime.setMocks(
     {
       newResource: (a) => {
-        registered.push({ type: a.type, name: a.name, inputs: a.inputs, provider: a.provider, custom: a.custom });
-        return { id: a.custom ? `${a.name}_id` : undefined, state: a.inputs };
+        // Pulumi types a resource's inputs `any`: an object of its properties.
+        const inputs = a.inputs as Record<string, unknown>;
+        registered.push({ type: a.type, name: a.name, inputs, provider: a.provider, custom: a.custom });
+        return { id: a.custom ? `${a.name}_id` : undefined, state: inputs };
       },
-      call: (a) => a.inputs,
+      call: (a) => a.inputs as Record<string, unknown>,
     },
     'project',
     'stack',

@@ -15,6 +15,7 @@ import {
   substitute,
 } from '../../../constructs/pulumi/inputs';
 import type { EtcdBackupScheduleArgs, RedisBackupScheduleArgs } from '../../../constructs/pulumi';
+import { asManifest, podSpecOf, prometheusRuleSpecOf } from '../../support/kube';
 import { canonicalJson, installMocks, parseUrn, plainInputs, settle, unwrap } from './harness';
 
 const registered = installMocks(); // before the components are imported
@@ -215,14 +216,13 @@ test("a namespace and a Secret name from other resources' Outputs reach the chil
   expect(inputs.map(canonicalJson)).toEqual(
     renderPolicy(redisSchedulePolicy({ ...args, namespace: 'backups' })).map(canonicalJson),
   );
-  const [, cronJob, rule] = inputs as any[]; // after the script ConfigMap
+  const [, cronJob, rule] = inputs.map(asManifest); // after the script ConfigMap
   expect(cronJob.metadata.namespace).toBe('backups');
   expect(
-    cronJob.spec.jobTemplate.spec.template.spec.affinity.podAntiAffinity
-      .requiredDuringSchedulingIgnoredDuringExecution[0].namespaces,
+    podSpecOf(cronJob).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0].namespaces,
   ).toEqual(['backups']);
   expect(JSON.stringify(cronJob)).toContain('"secretKeyRef":{"key":"AWS_ACCESS_KEY_ID","name":"aws-credentials"}');
-  expect(rule.spec.groups[0].rules[0].expr).toContain('namespace="backups"');
+  expect(prometheusRuleSpecOf(rule).groups[0].rules[0].expr).toContain('namespace="backups"');
   expect(await unwrap(schedule.namespace)).toBe('backups');
   expect(await unwrap(schedule.cronJobNames)).toEqual(['cache-shard01']);
 });

@@ -4,6 +4,7 @@ import { Testing } from 'cdk8s';
 import { Construct } from 'constructs';
 import * as cdk8s from '../../../constructs/cdk8s';
 import { PolicyError } from '../../../lib';
+import { asCronJob, podSpecOf } from '../../support/kube';
 import { canonicalJson, installMocks, parseUrn, plainInputs, registeredOutputs, settle, unwrap } from './harness';
 
 const registered = installMocks(); // before the components are imported
@@ -97,7 +98,7 @@ describe.each(ROWS)('$type', (row) => {
     expect(urns.map(parseUrn)).toEqual([
       {
         types: [`backup-cronjobs:index:${row.type}`, 'kubernetes:core/v1:ConfigMap'],
-        name: expect.stringMatching(/^nightly-configmap-[a-z0-9-]+-scripts-[0-9a-f]{10}$/),
+        name: expect.stringMatching(/^nightly-configmap-[a-z0-9-]+-scripts-[0-9a-f]{10}$/) as unknown,
       },
       ...row.cronJobNames.map((n) => ({
         types: [`backup-cronjobs:index:${row.type}`, 'kubernetes:batch/v1:CronJob'],
@@ -142,11 +143,11 @@ test('Vitess: scheduleName, job settings and cluster settings route like the cdk
   const m = await load();
   const c = component(m, ROWS[0], 'x', { ...ROWS[0].args, scheduleName: 'weekly' });
   await settle(c);
-  const cj = c.manifests.find((o) => o.kind === 'CronJob') as any;
-  expect(cj.metadata.name).toBe('shop-weekly-customer-x-80');
-  expect(cj.metadata.labels.team).toBe('data');
-  expect(cj.spec.suspend).toBe(true);
-  expect(cj.spec.jobTemplate.spec.template.spec.containers[0].env).toContainEqual({
+  const cj = asCronJob(c.manifests.find((o) => o.kind === 'CronJob'));
+  expect(cj.metadata?.name).toBe('shop-weekly-customer-x-80');
+  expect(cj.metadata?.labels?.team).toBe('data');
+  expect(cj.spec?.suspend).toBe(true);
+  expect(podSpecOf(cj).containers[0].env).toContainEqual({
     name: 'VITESS_ALLOW_FIRST_BACKUP',
     value: 'true',
   });

@@ -11,7 +11,7 @@ const root = join(__dirname, '..', '..', '..');
 const COMMANDS = ['synth', 'validate', 'plan', 'restore', 'schema', 'retention'];
 
 test('--version prints the version of package.json', () => {
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   expect(run(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
 });
 

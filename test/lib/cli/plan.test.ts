@@ -7,6 +7,14 @@ import { etcdPolicy } from '../engines/etcd/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { run, tempDir, writePolicy } from './fixtures';
 
+/** What `plan -o json` prints: the fields read here (the plan, its dates as ISO strings). */
+interface PlanJson {
+  readonly from: string;
+  readonly to: string;
+  readonly cronJobs: unknown[];
+  readonly warnings: { readonly kind: string }[];
+}
+
 const dir = tempDir('plan');
 const DAY = 24 * 3_600_000;
 // two nodes 5 minutes apart with 15-minute windows, in one serialization group
@@ -69,7 +77,7 @@ test('--from takes the time grammar of every CLI time option: epoch seconds, a d
 test('-o json: the same plan for programs', () => {
   const r = run(['plan', etcdFile, '--from', '2026-12-01T00:00:00Z', '--count', '1', '--horizon', '2d', '-o', 'json']);
   expect(r.code).toBe(0);
-  const json = JSON.parse(r.stdout);
+  const json = JSON.parse(r.stdout) as PlanJson;
   expect(json.from).toBe('2026-12-01T00:00:00.000Z');
   expect(json.to).toBe('2026-12-03T00:00:00.000Z');
   expect(json.cronJobs[1]).toEqual({
@@ -85,7 +93,7 @@ test('-o json: the same plan for programs', () => {
     nextRuns: [{ start: '2026-12-01T03:05:00.000Z', end: '2026-12-01T03:20:00.000Z' }],
     runsInHorizon: 2,
   });
-  expect(json.warnings.map((w: { kind: string }) => w.kind)).toEqual(['overlap']);
+  expect(json.warnings.map((w) => w.kind)).toEqual(['overlap']);
 });
 
 test('--svg FILE writes the picture of --span from --from (the plan still printed)', () => {
@@ -159,7 +167,11 @@ describe('the shipped examples plan clean: no overlapping runs, no DST change, o
     for (const from of ['2026-01-01T00:00:00Z', '2026-07-01T00:00:00Z']) {
       const r = run(['plan', join(examples, file), '--from', from, '--horizon', '365d', '-o', 'json']);
       expect(r.code).toBe(0);
-      expect({ file, from, warnings: JSON.parse(r.stdout).warnings }).toEqual({ file, from, warnings: [] });
+      expect({ file, from, warnings: (JSON.parse(r.stdout) as PlanJson).warnings }).toEqual({
+        file,
+        from,
+        warnings: [],
+      });
     }
   });
 });

@@ -5,6 +5,7 @@ import { readFileSync, readdirSync } from 'fs';
 import { join } from 'path';
 import { parse } from 'yaml';
 import { policySchema } from '../../../lib';
+import { type JsonSchema, schemaAt } from '../../support/json-schema';
 import { run } from './fixtures';
 
 const examples = join(__dirname, '..', '..', '..', 'examples', 'policies');
@@ -14,9 +15,9 @@ test('schema prints the published JSON Schema, draft-07, with the defaults', () 
   const r = run(['schema']);
   expect(r.code).toBe(0);
   expect(r.stdout).toBe(`${JSON.stringify(policySchema, null, 2)}\n`);
-  const schema = JSON.parse(r.stdout);
+  const schema = JSON.parse(r.stdout) as JsonSchema & { readonly $schema?: string };
   expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
-  expect(schema.properties.spec.properties.defaults.properties.concurrencyPolicy.default).toBe('Forbid');
+  expect(schemaAt(schema, 'spec', 'defaults', 'concurrencyPolicy').default).toBe('Forbid');
   expect(run(['schema', 'extra'])).toEqual({
     code: 2,
     stdout: '',

@@ -24,7 +24,7 @@ test('-o json: one v1 List of every object of every input, as kubectl get -o jso
   const second = writePolicy(dir, 'second.yaml', etcdPolicy());
   const r = run(['synth', good, second, '-o', 'json']);
   expect(r.code).toBe(0);
-  const list = JSON.parse(r.stdout);
+  const list = JSON.parse(r.stdout) as Record<string, unknown>;
   expect(Object.keys(list)).toEqual(['apiVersion', 'items', 'kind']);
   expect(list).toEqual({
     apiVersion: 'v1',
@@ -207,7 +207,7 @@ test('two inputs rendering the same object: exit 1, naming both sources and the 
       stdout: '',
       stderr: expect.stringContaining(
         `CronJob.batch kube-system/a-b-c is rendered by both ${a} (policy a) and ${b} (policy a-b)`,
-      ),
+      ) as unknown,
     });
   }
 });

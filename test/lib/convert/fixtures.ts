@@ -7,10 +7,50 @@ import type { Note } from '../../../lib/convert';
 import { loadPolicies } from '../../../lib/model/load';
 import type { Manifest } from '../../../lib/kubernetes/objects';
 
-type Obj = Record<string, any>;
+/** An operator object's fields beyond those typed here: plain JSON, as a test adds, overrides or deletes them. */
+export type Fields = { [field: string]: unknown };
+
+/** An operator object as these fixtures build it (one of the kinds `convert` reads). */
+export interface OperatorObject<Spec extends Fields = Fields> {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec: Spec;
+  status?: Fields;
+}
+
+/** A shard template (vitess.md §1): the tests change its first tablet pool. */
+export interface ShardTemplate extends Fields {
+  tabletPools: Fields[];
+}
+
+/** A keyspace partitioning: the fixtures' are `equal`; a test may write a `custom` one. */
+export interface Partitioning extends Fields {
+  equal?: { parts: number; hexWidth?: number; shardTemplate: ShardTemplate };
+}
+
+export interface Keyspace extends Fields {
+  name: string;
+  partitionings: Partitioning[];
+}
+
+/** A VitessCluster's spec.backup. */
+export interface VitessBackup extends Fields {
+  locations: unknown[];
+  schedules?: Fields[];
+}
+
+/** The parts of a VitessCluster's spec the tests read or change after building one. */
+export interface VitessClusterSpec extends Fields {
+  backup?: VitessBackup;
+  images?: Fields;
+  keyspaces: Keyspace[];
+}
+
+export type VitessCluster = OperatorObject<VitessClusterSpec>;
 
 /** A shard template as in 401_scheduled_backups.yaml (vitess.md §4.3): one replica pool, mysqld cpu 100m, a 10Gi data volume. */
-export function shardTemplate(pool: Obj = {}, template: Obj = {}): Obj {
+export function shardTemplate(pool: Fields = {}, template: Fields = {}): ShardTemplate {
   return {
     databaseInitScriptSecret: { name: 'example-cluster-config', key: 'init_db.sql' },
     tabletPools: [
@@ -35,8 +75,13 @@ const historyAndTimeout = {
   jobTimeoutMinute: 5,
 };
 
+/** A VitessCluster with backup schedules of its own. */
+export type ScheduledVitessCluster = VitessCluster & {
+  spec: { backup: VitessBackup & { schedules: Fields[] } };
+};
+
 /** vitess.md §4.3: the HEAD e2e manifest 401_scheduled_backups.yaml (spec.backup and images as quoted; keyspaces from its summary). */
-export function cluster401(): Obj {
+export function cluster401(): ScheduledVitessCluster {
   return {
     apiVersion: 'planetscale.com/v2',
     kind: 'VitessCluster',
@@ -103,7 +148,7 @@ export function cluster401(): Obj {
 }
 
 /** A cluster named `name` with keyspaces of `parts` equal shards each and no schedule of its own. */
-export function cluster(name: string, keyspaces: Record<string, number>, spec: Obj = {}): Obj {
+export function cluster(name: string, keyspaces: Record<string, number>, spec: Fields = {}): VitessCluster {
   return {
     apiVersion: 'planetscale.com/v2',
     kind: 'VitessCluster',
@@ -121,7 +166,7 @@ export function cluster(name: string, keyspaces: Record<string, number>, spec: O
 }
 
 /** A VitessBackupSchedule object (vitess.md §1.2) of `cluster`. */
-export function backupSchedule(name: string, clusterName: string, spec: Obj): Obj {
+export function backupSchedule(name: string, clusterName: string, spec: Fields): OperatorObject {
   return {
     apiVersion: 'planetscale.com/v2',
     kind: 'VitessBackupSchedule',
@@ -131,7 +176,7 @@ export function backupSchedule(name: string, clusterName: string, spec: Obj): Ob
 }
 
 /** etcd.md §8.1: the `Backup` of periodicbackupcontroller_test.go. */
-export function openshiftBackup(etcd: Obj = {}): Obj {
+export function openshiftBackup(etcd: Fields = {}): OperatorObject {
   return {
     apiVersion: 'config.openshift.io/v1alpha1',
     kind: 'Backup',
@@ -149,7 +194,7 @@ export function openshiftBackup(etcd: Obj = {}): Obj {
 }
 
 /** The seed's ShardedRedisBackup (seeds/004, also redis-and-peers.md A.3's examples), with its status. */
-export function shardedRedisBackup(spec: Obj = {}, withStatus = true): Obj {
+export function shardedRedisBackup(spec: Fields = {}, withStatus = true): OperatorObject {
   return {
     apiVersion: 'saas.3scale.net/v1alpha1',
     kind: 'ShardedRedisBackup',
@@ -191,7 +236,7 @@ export function shardedRedisBackup(spec: Obj = {}, withStatus = true): Obj {
 }
 
 /** saas-operator's examples/backend/redis-v6/sentinel.yaml (the Sentinel the seed's sentinelRef names), in the backup's namespace. */
-export function sentinel(spec: Obj = {}): Obj {
+export function sentinel(spec: Fields = {}): OperatorObject {
   return {
     apiVersion: 'saas.3scale.net/v1alpha1',
     kind: 'Sentinel',
@@ -240,8 +285,7 @@ export function convertAndRender(docs: unknown[]): Converted {
   };
 }
 
-export const podOf = (o: any) => o.spec.jobTemplate.spec.template.spec;
-export const byName = (objects: Manifest[]) => new Map(objects.map((o: any) => [o.metadata.name as string, o]));
+export const byName = (objects: Manifest[]) => new Map(objects.map((o) => [o.metadata.name, o]));
 export const errors = (notes: Note[]) => notes.filter((n) => n.level === 'error');
 
 /** YAML with consecutive comment lines joined into one (undoes the wrapping of long comments). */

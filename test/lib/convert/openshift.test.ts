@@ -1,14 +1,13 @@
 // OpenShift `Backup` → etcd policy → CronJob, against what cluster-etcd-operator renders for it
 // (etcd.md §1.3 the CronJob, §8.1 the controller's test vectors, §1.6 the prune algorithm's units).
 import { expectValidManifests } from '../../support/k8s-validate';
-import { convertAndRender, errors, openshiftBackup, podOf, unwrapped } from './fixtures';
+import { type KubeObject, containerOf, cronJobSpecOf, jobSpecOf, podSpecOf } from '../../support/kube';
+import { convertAndRender, errors, openshiftBackup, unwrapped } from './fixtures';
 
-const finalizeEnv = (cj: any) =>
+/** The finalize container's env with a plain value. */
+const finalizeEnv = (cj: KubeObject) =>
   Object.fromEntries(
-    podOf(cj)
-      .containers.find((c: any) => c.name === 'finalize')
-      .env.filter((e: any) => e.value !== undefined)
-      .map((e: any) => [e.name, e.value]),
+    (containerOf(cj, 'finalize').env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]),
   );
 
 test('the periodicbackupcontroller_test.go Backup (§8.1): schedule, timeZone, namespace, name, history, deadline, PVC', () => {
@@ -19,26 +18,26 @@ test('the periodicbackupcontroller_test.go Backup (§8.1): schedule, timeZone, n
   expect(errors(notes)).toEqual([]);
   expect(others).toEqual([]);
   expectValidManifests([cj]);
-  const o = cj as any;
-  expect([o.metadata.namespace, o.metadata.name, o.spec.schedule, o.spec.timeZone]).toEqual([
+  const spec = cronJobSpecOf(cj);
+  expect([cj.metadata.namespace, cj.metadata.name, spec.schedule, spec.timeZone]).toEqual([
     'openshift-etcd',
     'test-backup',
     '20 4 * * *',
     'UTC',
   ]);
-  expect([o.spec.concurrencyPolicy, o.spec.successfulJobsHistoryLimit, o.spec.failedJobsHistoryLimit]).toEqual([
+  expect([spec.concurrencyPolicy, spec.successfulJobsHistoryLimit, spec.failedJobsHistoryLimit]).toEqual([
     'Forbid',
     5,
     10,
   ]);
-  expect(o.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(900);
-  expect(podOf(o).volumes).toContainEqual({
+  expect(jobSpecOf(cj).activeDeadlineSeconds).toBe(900);
+  expect(podSpecOf(cj).volumes).toContainEqual({
     name: 'backup',
     persistentVolumeClaim: { claimName: 'backup-happy-path-pvc' },
   });
-  expect(podOf(o).tolerations).toEqual([{ operator: 'Exists' }]);
-  expect(JSON.stringify(podOf(o).affinity)).toContain('node-role.kubernetes.io/master');
-  expect(finalizeEnv(o).RETENTION_KEEP_LAST).toBe('5');
+  expect(podSpecOf(cj).tolerations).toEqual([{ operator: 'Exists' }]);
+  expect(JSON.stringify(podSpecOf(cj).affinity)).toContain('node-role.kubernetes.io/master');
+  expect(finalizeEnv(cj).RETENTION_KEEP_LAST).toBe('5');
 });
 
 // TestBackupRetentionCommand (§8.1): what OpenShift prunes with, and the rule that keeps the same backups.
@@ -108,7 +107,7 @@ test('an empty schedule takes no backups in OpenShift: the policy is suspended, 
     notes,
     objects: [[cj]],
   } = convertAndRender([openshiftBackup({ schedule: '' })]);
-  expect((cj as any).spec.suspend).toBe(true);
+  expect(cronJobSpecOf(cj).suspend).toBe(true);
   expect(notes).toContainEqual(expect.objectContaining({ level: 'note', path: 'spec.etcd.schedule' }));
 });
 
@@ -116,7 +115,7 @@ test("a CRON_TZ= prefix, which OpenShift's regex lets through and the CronJob AP
   const {
     objects: [[cj]],
   } = convertAndRender([openshiftBackup({ schedule: 'CRON_TZ=Europe/Berlin 0 0 * * *', timeZone: undefined })]);
-  expect([(cj as any).spec.schedule, (cj as any).spec.timeZone]).toEqual(['0 0 * * *', 'Europe/Berlin']);
+  expect([cronJobSpecOf(cj).schedule, cronJobSpecOf(cj).timeZone]).toEqual(['0 0 * * *', 'Europe/Berlin']);
 });
 
 test("a schedule or time zone the CronJob API refuses is an error at the Backup's own field (§8.3)", () => {
@@ -132,8 +131,11 @@ test('no pvcName: snapshots stay on the master that takes them (hostPath), with 
     notes,
     objects: [[cj]],
   } = convertAndRender([openshiftBackup({ pvcName: undefined })]);
-  expect(podOf(cj).volumes).toContainEqual(
-    expect.objectContaining({ name: 'backup', hostPath: expect.objectContaining({ path: '/var/lib/etcd-backup' }) }),
+  expect(podSpecOf(cj).volumes).toContainEqual(
+    expect.objectContaining({
+      name: 'backup',
+      hostPath: expect.objectContaining({ path: '/var/lib/etcd-backup' }) as unknown,
+    }),
   );
   expect(notes).toContainEqual(expect.objectContaining({ level: 'note', path: 'spec.etcd.pvcName' }));
 });

@@ -5,11 +5,8 @@ import { validatePolicy } from '../../../lib/model/validate';
 import { parse } from 'yaml';
 import { convertDocuments } from '../../../lib/convert';
 import { convertedYaml } from '../../../lib/convert/command';
-import { convertAndRender, errors, podOf, sentinel, shardedRedisBackup, unwrapped } from './fixtures';
-
-const container = (cj: any, name: string) =>
-  [...(podOf(cj).initContainers ?? []), ...podOf(cj).containers].find((c: any) => c.name === name);
-const envOf = (c: any) => Object.fromEntries(c.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+import { cronJobSpecOf, envOf, jobSpecOf } from '../../support/kube';
+import { convertAndRender, errors, sentinel, shardedRedisBackup, unwrapped } from './fixtures';
 
 test("the seed's object with its Sentinel: one CronJob per monitored shard, on the same schedule, deadline and S3 settings", () => {
   const {
@@ -19,18 +16,18 @@ test("the seed's object with its Sentinel: one CronJob per monitored shard, on t
   expect(errors(notes)).toEqual([]);
   expectValidManifests(objects);
   expect(
-    objects.map((o: any) => [
+    objects.map((o) => [
       o.metadata.namespace,
       o.metadata.name,
-      o.spec.schedule,
-      o.spec.suspend,
-      o.spec.jobTemplate.spec.activeDeadlineSeconds,
+      cronJobSpecOf(o).schedule,
+      cronJobSpecOf(o).suspend,
+      jobSpecOf(o).activeDeadlineSeconds,
     ]),
   ).toEqual([
     ['default', 'backup-shard01', '* * * * *', false, 300],
     ['default', 'backup-shard02', '* * * * *', false, 300],
   ]);
-  const upload = envOf(container(objects[0], 's3-upload'));
+  const upload = envOf(objects[0], 's3-upload');
   expect(upload).toMatchObject({
     AWS_REGION: 'us-east-1',
     S3_BUCKET: 'my-bucket',
@@ -41,7 +38,7 @@ test("the seed's object with its Sentinel: one CronJob per monitored shard, on t
     AWS_SECRET_ACCESS_KEY: { secretKeyRef: { name: 'aws-credentials', key: 'AWS_SECRET_ACCESS_KEY' } },
   });
   // saas-operator SentinelURIs: redis-sentinel-<i>.<namespace>.svc.cluster.local:26379 for each of spec.replicas
-  expect(envOf(container(objects[0], 'redis-dump')).REDIS_SENTINEL_ADDRESSES).toBe(
+  expect(envOf(objects[0], 'redis-dump').REDIS_SENTINEL_ADDRESSES).toBe(
     'redis-sentinel-0.default.svc.cluster.local:26379 redis-sentinel-1.default.svc.cluster.local:26379 redis-sentinel-2.default.svc.cluster.local:26379',
   );
 });
@@ -50,7 +47,7 @@ test('pause: true suspends the CronJobs', () => {
   const {
     objects: [objects],
   } = convertAndRender([shardedRedisBackup({ pause: true }), sentinel()]);
-  expect(objects.map((o: any) => o.spec.suspend)).toEqual([true, true]);
+  expect(objects.map((o) => cronJobSpecOf(o).suspend)).toEqual([true, true]);
 });
 
 test('defaults: timeout 10m, historyLimit 10 (A.3)', () => {
@@ -61,9 +58,9 @@ test('defaults: timeout 10m, historyLimit 10 (A.3)', () => {
     objects: [[cj]],
   } = convertAndRender([srb, sentinel()]);
   expect([
-    (cj as any).spec.jobTemplate.spec.activeDeadlineSeconds,
-    (cj as any).spec.successfulJobsHistoryLimit,
-    (cj as any).spec.failedJobsHistoryLimit,
+    jobSpecOf(cj).activeDeadlineSeconds,
+    cronJobSpecOf(cj).successfulJobsHistoryLimit,
+    cronJobSpecOf(cj).failedJobsHistoryLimit,
   ]).toEqual([600, 10, 10]);
 });
 
@@ -72,8 +69,8 @@ test("historyLimit counts the operator's records of runs: it becomes the Jobs ke
     yaml,
     objects: [[cj]],
   } = convertAndRender([shardedRedisBackup({ historyLimit: 2 }), sentinel()]);
-  expect([(cj as any).spec.successfulJobsHistoryLimit, (cj as any).spec.failedJobsHistoryLimit]).toEqual([2, 2]);
-  expect(Object.keys(envOf(container(cj, 's3-upload'))).filter((k) => k.startsWith('RETENTION_'))).toEqual([]);
+  expect([cronJobSpecOf(cj).successfulJobsHistoryLimit, cronJobSpecOf(cj).failedJobsHistoryLimit]).toEqual([2, 2]);
+  expect(Object.keys(envOf(cj, 's3-upload')).filter((k) => k.startsWith('RETENTION_'))).toEqual([]);
   expect(unwrapped(yaml[0])).toContain('Its equivalent is the Jobs a CronJob keeps, not a retention rule.');
 });
 
@@ -83,7 +80,7 @@ test("the retention the comment suggests for the operator's 90d/7d/24h tags is a
   } = convertDocuments([shardedRedisBackup(), sentinel()], 'in');
   const suggested = /#\s+retention: (\{.*\})/.exec(convertedYaml(policy))?.[1];
   expect(suggested).toBe('{ maxAge: 1d, hourly: 168, daily: 90 }');
-  const retention = parse(suggested!);
+  const retention: unknown = parse(suggested!);
   expect(() => validatePolicy({ ...policy.document, spec: { ...policy.document.spec, retention } })).not.toThrow();
 });
 
@@ -92,7 +89,7 @@ test("without the Sentinel: its default 3 replicas assumed, shards from the obje
     notes,
     objects: [objects],
   } = convertAndRender([shardedRedisBackup()]);
-  expect(objects.map((o: any) => o.metadata.name)).toEqual(['backup-shard01', 'backup-shard02']);
+  expect(objects.map((o) => o.metadata.name)).toEqual(['backup-shard01', 'backup-shard02']);
   expect(notes).toContainEqual(
     expect.objectContaining({ level: 'note', object: 'ShardedRedisBackup default/backup', path: 'spec.sentinelRef' }),
   );
@@ -108,16 +105,14 @@ test("the Sentinel's replicas give the addresses", () => {
   const {
     objects: [[cj]],
   } = convertAndRender([shardedRedisBackup(), sentinel({ replicas: 1 })]);
-  expect(envOf(container(cj, 'redis-dump')).REDIS_SENTINEL_ADDRESSES).toBe(
-    'redis-sentinel-0.default.svc.cluster.local:26379',
-  );
+  expect(envOf(cj, 'redis-dump').REDIS_SENTINEL_ADDRESSES).toBe('redis-sentinel-0.default.svc.cluster.local:26379');
 });
 
 test('a CRON_TZ= prefix (robfig/cron) becomes timeZone; @every cannot be a CronJob schedule', () => {
   const {
     objects: [[cj]],
   } = convertAndRender([shardedRedisBackup({ schedule: 'CRON_TZ=Europe/Madrid */30 * * * *' }), sentinel()]);
-  expect([(cj as any).spec.schedule, (cj as any).spec.timeZone]).toEqual(['*/30 * * * *', 'Europe/Madrid']);
+  expect([cronJobSpecOf(cj).schedule, cronJobSpecOf(cj).timeZone]).toEqual(['*/30 * * * *', 'Europe/Madrid']);
   expect(errors(convertAndRender([shardedRedisBackup({ schedule: '@every 30m' }), sentinel()]).notes)).toEqual([
     expect.objectContaining({ path: 'spec.schedule' }),
   ]);

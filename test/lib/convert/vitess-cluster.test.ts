@@ -1,8 +1,9 @@
 // What a scheduled vtbackup pod takes from its VitessCluster (vitess.md §2.6-§2.8), through convert and
 // synth: storage kinds and their secrets, images, topology, the first tablet pool; and what cannot be converted.
-import { cluster, convertAndRender, errors, podOf, shardTemplate } from './fixtures';
+import { type KubeObject, argsOf, containerOf, podSpecOf } from '../../support/kube';
+import { cluster, convertAndRender, errors, shardTemplate } from './fixtures';
 
-const vtbackup = (o: any) => podOf(o).containers.find((c: any) => c.name === 'vtbackup');
+const vtbackup = (o: KubeObject) => containerOf(o, 'vtbackup');
 const daily = [
   { name: 'daily', schedule: '0 3 * * *', strategies: [{ name: 'x', keyspace: 'customer', shard: '-80' }] },
 ];
@@ -103,7 +104,7 @@ test.each([
     objects: [[cj]],
   } = convertAndRender([withLocation(location)]);
   expect(
-    vtbackup(cj).args.filter((a: string) => /^--(backup_storage_implementation|gcs_|azblob_|ceph_|file_|s3_)/.test(a)),
+    argsOf(cj, 'vtbackup').filter((a) => /^--(backup_storage_implementation|gcs_|azblob_|ceph_|file_|s3_)/.test(a)),
   ).toEqual(expected);
 });
 
@@ -122,7 +123,7 @@ test('a hostPath volume location cannot be converted: file storage needs a Persi
 
 test('the first pool names a location that does not exist: the operator takes no backup', () => {
   const c = withLocation({ volume: { persistentVolumeClaim: { claimName: 'b' } } });
-  c.spec.keyspaces[0].partitionings[0].equal.shardTemplate = shardTemplate({ backupLocationName: 'elsewhere' });
+  c.spec.keyspaces[0].partitionings[0].equal!.shardTemplate = shardTemplate({ backupLocationName: 'elsewhere' });
   expect(errors(convertAndRender([c]).notes)).toEqual([
     expect.objectContaining({
       path: 'spec.keyspaces[0].partitionings[0].equal.shardTemplate.tabletPools[0].backupLocationName',
@@ -137,7 +138,7 @@ test("no images: the operator's defaults vitess/lite:latest and mysql:8.0.40 (pk
   const {
     objects: [[cj]],
   } = convertAndRender([c]);
-  expect(podOf(cj).initContainers[0].image).toBe('vitess/lite:latest');
+  expect(podSpecOf(cj).initContainers?.[0].image).toBe('vitess/lite:latest');
   expect(vtbackup(cj).image).toBe('mysql:8.0.40');
   expect(vtbackup(cj).args).toContain('--mysql_server_version=8.0.40-Vitess');
 });
@@ -153,8 +154,8 @@ test('an external global lockserver gives the topology flags', () => {
     { volume: { persistentVolumeClaim: { claimName: 'b' } } },
     { globalLockserver: { external: { implementation: 'zk2', address: 'zk:2181', rootPath: '/vt/global' } } },
   );
-  const args = vtbackup(convertAndRender([c]).objects[0][0]).args;
-  expect(args.filter((a: string) => a.startsWith('--topo_'))).toEqual([
+  const args = argsOf(convertAndRender([c]).objects[0][0], 'vtbackup');
+  expect(args.filter((a) => a.startsWith('--topo_'))).toEqual([
     '--topo_global_root=/vt/global',
     '--topo_global_server_address=zk:2181',
     '--topo_implementation=zk2',
@@ -163,7 +164,7 @@ test('an external global lockserver gives the topology flags', () => {
 
 test("the first pool's tolerations, env and mounted volumes reach the pod", () => {
   const c = withLocation({ volume: { persistentVolumeClaim: { claimName: 'b' } } });
-  c.spec.keyspaces[0].partitionings[0].equal.shardTemplate = shardTemplate({
+  c.spec.keyspaces[0].partitionings[0].equal!.shardTemplate = shardTemplate({
     tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'db', effect: 'NoSchedule' }],
     extraEnv: [
       { name: 'A', value: '1' },
@@ -177,7 +178,7 @@ test("the first pool's tolerations, env and mounted volumes reach the pod", () =
     notes,
     objects: [[cj]],
   } = convertAndRender([c]);
-  expect(podOf(cj).tolerations).toContainEqual({
+  expect(podSpecOf(cj).tolerations).toContainEqual({
     key: 'dedicated',
     operator: 'Equal',
     value: 'db',
@@ -222,14 +223,14 @@ test('custom partitionings: each shard with its own template; later partitioning
       },
     },
   ];
-  c.spec.backup.schedules = [
+  c.spec.backup!.schedules = [
     { name: 'daily', schedule: '0 3 * * *', strategies: [{ name: 'ks', scope: 'Keyspace', keyspace: 'customer' }] },
   ];
   const {
     objects: [objects],
   } = convertAndRender([c]);
   const cpu = Object.fromEntries(
-    objects.map((o: any) => [o.metadata.labels['planetscale.com/shard'], vtbackup(o).resources.requests.cpu]),
+    objects.map((o) => [o.metadata.labels?.['planetscale.com/shard'] ?? '', vtbackup(o).resources?.requests?.cpu]),
   );
   expect(cpu).toEqual({ 'x-80': '3', '80-x': '100m' });
 });

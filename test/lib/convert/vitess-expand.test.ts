@@ -1,5 +1,6 @@
 // The operator's strategy expansion and schedule checks, after its own tests (vitess.md §4.1:
 // expand_strategy_test.go, reconcile_strategy_test.go, vitessbackupschedule_methods_test.go).
+import type { Manifest } from '../../../lib';
 import { cluster, convertAndRender, errors } from './fixtures';
 
 type Strategy = Record<string, unknown>;
@@ -16,10 +17,14 @@ function run(...schedules: Schedule[]) {
 }
 
 /** keyspace/shard of every CronJob of schedule `name` (its policy schedule label). */
-function targetsOf(objects: any[], name: string): string[] {
+function targetsOf(objects: Manifest[], name: string): string[] {
   return objects
-    .filter((o) => o.metadata.labels['backup-cronjobs.io/schedule'] === name)
-    .map((o) => `${o.metadata.labels['planetscale.com/keyspace']}/${o.metadata.labels['planetscale.com/shard']}`);
+    .map((o) => {
+      if (!o.metadata.labels) throw new Error(`${o.metadata.name} has no labels`);
+      return o.metadata.labels;
+    })
+    .filter((labels) => labels['backup-cronjobs.io/schedule'] === name)
+    .map((labels) => `${labels['planetscale.com/keyspace']}/${labels['planetscale.com/shard']}`);
 }
 
 const cron = (name: string, strategies: Strategy[], extra: Partial<Schedule> = {}): Schedule => ({
@@ -140,7 +145,9 @@ test.each([
   [{ frequency: '30s' }, 'spec.backup.schedules[0].frequency', 'shorter than 1m'],
 ])("the operator's schedule checks: %j", (timing, path, message) => {
   const { notes } = run({ name: 'a', ...timing, strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }] });
-  expect(errors(notes)).toEqual([expect.objectContaining({ path, message: expect.stringContaining(message) })]);
+  expect(errors(notes)).toEqual([
+    expect.objectContaining({ path, message: expect.stringContaining(message) as unknown }),
+  ]);
 });
 
 test.each([
@@ -156,7 +163,10 @@ test.each([
 ])("the operator's strategy checks: %j", (strategy, path, message) => {
   const { notes } = run(cron('a', [strategy]));
   expect(errors(notes)).toEqual([
-    expect.objectContaining({ path: `spec.backup.schedules[0].${path}`, message: expect.stringContaining(message) }),
+    expect.objectContaining({
+      path: `spec.backup.schedules[0].${path}`,
+      message: expect.stringContaining(message) as unknown,
+    }),
   ]);
 });
 
@@ -165,7 +175,7 @@ test('a shard that is not in the cluster: the operator fails with "unable to fin
   expect(errors(notes)).toEqual([
     expect.objectContaining({
       path: 'spec.backup.schedules[0].strategies[0]',
-      message: expect.stringContaining('unable to find shard'),
+      message: expect.stringContaining('unable to find shard') as unknown,
     }),
   ]);
 });

@@ -2,7 +2,8 @@
 // crons (vitess.md §4.4 vectors), suspend, timeout, history, concurrency, tolerations, and the notes
 // for fields without an equivalent (§1.2).
 import { SCHEDULE_FIELDS, STRATEGY_FIELDS } from '../../../lib/convert/vitess-schedules';
-import { backupSchedule, cluster, convertAndRender, errors, podOf, unwrapped } from './fixtures';
+import { cronJobSpecOf, jobSpecOf, podSpecOf, podTemplateOf } from '../../support/kube';
+import { backupSchedule, cluster, convertAndRender, errors, unwrapped } from './fixtures';
 
 /** Cluster `name` with these keyspaces and one VitessBackupSchedule `s` with this spec. */
 function run(name: string, keyspaces: Record<string, number>, spec: Record<string, unknown>) {
@@ -24,7 +25,7 @@ test.each([
       objects: [[cj]],
     } = run(clusterName, { [keyspace]: parts }, { frequency, strategies: [{ name: strategy, keyspace, shard }] });
     expect(errors(notes)).toEqual([]);
-    expect((cj as any).spec.schedule).toBe(expected);
+    expect(cronJobSpecOf(cj).schedule).toBe(expected);
   },
 );
 
@@ -43,7 +44,7 @@ test('a Shard-scope frequency schedule with two shards: one schedule per cron, n
       ],
     },
   );
-  expect(objects.map((o: any) => o.metadata.name)).toEqual([
+  expect(objects.map((o) => o.metadata.name)).toEqual([
     'cluster1-daily-commerce-x-80',
     'cluster1-daily-b-commerce-80-x',
   ]);
@@ -68,7 +69,7 @@ test('suspend, concurrencyPolicy, startingDeadlineSeconds and the history limits
       strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }],
     },
   );
-  const spec = (cj as any).spec;
+  const spec = cronJobSpecOf(cj);
   expect([
     spec.suspend,
     spec.concurrencyPolicy,
@@ -87,8 +88,8 @@ test("without jobTimeoutMinute, the operator's default 10 minutes; without histo
     { commerce: 1 },
     { schedule: '0 2 * * *', strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }] },
   );
-  expect((cj as any).spec.jobTemplate.spec.activeDeadlineSeconds).toBe(600);
-  expect([(cj as any).spec.successfulJobsHistoryLimit, (cj as any).spec.failedJobsHistoryLimit]).toEqual([3, 3]);
+  expect(jobSpecOf(cj).activeDeadlineSeconds).toBe(600);
+  expect([cronJobSpecOf(cj).successfulJobsHistoryLimit, cronJobSpecOf(cj).failedJobsHistoryLimit]).toEqual([3, 3]);
   expect(unwrapped(yaml[0])).toContain(
     'No successfulJobsHistoryLimit or failedJobsHistoryLimit: the operator keeps every such Job (and its PVC); a CronJob keeps 3 here.',
   );
@@ -98,7 +99,7 @@ test("without jobTimeoutMinute, the operator's default 10 minutes; without histo
 test("the schedule's tolerations replace the pool's; an empty list clears them (§1.2)", () => {
   const withTolerations = (tolerations: unknown) => {
     const c = cluster('example', { commerce: 1 });
-    c.spec.keyspaces[0].partitionings[0].equal.shardTemplate.tabletPools[0].tolerations = [
+    c.spec.keyspaces[0].partitionings[0].equal!.shardTemplate.tabletPools[0].tolerations = [
       { key: 'pool', operator: 'Exists' },
     ];
     const {
@@ -111,7 +112,7 @@ test("the schedule's tolerations replace the pool's; an empty list clears them (
         strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }],
       }),
     ]);
-    return (podOf(cj).tolerations ?? []).map((t: any) => t.key);
+    return (podSpecOf(cj).tolerations ?? []).map((t) => t.key);
   };
   expect(withTolerations(undefined)).toEqual(['pool']);
   expect(withTolerations([{ key: 'sched', operator: 'Exists' }])).toEqual(['sched']);
@@ -130,7 +131,7 @@ test("the schedule's annotations go on the pods", () => {
       strategies: [{ name: 's', keyspace: 'commerce', shard: '-' }],
     },
   );
-  expect((cj as any).spec.jobTemplate.spec.template.metadata.annotations).toMatchObject({ 'example.com/team': 'db' });
+  expect(podTemplateOf(cj).metadata?.annotations).toMatchObject({ 'example.com/team': 'db' });
 });
 
 test('fields without an equivalent are converted as well as they can be, each with a note naming it', () => {
@@ -148,7 +149,7 @@ test('fields without an equivalent are converted as well as they can be, each wi
       strategies: [{ name: 's', keyspace: 'commerce', shard: '-', extraFlags: { concurrency: '4' } }],
     },
   );
-  expect(podOf(cj).containers.map((c: any) => c.name)).toEqual(['vtbackup']);
+  expect(podSpecOf(cj).containers.map((c) => c.name)).toEqual(['vtbackup']);
   expect(notes.map((n) => [n.level, n.object, n.path])).toEqual([
     ['note', 'VitessBackupSchedule example/s', 'spec.backupMethod'],
     ['note', 'VitessBackupSchedule example/s', 'spec.allowedMissedRun'],
@@ -225,7 +226,7 @@ describe('every field of a VitessBackupSchedule is carried over or noted with th
       /^not carried over: the operator gives a schedule's resources only to the vtctldclient container; its vtbackup pods take the first tablet pool's mysqld\.resources/,
     );
     // the carried ones reach the CronJob
-    const s = (cj as any).spec;
+    const s = cronJobSpecOf(cj);
     expect([
       s.schedule,
       s.successfulJobsHistoryLimit,
@@ -233,9 +234,9 @@ describe('every field of a VitessBackupSchedule is carried over or noted with th
       s.suspend,
       s.startingDeadlineSeconds,
       s.concurrencyPolicy,
-      s.jobTemplate.spec.activeDeadlineSeconds,
+      jobSpecOf(cj).activeDeadlineSeconds,
     ]).toEqual(['0 2 * * *', 1, 1, false, 60, 'Forbid', 1800]);
-    expect(podOf(cj).tolerations.map((t: any) => t.key)).toEqual(['k']);
-    expect(s.jobTemplate.spec.template.metadata.annotations).toMatchObject({ a: 'b' });
+    expect(podSpecOf(cj).tolerations?.map((t) => t.key)).toEqual(['k']);
+    expect(podTemplateOf(cj).metadata?.annotations).toMatchObject({ a: 'b' });
   });
 });

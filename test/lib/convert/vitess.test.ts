@@ -1,20 +1,26 @@
 // VitessCluster (+ VitessBackupSchedule) → policy → rendered CronJobs, against what vitess-operator runs
 // for the same objects: its flag set (vitess.md §7 A) and its schedules (§4.4) for the 401 manifest (§4.3).
 import { expectValidManifests } from '../../support/k8s-validate';
+import { type KubeObject, argsOf, containerOf, cronJobSpecOf, jobSpecOf, podSpecOf } from '../../support/kube';
+import type { Manifest } from '../../../lib';
 import { backupScheduleName } from '../../../lib/convert/vitess-names';
-import {
-  backupSchedule,
-  cluster,
-  cluster401,
-  convertAndRender,
-  errors,
-  podOf,
-  shardTemplate,
-  unwrapped,
-} from './fixtures';
+import { backupSchedule, cluster, cluster401, convertAndRender, errors, shardTemplate, unwrapped } from './fixtures';
 
-const vtbackup = (o: any) => podOf(o).containers.find((c: any) => c.name === 'vtbackup');
-const label = (o: any, key: string) => o.metadata.labels[key];
+const vtbackup = (o: KubeObject) => containerOf(o, 'vtbackup');
+
+/** Label `key` of a rendered object; throws when it has none. */
+function label(o: Manifest, key: string): string {
+  const value = o.metadata.labels?.[key];
+  if (value === undefined) throw new Error(`${o.metadata.name} has no label ${key}`);
+  return value;
+}
+
+/** The value of the flag `--name=value` among `args`; throws when it is not there. */
+function flagValue(args: readonly string[], name: string): string {
+  const arg = args.find((a) => a.startsWith(`--${name}=`));
+  if (arg === undefined) throw new Error(`no --${name}= in ${args.join(' ')}`);
+  return arg.slice(`--${name}=`.length);
+}
 
 // vitess.md §7 A: the operator's vtbackup args for commerce/- of cluster example (xtrabackup, the
 // vitess-backups PVC, mysqld cpu request 100m, vitess/lite:mysql80, managed etcd), verbatim.
@@ -62,7 +68,7 @@ function operatorArgs(keyspace: string, shard: string): string[] {
  * time; for a shard that has backups (the only kind the operator's HEAD backs up on a schedule) that is
  * --initial_backup=false (docs/engines/vitess.md, "Backup type at run time").
  */
-const runArgs = (o: any): string[] => [...vtbackup(o).args, '--initial_backup=false'].sort();
+const runArgs = (o: KubeObject): string[] => [...argsOf(o, 'vtbackup'), '--initial_backup=false'].sort();
 
 describe('the 401 manifest (vitess.md §4.3)', () => {
   const {
@@ -76,8 +82,8 @@ describe('the 401 manifest (vitess.md §4.3)', () => {
   });
 
   test("one CronJob per (schedule, shard) at the operator's times: crons as written, frequencies hashed as §4.4 says", () => {
-    const runs = objects.map((o: any) => [
-      o.spec.schedule,
+    const runs = objects.map((o) => [
+      cronJobSpecOf(o).schedule,
       label(o, 'planetscale.com/keyspace'),
       label(o, 'planetscale.com/shard'),
     ]);
@@ -97,24 +103,23 @@ describe('the 401 manifest (vitess.md §4.3)', () => {
 
   test("every run gets the operator's flag set for its shard (§7 A)", () => {
     for (const o of objects) {
-      const shard = vtbackup(o)
-        .args.find((a: string) => a.startsWith('--init_shard='))
-        .slice('--init_shard='.length);
+      const shard = flagValue(argsOf(o, 'vtbackup'), 'init_shard');
       expect(runArgs(o)).toEqual(operatorArgs(label(o, 'planetscale.com/keyspace'), shard).sort());
     }
   });
 
   test("jobTimeoutMinute 5 and history limits 2/3 on every CronJob; the pool's mysqld resources and data volume", () => {
-    for (const o of objects as any[]) {
+    for (const o of objects) {
+      const spec = cronJobSpecOf(o);
       expect([
-        o.spec.jobTemplate.spec.activeDeadlineSeconds,
-        o.spec.successfulJobsHistoryLimit,
-        o.spec.failedJobsHistoryLimit,
+        jobSpecOf(o).activeDeadlineSeconds,
+        spec.successfulJobsHistoryLimit,
+        spec.failedJobsHistoryLimit,
       ]).toEqual([300, 2, 3]);
       // the pool's requests; vtbackup's default memory limit where the operator sets none
       expect(vtbackup(o).resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' }, limits: { memory: '1Gi' } });
-      const claim = podOf(o).volumes.find((v: any) => v.name === 'persistent-volume-claim');
-      expect(claim.ephemeral.volumeClaimTemplate.spec).toMatchObject({
+      const claim = podSpecOf(o).volumes?.find((v) => v.name === 'persistent-volume-claim');
+      expect(claim?.ephemeral?.volumeClaimTemplate?.spec).toMatchObject({
         accessModes: ['ReadWriteOnce'],
         resources: { requests: { storage: '10Gi' } },
       });
@@ -166,7 +171,7 @@ describe('VitessBackupSchedule objects joined with their cluster', () => {
       notes,
       objects: [objects],
     } = convertAndRender([c, generated]);
-    expect(objects.filter((o: any) => o.spec.schedule === '0 * * * *')).toEqual([]);
+    expect(objects.filter((o) => cronJobSpecOf(o).schedule === '0 * * * *')).toEqual([]);
     expect(notes.filter((n) => !n.path.endsWith('.resources'))).toEqual([
       expect.objectContaining({
         level: 'note',
@@ -186,8 +191,8 @@ describe('VitessBackupSchedule objects joined with their cluster', () => {
       objects: [objects],
     } = convertAndRender([cluster401(), own]);
     expect(errors(notes)).toEqual([]);
-    const hourly = objects.filter((o: any) => o.spec.schedule === '0 * * * *');
-    expect(hourly.map((o: any) => o.metadata.name)).toEqual(['example-hourly-commerce-x-x']);
+    const hourly = objects.filter((o) => cronJobSpecOf(o).schedule === '0 * * * *');
+    expect(hourly.map((o) => o.metadata.name)).toEqual(['example-hourly-commerce-x-x']);
   });
 
   test('a VitessBackupSchedule without its VitessCluster cannot be converted', () => {
@@ -225,10 +230,10 @@ describe('keyspaces with their own storage or images', () => {
         },
       },
     );
-    c.spec.keyspaces[1].partitionings[0].equal.shardTemplate = shardTemplate({ backupLocationName: 'fast' });
+    c.spec.keyspaces[1].partitionings[0].equal!.shardTemplate = shardTemplate({ backupLocationName: 'fast' });
     const { notes, objects } = convertAndRender([c]);
     expect(errors(notes)).toEqual([]);
-    expect(objects.map((os) => os.map((o: any) => o.metadata.name))).toEqual([
+    expect(objects.map((os) => os.map((o) => o.metadata.name))).toEqual([
       ['example-commerce-daily-commerce-x-x'],
       ['example-customer-daily-customer-x-80', 'example-customer-daily-customer-80-x'],
     ]);
@@ -250,7 +255,7 @@ describe("the pool's vtbackupExtraFlags", () => {
         },
       },
     );
-    c.spec.keyspaces[0].partitionings[0].equal.shardTemplate = shardTemplate({
+    c.spec.keyspaces[0].partitionings[0].equal!.shardTemplate = shardTemplate({
       vttablet: { vtbackupExtraFlags: flags },
     });
     return convertAndRender([c]);
@@ -276,6 +281,6 @@ describe("the pool's vtbackupExtraFlags", () => {
       objects: [[cj]],
     } = withFlags({ allow_first_backup: 'true' });
     expect(vtbackup(cj).env).toContainEqual({ name: 'VITESS_ALLOW_FIRST_BACKUP', value: 'true' });
-    expect(vtbackup(cj).args.filter((a: string) => a.includes('allow_first_backup'))).toEqual([]);
+    expect(argsOf(cj, 'vtbackup').filter((a) => a.includes('allow_first_backup'))).toEqual([]);
   });
 });

@@ -5,6 +5,8 @@ import { execFileSync } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
+import type { Manifest } from '../../../lib';
+import { asConfigMap, cronJobSpecOf, jobSpecOf, podSpecOf } from '../../support/kube';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'bcj-engine-'));
@@ -27,6 +29,26 @@ function run(script: string): string {
     cwd: work,
     encoding: 'utf8',
   });
+}
+
+/** The JSON that `script` prints, of the shape the test's script gives it. */
+const runJson = <T>(script: string): T => JSON.parse(run(script)) as T;
+
+/** What the scripts below print: the objects rendered, and what each test reads beside them. */
+interface CoreOutput {
+  readonly objects: Manifest[];
+  readonly schema: string[];
+  readonly bad: string[];
+}
+interface Cdk8sOutput {
+  readonly objects: Manifest[];
+  readonly key: string;
+  /** Unset when the construct does not throw. */
+  readonly bad?: string[];
+}
+interface PulumiOutput {
+  readonly objects: Manifest[];
+  readonly types: string[];
 }
 
 test("an engine made of ARCHITECTURE.md's folder and one registry line is validated, resolved and rendered", () => {
@@ -67,8 +89,8 @@ test("an engine made of ARCHITECTURE.md's folder and one registry line is valida
     );
   }
 
-  const out = JSON.parse(
-    run(`
+  const out = runJson<CoreOutput>(
+    `
     const lib = require('./lib');
     const doc = { apiVersion: lib.API_VERSION, kind: lib.KIND, metadata: { name: 'shop', namespace: 'db' },
       spec: { defaults: { schedule: '0 3 * * *' }, metrics: { pushgatewayUrl: 'http://pushgateway:9091' }, example: { databases: ['orders', 'users'] } } };
@@ -78,14 +100,14 @@ test("an engine made of ARCHITECTURE.md's folder and one registry line is valida
       schema: Object.keys(lib.policySchema.properties.spec.properties),
       bad: errors({ ...doc, spec: { example: { databases: ['all'], extra: 1 } } }),
     }));
-  `),
+  `,
   );
   expect(out.schema).toContain('example');
   expect(out.bad).toEqual([
     expect.stringMatching(/^spec\.example\.extra: unknown field/),
     'spec.example.databases: received "all"; name each database',
   ]);
-  expect(out.objects.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`)).toEqual([
+  expect(out.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
     expect.stringMatching(/^ConfigMap\/shop-scripts-[0-9a-f]{10}$/),
     'CronJob/shop-orders',
     'CronJob/shop-users',
@@ -96,21 +118,23 @@ test("an engine made of ARCHITECTURE.md's folder and one registry line is valida
     'backup-cronjobs.io/database': 'orders',
     'app.kubernetes.io/component': 'backup',
   });
-  expect(cronJob.spec.schedule).toBe('0 3 * * *');
-  expect(cronJob.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(1800);
-  const container = cronJob.spec.jobTemplate.spec.template.spec.containers[0];
-  expect(container.command[2].split('\n').slice(0, 2)).toEqual([
+  expect(cronJobSpecOf(cronJob).schedule).toBe('0 3 * * *');
+  expect(jobSpecOf(cronJob).activeDeadlineSeconds).toBe(1800);
+  const container = podSpecOf(cronJob).containers[0];
+  const main = container.command?.[2];
+  if (main === undefined) throw new Error(`no script in the command of ${container.name}`);
+  expect(main.split('\n').slice(0, 2)).toEqual([
     "# backup-cronjobs: main of example-backup.sh; every other line of it and of its modules from /scripts (the policy's script ConfigMap)",
     '. /scripts/common.sh; . /scripts/metrics.sh; . /scripts/example-backup.sh',
   ]);
-  expect(container.command[2]).toMatch(/\nmain\(\) \{\n[\s\S]*\}\nmain "\$@"\n$/);
+  expect(main).toMatch(/\nmain\(\) \{\n[\s\S]*\}\nmain "\$@"\n$/);
   expect(container.env).toContainEqual({ name: 'BACKUP_METRICS_PREFIX', value: 'example_backup' });
   // the script runs with the policy's ConfigMap's files where the pod mounts them
   const scripts = join(work, 'scripts');
   mkdirSync(scripts);
-  for (const [file, text] of Object.entries(out.objects[0].data as Record<string, string>))
+  for (const [file, text] of Object.entries(asConfigMap(out.objects[0]).data ?? {}))
     writeFileSync(join(scripts, file), text);
-  const command = container.command[2].replace(/\/scripts\//g, `${scripts}/`);
+  const command = main.replace(/\/scripts\//g, `${scripts}/`);
   const log = execFileSync('/bin/sh', ['-c', command, 'example-backup'], {
     env: { PATH: process.env.PATH, EXAMPLE_DATABASE: 'orders' },
     encoding: 'utf8',
@@ -121,8 +145,8 @@ test("an engine made of ARCHITECTURE.md's folder and one registry line is valida
   // the front ends: the same objects as the core's, from the flat props
   const props =
     "{ name: 'shop', namespace: 'db', schedule: '0 3 * * *', databases: ['orders', 'users'], metrics: { pushgatewayUrl: 'http://pushgateway:9091' } }";
-  const cdk8s = JSON.parse(
-    run(`
+  const cdk8s = runJson<Cdk8sOutput>(
+    `
     const { App, Chart, Duration } = require('cdk8s');
     const { ExampleBackupSchedule } = require('./constructs/cdk8s');
     const chart = new Chart(new App(), 'chart');
@@ -130,20 +154,20 @@ test("an engine made of ARCHITECTURE.md's folder and one registry line is valida
     let bad;
     try { new ExampleBackupSchedule(new Chart(new App(), 'other'), 'example', { ...${props}, databases: ['all'] }); } catch (e) { bad = e.issues.map((i) => i.path + ': ' + i.message); }
     console.log(JSON.stringify({ objects: chart.toJson(), key: schedule.cronJob('orders').name, bad }));
-  `),
+  `,
   );
   expect(cdk8s.objects).toEqual(out.objects);
   expect(cdk8s.key).toBe('shop-orders');
   expect(cdk8s.bad).toEqual(['databases: received "all"; name each database (policy field spec.example.databases)']);
-  const pulumi = JSON.parse(
-    run(`
+  const pulumi = runJson<PulumiOutput>(
+    `
     const pulumi = require('@pulumi/pulumi');
     const types = [];
     pulumi.runtime.setMocks({ newResource: (a) => { types.push(a.type); return { id: a.name + '_id', state: a.inputs }; }, call: (a) => a.inputs }, 'project', 'stack', true);
     const { ExampleBackupSchedule } = require('./constructs/pulumi');
     const component = new ExampleBackupSchedule('example', ${props});
     setTimeout(() => console.log(JSON.stringify({ objects: component.manifests, types })), 200);
-  `),
+  `,
   );
   expect(pulumi.objects).toEqual(out.objects);
   expect(pulumi.types).toEqual([

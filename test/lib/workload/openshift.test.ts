@@ -2,11 +2,13 @@
 // (test/support/scc-admission.ts) admits each one unchanged but for the SELinux options it assigns, and
 // the SCC allows no more than some pod uses; pods whose settings the SCC would have to assign are a bug.
 // (OpenShift would also set runAsNonRoot on a container whose uid is not 0: the pods here state it.)
+import type { V1Container, V1PodSpec, V1SecurityContext } from '@kubernetes/client-node';
+import type { Manifest } from '../../../lib';
 import { securityContextConstraints } from '../../../lib/workload/openshift';
 import { admitPod } from '../../support/scc-admission';
 import { expectValidManifests } from '../../support/k8s-validate';
 
-const container = (name: string, securityContext: Record<string, unknown> = {}) => ({
+const container = (name: string, securityContext: V1SecurityContext = {}): V1Container => ({
   name,
   image: 'img',
   securityContext: {
@@ -16,23 +18,25 @@ const container = (name: string, securityContext: Record<string, unknown> = {}) 
     ...securityContext,
   },
 });
-const pod = (extra: Record<string, unknown> = {}, containers: Record<string, unknown>[] = [container('main')]) => ({
+const pod = (extra: Partial<V1PodSpec> = {}, containers: V1Container[] = [container('main')]): V1PodSpec => ({
   securityContext: { runAsUser: 0, seccompProfile: { type: 'RuntimeDefault' } },
   volumes: [{ name: 'scratch', emptyDir: {} }],
   containers,
   ...extra,
 });
 
-function expectAdmittedUnchanged(scc: any, p: any): void {
-  const { errors, pod: admitted } = admitPod(scc, p);
-  expect(errors).toEqual([]);
+function expectAdmittedUnchanged(scc: Manifest, p: V1PodSpec): void {
+  // the pod it was given, with what admission assigns
+  const admission: { readonly errors: string[]; readonly pod: V1PodSpec } = admitPod(scc, p);
+  const admitted = admission.pod;
+  expect(admission.errors).toEqual([]);
   expect({ ...admitted, securityContext: { ...admitted.securityContext, seLinuxOptions: undefined } }).toEqual({
     ...p,
     securityContext: { ...p.securityContext, seLinuxOptions: undefined },
   });
 }
 
-test.each<[string, any[], Record<string, unknown>]>([
+test.each<[string, V1PodSpec[], Record<string, unknown>]>([
   [
     'one root pod',
     [pod()],
@@ -132,7 +136,7 @@ test.each<[string, any[], Record<string, unknown>]>([
   for (const p of pods) expectAdmittedUnchanged(scc, p);
 });
 
-test.each<[string, any, string]>([
+test.each<[string, V1PodSpec, string]>([
   [
     'no uid',
     pod({ securityContext: { seccompProfile: { type: 'RuntimeDefault' } } }),

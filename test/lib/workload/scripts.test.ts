@@ -9,10 +9,10 @@ import { parseModule } from '../../../lib/scripts/compose';
 import { etcdPolicy } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
+import { containersOf, podSpecOf } from '../../support/kube';
+import { schemaAt } from '../../support/json-schema';
 
 const sourced = { scripts: { mode: 'configMap' } };
-const podSpec = (o: any) => (o.kind === 'CronJob' ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec);
-const containers = (o: Manifest): any[] => [...(podSpec(o).initContainers ?? []), ...podSpec(o).containers];
 const scriptOf = (c: { command?: string[] }) => c.command?.find((s) => s.startsWith(SCRIPT_HEADER));
 const functionNames = (text: string) => [...text.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)\(\) \{/gm)].map((m) => m[1]);
 
@@ -51,10 +51,10 @@ describe.each([
 
   test('every container that runs a script mounts it read-only at /scripts and sources from it; others do not', () => {
     for (const o of workloads) {
-      expect(podSpec(o).volumes).toContainEqual({ name: 'scripts', configMap: { name: configMap.metadata.name } });
-      for (const c of containers(o)) {
+      expect(podSpecOf(o).volumes).toContainEqual({ name: 'scripts', configMap: { name: configMap.metadata.name } });
+      for (const c of containersOf(o)) {
         const script = scriptOf(c);
-        const mount = (c.volumeMounts ?? []).find((m: { name: string }) => m.name === 'scripts');
+        const mount = (c.volumeMounts ?? []).find((m) => m.name === 'scripts');
         if (!script) {
           expect(mount).toBeUndefined();
           continue;
@@ -128,7 +128,9 @@ test("in configMap mode the scripts volume and /scripts are the engine's: a poli
 });
 
 test('the policy schema documents spec.scripts.mode', () => {
-  const spec = (policySchema as any).properties.spec.properties;
-  expect(spec.scripts.properties.mode).toMatchObject({ enum: ['configMap', 'inline'], default: 'configMap' });
+  expect(schemaAt(policySchema, 'spec', 'scripts', 'mode')).toMatchObject({
+    enum: ['configMap', 'inline'],
+    default: 'configMap',
+  });
   expect(() => renderPolicy(redisPolicy({}, { scripts: { mode: 'files' } }))).toThrow(/spec\.scripts\.mode/);
 });

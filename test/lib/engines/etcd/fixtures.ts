@@ -42,6 +42,33 @@ export interface SnapshotMetadata {
   readonly encryption?: { readonly tool: string; readonly recipients: readonly string[] };
   readonly encryptedSize?: number;
   readonly encryptedSha256?: string;
+  /** With spec.etcd.controlPlaneFiles: the archive stored beside the snapshot. */
+  readonly controlPlaneFiles?: {
+    readonly name: string;
+    readonly paths: readonly string[];
+    readonly entries: number;
+    readonly size: number;
+    readonly sha256: string;
+    readonly encryptedSize?: number;
+    readonly encryptedSha256?: string;
+  };
+  /** The tool that checked the snapshot: etcdctl or etcdutl. */
+  readonly verifiedWith: string;
+  readonly restoreChecked: boolean;
+  readonly endpoint: string;
+  readonly policy: string;
+}
+
+/** A metadata document as stored (the text of `<snapshot>.json`). */
+export const parseSnapshotMetadata = (text: string | Buffer): SnapshotMetadata =>
+  JSON.parse(text.toString()) as SnapshotMetadata;
+
+/** What `etcdctl snapshot status -w json` prints. */
+export interface SnapshotStatus {
+  readonly hash: number;
+  readonly revision: number;
+  readonly totalKey: number;
+  readonly totalSize: number;
 }
 
 export { containerOf, envOf, podSpecOf as podOf } from '../../../support/kube';

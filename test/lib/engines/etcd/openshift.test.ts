@@ -8,7 +8,7 @@ import { expectValidManifests } from '../../../support/k8s-validate';
 import { expandK8s } from '../../../support/run-container';
 import { EXAMPLE_NAMESPACE, admitPod } from '../../../support/scc-admission';
 import { containerOf, cronJobs, envOf, podOf, problems, restoreJobOf } from './fixtures';
-import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
+import type { V1Container, V1PodSpec, V1SELinuxOptions } from '@kubernetes/client-node';
 
 const NS = 'etcd-backup';
 const SCC_NAME = `backup-cronjobs.${NS}.etcd`;
@@ -35,8 +35,16 @@ function kubeletEnv(workload: Manifest, container: string, nodeName: string): Re
   return Object.fromEntries(vars);
 }
 
-const byKind = (objects: Manifest[], kind: string): any => objects.find((o) => o.kind === kind);
+/** The rendered object of `kind`; throws when there is none. */
+function byKind(objects: Manifest[], kind: string): Manifest {
+  const object = objects.find((o) => o.kind === kind);
+  if (!object) throw new Error(`no ${kind} among ${objects.map((o) => o.kind).join(', ')}`);
+  return object;
+}
 const sccOf = (objects: Manifest[]) => byKind(objects, 'SecurityContextConstraints');
+/** An SCC's seLinuxContext (security.openshift.io/v1): its strategy, and the SELinux options it assigns. */
+const seLinuxContextOf = (scc: Manifest) =>
+  scc.seLinuxContext as { readonly type: string; readonly seLinuxOptions?: V1SELinuxOptions };
 const allContainers = (pod: V1PodSpec): V1Container[] => [...(pod.initContainers ?? []), ...pod.containers];
 
 /** The restore Job of a policy, on its first node (perNode) or on master-0 (cluster mode). */
@@ -60,13 +68,14 @@ const volumeTypes = (pods: V1PodSpec[]) =>
   [...new Set(pods.flatMap((p) => (p.volumes ?? []).map((v) => Object.keys(v).find((k) => k !== 'name'))))].sort();
 
 /** Admission must pass and change nothing but the SELinux options it assigns (type spc_t, the namespace's level). */
-function expectAdmittedAsIs(scc: any, pod: any): void {
-  const { errors, pod: admitted } = admitPod(scc, pod);
-  expect(errors).toEqual([]);
-  const seLinux = scc.seLinuxContext.seLinuxOptions
-    ? { ...scc.seLinuxContext.seLinuxOptions, level: EXAMPLE_NAMESPACE.mcs }
+function expectAdmittedAsIs(scc: Manifest, pod: V1PodSpec): void {
+  const admission: { readonly errors: string[]; readonly pod: unknown } = admitPod(scc, pod);
+  expect(admission.errors).toEqual([]);
+  const { seLinuxOptions } = seLinuxContextOf(scc);
+  const seLinux = seLinuxOptions
+    ? { ...seLinuxOptions, level: EXAMPLE_NAMESPACE.mcs }
     : { level: EXAMPLE_NAMESPACE.mcs };
-  expect(admitted).toEqual({ ...pod, securityContext: { ...pod.securityContext, seLinuxOptions: seLinux } });
+  expect(admission.pod).toEqual({ ...pod, securityContext: { ...pod.securityContext, seLinuxOptions: seLinux } });
 }
 
 describe('distribution openshift, every other default', () => {
@@ -275,7 +284,7 @@ describe('distribution openshift, every other default', () => {
       'seLinuxOptions.type: must be spc_t',
     ],
   ])('and refuses a pod with %s', (_what, change, error) => {
-    const p = JSON.parse(JSON.stringify(pod));
+    const p = JSON.parse(JSON.stringify(pod)) as V1PodSpec;
     change(p);
     expect(admitPod(scc, p).errors.join('\n')).toContain(error);
   });

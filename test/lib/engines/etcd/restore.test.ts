@@ -2,18 +2,17 @@
 // name, the pod settings of the node's CronJob, and the requests it refuses.
 import { renderPolicy, resolvePolicy, restoreJob } from '../../../../lib';
 import { joinName } from '../../../../lib/kubernetes/names';
-import type { BackupPolicy, Manifest } from '../../../../lib';
+import type { BackupPolicy } from '../../../../lib';
 import { expectValidManifests } from '../../../support/k8s-validate';
 import { containerEnv } from '../../../support/run-container';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { containerOf, envOf, etcdPolicy, podOf, restoreJobOf } from './fixtures';
-import { podTemplateOf } from '../../../support/kube';
+import { jobSpecOf, podTemplateOf } from '../../../support/kube';
 
 const SNAPSHOT = 'etcd-snapshot_etcd_2026-01-01T00:00:00Z_cp-1.db';
 const names = (list: { name: string }[] | undefined) => (list ?? []).map((c) => c.name);
-const spec = (o: Manifest): any => o.spec;
 
 describe('perNode: the Job restores a snapshot on the --target node', () => {
   const policy = etcdPolicy({
@@ -26,8 +25,8 @@ describe('perNode: the Job restores a snapshot on the --target node', () => {
   test('one batch/v1 Job, valid under the strict Kubernetes schema, not suspended, never retried, with the etcd deadline', () => {
     expect(job).toMatchObject({ apiVersion: 'batch/v1', kind: 'Job', metadata: { namespace: 'kube-system' } });
     expectValidManifests([job]);
-    expect(spec(job).suspend).toBeUndefined();
-    expect(spec(job)).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900 });
+    expect(jobSpecOf(job).suspend).toBeUndefined();
+    expect(jobSpecOf(job)).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900 });
     // nothing for one deployment tool: the Job is applied by hand
     expect(JSON.stringify(job)).not.toMatch(/pulumi|skipAwait/i);
   });
@@ -84,7 +83,7 @@ describe('perNode: the Job restores a snapshot on the --target node', () => {
     });
     expect(job.metadata.annotations).toEqual({
       'backup-cronjobs.io/snapshot': SNAPSHOT,
-      'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/),
+      'backup-cronjobs.io/generator': expect.stringMatching(/^backup-cronjobs@/) as unknown,
       'backup-cronjobs.io/policy': 'etcd',
     });
     expect(envOf(job, 'restore')).toMatchObject({

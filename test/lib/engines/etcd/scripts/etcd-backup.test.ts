@@ -34,6 +34,7 @@ import {
   etcdPolicy,
   filesOf,
   metricValue,
+  parseSnapshotMetadata,
   pausingEtcdctl,
   removeTempDirs,
   restoreJobOf,
@@ -42,6 +43,7 @@ import {
   tempDir,
   waitFor,
 } from '../fixtures';
+import type { SnapshotStatus } from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -73,8 +75,11 @@ function backupCronJob(
 }
 
 async function endpointStatus(): Promise<{ revision: number; dbSize: number }> {
-  const out = JSON.parse(await etcd.etcdctl(['endpoint', 'status', '-w', 'json']));
-  return { revision: out[0].Status.header.revision, dbSize: out[0].Status.dbSize };
+  // `etcdctl endpoint status -w json`: one entry per endpoint
+  const [{ Status }] = JSON.parse(await etcd.etcdctl(['endpoint', 'status', '-w', 'json'])) as [
+    { Status: { header: { revision: number }; dbSize: number } },
+  ];
+  return { revision: Status.header.revision, dbSize: Status.dbSize };
 }
 
 /** Shorter client timeouts than the rendered ones (10s dial, 15s endpoint status), to fail fast. */
@@ -124,8 +129,8 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   expect(mode(`${file}.json`)).toBe(0o600);
 
   const bytes = fs.readFileSync(file);
-  const status = JSON.parse(await runOk('etcdctl', ['snapshot', 'status', file, '-w', 'json']));
-  const meta = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8'));
+  const status = JSON.parse(await runOk('etcdctl', ['snapshot', 'status', file, '-w', 'json'])) as SnapshotStatus;
+  const meta = parseSnapshotMetadata(fs.readFileSync(`${file}.json`));
   expect(meta).toEqual({
     name,
     node: 'cp-1',
@@ -152,7 +157,7 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   const restored = await startEtcdFromSnapshot(file);
   try {
     const out = await restored.etcdctl(['get', '/registry/', '--prefix', '-w', 'json']);
-    const kvs = JSON.parse(out).kvs as { key: string; value: string }[];
+    const { kvs } = JSON.parse(out) as { kvs: { key: string; value: string }[] };
     const got = Object.fromEntries(
       kvs.map((kv) => [Buffer.from(kv.key, 'base64').toString(), Buffer.from(kv.value, 'base64').toString()]),
     );
@@ -233,7 +238,7 @@ test('the etcd steps need only etcdctl/etcdutl from the etcd image: no shell, no
   });
   expect(run.failed).toBeUndefined();
   const [name] = finalNames(dest);
-  expect(JSON.parse(fs.readFileSync(path.join(dest, `${name}.json`), 'utf8')).verifiedWith).toBe('etcdutl');
+  expect(parseSnapshotMetadata(fs.readFileSync(path.join(dest, `${name}.json`))).verifiedWith).toBe('etcdutl');
   expect(run.results.snapshot.stderr).toContain('snapshot verified with etcdutl');
 });
 
@@ -707,7 +712,7 @@ test("etcd compacted past the snapshot's revision before the key count: the back
     ),
   ]);
   const [name] = finalNames(dest);
-  const meta = JSON.parse(fs.readFileSync(path.join(dest, `${name}.json`), 'utf8'));
+  const meta = parseSnapshotMetadata(fs.readFileSync(path.join(dest, `${name}.json`)));
   expect(meta.keyCount).toBeUndefined();
   expect(meta.revision).toBeGreaterThan(0);
 });

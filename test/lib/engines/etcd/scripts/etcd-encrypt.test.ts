@@ -28,6 +28,7 @@ import {
   errorLines,
   etcdPolicy,
   filesOf,
+  parseSnapshotMetadata,
   pausingEtcdctl,
   removeTempDirs,
   restoreJobOf,
@@ -37,6 +38,7 @@ import {
   waitFor,
   walk,
 } from '../fixtures';
+import type { SnapshotStatus } from '../fixtures';
 
 jest.setTimeout(120000);
 
@@ -94,7 +96,7 @@ const s3Destination = () => ({
 async function expectRestorable(encrypted: string): Promise<void> {
   const clear = path.join(tempDir('decrypted'), 'snap.db');
   ageDecrypt(key.identity, encrypted, clear);
-  const status = JSON.parse(await runOk('etcdctl', ['snapshot', 'status', clear, '-w', 'json']));
+  const status = JSON.parse(await runOk('etcdctl', ['snapshot', 'status', clear, '-w', 'json'])) as SnapshotStatus;
   expect(status.totalKey).toBeGreaterThanOrEqual(KEYS);
   const restored = await startEtcdFromSnapshot(clear);
   try {
@@ -135,7 +137,7 @@ describe('hostPath destination', () => {
     // the clear snapshot and the verification's restore are gone from scratch too
     expect(walk(r.volumeDirs.scratch).filter((f) => f.includes('partial') || f.includes('restore-check'))).toEqual([]);
 
-    const meta = JSON.parse(fs.readFileSync(path.join(dest, `${clearName}.json`), 'utf8'));
+    const meta = parseSnapshotMetadata(fs.readFileSync(path.join(dest, `${clearName}.json`)));
     expect(meta).toMatchObject({
       name: clearName,
       node: 'cp-1',
@@ -168,7 +170,7 @@ describe('hostPath destination', () => {
       const run = await runPod(cj, { volumes: volumes(dest), ...sources });
       expect(run.failed).toBeUndefined();
       const [stored] = filesOf(dest).filter((f) => NAME.test(f));
-      const meta = JSON.parse(fs.readFileSync(path.join(dest, `${stored.slice(0, -4)}.json`), 'utf8'));
+      const meta = parseSnapshotMetadata(fs.readFileSync(path.join(dest, `${stored.slice(0, -4)}.json`)));
       expect(meta.encryption).toEqual({
         tool: 'age',
         recipients: [fingerprint(key.recipient), fingerprint(other.recipient)],
@@ -321,7 +323,7 @@ describe('S3 destination', () => {
     expect(await keys()).toEqual([stored[0], `${stored[0].slice(0, -4)}.json`]);
     const body = await s3.getObject(BUCKET, stored[0]);
     expect(body.subarray(0, AGE_HEADER.length).toString()).toBe(AGE_HEADER);
-    const meta = JSON.parse((await s3.getObject(BUCKET, `${stored[0].slice(0, -4)}.json`)).toString());
+    const meta = parseSnapshotMetadata(await s3.getObject(BUCKET, `${stored[0].slice(0, -4)}.json`));
     expect(meta).toMatchObject({
       encryptedSize: body.length,
       encryptedSha256: sha256(body),

@@ -14,6 +14,7 @@ import {
   errorLines,
   etcdPolicy,
   filesOf,
+  parseSnapshotMetadata,
   removeTempDirs,
   runPod,
   tempDir,
@@ -103,7 +104,7 @@ test('allowUnencrypted: <snapshot>.control-plane-files.tar.gz (0600) holds exact
   expect(fs.statSync(archive).mode & 0o777).toBe(0o600);
   expect(tarList(archive)).toEqual(Object.keys(dirs.archived).sort());
   expect(tarContents(archive)).toEqual(dirs.archived);
-  const meta = JSON.parse(fs.readFileSync(path.join(dest, `${snapshot}.json`), 'utf8'));
+  const meta = parseSnapshotMetadata(fs.readFileSync(path.join(dest, `${snapshot}.json`)));
   expect(meta.controlPlaneFiles).toEqual({
     name: `${snapshot}${SUFFIX}`,
     paths: ['/etc/kubernetes/pki', '/etc/kubernetes/manifests'],
@@ -135,7 +136,7 @@ test('with spec.encryption the archive is stored as <snapshot>.control-plane-fil
   const clear = path.join(tempDir('clear'), 'files.tar.gz');
   ageDecrypt(key.identity, encrypted, clear);
   expect(tarContents(clear)).toEqual(dirs.archived);
-  const meta = JSON.parse(fs.readFileSync(path.join(dest, `${snapshot}.json`), 'utf8'));
+  const meta = parseSnapshotMetadata(fs.readFileSync(path.join(dest, `${snapshot}.json`)));
   expect(meta.controlPlaneFiles).toEqual({
     name: `${snapshot}${SUFFIX}.age`,
     paths: ['/etc/kubernetes/pki', '/etc/kubernetes/manifests'],

@@ -28,6 +28,7 @@ import {
   tempDir,
 } from '../fixtures';
 import { jobSpecOf } from '../../../../support/kube';
+import type { V1EnvVar } from '@kubernetes/client-node';
 
 jest.setTimeout(60000);
 
@@ -200,11 +201,11 @@ describe('hostPath, perNode: one retention-prune CronJob per node', () => {
       restoreJob(etcdPolicy(policy.spec.etcd, { ...policy.spec, retention: { keepLast: 6, daily: 7 } })),
     );
     // apart from the RETENTION_* env of finalize and the script ConfigMap's name (the prune adds etcd-prune.sh), the backup CronJobs are the same
-    const strip = (o: Manifest) =>
-      JSON.parse(JSON.stringify(o), (k, v) =>
+    const strip = (o: Manifest): unknown =>
+      JSON.parse(JSON.stringify(o), (k, v: unknown) =>
         k === 'env' && Array.isArray(v)
-          ? v.filter((e) => !e.name.startsWith('RETENTION_'))
-          : k === 'configMap' && /-scripts-[0-9a-f]{10}$/.test(v?.name)
+          ? (v as V1EnvVar[]).filter((e) => !e.name.startsWith('RETENTION_'))
+          : k === 'configMap' && /-scripts-[0-9a-f]{10}$/.test(String((v as { name?: string } | undefined)?.name))
             ? { name: '<scripts>' }
             : v,
       );

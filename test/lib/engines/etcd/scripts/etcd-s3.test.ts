@@ -27,6 +27,7 @@ import {
   etcdPolicy,
   filesOf,
   metricValue,
+  parseSnapshotMetadata,
   removeTempDirs,
   restoreJobOf,
   runPod,
@@ -131,7 +132,7 @@ test("cluster mode: uploads the metadata and the verified snapshot, checks the s
   expect(all).toEqual([...foreign, key, `${key}.json`, earlier[2], `${earlier[2]}.json`].sort());
 
   const body = await s3.getObject(BUCKET, key);
-  const meta = JSON.parse((await s3.getObject(BUCKET, `${key}.json`)).toString());
+  const meta = parseSnapshotMetadata(await s3.getObject(BUCKET, `${key}.json`));
   expect(meta).toMatchObject({ name: key.slice(PREFIX.length), node: 'cp-3', size: body.length, restoreChecked: true });
   expect(
     createHash('sha256')

@@ -96,7 +96,11 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
     expect(t).toBeLessThanOrEqual(t1);
     const shard = m[1] as keyof typeof KEYS;
     expect(await keysOfObject(key)).toBe(KEYS[shard]);
-    const head = JSON.parse(await s3.aws(['s3api', 'head-object', '--bucket', BUCKET, '--key', key]));
+    // `aws s3api head-object`'s JSON: the fields read here
+    const head = JSON.parse(await s3.aws(['s3api', 'head-object', '--bucket', BUCKET, '--key', key])) as {
+      Metadata: Record<string, string>;
+      ContentLength: number;
+    };
     const replica = (shard === 'shard01' ? shard01 : shard02).replicas.reduce((a, b) => (a.port < b.port ? a : b));
     expect(head.Metadata).toEqual({
       'redis-shard': shard,

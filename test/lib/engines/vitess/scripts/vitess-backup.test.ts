@@ -8,6 +8,7 @@ import { renderPolicy } from '../../../../../lib';
 import type { VitessSpec } from '../../../../../lib';
 import { RunContainerResult, configMapsOf, runContainer } from '../../../../support/run-container';
 import { startPushgateway } from '../../../../support/services';
+import { argsOf, asCronJob, podSpecOf } from '../../../../support/kube';
 import { vitessPolicy } from '../fixtures';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
@@ -58,7 +59,7 @@ async function startBackup(
     (o) => o.kind === 'CronJob' && (opts.cronJob === undefined || o.metadata.name === opts.cronJob),
   );
   if (!cronJob) throw new Error(`no CronJob ${opts.cronJob}`);
-  const pod = (cronJob as any).spec.jobTemplate.spec.template.spec;
+  const pod = podSpecOf(cronJob);
   const configMaps = configMapsOf(objects);
   const work = mkdtempSync(join(scratch, 'run-'));
   const imageBin = mkdtempSync(join(scratch, 'image-'));
@@ -90,7 +91,7 @@ async function startBackup(
   return {
     done: runContainer(pod, 'vtbackup', { volumeDirs, configMaps, env }),
     files,
-    manifestArgs: pod.containers[0].args,
+    manifestArgs: argsOf(cronJob, 'vtbackup'),
   };
 }
 
@@ -112,8 +113,13 @@ async function runBackup(shard: Shard, opts: Parameters<typeof startBackup>[1] =
   };
 }
 
+/** What `vtctldclient GetBackups --json` prints (the fields read here). */
+interface GetBackupsJson {
+  backups: { name: string; status: unknown }[];
+}
+
 /** What the stand-in vtctldclient prints for `GetBackups --json` of this list (its one source of truth). */
-function standInJson(backups: string[]): { backups: { name: string; status: unknown }[] } {
+function standInJson(backups: string[]): GetBackupsJson {
   const dir = mkdtempSync(join(scratch, 'json-'));
   writeFileSync(join(dir, 'names'), backups.map((b) => `${b}\n`).join(''));
   const out = execFileSync(
@@ -124,7 +130,7 @@ function standInJson(backups: string[]): { backups: { name: string; status: unkn
       encoding: 'utf8',
     },
   );
-  return JSON.parse(out);
+  return JSON.parse(out) as GetBackupsJson;
 }
 
 describe('the vtctldclient stand-in', () => {
@@ -216,7 +222,7 @@ test('init container: an image without vtctldclient fails with one error line; i
   const gateway = await startPushgateway();
   try {
     const objects = renderPolicy(vitessPolicy({}, { metrics: { pushgatewayUrl: gateway.url } }));
-    const pod = (objects.find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec.template.spec;
+    const pod = podSpecOf(asCronJob(objects.find((o) => o.kind === 'CronJob')));
     const imageBin = mkdtempSync(join(scratch, 'image-'));
     copyFileSync(join(FIXTURES, 'vtbackup-stub.sh'), join(imageBin, 'vtbackup'));
     const init = await runContainer(pod, 'init-vt-root', { env: { VT_BIN_SOURCE: imageBin } });
