@@ -12,8 +12,8 @@ function schemaPaths(node: JsonSchema, at: string, engine: EngineKey, out: Set<s
     const path = at ? `${at}.${key}` : key;
     if (['spec.vitess', 'spec.redis', 'spec.etcd'].includes(path) && path !== `spec.${engine}`) continue;
     if (
-      (path === 'spec.encryption' || path === 'spec.drill') &&
-      engineDefinition(engine)[key as 'encryption' | 'drill'] !== true
+      (path === 'spec.encryption' || path === 'spec.drill' || path === 'spec.contentChecks') &&
+      engineDefinition(engine)[key as 'encryption' | 'drill' | 'contentChecks'] !== true
     )
       continue;
     schemaPaths(child, path, engine, out);
