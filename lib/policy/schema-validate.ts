@@ -1,6 +1,7 @@
 /** Structural validation of a document against a JSON Schema (ajv, strict mode), as PolicyIssues with field paths. */
-import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
-import standaloneCode from 'ajv/dist/standalone';
+import type Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type standaloneCode from 'ajv/dist/standalone';
 import { createHash } from 'crypto';
 import { existsSync } from 'fs';
 import { createRequire } from 'module';
@@ -23,10 +24,19 @@ export function schemaFingerprint(schema: Schema): string {
   return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
 }
 
+/**
+ * ajv, loaded only to compile a schema: the precompiled validator needs just its small runtime modules, and
+ * loading ajv itself takes tens of milliseconds of every start.
+ */
+const load = createRequire(__filename);
+const ajvClass = (): typeof Ajv => (load('ajv') as { default: typeof Ajv }).default;
+
 /** The CommonJS module of `schema`'s validator (ajv standalone code), with the schema's fingerprint. */
 export function precompiledValidatorCode(schema: Schema): string {
-  const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true } });
-  const code = standaloneCode(ajv, ajv.compile(schema));
+  const AjvClass = ajvClass();
+  const ajv = new AjvClass({ ...AJV_OPTIONS, code: { source: true } });
+  const standalone = (load('ajv/dist/standalone') as { default: typeof standaloneCode }).default;
+  const code = standalone(ajv, ajv.compile(schema));
   return `${code}\nmodule.exports.schemaFingerprint = ${JSON.stringify(schemaFingerprint(schema))};\n`;
 }
 
@@ -36,13 +46,14 @@ type PrecompiledValidator = ValidateFunction & { readonly schemaFingerprint?: st
 function precompiledValidator(schema: Schema): ValidateFunction | undefined {
   const file = join(__dirname, PRECOMPILED_VALIDATOR_FILE);
   if (!existsSync(file)) return undefined;
-  const validate = createRequire(__filename)(file) as PrecompiledValidator;
+  const validate = load(file) as PrecompiledValidator;
   return validate.schemaFingerprint === schemaFingerprint(schema) ? validate : undefined;
 }
 
 /** `schema` compiled by ajv at run time. */
 export function compileValidator(schema: Schema): ValidateFunction {
-  return new Ajv(AJV_OPTIONS).compile(schema);
+  const AjvClass = ajvClass();
+  return new AjvClass(AJV_OPTIONS).compile(schema);
 }
 
 const compiled = new WeakMap<Schema, ValidateFunction>();
