@@ -89,12 +89,14 @@ export function handles<T>(
   backupKeyPrefix = '',
 ): Handles<T> {
   const keys = objectKeys(resolved);
+  // each CronJob's item by name, made once: a lookup per key kept handles linear in the number of shards
+  const cronJobs = new Map<string, T>();
+  manifests.forEach((m, i) => {
+    if (m.kind === 'CronJob' && !cronJobs.has(m.metadata.name)) cronJobs.set(m.metadata.name, items[i]);
+  });
   const byKey = (names: ReadonlyMap<string, string>, prefix = '') =>
     new Map(
-      [...names].map(([key, name]) => [
-        key.startsWith(prefix) ? key.slice(prefix.length) : key,
-        items[manifests.findIndex((m) => m.kind === 'CronJob' && m.metadata.name === name)],
-      ]),
+      [...names].map(([key, name]) => [key.startsWith(prefix) ? key.slice(prefix.length) : key, cronJobs.get(name)!]),
     );
   return { backups: byKey(keys.backups, backupKeyPrefix), prunes: byKey(keys.prunes), drills: byKey(keys.drills) };
 }
