@@ -17,7 +17,7 @@ content_check() {
   CONTENT_KEYS=$1 CONTENT_PREVIOUS='' CONTENT_PREVIOUS_KEYS='' CONTENT_SHRUNK=0
   _cc_keys=$1 _cc_what=$2
   if [ -z "$_cc_keys" ]; then
-    log warn "$_cc_what has no key count: its content is not checked"
+    info "$_cc_what has no key count: its content is not checked"
     return 0
   fi
   if [ "$_cc_keys" -eq 0 ] && [ "${BACKUP_CONTENT_ALLOW_EMPTY:-false}" != true ]; then
@@ -40,8 +40,8 @@ content_check() {
 # why, when there is none to compare with.
 _content_previous() {
   _cp_file=${TMPDIR:-/tmp}/content-listing
-  if ! retention_list >"$_cp_file"; then
-    log warn "the shrink check is skipped: cannot list $(retention_destination) ($_rt_err)"
+  if ! retention_list >"$_cp_file" 2>"$_cp_file.err"; then
+    log warn "the shrink check is skipped: cannot list $(retention_destination) ($_rt_err: $(_content_last_line "$_cp_file.err"))"
     return 1
   fi
   # lines "<epoch>\t<size>\t<name>": the newest epoch
@@ -51,13 +51,19 @@ _content_previous() {
     return 1
   fi
   _cp_meta=${CONTENT_PREVIOUS%.age}${BACKUP_CONTENT_METADATA_SUFFIX:-.json}
-  if ! _cp_text=$(retention_read "$_cp_meta"); then
-    log warn "the shrink check is skipped: cannot read $_cp_meta, the metadata of the newest earlier backup"
+  if ! _cp_text=$(retention_read "$_cp_meta" 2>"$_cp_file.err"); then
+    log warn "the shrink check is skipped: cannot read $_cp_meta, the metadata of the newest earlier backup ($(_content_last_line "$_cp_file.err"))"
     return 1
   fi
-  CONTENT_PREVIOUS_KEYS=$(printf '%s\n' "$_cp_text" | sed -n 's/.*"keyCount":[[:space:]]*\([0-9][0-9]*\).*/\1/p' | head -n 1)
+  CONTENT_PREVIOUS_KEYS=$(printf '%s\n' "$_cp_text" |
+    awk 'match($0, /"keyCount":[ \t]*[0-9]+/) { v = substr($0, RSTART, RLENGTH); sub(/^[^:]*:[ \t]*/, "", v); print v; exit }')
   if [ -z "$CONTENT_PREVIOUS_KEYS" ]; then
     info "the metadata of $CONTENT_PREVIOUS records no keyCount: nothing to compare the content with"
     return 1
   fi
+}
+
+# The last non-empty line of FILE (a command's error, for a message).
+_content_last_line() {
+  awk 'NF { line = $0 } END { print line }' "$1" 2>/dev/null || true
 }

@@ -40,7 +40,9 @@ retention_list() {
 # Prints the file NAME of the directory (a backup's sidecar); non-zero when it
 # cannot be read.
 retention_read() {
-  cat -- "$BACKUP_DIR/$1"
+  # the shell's own read (no cat in every image)
+  [ -r "$BACKUP_DIR/$1" ] || { printf 'cannot read %s\n' "$BACKUP_DIR/$1" >&2; return 1; }
+  while IFS= read -r _rt_line || [ -n "$_rt_line" ]; do printf '%s\n' "$_rt_line"; done <"$BACKUP_DIR/$1"
 }
 
 # Deletes one backup, sidecars first (of its name without ".age", either

@@ -7,6 +7,8 @@ import { stringify } from 'yaml';
 import { renderPolicy } from '../../../lib';
 import type { Manifest } from '../../../lib';
 import { ETCD_ALARMS } from '../../../lib/engines/etcd/defaults';
+import { alertingRulesOf, prometheusRuleSpecOf } from '../../support/kube';
+import type { AlertingRule } from '../../support/kube';
 import { requireCommands } from '../../support/services';
 import { etcdPolicy } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
@@ -15,24 +17,14 @@ import { vitessPolicy } from '../engines/vitess/fixtures';
 const work = mkdtempSync(join(tmpdir(), 'bcj-source-alarm-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-interface Rule {
-  readonly alert: string;
-  readonly expr: string;
-  readonly for: string;
-  readonly labels: Record<string, string>;
-  readonly annotations: Record<string, string>;
-}
-interface RuleSpec {
-  readonly groups: readonly { readonly rules: readonly Rule[] }[];
-}
-
-const ruleSpecOf = (objects: readonly Manifest[]): RuleSpec | undefined =>
-  objects.find((o) => o.kind === 'PrometheusRule')?.spec as RuleSpec | undefined;
-const rulesOf = (objects: readonly Manifest[]): Rule[] => ruleSpecOf(objects)?.groups[0].rules.slice() ?? [];
+const prometheusRule = (objects: readonly Manifest[]) => objects.find((o) => o.kind === 'PrometheusRule');
+const rulesOf = (objects: readonly Manifest[]): readonly AlertingRule[] => {
+  const rule = prometheusRule(objects);
+  return rule ? alertingRulesOf(rule) : [];
+};
 const alarmRulesOf = (objects: readonly Manifest[]) => rulesOf(objects).filter((r) => r.alert === 'BackupSourceAlarm');
 
 const metrics = { metrics: { pushgatewayUrl: 'http://pushgateway:9091', prometheusRule: {} } };
-// per node: one backup CronJob per control-plane node name; cluster mode: one
 const shell = { images: { shell: 'curlimages/curl:8.10.1' } };
 const policy = etcdPolicy(shell, metrics);
 const objects = renderPolicy(policy);
@@ -91,7 +83,7 @@ const firing = (alarm: keyof typeof ETCD_ALARMS) => ({
 function promtoolTest(tests: unknown[]): string {
   requireCommands('promtool');
   const rules = join(work, `rules-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(rules, stringify(ruleSpecOf(objects)));
+  writeFileSync(rules, stringify(prometheusRuleSpecOf(prometheusRule(objects)!)));
   const file = `${rules}.test.yaml`;
   writeFileSync(file, stringify({ rule_files: [rules], evaluation_interval: '1m', tests }));
   return execFileSync('promtool', ['test', 'rules', file], { encoding: 'utf8', stdio: 'pipe' });

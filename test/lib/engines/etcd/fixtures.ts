@@ -152,9 +152,9 @@ export async function runPod(
   return { results, volumeDirs, log };
 }
 
-/** The error lines a container logged (`<time> <job> error <message>`). */
+/** The error lines a container logged (`<time> <job> error <message>`; not a warning that quotes a tool's error). */
 export const errorLines = (r: RunContainerResult | undefined): string[] =>
-  (r?.stderr ?? '').split('\n').filter((l) => / error /.test(l));
+  (r?.stderr ?? '').split('\n').filter((l) => /^\S+ \S+ error /.test(l));
 
 /** Files of a directory, sorted (hidden ones included). */
 export const filesOf = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);

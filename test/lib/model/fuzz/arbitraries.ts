@@ -652,37 +652,16 @@ function documentOf(pools: Pools, engine: EngineKey, spec: fc.Arbitrary<Record<s
     encryption: engineDefinition(engine).encryption === true ? some(encryption(pools), 2) : fc.constant(undefined),
     // restore drills for the engines that render them
     drill: engineDefinition(engine).drill === true ? some(drill(pools), 2) : fc.constant(undefined),
-    // content checks for the engines that do them (the others refuse them: invalid.test.ts)
+    // content checks for the engines that do them (the others refuse them: alerts-source.test.ts)
     contentChecks:
       engineDefinition(engine).contentChecks === true ? some(contentChecks(pools), 2) : fc.constant(undefined),
     engine: spec,
-  }).map(
-    ({
-      metadata,
-      defaults,
-      retention: r,
-      metrics: m,
-      scripts,
-      encryption: enc,
-      drill: d,
-      contentChecks: c,
-      engine: e,
-    }) => ({
-      apiVersion: 'backup-cronjobs.io/v1alpha1',
-      kind: 'BackupPolicy',
-      metadata,
-      spec: defined({
-        defaults,
-        retention: r,
-        metrics: m,
-        scripts,
-        encryption: enc,
-        drill: d,
-        contentChecks: c,
-        [engine]: e,
-      }),
-    }),
-  );
+  }).map(({ metadata, engine: e, ...common }) => ({
+    apiVersion: 'backup-cronjobs.io/v1alpha1',
+    kind: 'BackupPolicy',
+    metadata,
+    spec: defined({ ...common, [engine]: e }),
+  }));
 }
 
 const images = (pools: Pools) =>
