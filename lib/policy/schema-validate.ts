@@ -8,6 +8,7 @@ import { createRequire } from 'module';
 import { join } from 'path';
 import { PolicyIssue, childPath, closest, show } from './errors';
 import { PATTERN_DESCRIPTIONS, PATTERN_PROBLEMS, Schema } from './schema-builders';
+import { withSharedSubschemas } from './schema-shared';
 
 /** ajv's options for every schema, the build's precompiled validator included. */
 const AJV_OPTIONS = { allErrors: true, verbose: true, strict: true, allowUnionTypes: true } as const;
@@ -36,7 +37,7 @@ export function precompiledValidatorCode(schema: Schema): string {
   const AjvClass = ajvClass();
   const ajv = new AjvClass({ ...AJV_OPTIONS, code: { source: true } });
   const standalone = (load('ajv/dist/standalone') as { default: typeof standaloneCode }).default;
-  const code = standalone(ajv, ajv.compile(schema));
+  const code = standalone(ajv, ajv.compile(withSharedSubschemas(schema)));
   return `${code}\nmodule.exports.schemaFingerprint = ${JSON.stringify(schemaFingerprint(schema))};\n`;
 }
 
@@ -50,7 +51,7 @@ function precompiledValidator(schema: Schema): ValidateFunction | undefined {
   return validate.schemaFingerprint === schemaFingerprint(schema) ? validate : undefined;
 }
 
-/** `schema` compiled by ajv at run time. */
+/** `schema` compiled by ajv at run time (as it is: `validator` shares its repeated parts first). */
 export function compileValidator(schema: Schema): ValidateFunction {
   const AjvClass = ajvClass();
   return new AjvClass(AJV_OPTIONS).compile(schema);
@@ -61,7 +62,7 @@ const compiled = new WeakMap<Schema, ValidateFunction>();
 function validator(schema: Schema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = precompiledValidator(schema) ?? compileValidator(schema);
+    validate = precompiledValidator(schema) ?? compileValidator(withSharedSubschemas(schema));
     compiled.set(schema, validate);
   }
   return validate;

@@ -1,5 +1,6 @@
-// The policy schema's validator that the build writes as code (scripts/copy-assets.js) finds exactly the problems
-// the validator compiled at run time finds: same paths, same messages, on the examples and on many broken copies.
+// The policy schema's validator that the build writes as code (scripts/copy-assets.js), and the one compiled at
+// run time, both made from the schema with its repeated parts shared (schema-shared.ts), find exactly the problems
+// that the schema as built finds: same paths, same messages, on the examples and on many broken copies.
 import type { ValidateFunction } from 'ajv';
 import { readFileSync, readdirSync } from 'fs';
 import { wrap } from 'module';
@@ -11,7 +12,9 @@ import {
   precompiledValidatorCode,
   problemsOf,
   schemaFingerprint,
+  validateAgainstSchema,
 } from '../../../lib/policy/schema-validate';
+import { withSharedSubschemas } from '../../../lib/policy/schema-shared';
 import { policySchema } from '../../../lib/registry';
 
 type Precompiled = ValidateFunction & { readonly schemaFingerprint: string };
@@ -71,6 +74,7 @@ function brokenCopies(doc: Json): Json[] {
 describe('precompiled policy validator', () => {
   const code = precompiledValidatorCode(policySchema);
   const precompiled = loadModule(code) as Precompiled;
+  // the schema as built, not shared: what the other two must agree with
   const compiled = compileValidator(policySchema);
 
   test('carries the fingerprint of the schema it was made from, and no other', () => {
@@ -84,13 +88,25 @@ describe('precompiled policy validator', () => {
     for (const doc of examples) expect(problemsOf(precompiled, doc)).toEqual([]);
   });
 
-  test('finds the same problems as the schema compiled at run time, in every broken copy of the examples', () => {
+  test('the shared form moves every repeated part to $defs, once; the schema users get stays as built', () => {
+    const shared = withSharedSubschemas(policySchema);
+    const defs = Object.values(shared.$defs as Record<string, unknown>).map((d) => JSON.stringify(d));
+    expect(defs.length).toBeGreaterThan(5);
+    expect(new Set(defs).size).toBe(defs.length);
+    expect(JSON.stringify(shared).length).toBeLessThan(JSON.stringify(policySchema).length * 0.7);
+    expect(policySchema.$defs).toBeUndefined();
+    expect(withSharedSubschemas(shared)).toBe(shared);
+  });
+
+  test('finds the same problems as the schema as built, compiled at run time, in every broken copy of the examples', () => {
     const broken = examples.flatMap(brokenCopies);
     let refused = 0;
     for (const doc of broken) {
       const expected = problemsOf(compiled, doc);
       if (expected.length > 0) refused++;
       expect(problemsOf(precompiled, doc)).toEqual(expected);
+      // the source tree's path: the shared form compiled at first use
+      expect(validateAgainstSchema(policySchema, doc)).toEqual(expected);
     }
     // the copies reach the schema's checks: most of them are refused (the rest break what the schema allows)
     expect(broken.length).toBeGreaterThan(500);
