@@ -11,8 +11,8 @@ import { CONTENT_CHECK_DEFAULTS } from '../policy/defaults';
 import { engineDefinition } from '../registry';
 import type { ResolvedPolicy, ResolvedTarget } from './resolve';
 
-/** How long a raised alarm must be seen before the alert fires: a backup run reports it once per run. */
-export const SOURCE_ALARM_FOR = '1m';
+/** How long a value a backup run pushed (an alarm, a shrink) must be seen before its alert fires: once per run. */
+export const REPORTED_FOR = '1m';
 
 /** The alarm rules of a policy whose engine reports alarms and whose runs push metrics (else none). */
 export function sourceAlarmRules(r: ResolvedPolicy, watched: readonly ResolvedTarget[]): Record<string, unknown>[] {
@@ -22,7 +22,7 @@ export function sourceAlarmRules(r: ResolvedPolicy, watched: readonly ResolvedTa
   return Object.entries(alarms).map(([alarm, meaning]) => ({
     alert: 'BackupSourceAlarm',
     expr: `max by (namespace, policy, alarm) (${metrics.prefix}_source_alarm{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}", alarm="${alarm}"}) > 0`,
-    for: SOURCE_ALARM_FOR,
+    for: REPORTED_FOR,
     labels: { severity: rule.severity, policy: r.name },
     annotations: {
       summary: `The database that policy ${r.name} backs up has raised the ${alarm} alarm`,
@@ -44,7 +44,7 @@ export function contentShrankRules(r: ResolvedPolicy, watched: readonly Resolved
     {
       alert: 'BackupContentShrank',
       expr: `max by (namespace, policy, target) (${metrics.prefix}_content_shrunk{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}"}) > 0`,
-      for: SOURCE_ALARM_FOR,
+      for: REPORTED_FOR,
       labels: { severity: rule.severity, policy: r.name },
       annotations: {
         summary: 'A backup holds far fewer keys than the one before it',
