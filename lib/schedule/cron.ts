@@ -29,6 +29,13 @@ const HASHED = /^H([(/]|$)/;
 const TZ_PREFIX = /^(CRON_)?TZ=\S*/;
 
 /**
+ * Schedules found valid, checked once each: every shard's CronJob validates its own, and hashed fields give
+ * at most a few thousand distinct ones. Bounded, so a long-lived process cannot grow it without end.
+ */
+const validSchedules = new Set<string>();
+const VALID_SCHEDULES_LIMIT = 10_000;
+
+/**
  * Parses a schedule with the rules of the Kubernetes API server (robfig/cron v3 ParseStandard).
  * Throws ScheduleError with one precise message otherwise.
  */
@@ -43,8 +50,11 @@ export function parseSchedule(expr: string): ParsedSchedule {
 /** Returns undefined when the Kubernetes API server accepts `expr` as a CronJob schedule, else why not. */
 export function validateSchedule(expr: string): string | undefined {
   if (typeof expr !== 'string') return `schedule must be a string, got ${typeof expr}`;
+  if (validSchedules.has(expr)) return undefined;
   try {
     parseSchedule(expr);
+    if (validSchedules.size >= VALID_SCHEDULES_LIMIT) validSchedules.clear();
+    validSchedules.add(expr);
     return undefined;
   } catch (err) {
     if (err instanceof ScheduleError) return err.message;

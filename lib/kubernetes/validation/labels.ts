@@ -75,6 +75,7 @@ function isPlainQualifiedName(value: string): boolean {
 
 /** IsQualifiedName: the API server's messages, empty when valid. */
 export function qualifiedNameErrors(value: string): string[] {
+  if (isPlainQualifiedName(value)) return []; // the common case, without the slow checks
   const errors: string[] = [];
   const parts = value.split('/');
   if (parts.length > 2) {
