@@ -1,21 +1,13 @@
 // BackupSourceAlarm: which policies get it, and promtool unit tests of when it fires and when it does not.
-import { execFileSync } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import { stringify } from 'yaml';
 import { renderPolicy } from '../../../lib';
 import type { Manifest } from '../../../lib';
 import { ETCD_ALARMS } from '../../../lib/engines/etcd/defaults';
-import { alertingRulesOf, prometheusRuleSpecOf } from '../../support/kube';
+import { alertingRulesOf } from '../../support/kube';
 import type { AlertingRule } from '../../support/kube';
-import { requireCommands } from '../../support/services';
 import { etcdPolicy } from '../engines/etcd/fixtures';
 import { redisPolicy } from '../engines/redis/fixtures';
 import { vitessPolicy } from '../engines/vitess/fixtures';
-
-const work = mkdtempSync(join(tmpdir(), 'bcj-source-alarm-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+import { promtoolTest } from './promtool.harness';
 
 const prometheusRule = (objects: readonly Manifest[]) => objects.find((o) => o.kind === 'PrometheusRule');
 const rulesOf = (objects: readonly Manifest[]): readonly AlertingRule[] => {
@@ -79,19 +71,9 @@ const firing = (alarm: keyof typeof ETCD_ALARMS) => ({
   },
 });
 
-/** Runs `promtool test rules` on the policy's rule file with these tests; returns its output. */
-function promtoolTest(tests: unknown[]): string {
-  requireCommands('promtool');
-  const rules = join(work, `rules-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(rules, stringify(prometheusRuleSpecOf(prometheusRule(objects)!)));
-  const file = `${rules}.test.yaml`;
-  writeFileSync(file, stringify({ rule_files: [rules], evaluation_interval: '1m', tests }));
-  return execFileSync('promtool', ['test', 'rules', file], { encoding: 'utf8', stdio: 'pipe' });
-}
-
 test('promtool: fires for the raised alarm only, a minute after a run pushed it; clears once a run pushes 0', () => {
   const target = backupNames[0];
-  const out = promtoolTest([
+  const out = promtoolTest(prometheusRule(objects), [
     {
       interval: '1m',
       input_series: [
@@ -110,7 +92,7 @@ test('promtool: fires for the raised alarm only, a minute after a run pushed it;
 });
 
 test('promtool: does not fire for a value left by a CronJob the policy no longer has', () => {
-  const out = promtoolTest([
+  const out = promtoolTest(prometheusRule(objects), [
     {
       interval: '1m',
       input_series: [gauge(`${backupNames[0]}-removed`, 'NOSPACE', '1+0x60')],
@@ -152,7 +134,7 @@ test('spec.contentChecks is refused for engines that do not check content yet, n
 
 test('promtool: BackupContentShrank fires for the target whose last run pushed a shrink, and clears with the next good run', () => {
   const target = backupNames[0];
-  const out = promtoolTest([
+  const out = promtoolTest(prometheusRule(objects), [
     {
       interval: '1m',
       input_series: [
