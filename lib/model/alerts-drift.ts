@@ -6,6 +6,7 @@
  * removed or suspended CronJob pushed cannot hold it.
  */
 import { engineDefinition } from '../registry';
+import { reportedSeries } from './alerts-source';
 import type { ResolvedPolicy, ResolvedTarget } from './resolve';
 
 /**
@@ -19,7 +20,7 @@ export const DRIFT_FOR = '1h';
 /** The drift rule of a policy whose engine reports coverage and whose runs push metrics (else none). */
 export function driftRules(r: ResolvedPolicy, watched: readonly ResolvedTarget[]): Record<string, unknown>[] {
   if (!r.rule || !r.metrics || !engineDefinition(r.engine).reportsCoverage || watched.length === 0) return [];
-  const series = `${r.metrics.prefix}_uncovered_shards{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}"}`;
+  const series = reportedSeries(r, r.metrics.prefix, 'uncovered_shards', watched);
   return [
     {
       alert: 'BackupPolicyDrift',

@@ -11,6 +11,17 @@ import { CONTENT_CHECK_DEFAULTS } from '../policy/defaults';
 import { engineDefinition } from '../registry';
 import type { ResolvedPolicy, ResolvedTarget } from './resolve';
 
+/** The series of `metric` that the runs of `watched` pushed (`matchers`: more label matchers). */
+export function reportedSeries(
+  r: ResolvedPolicy,
+  prefix: string,
+  metric: string,
+  watched: readonly ResolvedTarget[],
+  matchers = '',
+): string {
+  return `${prefix}_${metric}{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}"${matchers}}`;
+}
+
 /** How long a value a backup run pushed (an alarm, a shrink) must be seen before its alert fires: once per run. */
 export const REPORTED_FOR = '1m';
 
@@ -21,7 +32,7 @@ export function sourceAlarmRules(r: ResolvedPolicy, watched: readonly ResolvedTa
   if (!rule || !metrics || !alarms || watched.length === 0) return [];
   return Object.entries(alarms).map(([alarm, meaning]) => ({
     alert: 'BackupSourceAlarm',
-    expr: `max by (namespace, policy, alarm) (${metrics.prefix}_source_alarm{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}", alarm="${alarm}"}) > 0`,
+    expr: `max by (namespace, policy, alarm) (${reportedSeries(r, metrics.prefix, 'source_alarm', watched, `, alarm="${alarm}"`)}) > 0`,
     for: REPORTED_FOR,
     labels: { severity: rule.severity, policy: r.name },
     annotations: {
@@ -43,7 +54,7 @@ export function contentShrankRules(r: ResolvedPolicy, watched: readonly Resolved
   return [
     {
       alert: 'BackupContentShrank',
-      expr: `max by (namespace, policy, target) (${metrics.prefix}_content_shrunk{namespace="${r.namespace}", policy="${r.name}", target=~"${watched.map((t) => t.name).join('|')}"}) > 0`,
+      expr: `max by (namespace, policy, target) (${reportedSeries(r, metrics.prefix, 'content_shrunk', watched)}) > 0`,
       for: REPORTED_FOR,
       labels: { severity: rule.severity, policy: r.name },
       annotations: {
