@@ -6,8 +6,19 @@
  */
 import type { EnvVar, Volume, VolumeMount } from '../kubernetes/objects';
 import { IssueList, childPath, show } from '../policy/errors';
-import { PATTERNS, Schema, bool, caBundleRef, nonEmptyStr, obj, str, strEnum } from '../policy/schema-builders';
+import {
+  PATTERNS,
+  Schema,
+  bool,
+  caBundleRef,
+  duration,
+  nonEmptyStr,
+  obj,
+  str,
+  strEnum,
+} from '../policy/schema-builders';
 import type { CaBundleRef } from '../policy/types';
+import { durationProblem, parseDuration } from '../units';
 import type { RetentionDestination, RetentionDestinationName } from '../retention';
 import { caBundleParts } from '../workload/ca-bundle';
 
@@ -21,6 +32,23 @@ export interface S3Credentials {
   readonly secretAccessKeyKey?: string;
   /** Key of a session token (temporary credentials). @default - none */
   readonly sessionTokenKey?: string;
+}
+
+/**
+ * S3 Object Lock on every object a run writes (the backup and its sidecars): after each upload the run
+ * sets a retain-until date (`PutObjectRetention`), and retention never deletes an object before that
+ * date. The bucket must have Object Lock enabled (which also turns on versioning); a bucket without
+ * it refuses the retention (`InvalidRequest: Bucket is missing Object Lock Configuration`) and the
+ * run fails.
+ */
+export interface S3ObjectLock {
+  /**
+   * `GOVERNANCE`: nobody without `s3:BypassGovernanceRetention` can delete or shorten the lock;
+   * `COMPLIANCE`: nobody at all, the root user included, until the date.
+   */
+  readonly mode: 'GOVERNANCE' | 'COMPLIANCE';
+  /** How long each object stays locked after its upload (`30d`, `2w`). */
+  readonly retention: string;
 }
 
 /** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
@@ -48,6 +76,8 @@ export interface S3Destination {
    * @default - the image's trusted CAs
    */
   readonly caBundle?: CaBundleRef;
+  /** Lock every object a run writes for a period (S3 Object Lock; the bucket must have it enabled). @default - not locked */
+  readonly objectLock?: S3ObjectLock;
 }
 
 /** S3 defaults, defined once: the schema (hence the field reference), the checks and the renderers read these. */
@@ -101,6 +131,17 @@ export function s3DestinationSchema(description: string, endpointDescription: st
       caBundle: caBundleRef(
         "CA bundle (PEM) that signs an https endpoint's certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image's trusted CAs).",
       ),
+      objectLock: obj(
+        'S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default: not locked).',
+        {
+          mode: strEnum('GOVERNANCE (bypassable with s3:BypassGovernanceRetention) or COMPLIANCE (by nobody).', [
+            'GOVERNANCE',
+            'COMPLIANCE',
+          ]),
+          retention: duration('How long each object stays locked after its upload, e.g. 30d.'),
+        },
+        ['mode', 'retention'],
+      ),
     },
     ['bucket', 'region'],
   );
@@ -124,6 +165,7 @@ export interface ResolvedS3 {
   readonly serverSideEncryption?: 'AES256' | 'aws:kms';
   readonly kmsKeyId?: string;
   readonly caBundle?: CaBundleRef;
+  readonly objectLock?: { readonly mode: 'GOVERNANCE' | 'COMPLIANCE'; readonly seconds: number };
 }
 
 export function resolveS3(s3: S3Destination): ResolvedS3 {
@@ -144,6 +186,7 @@ export function resolveS3(s3: S3Destination): ResolvedS3 {
     serverSideEncryption: s3.serverSideEncryption,
     kmsKeyId: s3.kmsKeyId,
     caBundle: s3.caBundle,
+    objectLock: s3.objectLock && { mode: s3.objectLock.mode, seconds: parseDuration(s3.objectLock.retention) },
   };
 }
 
@@ -159,6 +202,10 @@ export function validateS3(s3: S3Destination, path: string, issues: IssueList): 
       `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
     );
   }
+  const lock = s3.objectLock?.retention;
+  // the grammar is the schema's; S3 needs a retain-until date after the upload
+  if (lock !== undefined && durationProblem(lock) === undefined && parseDuration(lock) < 1)
+    issues.add(childPath(path, 'objectLock.retention'), `received ${show(lock)}; must be at least 1s`);
   const creds = s3.credentialsSecret;
   if (creds) {
     const keys = [
@@ -197,6 +244,7 @@ export function s3RetentionDestination(
     endpoint: s3.endpoint,
     forcePathStyle: s3.forcePathStyle,
     sidecarSuffixes: names.sidecarSuffixes,
+    objectLock: s3.objectLock,
   };
 }
 

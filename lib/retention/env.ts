@@ -70,6 +70,10 @@ export const RETENTION_ENV = {
   s3Endpoint: 'S3_ENDPOINT',
   /** s3: `true` forces path-style addressing. */
   s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
+  /** s3: `GOVERNANCE` | `COMPLIANCE`: every object a run writes is locked (S3 Object Lock). */
+  s3ObjectLockMode: 'S3_OBJECT_LOCK_MODE',
+  /** s3: seconds each object stays locked after its upload (with S3_OBJECT_LOCK_MODE). */
+  s3ObjectLockSeconds: 'S3_OBJECT_LOCK_SECONDS',
   /** vitess: vtctld gRPC address host:port. */
   vtctldServer: 'VTCTLD_SERVER',
   vitessKeyspace: 'VITESS_KEYSPACE',
@@ -122,6 +126,8 @@ export type RetentionDestination =
       readonly endpoint?: string;
       readonly forcePathStyle?: boolean;
       readonly sidecarSuffixes?: readonly string[];
+      /** Every object is locked for `seconds` after its upload: retention plans around it. @default - none */
+      readonly objectLock?: { readonly mode: string; readonly seconds: number };
     }
   | {
       readonly kind: 'vitess';
@@ -185,6 +191,10 @@ export function retentionDestinationEnv(dest: RetentionDestination): Destination
       add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
       add(RETENTION_ENV.s3Endpoint, dest.endpoint);
       if (dest.forcePathStyle) add(RETENTION_ENV.s3ForcePathStyle, 'true');
+      if (dest.objectLock) {
+        add(RETENTION_ENV.s3ObjectLockMode, dest.objectLock.mode);
+        add(RETENTION_ENV.s3ObjectLockSeconds, String(dest.objectLock.seconds));
+      }
       break;
     case 'vitess':
       add(RETENTION_ENV.vtctldServer, dest.server);

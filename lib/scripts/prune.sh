@@ -1,5 +1,6 @@
 # shellcheck shell=sh
 # needs: retention.sh
+# optional: metrics.sh
 # Entry script of a retention-prune CronJob: list the backups of one
 # destination, print the retention plan, delete what it does not keep (or
 # nothing with RETENTION_DRY_RUN=true). Joined after common.sh and

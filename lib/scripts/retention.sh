@@ -339,12 +339,28 @@ retention_apply() {
     info "dry run (RETENTION_DRY_RUN=true): $_rt_total backup(s) at $_rt_where would be deleted; nothing deleted"
     return 0
   fi
-  _rt_done=0
+  _rt_done=0 _rt_kept_locked=0
   while IFS= read -r _rt_name; do
-    retention_delete "$_rt_name" || { rm -rf "$_rt_atmp"; die "deleting $_rt_name at $_rt_where failed; stopped after $_rt_done of $_rt_total deletion(s)"; }
-    _rt_done=$((_rt_done + 1))
-    info "deleted $_rt_name"
+    _rt_st=0
+    retention_delete "$_rt_name" || _rt_st=$?
+    case $_rt_st in
+      0)
+        _rt_done=$((_rt_done + 1))
+        info "deleted $_rt_name" ;;
+      3)
+        _rt_kept_locked=$((_rt_kept_locked + 1))
+        info "not deleted yet: $_rt_name is ${_rt_lock_why:-locked}" ;;
+      *)
+        rm -rf "$_rt_atmp"
+        die "deleting $_rt_name at $_rt_where failed; stopped after $_rt_done of $_rt_total deletion(s)" ;;
+    esac
   done <"$_rt_atmp/delete"
   rm -rf "$_rt_atmp"
-  info "retention at $_rt_where: deleted $_rt_done backup(s)"
+  if [ -n "${S3_OBJECT_LOCK_MODE:-}" ]; then
+    RETENTION_LOCKED=$((${RETENTION_LOCKED:-0} + _rt_kept_locked))
+    info "retention at $_rt_where: deleted $_rt_done backup(s); $_rt_kept_locked more are due but still locked (S3 Object Lock)"
+    push_gauges retention_locked "$RETENTION_LOCKED" "Backups the retention rules would delete that the S3 Object Lock still keeps."
+  else
+    info "retention at $_rt_where: deleted $_rt_done backup(s)"
+  fi
 }

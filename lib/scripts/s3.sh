@@ -1,7 +1,8 @@
 # shellcheck shell=sh
 # S3 through the aws CLI: the one wrapper every script uses.
 # Env: S3_ENDPOINT (optional endpoint URL), S3_FORCE_PATH_STYLE (true|false),
-# AWS_CONFIG_FILE, AWS_PROFILE, and the AWS_* credentials the aws CLI reads.
+# AWS_CONFIG_FILE, AWS_PROFILE, and the AWS_* credentials the aws CLI reads;
+# S3_OBJECT_LOCK_MODE and S3_OBJECT_LOCK_SECONDS (spec...s3.objectLock).
 
 # s3_aws ARGS...: aws with S3_ENDPOINT applied and, with
 # S3_FORCE_PATH_STYLE=true, path-style addressing. The aws CLI has no option
@@ -47,4 +48,22 @@ s3_exec() {
   fi
   if [ -n "${S3_ENDPOINT:-}" ]; then set -- --endpoint-url "$S3_ENDPOINT" "$@"; fi
   exec aws "$@"
+}
+
+# s3_lock_until EPOCH: the retain-until date (UTC, RFC 3339) of the objects of
+# a backup named after EPOCH (the run's start): EPOCH + S3_OBJECT_LOCK_SECONDS.
+# Retention reads the same date off the backup's name.
+s3_lock_until() {
+  date -u -d "@$(($1 + S3_OBJECT_LOCK_SECONDS))" +%Y-%m-%dT%H:%M:%SZ
+}
+
+# s3_lock_object KEY UNTIL: with S3_OBJECT_LOCK_MODE set, locks the object KEY
+# of S3_BUCKET until UNTIL (PutObjectRetention: `aws s3 cp` has no Object Lock
+# options). Non-zero, S3's error on stderr, when it refuses: a bucket without
+# Object Lock answers "InvalidRequest ... Bucket is missing Object Lock
+# Configuration".
+s3_lock_object() {
+  [ -n "${S3_OBJECT_LOCK_MODE:-}" ] || return 0
+  s3_aws s3api put-object-retention --bucket "$S3_BUCKET" --key "$1" \
+    --retention "Mode=$S3_OBJECT_LOCK_MODE,RetainUntilDate=$2" </dev/null
 }

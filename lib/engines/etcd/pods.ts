@@ -354,7 +354,10 @@ export function prunePod(
   const prune: EngineContainer = {
     name: 'retention-prune',
     image: d.kind === 's3' ? spec.images.awsCli : spec.images.shell,
-    command: shellCommand('etcd-prune.sh'),
+    // with an Object Lock the prune pushes how many backups the lock still keeps
+    command: shellCommand('etcd-prune.sh', {
+      metrics: ctx.metrics && d.kind === 's3' && d.s3.objectLock !== undefined,
+    }),
     env: [
       ...ctx.env,
       ...(node ? [fieldEnv('ETCD_BACKUP_NODE', 'spec.nodeName')] : []),

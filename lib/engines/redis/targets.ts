@@ -204,7 +204,8 @@ function prunePod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ctx
   const prune: EngineContainer = {
     name: 'retention-prune',
     image: spec.images.awsCli,
-    command: shellCommand('prune.sh'),
+    // with an Object Lock the prune pushes how many backups the lock still keeps
+    command: shellCommand('prune.sh', { metrics: ctx.metrics && spec.s3.objectLock !== undefined }),
     env: [
       ...ctx.env,
       ...tmpEnv,

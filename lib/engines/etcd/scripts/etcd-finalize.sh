@@ -114,6 +114,9 @@ metadata() {
     fi
     printf '},\n'
   fi
+  if [ -n "${lock_until:-}" ]; then
+    printf '  "objectLock": {"mode": %s, "retainUntil": %s},\n' "$(etcd_json_str "$S3_OBJECT_LOCK_MODE")" "$(etcd_json_str "$lock_until")"
+  fi
   printf '  "verifiedWith": %s,\n' "$(etcd_json_str "$tool")"
   printf '  "restoreChecked": %s,\n' "$restored"
   printf '  "endpoint": %s,\n' "$(etcd_json_str "${ETCD_BACKUP_ENDPOINT:-}")"
@@ -184,6 +187,8 @@ upload() {
 store_s3() {
   require_cmd aws
   key=${S3_PREFIX:-}$name
+  lock_until=''
+  if [ -n "${S3_OBJECT_LOCK_MODE:-}" ]; then lock_until=$(s3_lock_until "$started") || die "cannot compute the Object Lock's retain-until date"; fi
   set --
   if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
   if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
@@ -199,6 +204,14 @@ store_s3() {
   fi
   state=s3-snapshot
   upload "$src" "${S3_PREFIX:-}$stored_name" "$src_size" snapshot "$@"
+  if [ -n "$lock_until" ]; then
+    # once every object is stored and checked: a failed run removes what it uploaded
+    for _ss_key in "$key.json" ${files_name:+"${S3_PREFIX:-}$files_name"} "${S3_PREFIX:-}$stored_name"; do
+      step_phase "locking s3://$S3_BUCKET/$_ss_key until $lock_until"
+      step_run s3_lock_object "$_ss_key" "$lock_until" 2>"$err" >&2 ||
+        die "cannot lock s3://$S3_BUCKET/$_ss_key (spec...s3.objectLock; the bucket must have Object Lock enabled): $(etcd_last_line "$err")"
+    done
+  fi
   state=stored
   rm -f "$src" ${files_src:+"$files_src"}
   listed=${S3_PREFIX:-}$stored_name

@@ -1,5 +1,6 @@
 # shellcheck shell=sh
 # needs: etcd-lib.sh
+# optional: metrics.sh
 # Entry of the etcd retention-prune CronJob (spec.retention.schedule): applies
 # the retention rules to this policy's snapshots on its own schedule, through
 # etcd_prune (etcd-lib.sh) -- the same listing, plan and deletion as a backup

@@ -856,6 +856,13 @@ const s3Destination = (pools: Pools) =>
     ),
     storageClass: some(pick(pools, ['STANDARD_IA', 'GLACIER'], ['X', '_'])),
     caBundle: some(caBundle(pools), 2),
+    objectLock: some(
+      rec({
+        mode: pick(pools, ['GOVERNANCE', 'COMPLIANCE'], ['governance']),
+        retention: pick(pools, ['30d', '1w', '1h', '1s'], ['0s', '30']),
+      }),
+      2,
+    ),
     encryption: some(
       fc.oneof(
         { weight: 4, arbitrary: rec({ serverSideEncryption: fc.constant('AES256') }) },
