@@ -15,7 +15,7 @@ export type { RetentionOptions } from './policy/retention-options';
 export { policySchema } from './registry';
 export type { BackupPolicy, BackupPolicySpec, EngineKey } from './registry';
 export type { Schema } from './policy/schema-builders';
-export type { S3Destination, S3Credentials } from './engines/s3';
+export type { S3Destination, S3Credentials, S3ObjectLock } from './engines/s3';
 export type {
   EtcdSpec,
   EtcdNodeSpec,

@@ -20,8 +20,9 @@ export const listCommand: Command = {
   help: `Usage: backup-cronjobs list <policy file|->... [--dir DIR] [-o text|json] [--now TIME]
 
 Lists the backups of every target of the policies, newest first: target (and
-node), name, time, size, whether it is encrypted, the content facts of its
-metadata (etcd: revision and key count; Redis: key count), and what the
+node), name, time, size, whether it is encrypted, until when an S3 Object Lock
+keeps it, the content facts of its metadata (etcd: revision and key count;
+Redis: key count), and what the
 policy's retention rules do with it next (keep, and by which rule; or delete),
 exactly as the prune would plan it. Changes nothing.
 
@@ -230,7 +231,18 @@ function factsText(b: ListedBackup): string {
 
 function textTable(rows: readonly (ListedBackup & { policy: string })[]): string {
   if (rows.length === 0) return 'no backups\n';
-  const header = ['POLICY', 'TARGET', 'NODE', 'TIME', 'SIZE', 'ENCRYPTED', 'CONTENT', 'RETENTION', 'NAME'];
+  const header = [
+    'POLICY',
+    'TARGET',
+    'NODE',
+    'TIME',
+    'SIZE',
+    'ENCRYPTED',
+    'LOCKED UNTIL',
+    'CONTENT',
+    'RETENTION',
+    'NAME',
+  ];
   const lines = rows.map((b) => [
     b.policy,
     b.target,
@@ -238,6 +250,7 @@ function textTable(rows: readonly (ListedBackup & { policy: string })[]): string
     b.time,
     humanBytes(b.size),
     b.encrypted ? 'yes' : 'no',
+    b.lockedUntil ?? '-',
     factsText(b),
     retentionText(b),
     b.name,

@@ -1,6 +1,7 @@
 /** `plan`: when each CronJob runs, its run window, and what overlaps; optionally a timeline picture. */
 import { writeFileSync } from 'fs';
 import { MAX_RUNS_PER_TARGET, planPolicies } from '../model/plan';
+import { objectLockWarnings } from '../model/lock-warnings';
 import { formatPlanText, planJson, planWarnings } from '../model/plan-text';
 import { PlanSpan, SPAN_MS, planSvg } from '../model/plan-svg';
 import { ScheduleError } from '../schedule';
@@ -101,7 +102,17 @@ function plan(args: readonly string[], io: CliIO): number {
     );
   }
   for (const c of loaded.collisions) io.stderr(`${c}\n`);
-  const warnings = planWarnings(result, loaded.collisions);
+  const warnings = [
+    ...planWarnings(result, loaded.collisions),
+    ...loaded.files.flatMap((f) =>
+      f.resolved.flatMap((r) =>
+        objectLockWarnings(r.policy).map((w) => ({
+          kind: 'retention' as const,
+          message: `${r.namespace}/${r.name}: ${w.path}: ${w.message}`,
+        })),
+      ),
+    ),
+  ];
   io.stdout(format === 'json' ? jsonText(planJson(result, warnings)) : formatPlanText(result, warnings));
   if (v.svg !== undefined) {
     writeFileSync(v.svg, planSvg(result, span));

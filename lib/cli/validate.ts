@@ -1,6 +1,7 @@
 /** `validate`: policies checked exactly as `synth` checks them; nothing rendered to output. */
 import { CliIO, Command, EXIT, parseCommand, policyFiles } from './command';
 import { loadInputs, reportCollisions } from './inputs';
+import { objectLockWarnings } from '../model/lock-warnings';
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -9,7 +10,8 @@ export const validateCommand: Command = {
 
 Checks every policy of every file exactly as synth does (schema, Kubernetes
 rules, names, two inputs rendering the same object) and prints one line per
-valid file. Writes no manifest.
+valid file. Writes no manifest. Warns (on stderr, without failing) about
+retention rules that would delete a backup while its S3 Object Lock holds it.
 
 Options:
   -h, --help   show this help
@@ -26,9 +28,11 @@ function validate(args: readonly string[], io: CliIO): number {
   if (!parsed) return EXIT.ok;
   const loaded = loadInputs(policyFiles('validate', parsed.positionals), io);
   if (!loaded || !reportCollisions(loaded, io)) return EXIT.invalid;
-  for (const { file, manifests } of loaded.files) {
+  for (const { file, manifests, resolved } of loaded.files) {
     const count = manifests.reduce((n, m) => n + m.length, 0);
     io.stdout(`${file}: valid (${count} object${count === 1 ? '' : 's'})\n`);
+    for (const r of resolved)
+      for (const w of objectLockWarnings(r.policy)) io.stderr(`${file}: warning: ${r.name}: ${w.path}: ${w.message}\n`);
   }
   return EXIT.ok;
 }

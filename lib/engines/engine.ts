@@ -108,6 +108,8 @@ export interface BackupStore {
   readonly nodes?: 'each' | 'together';
   /** Content facts of the metadata (`keyCount`, `revision`), in this order. */
   readonly contentFacts: readonly string[];
+  /** s3: every object is locked this long after the time in its name (S3 Object Lock). @default - not locked */
+  readonly objectLock?: { readonly mode: string; readonly seconds: number };
 }
 
 /** What a CronJob does: back up, prune, or test-restore the newest backup. */

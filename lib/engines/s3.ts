@@ -205,7 +205,7 @@ export function validateS3(s3: S3Destination, path: string, issues: IssueList): 
   const lock = s3.objectLock?.retention;
   // the grammar is the schema's; S3 needs a retain-until date after the upload
   if (lock !== undefined && durationProblem(lock) === undefined && parseDuration(lock) < 1)
-    issues.add(childPath(path, 'objectLock.retention'), `received ${show(lock)}; must be at least 1s`);
+    issues.add(childPath(childPath(path, 'objectLock'), 'retention'), `received ${show(lock)}; must be at least 1s`);
   const creds = s3.credentialsSecret;
   if (creds) {
     const keys = [

@@ -35,6 +35,12 @@ export interface ListedBackup {
   /** The content facts of its metadata (`revision`, `keyCount`), or why there are none. */
   readonly facts: Readonly<Record<string, number | string>>;
   readonly metadata: 'read' | 'missing' | 'unreadable';
+  /**
+   * S3 Object Lock: until when nobody may delete it (`YYYY-MM-DDTHH:MM:SSZ`; the metadata's
+   * `objectLock.retainUntil`, else the time in its name plus the policy's lock); none once passed.
+   * @default - not locked
+   */
+  readonly lockedUntil?: string;
   /** What the retention rules do with it next: keep (and why) or delete; none without rules. */
   readonly retention?: { readonly keep: boolean; readonly reasons: readonly RetentionReason[] };
 }
@@ -118,10 +124,12 @@ export function listStore(
   return found
     .sort((a, b) => (a.time !== b.time ? (a.time < b.time ? 1 : -1) : a.name < b.name ? 1 : -1))
     .map((b) => {
-      const { facts, metadata } = contentFacts(
+      const { facts, metadata, retainUntil } = contentFacts(
         store,
         metadataOf(`${b.encrypted ? b.name.slice(0, -4) : b.name}${store.metadataSuffix}`),
       );
+      const lockEnd =
+        retainUntil ?? (store.objectLock ? isoSecond((b.epoch + store.objectLock.seconds) * 1000) : undefined);
       return {
         target: store.target,
         ...(b.node !== undefined ? { node: b.node } : {}),
@@ -131,15 +139,18 @@ export function listStore(
         encrypted: b.encrypted,
         facts,
         metadata,
+        ...(lockEnd !== undefined && Date.parse(lockEnd) > now * 1000 ? { lockedUntil: lockEnd } : {}),
         ...(plans.has(b.name) ? { retention: plans.get(b.name)! } : {}),
       };
     });
 }
 
+const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 function contentFacts(
   store: BackupStore,
   text: string | undefined,
-): { facts: Record<string, number | string>; metadata: ListedBackup['metadata'] } {
+): { facts: Record<string, number | string>; metadata: ListedBackup['metadata']; retainUntil?: string } {
   if (text === undefined) return { facts: {}, metadata: 'missing' };
   let doc: unknown;
   try {
@@ -153,5 +164,7 @@ function contentFacts(
     const value = (doc as Record<string, unknown>)[key];
     if (typeof value === 'number' || typeof value === 'string') facts[key] = value;
   }
-  return { facts, metadata: 'read' };
+  const lock = (doc as { objectLock?: { retainUntil?: unknown } }).objectLock?.retainUntil;
+  const retainUntil = typeof lock === 'string' && !Number.isNaN(Date.parse(lock)) ? lock : undefined;
+  return { facts, metadata: 'read', ...(retainUntil !== undefined ? { retainUntil } : {}) };
 }

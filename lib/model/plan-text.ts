@@ -3,7 +3,7 @@ import { formatDuration } from '../units';
 import type { Plan, PlanDst, PlanOverlap, PlanRun, PlanTarget } from './plan';
 
 export interface PlanWarning {
-  readonly kind: 'overlap' | 'dst' | 'collision';
+  readonly kind: 'overlap' | 'dst' | 'collision' | 'retention';
   readonly message: string;
 }
 

@@ -72,6 +72,7 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO
             keyPrefix: d.s3.keyPrefix,
             endpoint: d.s3.endpoint,
             region: d.s3.region,
+            objectLock: d.s3.objectLock,
             ...names,
           }
         : { target: policy.metadata.name, kind: 'dir', ...names },

@@ -31,6 +31,7 @@ export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps, typeof
       keyPrefix: s3.keyPrefix,
       endpoint: s3.endpoint,
       region: s3.region,
+      objectLock: s3.objectLock,
       namePrefix: shardNamePrefix(name),
       nameSuffix: REDIS_DEFAULTS.nameSuffix,
       metadataSuffix: REDIS_DEFAULTS.metadataSuffix,

@@ -49,6 +49,7 @@ interface Row {
   encrypted: boolean;
   facts: Record<string, unknown>;
   metadata: string;
+  lockedUntil?: string;
   retention?: { keep: boolean; reasons: string[] };
 }
 const json = (stdout: string) => JSON.parse(stdout) as Row[];
@@ -69,6 +70,8 @@ describe('Redis: S3 through the aws CLI', () => {
     );
   const key = (shard: string, h: number, suffix = '.rdb.gz') =>
     `prod/redis/redis-backup_${shard}_${hoursAgo(h)}${suffix}`;
+  const lockedKey = (h: number, suffix = '.rdb.gz') => `locked/redis-backup_shard01_${hoursAgo(h)}${suffix}`;
+  const recorded = '2026-03-20T00:00:00Z';
 
   beforeAll(async () => {
     for (const [h, keys] of [
@@ -84,6 +87,15 @@ describe('Redis: S3 through the aws CLI', () => {
       );
     }
     await s3.putObject(BUCKET, key('shard02', 3), 'rdb without metadata');
+    // Object Lock: a lock the metadata records, one the policy implies, one passed
+    await s3.putObject(BUCKET, lockedKey(2), 'rdb');
+    await s3.putObject(
+      BUCKET,
+      lockedKey(2, '.rdb.gz.json'),
+      JSON.stringify({ keyCount: 3, objectLock: { mode: 'COMPLIANCE', retainUntil: recorded } }),
+    );
+    await s3.putObject(BUCKET, lockedKey(10), 'rdb');
+    await s3.putObject(BUCKET, lockedKey(72), 'rdb');
     // not backups of this policy: another prefix, a temporary name, a bad date
     await s3.putObject(BUCKET, 'prod/redis/redis-backup_shard01_upload.tmp', 'x');
     await s3.putObject(BUCKET, 'prod/redis/redis-backup_shard01_2026-02-30T00:00:00Z.rdb.gz', 'x');
@@ -129,6 +141,7 @@ describe('Redis: S3 through the aws CLI', () => {
       'TIME',
       'SIZE',
       'ENCRYPTED',
+      'LOCKED UNTIL',
       'CONTENT',
       'RETENTION',
       'NAME',
@@ -141,12 +154,38 @@ describe('Redis: S3 through the aws CLI', () => {
       hoursAgo(1),
       '8 B',
       'yes',
+      '-',
       'keyCount=120',
       'keep (newest, keepLast)',
       `redis-backup_shard01_${hoursAgo(1)}.rdb.gz.age`,
     ]);
     expect(lines[3]).toMatch(/ delete {2}/);
     expect(lines[4]).toContain('metadata missing');
+  });
+
+  test("S3 Object Lock: locked until the metadata says, else the time in the name plus the policy's lock; nothing once it has passed", () => {
+    const locked = (): BackupPolicy =>
+      redisPolicy(
+        {
+          s3: {
+            bucket: BUCKET,
+            path: 'locked',
+            region: 'us-east-1',
+            endpoint: s3.endpoint,
+            credentialsSecret: { name: 'aws' },
+            objectLock: { mode: 'COMPLIANCE', retention: '2d' },
+          },
+        },
+        { retention: { keepLast: 1 } },
+      );
+    const r = runWithAws(['list', writePolicy(dir, 'locked.json', locked()), '--now', NOW, '-o', 'json']);
+    expect(r.code).toBe(0);
+    const rows = json(r.stdout).filter((b) => b.target === 'shard01');
+    expect(rows.map((b) => [b.time, b.lockedUntil])).toEqual([
+      [hoursAgo(2), recorded],
+      [hoursAgo(10), new Date(Date.parse(hoursAgo(10)) + 2 * 86_400_000).toISOString().replace('.000', '')],
+      [hoursAgo(72), undefined],
+    ]);
   });
 
   test('a bucket that does not exist: exit 1, one line naming the target and the aws error; nothing else printed', () => {
