@@ -16,6 +16,7 @@ export { policySchema } from './registry';
 export type { BackupPolicy, BackupPolicySpec, EngineKey } from './registry';
 export type { Schema } from './policy/schema-builders';
 export type { S3Destination, S3Credentials, S3ObjectLock } from './engines/s3';
+export type { S3Copy } from './engines/s3-copies';
 export type {
   EtcdSpec,
   EtcdNodeSpec,

@@ -6,6 +6,8 @@
  *   the database, 1 while raised and 0 otherwise; one rule per alarm.
  * - BackupContentShrank: engines with content checks push `<prefix>_content_shrunk`, 1 when the run's
  *   backup held fewer keys than `spec.contentChecks.shrinkBelowPercent` of the newest earlier backup's.
+ * - BackupCopyFailed: with further copies (`spec.<engine>.copies`), each run pushes
+ *   `<prefix>_copy_last_run_success` per copy (grouping label `copy`), 0 when that copy failed.
  */
 import { CONTENT_CHECK_DEFAULTS } from '../policy/defaults';
 import { engineDefinition } from '../registry';
@@ -60,6 +62,33 @@ export function contentShrankRules(r: ResolvedPolicy, watched: readonly Resolved
       annotations: {
         summary: 'A backup holds far fewer keys than the one before it',
         description: `The last backup of {{ $labels.target }} (policy ${r.name}) holds fewer than ${checks.shrinkBelowPercent}% of the keys of the newest earlier backup (spec.contentChecks.shrinkBelowPercent); its log gives both counts. Was data deleted, or did the source lose it? ${stored}`,
+      },
+    },
+  ];
+}
+
+/** The names of a policy's further copies (`spec.<engine>.copies`). */
+function copyNames(r: ResolvedPolicy): string[] {
+  const spec = (r.policy.spec as unknown as Record<string, { copies?: readonly { name: string }[] } | undefined>)[
+    r.engine
+  ];
+  return (spec?.copies ?? []).map((c) => c.name);
+}
+
+/** The failed-copy rule of a policy with copies whose runs push metrics (else none). */
+export function copyFailedRules(r: ResolvedPolicy, watched: readonly ResolvedTarget[]): Record<string, unknown>[] {
+  const { rule, metrics } = r;
+  const copies = copyNames(r);
+  if (!rule || !metrics || copies.length === 0 || watched.length === 0) return [];
+  return [
+    {
+      alert: 'BackupCopyFailed',
+      expr: `min by (namespace, policy, target, copy) (${reportedSeries(r, metrics.prefix, 'copy_last_run_success', watched, `, copy=~"${copies.join('|')}"`)}) == 0`,
+      for: REPORTED_FOR,
+      labels: { severity: rule.severity, policy: r.name },
+      annotations: {
+        summary: 'A further copy of a backup failed',
+        description: `The last run of {{ $labels.target }} (policy ${r.name}) could not copy its backup to {{ $labels.copy }}; the backup itself is stored. The run's log says why (a line "copy {{ $labels.copy }} failed: ..."). The copy's backups get older until a run copies again.`,
       },
     },
   ];

@@ -10,7 +10,7 @@ import { shortestIntervalMinutes } from '../schedule';
 import { formatDuration } from '../units';
 import { ResolvedPolicy, ResolvedTarget, commonLabels } from './resolve';
 import { driftRules } from './alerts-drift';
-import { contentShrankRules, sourceAlarmRules } from './alerts-source';
+import { contentShrankRules, copyFailedRules, sourceAlarmRules } from './alerts-source';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
@@ -197,6 +197,7 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
             ...driftRules(r, backups),
             ...sourceAlarmRules(r, backups),
             ...contentShrankRules(r, backups),
+            ...copyFailedRules(r, backups),
           ],
         },
       ],

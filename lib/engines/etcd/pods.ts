@@ -34,6 +34,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } f
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { ENCRYPTED_SUFFIX, ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { awsEnv, s3CaMounts, s3CaVolumes, s3RetentionDestination, s3UploadEnv } from '../s3';
+import { s3CopiesEnv } from '../s3-copies';
 import { contentCheckEnv } from '../../workload/content-checks';
 import { ETCD_ALARMS, ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import type { ResolvedEtcd } from './resolve';
@@ -257,8 +258,8 @@ export function backupPod(
       : undefined;
   const finalize: EngineContainer = {
     name: 'finalize',
-    image: spec.destination.kind === 's3' ? spec.images.awsCli : spec.images.shell,
-    command: shellCommand('etcd-finalize.sh', { metrics: ctx.metrics }),
+    image: spec.destination.kind === 's3' || spec.copies.length > 0 ? spec.images.awsCli : spec.images.shell,
+    command: shellCommand('etcd-finalize.sh', { metrics: ctx.metrics, copy: spec.copies.length > 0 }),
     env: [
       ...commonEnv,
       nodeEnv,
@@ -275,9 +276,10 @@ export function backupPod(
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(prunesAfterBackup(policy.retention) ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
       ...s3Env(spec),
+      ...s3CopiesEnv(spec.copies, ctx.settings.timeZone ?? 'UTC'),
     ],
     volumeMounts: [...destMounts, ...s3Mounts(spec)],
-    resources: spec.destination.kind === 's3' ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
+    resources: spec.destination.kind === 's3' || spec.copies.length > 0 ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   return {

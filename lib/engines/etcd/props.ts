@@ -25,6 +25,7 @@ export const ETCD_SPEC_KEYS = [
   'hostNetwork',
   'certificates',
   'destination',
+  'copies',
   'namePrefix',
   'retentionScope',
   'restoreCheck',

@@ -3,6 +3,7 @@ import { childPath } from '../../policy/errors';
 import type { JobSettings } from '../../policy/types';
 import { namedEntry } from '../../policy/named-entries';
 import { ResolvedS3, resolveS3 } from '../s3';
+import { ResolvedS3Copy, resolveS3Copies } from '../s3-copies';
 import { DNS_LABEL_MAX, joinName } from '../../kubernetes/names';
 import { DISTRIBUTIONS, ETCD_DEFAULTS, NODE_ROLES } from './defaults';
 import type { EtcdDistribution, EtcdSpec } from './types';
@@ -44,6 +45,8 @@ export interface ResolvedEtcd {
     readonly keyFile: string;
   };
   readonly destination: ResolvedDestination;
+  /** Further copies of every snapshot. */
+  readonly copies: readonly ResolvedS3Copy[];
   readonly namePrefix: string;
   readonly retentionScope: 'node' | 'cluster';
   readonly restoreCheck: boolean;
@@ -112,6 +115,7 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
       keyFile: c.keyFile ?? profile.certificates.keyFile,
     },
     destination,
+    copies: resolveS3Copies(spec.copies),
     namePrefix: etcdNamePrefix(spec, policyName),
     retentionScope: spec.retentionScope ?? ETCD_DEFAULTS.retentionScope,
     restoreCheck: spec.restoreCheck ?? ETCD_DEFAULTS.restoreCheck,

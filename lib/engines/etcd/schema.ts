@@ -2,6 +2,7 @@ import { DISTRIBUTIONS, ETCD_DEFAULTS, NODE_VARIABLE } from './defaults';
 import { PATTERNS, Schema, arr, bool, image, int, nonEmptyStr, obj, str, strEnum } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
+import { s3CopiesSchema } from '../s3-copies';
 
 const DISTRIBUTION_NAMES = Object.keys(DISTRIBUTIONS);
 
@@ -94,6 +95,7 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
     [],
     { minProperties: 1, maxProperties: 1 },
   ),
+  copies: s3CopiesSchema('S3-compatible endpoint URL (must resolve from the node).'),
   namePrefix: nonEmptyStr('File name prefix (default etcd-snapshot_<policy>_).', {
     pattern: '^[A-Za-z0-9][-A-Za-z0-9._]*$',
     maxLength: 100,

@@ -1,5 +1,6 @@
 import type { JobSettings } from '../../policy/types';
 import type { S3Destination } from '../s3';
+import type { S3Copy } from '../s3-copies';
 
 /**
  * Which nodes run the backups, by their role label (the matching taints are
@@ -182,6 +183,14 @@ export interface EtcdSpec {
   readonly certificates?: EtcdCertificates;
   /** @default - hostPath /var/lib/etcd-backup */
   readonly destination?: EtcdDestination;
+  /**
+   * Further copies of every verified snapshot (with its metadata and control-plane files archive), each
+   * in its own S3 bucket, endpoint or region, checked after the copy, with its own retention rules; a
+   * failed copy is reported and never fails the backup. The finalize step then runs in the aws CLI
+   * image, whatever the destination.
+   * @default - none
+   */
+  readonly copies?: readonly S3Copy[];
   /**
    * File names are `<namePrefix><UTC RFC3339>_<node>.db` plus `<name>.json`.
    * Retention only ever touches names with this prefix.

@@ -5,6 +5,7 @@ import { retentionRules } from '../../policy/retention-options';
 import { BUCKET_RULES } from '../../retention';
 import type { PolicyContext } from '../engine';
 import { validateS3 } from '../s3';
+import { validateS3Copies } from '../s3-copies';
 import { DISTRIBUTIONS, ETCD_DEFAULTS } from './defaults';
 import { destinationKind, isTls } from './resolve';
 import type { EtcdSpec } from './types';
@@ -64,6 +65,7 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
   }
   const s3 = spec.destination?.s3;
   if (s3) validateS3(s3, childPath(at('destination'), 's3'), issues);
+  if (spec.copies) validateS3Copies(spec.copies, s3, at('copies'), issues);
   if (spec.certificates !== undefined && !isTls(spec)) {
     issues.add(at('certificates'), `only used with an https endpoint; the endpoint is ${show(spec.endpoint)}`);
   }
@@ -95,7 +97,9 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     }
   }
 
-  if (policy.metrics?.pushgatewayUrl !== undefined && kind !== 's3' && spec.images?.shell === undefined) {
+  // with copies the finalize step, which pushes, runs in the aws CLI image (which has curl)
+  const copies = (spec.copies ?? []).length > 0;
+  if (policy.metrics?.pushgatewayUrl !== undefined && kind !== 's3' && !copies && spec.images?.shell === undefined) {
     issues.add(
       at('images'),
       'metrics are pushed with curl, which the default busybox image lacks: set images.shell to an image with sh, curl and awk (e.g. curlimages/curl)',

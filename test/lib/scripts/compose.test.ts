@@ -92,6 +92,7 @@ describe('the backup destination is chosen at render time (retention.sh takes on
       'step.sh',
       's3.sh',
       'redis-stream.sh',
+      's3-retention.sh',
       'retention-s3.sh',
       'retention.sh',
       'metrics.sh',
@@ -196,6 +197,7 @@ describe('renderings', () => {
     expect(files.map((f) => f.file)).toEqual([
       'common.sh',
       's3.sh',
+      's3-retention.sh',
       'retention-s3.sh',
       'retention.sh',
       'step.sh',
@@ -223,6 +225,7 @@ describe('renderings', () => {
       'upload',
       'store_s3',
       'artifacts',
+      'copies',
     ]);
     expect(finalize).toMatch(/^state=start$/m);
     expect(finalize.split('\n').length).toBe(
@@ -236,7 +239,7 @@ describe('renderings', () => {
       "# backup-cronjobs: main of etcd-finalize.sh; every other line of it and of its modules from /scripts (the policy's script ConfigMap)",
     );
     expect(text.split('\n')[1]).toBe(
-      '. /scripts/common.sh; . /scripts/s3.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/step.sh; . /scripts/etcd-lib.sh; . /scripts/content.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh',
+      '. /scripts/common.sh; . /scripts/s3.sh; . /scripts/s3-retention.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/step.sh; . /scripts/etcd-lib.sh; . /scripts/content.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh',
     );
     expect(defs(text)).toEqual(['main']);
     const main = source('etcd-finalize.sh').split('\n');

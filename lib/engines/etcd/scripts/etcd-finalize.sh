@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # needs: etcd-lib.sh content.sh
-# optional: metrics.sh
+# optional: metrics.sh copy.sh
 # Entry of the `finalize` container: gives the verified temporary snapshot its
 # final name, then applies retention, then pushes metrics.
 #   name: <BACKUP_NAME_PREFIX><UTC YYYY-MM-DDTHH:MM:SSZ of the run's start><BACKUP_NAME_SUFFIX>
@@ -164,6 +164,7 @@ store_dir() {
   mv "$src" "$final" || die "cannot rename $src to $final"
   stored_check "$final" "$src_size"
   state=stored
+  copy_src=$final copy_files_src=${files_name:+$BACKUP_DIR/$files_name} copy_meta=$BACKUP_DIR/$name.json
   listed=$stored_name
   where=$final
 }
@@ -213,7 +214,7 @@ store_s3() {
     done
   fi
   state=stored
-  rm -f "$src" ${files_src:+"$files_src"}
+  copy_src=$src copy_files_src=$files_src copy_meta=$meta
   listed=${S3_PREFIX:-}$stored_name
   where=s3://$S3_BUCKET/$listed
 }
@@ -254,6 +255,17 @@ artifacts() {
     _ar_size=$(etcd_file_size "$_ar_f") || die "cannot read the size of $_ar_f"
     [ "$_ar_size" = "$_ar_want" ] || die "$_ar_f has $_ar_size bytes, $_ar_want were verified: refusing to store it"
   done
+}
+
+# The further copies (copy.sh) of what this run stored: metadata, archive, snapshot.
+copies() {
+  _cp_list=$TMPDIR/copy-objects
+  {
+    printf '%s\t%s\n' "$copy_meta" "$name.json"
+    if [ -n "$copy_files_src" ]; then printf '%s\t%s\n' "$copy_files_src" "$files_name"; fi
+    printf '%s\t%s\n' "$copy_src" "$stored_name"
+  } >"$_cp_list" || { log warn "cannot list the objects to copy in $TMPDIR: no copy made"; return 0; }
+  copy_backup "$_cp_list" "$started"
 }
 
 main() {
@@ -306,6 +318,11 @@ main() {
     # etcd_prune logs its own error line
     step_run etcd_prune "$listed" || exit 1
   fi
+  if [ -n "${BACKUP_COPIES:-}" ]; then
+    step_phase "copying the snapshot $where (it is stored)"
+    copies
+  fi
+  if [ "$BACKUP_DEST_KIND" = s3 ]; then rm -f "$src" ${files_src:+"$files_src"}; fi
   state=finished
   info "etcd backup finished: $where"
 }

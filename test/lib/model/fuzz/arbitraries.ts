@@ -1034,6 +1034,23 @@ export const etcdSpec = (pools: Pools) =>
             rec({ s3: s3Destination(pools) }),
           ),
         ),
+        copies: some(
+          fc
+            .array(
+              rec({
+                name: pick(pools, ['offsite', 'dr-1'], ['Off', '-x']),
+                // a copy's CA bundle is refused (unless the pool is adversarial)
+                s3: s3Destination(pools).map((d) => (pools.adversarial ? d : { ...d, caBundle: undefined })),
+                retention: some(
+                  retention(pools).map(({ dryRun: _d, schedule: _s, ...rules }) => rules),
+                  1,
+                ),
+              }),
+              { minLength: 1, maxLength: 2 },
+            )
+            .map((list) => (pools.adversarial ? list : uniqueBy(list, (c) => c.name))),
+          0.5,
+        ),
         namePrefix: fc.constant(namePrefix),
         retentionScope: some(fc.constantFrom('node', 'node', 'cluster'), 0.5),
         restoreCheck: some(fc.boolean(), 1),

@@ -1,0 +1,154 @@
+/**
+ * Further copies of every verified backup (`copies` of the Redis and etcd engines): each in its own S3
+ * bucket, endpoint or region, with its own credentials, Object Lock and retention rules. The type, its
+ * schema, its checks and the env of the container that makes the copies (`lib/scripts/copy.sh`).
+ */
+import type { EnvVar } from '../kubernetes/objects';
+import { IssueList, childPath, show } from '../policy/errors';
+import { Schema, arr, dnsLabel, obj } from '../policy/schema-builders';
+import { RETENTION_JSON_SCHEMA, normalizeRetention, validateRetention } from '../retention';
+import type { RetentionRules } from '../retention';
+import { ResolvedS3, S3Destination, resolveS3, s3DestinationSchema, validateS3 } from './s3';
+
+/**
+ * A further copy of every verified backup, in another bucket, endpoint or region: uploaded after the
+ * backup is stored, then checked (the stored size, and the sha256 of what is read back), locked with its
+ * own `objectLock`, and pruned with its own rules. A failed copy is reported (log line, metric
+ * `<prefix>_copy_last_run_success{copy}`, alert `BackupCopyFailed`) and never fails the backup run; a
+ * failed backup is never copied.
+ */
+export interface S3Copy {
+  /** Names the copy in logs and metrics (label `copy`): a DNS-1123 label, unique among the copies. */
+  readonly name: string;
+  readonly s3: S3Destination;
+  /** Rules applied to the copy's backups after each copy. @default - none: the copy keeps every backup */
+  readonly retention?: RetentionRules;
+}
+
+/** Schema of `copies` (closed), with the engine's description of an endpoint. */
+export function s3CopiesSchema(endpointDescription: string): Schema {
+  return arr(
+    'Further copies of every verified backup, each in its own S3 bucket, endpoint or region (default: none).',
+    obj(
+      'One copy.',
+      {
+        name: dnsLabel('Names the copy in logs and metrics (label copy).'),
+        s3: s3DestinationSchema('Where the copy goes.', endpointDescription),
+        retention: obj(
+          "Retention rules of the copy's backups (default: none, every copy kept).",
+          RETENTION_JSON_SCHEMA.properties,
+        ),
+      },
+      ['name', 's3'],
+    ),
+    { maxItems: 4 },
+  );
+}
+
+/** Checks beyond the schema; `path` is the list's path (e.g. `spec.etcd.copies`). */
+export function validateS3Copies(
+  copies: readonly S3Copy[],
+  primary: S3Destination | undefined,
+  path: string,
+  issues: IssueList,
+): void {
+  const seen = new Map<string, number>();
+  copies.forEach((c, i) => {
+    const at = `${path}[${i}]`;
+    const earlier = seen.get(c.name);
+    if (earlier !== undefined)
+      issues.add(
+        childPath(at, 'name'),
+        `received ${show(c.name)}, the name of ${path}[${earlier}] too; each copy needs its own`,
+      );
+    seen.set(c.name, i);
+    validateS3(c.s3, childPath(at, 's3'), issues);
+    if (c.s3.caBundle)
+      issues.add(
+        childPath(childPath(at, 's3'), 'caBundle'),
+        "received a CA bundle; a copy's endpoint must be trusted by the aws CLI image's CAs (a copy with a private CA is not supported yet)",
+      );
+    for (const problem of validateRetention(c.retention, childPath(at, 'retention'))) {
+      const [p, ...rest] = problem.split(': ');
+      issues.add(p, rest.join(': '));
+    }
+    const same = [primary, ...copies.slice(0, i).map((o) => o.s3)].find(
+      (o) =>
+        o !== undefined &&
+        o.bucket === c.s3.bucket &&
+        (o.path ?? '') === (c.s3.path ?? '') &&
+        o.endpoint === c.s3.endpoint,
+    );
+    if (same)
+      issues.add(
+        childPath(at, 's3'),
+        `received bucket ${show(c.s3.bucket)} and path ${show(c.s3.path ?? '')} at ${show(c.s3.endpoint ?? 'AWS')}, where another destination of the policy already stores its backups; a copy needs a bucket, path or endpoint of its own`,
+      );
+  });
+}
+
+export interface ResolvedS3Copy {
+  readonly name: string;
+  readonly s3: ResolvedS3;
+  readonly retention?: RetentionRules;
+}
+
+export function resolveS3Copies(copies: readonly S3Copy[] | undefined): ResolvedS3Copy[] {
+  return (copies ?? []).map((c) => ({ name: c.name, s3: resolveS3(c.s3), retention: c.retention }));
+}
+
+const RULE_ENV: Readonly<Record<string, string>> = {
+  keepLast: 'KEEP_LAST',
+  maxAgeSeconds: 'MAX_AGE_SECONDS',
+  maxTotalBytes: 'MAX_TOTAL_BYTES',
+  hourly: 'HOURLY',
+  daily: 'DAILY',
+  weekly: 'WEEKLY',
+  monthly: 'MONTHLY',
+  yearly: 'YEARLY',
+};
+
+/**
+ * The env of copy.sh: `BACKUP_COPIES` (the copies' numbers, `1 2`) and per copy N `BACKUP_COPY_<N>_*`:
+ * NAME, BUCKET, PREFIX, REGION, ENDPOINT, FORCE_PATH_STYLE, the credentials from their Secret, the
+ * upload options, the lock and the retention rules (RETENTION_* names of retention.sh). The time zone
+ * of bucket rules is the backups'.
+ */
+export function s3CopiesEnv(copies: readonly ResolvedS3Copy[], timeZone: string): EnvVar[] {
+  if (copies.length === 0) return [];
+  return [
+    { name: 'BACKUP_COPIES', value: copies.map((_, i) => String(i + 1)).join(' ') },
+    ...copies.flatMap((c, i) => {
+      const v = (field: string, value: string | number | undefined): EnvVar[] =>
+        value === undefined || value === '' ? [] : [{ name: `BACKUP_COPY_${i + 1}_${field}`, value: String(value) }];
+      const secret = (field: string, key: string | undefined): EnvVar[] =>
+        c.s3.credentials && key
+          ? [
+              {
+                name: `BACKUP_COPY_${i + 1}_${field}`,
+                valueFrom: { secretKeyRef: { name: c.s3.credentials.name, key } },
+              },
+            ]
+          : [];
+      const rules = normalizeRetention(c.retention) as Readonly<Record<string, number | undefined>>;
+      return [
+        ...v('NAME', c.name),
+        ...v('BUCKET', c.s3.bucket),
+        ...v('PREFIX', c.s3.keyPrefix),
+        ...v('REGION', c.s3.region),
+        ...v('ENDPOINT', c.s3.endpoint),
+        ...v('FORCE_PATH_STYLE', c.s3.forcePathStyle ? 'true' : undefined),
+        ...secret('AWS_ACCESS_KEY_ID', c.s3.credentials?.accessKeyIdKey),
+        ...secret('AWS_SECRET_ACCESS_KEY', c.s3.credentials?.secretAccessKeyKey),
+        ...secret('AWS_SESSION_TOKEN', c.s3.credentials?.sessionTokenKey),
+        ...v('STORAGE_CLASS', c.s3.storageClass),
+        ...v('SSE', c.s3.serverSideEncryption),
+        ...v('SSE_KMS_KEY_ID', c.s3.kmsKeyId),
+        ...v('OBJECT_LOCK_MODE', c.s3.objectLock?.mode),
+        ...v('OBJECT_LOCK_SECONDS', c.s3.objectLock?.seconds),
+        ...Object.entries(RULE_ENV).flatMap(([rule, env]) => v(`RETENTION_${env}`, rules[rule])),
+        ...(Object.keys(rules).length > 0 ? v('RETENTION_TIME_ZONE', timeZone) : []),
+      ];
+    }),
+  ];
+}
