@@ -9,7 +9,7 @@
 # (1-100), BACKUP_CONTENT_ON_SHRINK (warn|fail), BACKUP_CONTENT_METADATA_SUFFIX.
 #
 # The lookup of the earlier backup (a listing and a read: two calls to the
-# destination) runs when content_check needs it, or earlier, in the
+# destination) runs when content_verdict needs it, or earlier, in the
 # background, with content_lookup_start: a step that streams its backup starts
 # it beside the stream, so that it costs no time at the check.
 

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: step.sh s3.sh redis-stream.sh redis-metadata.sh
+# needs: step.sh s3.sh redis-stream.sh content.sh redis-metadata.sh
 # optional: retention.sh metrics.sh
 # Upload side of a Redis shard backup: container `s3-upload` (aws CLI image).
 # It runs at the same time as container `redis-dump` (redis-dump.sh) of the
