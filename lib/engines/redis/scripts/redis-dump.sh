@@ -106,12 +106,10 @@ record_keyspace() {
     log warn "INFO keyspace of $(_addr "$server_host" "$server_port") failed: $(_reason "$_st"); the metadata records no keys per database"
     return 0
   fi
-  printf '%s\n' "$_ks" | LC_ALL=C awk '
+  _ks=$(printf '%s\n' "$_ks" | LC_ALL=C awk '
     { sub(/\r$/, "") }
-    /^db[0-9]+:keys=[0-9]+/ { split($0, f, /[:=,]/); print substr(f[1], 3), f[3] }' >"$result/databases" || {
-    rm -f "$result/databases"
-    log warn "cannot record the keys per database in $result/databases"
-  }
+    /^db[0-9]+:keys=[0-9]+/ { split($0, f, /[:=,]/); print substr(f[1], 3), f[3] }')
+  printf '%s\n' "$_ks" >"$result/databases" || log warn "cannot record the keys per database in $result/databases"
 }
 
 send_header() {

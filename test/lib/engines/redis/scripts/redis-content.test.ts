@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import type { RedisShard, S3Handle } from '../../../../support/services';
-import { awsCliPath } from '../../../../support/services';
+import { awsCliPath, findCommand } from '../../../../support/services';
 import {
   BUCKET,
   KEYS,
@@ -257,4 +257,25 @@ test('onShrink fail on a stream longer than one multipart chunk: the upload is c
   );
   expect(await keysUnder('bigshrink/')).toEqual(before);
   expectNoDumpAtRest(failed.scratch);
+});
+
+test('INFO keyspace refused (an ACL user without it): a warning, no databases in the metadata, the dump still checked and stored', async () => {
+  const real = findCommand('redis-cli')!;
+  const bin = standIn('redis-cli', [
+    'case " $* " in',
+    `  *" INFO keyspace "*) echo "(error) NOPERM this user has no permissions to run the 'info' command" >&2; exit 1 ;;`,
+    'esac',
+    `exec ${real} "$@"`,
+  ]);
+  const jobs = render({ s3: { bucket: BUCKET, path: 'noinfo', region: 'us-east-1' } }, {}, 'noinfo');
+  const run = await runBackupPod(jobs.shard01, { dump: { pathPrepend: [bin] } });
+  expect([run.dump.code, run.upload.code]).toEqual([0, 0]);
+  expect(run.dump.stderr).toMatch(
+    /warn INFO keyspace of 127\.0\.0\.1:\d+ failed: \(error\) NOPERM .*; the metadata records no keys per database/,
+  );
+  const [key] = await backupsUnder('noinfo/');
+  const meta = await metadataOf(key);
+  expect(meta).not.toHaveProperty('databases');
+  expect(meta.keyCount).toBe(await keysOfObject(key));
+  expect(await metric('redis_backup_content_keys', 'shard01', 'noinfo')).toBe(meta.keyCount);
 });
