@@ -43,7 +43,9 @@
 #     listed size with the metadata's. After any failure from the completion
 #     on, the object and its metadata are deleted (a completion that failed
 #     client-side may still have happened server-side).
-#  5. Pushes the success metrics (and, after any run, uncovered_shards when
+#  5. Pushes the success metrics (content_push_metrics: with content_keys and
+#     content_shrunk, as does a failed run once the content was checked; and,
+#     after any run, uncovered_shards when
 #     redis-dump counted them: result/uncovered), then applies the retention rules to this
 #     shard's objects only (prefix $S3_PREFIX$BACKUP_NAME_PREFIX, exact name
 #     pattern; the object just verified must be the newest) via retention.sh,
