@@ -300,7 +300,8 @@ main() {
   command exec 5<"$stream" || fail "cannot open the stream $stream"
   stream_unwatch
   read_header
-  content_lookup_start
+  # without the stream: a reader that ends must break it for redis-dump
+  content_lookup_start 5<&-
   start_upload
   _st=0
   wait "$copy_pid" || _st=$?
