@@ -145,7 +145,7 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
               ['schedule'],
             ),
             contentChecks: obj(
-              "Checks of what each backup holds before it is stored, against the newest earlier backup of the same target (its metadata's key count) (etcd).",
+              "Checks of what each backup holds before it is stored, against the newest earlier backup of the same target (its metadata's key count) (etcd, Redis).",
               {
                 allowEmpty: bool('The source may be empty: a backup of no keys is stored (else its run fails).', {
                   default: CONTENT_CHECK_DEFAULTS.allowEmpty,

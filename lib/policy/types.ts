@@ -370,7 +370,7 @@ export interface PolicyCommonSpec {
   readonly encryption?: EncryptionOptions;
   /** Restore drills (engines that support them). @default - no drills */
   readonly drill?: DrillOptions;
-  /** Content checks of every backup (engines that support them: etcd). @default - see ContentCheckOptions */
+  /** Content checks of every backup (engines that support them: etcd, Redis). @default - see ContentCheckOptions */
   readonly contentChecks?: ContentCheckOptions;
 }
 

@@ -40,6 +40,7 @@ export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps, typeof
   },
   encryption: true,
   drill: true,
+  contentChecks: true,
   reportsCoverage: true,
   restoreHelp:
     "A Redis restore replaces a server's data and needs the server stopped, so there is no restore Job. On the server to restore: " +

@@ -8,13 +8,14 @@
  *    `redis-cli --rdb` through `redis-check-rdb` and gzip into the pipe; its
  *    verdict is written before the stream ends.
  *  - `s3-upload` (aws CLI image): uploads the stream as it comes, lets the
- *    upload complete only after a good verdict, verifies the stored size,
- *    pushes the metrics of either outcome, prunes this shard's old objects.
+ *    upload complete only after a good verdict and the content checks
+ *    (`spec.contentChecks`: an empty or shrunken dump), verifies the stored
+ *    size, pushes the metrics of either outcome, prunes this shard's old objects.
  * Either side ending early ends the other (the stream breaks, or a marker
  * file); each exits non-zero on failure (restartPolicy Never: the pod fails).
  * With `spec.encryption`, a third container `age-encrypt` (the age image)
  * encrypts the stream between them (redis-encrypt.sh). Each backup stores its
- * metadata `<name>.json` (key count, encryption recipients).
+ * metadata `<name>.json` (key count, keys per database, encryption recipients).
  * With `spec.retention.schedule`, one retention-prune CronJob per shard; with
  * `spec.drill`, one restore-drill CronJob per shard (drill.ts).
  */
@@ -24,6 +25,7 @@ import { mergeSettings } from '../../policy/settings';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import type { AgeEncryption, Placement } from '../../policy/types';
 import { shellCommand } from '../../scripts';
+import { contentCheckEnv } from '../../workload/content-checks';
 import { ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { STEP_RESOURCES } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
@@ -163,6 +165,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
       ...awsEnv(spec.s3),
       ...destinationEnv(spec, shard),
       ...s3UploadEnv(spec.s3),
+      ...contentCheckEnv(policy.contentChecks, REDIS_DEFAULTS.metadataSuffix),
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(policy.retention?.schedule === undefined ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
     ],

@@ -117,19 +117,116 @@ test('one BackupContentShrank rule for an engine with content checks, its descri
   );
   expect(failing[0].annotations.description).toContain('fewer than 80% of the keys');
   expect(failing[0].annotations.description).toContain('It was not stored (onShrink: fail)');
-  for (const other of [redisPolicy({}, metrics), vitessPolicy({}, metrics)])
-    expect(shrankOf(renderPolicy(other))).toEqual([]);
+  expect(shrankOf(renderPolicy(vitessPolicy({}, metrics)))).toEqual([]);
+});
+
+const redisObjects = renderPolicy(
+  redisPolicy({ shards: ['shard01', 'shard02'] }, { ...metrics, contentChecks: { onShrink: 'fail' } }),
+);
+const redisBackups = redisObjects
+  .filter((o) => o.kind === 'CronJob' && o.metadata.labels?.['app.kubernetes.io/component'] === 'backup')
+  .map((o) => o.metadata.name);
+
+test("Redis policies get BackupContentShrank over their shards' backup CronJobs, with the Redis metric prefix (content checks by default)", () => {
+  expect(redisBackups).toEqual(['redis-shard01', 'redis-shard02']);
+  const [rule, ...more] = shrankOf(redisObjects);
+  expect(more).toEqual([]);
+  expect(rule.expr).toBe(
+    'max by (namespace, policy, target) (redis_backup_content_shrunk{namespace="example", policy="redis", target=~"redis-shard01|redis-shard02"}) > 0',
+  );
+  expect(rule.annotations.description).toContain('It was not stored (onShrink: fail)');
+  // without spec.contentChecks the defaults apply: every Redis run checks, so the rule is there too
+  const [byDefault] = shrankOf(renderPolicy(redisPolicy({}, metrics)));
+  expect(byDefault.annotations.description).toContain('fewer than 50% of the keys');
+  expect(byDefault.annotations.description).toContain('It was stored (onShrink: warn)');
 });
 
 test('spec.contentChecks is refused for engines that do not check content yet, naming the ones that do', () => {
-  for (const [engine, other] of [
-    ['redis', redisPolicy({}, { contentChecks: { allowEmpty: true } })],
-    ['vitess', vitessPolicy({}, { contentChecks: { allowEmpty: true } })],
+  expect(() => renderPolicy(vitessPolicy({}, { contentChecks: { allowEmpty: true } }))).toThrow(
+    'spec.contentChecks: the vitess engine does not support content checks; supported by: redis, etcd',
+  );
+});
+
+test('Redis accepts spec.contentChecks; its s3-upload container gets them as env, defaults filled in', () => {
+  const env = (objects: readonly Manifest[]) =>
+    objects
+      .filter((o) => o.kind === 'CronJob' && o.metadata.labels?.['app.kubernetes.io/component'] === 'backup')
+      .map((o) => {
+        const containers = (
+          o.spec as {
+            jobTemplate: {
+              spec: {
+                template: { spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] } };
+              };
+            };
+          }
+        ).jobTemplate.spec.template.spec.containers;
+        return Object.fromEntries(
+          containers.map((c) => [
+            c.name,
+            Object.fromEntries(
+              (c.env ?? []).filter((e) => e.name.startsWith('BACKUP_CONTENT_')).map((e) => [e.name, e.value]),
+            ),
+          ]),
+        );
+      });
+  const checked = { ...metrics, contentChecks: { allowEmpty: true, shrinkBelowPercent: 80 } };
+  expect(env(renderPolicy(redisPolicy({ shards: ['shard01'] }, checked)))).toEqual([
+    {
+      'redis-dump': {},
+      's3-upload': {
+        BACKUP_CONTENT_ALLOW_EMPTY: 'true',
+        BACKUP_CONTENT_SHRINK_BELOW_PERCENT: '80',
+        BACKUP_CONTENT_ON_SHRINK: 'warn',
+        BACKUP_CONTENT_METADATA_SUFFIX: '.json',
+      },
+    },
+  ]);
+  expect(env(renderPolicy(redisPolicy({}, {})))[0]['s3-upload']).toEqual({
+    BACKUP_CONTENT_ALLOW_EMPTY: 'false',
+    BACKUP_CONTENT_SHRINK_BELOW_PERCENT: '50',
+    BACKUP_CONTENT_ON_SHRINK: 'warn',
+    BACKUP_CONTENT_METADATA_SUFFIX: '.json',
+  });
+  for (const [value, allowed] of [
+    [{ shrinkBelowPercent: 0 }, 'spec.contentChecks.shrinkBelowPercent'],
+    [{ onShrink: 'stop' }, 'spec.contentChecks.onShrink'],
   ] as const) {
-    expect(() => renderPolicy(other)).toThrow(
-      `spec.contentChecks: the ${engine} engine does not support content checks; supported by: etcd`,
-    );
+    expect(() => renderPolicy(redisPolicy({}, { contentChecks: value }))).toThrow(allowed);
   }
+});
+
+test('promtool: the Redis rule fires for the shard whose last run pushed a shrink, not for the other', () => {
+  const [target, other] = redisBackups;
+  const series = (t: string, values: string) => ({
+    series: `redis_backup_content_shrunk{namespace="example", policy="redis", target="${t}", shard="${t.slice('redis-'.length)}", job="backup-cronjobs"}`,
+    values,
+  });
+  const [rule] = shrankOf(redisObjects);
+  const out = promtoolTest(prometheusRule(redisObjects), [
+    {
+      interval: '1m',
+      input_series: [series(target, '0+0x9 1+0x59 0+0x30'), series(other, '0+0x100')],
+      alert_rule_test: [
+        { eval_time: '5m', alertname: 'BackupContentShrank', exp_alerts: [] },
+        {
+          eval_time: '15m',
+          alertname: 'BackupContentShrank',
+          exp_alerts: [
+            {
+              exp_labels: { severity: 'warning', policy: 'redis', namespace: 'example', target },
+              exp_annotations: {
+                summary: rule.annotations.summary,
+                description: rule.annotations.description.replace('{{ $labels.target }}', target),
+              },
+            },
+          ],
+        },
+        { eval_time: '80m', alertname: 'BackupContentShrank', exp_alerts: [] },
+      ],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
 });
 
 test('promtool: BackupContentShrank fires for the target whose last run pushed a shrink, and clears with the next good run', () => {

@@ -95,6 +95,8 @@ describe('the backup destination is chosen at render time (retention.sh takes on
       's3-retention.sh',
       'retention-s3.sh',
       'retention.sh',
+      'content.sh',
+      'redis-metadata.sh',
       'metrics.sh',
       'redis-upload.sh',
     ]);
@@ -105,12 +107,17 @@ describe('the backup destination is chosen at render time (retention.sh takes on
     expect(text.match(/^retention_list\(\)/gm)).toHaveLength(1);
   });
 
-  test('without retention, no retention code at all', () => {
+  test("without retention, the same modules: the content checks (content.sh) list and read the shard's objects with the S3 destination module", () => {
     expect(scriptModules('redis-upload.sh', { metrics: true, 'retention-s3': true }).map((m) => m.file)).toEqual([
       'common.sh',
       'step.sh',
       's3.sh',
       'redis-stream.sh',
+      's3-retention.sh',
+      'retention-s3.sh',
+      'retention.sh',
+      'content.sh',
+      'redis-metadata.sh',
       'metrics.sh',
       'redis-upload.sh',
     ]);

@@ -40,7 +40,8 @@ AGE_HEADER=age-encryption.org/v1
 # push_metrics with the gauges <prefix>_source_alarm{alarm="<TYPE>"}: 1 for
 # each alarm the snapshot step saw raised, 0 for the other types of
 # ETCD_BACKUP_ALARM_TYPES (none when that step did not reach the member); and
-# once the content was checked, <prefix>_content_keys and _content_shrunk.
+# once the content was checked, <prefix>_content_keys and _content_shrunk
+# (content_push_metrics, content.sh).
 #   push_run_metrics success|failure DURATION_SECONDS [SIZE_BYTES]
 push_run_metrics() {
   _prm_result=$1 _prm_duration=$2 _prm_size=${3:-}
@@ -55,12 +56,7 @@ push_run_metrics() {
         "1 while the etcd cluster has raised this alarm (etcdctl alarm list), 0 otherwise, as the last run saw it."
     done
   fi
-  if [ -n "${CONTENT_KEYS:-}" ]; then
-    set -- "$@" content_keys "$CONTENT_KEYS" "Keys the last checked backup held (etcd: at the snapshot's revision)." \
-      content_shrunk "${CONTENT_SHRUNK:-0}" \
-      "1 when the last checked backup held fewer keys than spec.contentChecks.shrinkBelowPercent of the newest earlier backup's, else 0."
-  fi
-  push_metrics "$_prm_result" "$_prm_duration" "$_prm_size" "$@"
+  content_push_metrics "$_prm_result" "$_prm_duration" "$_prm_size" "$@"
 }
 
 undo_finalize() {

@@ -32,10 +32,15 @@
 #     temporary directory (step.sh), so that each exit status is known and a
 #     TERM stops each of them. With spec.encryption, age-encrypt encrypts the
 #     stream after it: verification is on the clear RDB.
+#     Just before the dump, the server's INFO keyspace: its keys per database
+#     (for the metadata and, without verifyRdb, the content checks), into
+#     result/databases as "<db> <keys>" lines. A failed call is a warning: no
+#     result/databases.
 #  5. Records the verdict in $BACKUP_SCRATCH_DIR/result/ and only then closes
 #     the stream: s3-upload reads the verdict when the stream ends and lets
 #     the upload complete only after a good one.
 #       result/ok       every stage succeeded; with result/rdb_bytes, result/keys
+#                       (the keys redis-check-rdb read; empty without verifyRdb)
 #       result/error    the reason of a failure (one line); this container
 #                       then exits 1 as well
 #     No verdict at the end of the stream means this container was killed.
@@ -86,6 +91,25 @@ last_line() {
 wait_stage() {
   _st=0
   wait "$1" || _st=$?
+}
+
+# The keys per database of the server about to be dumped, from its INFO
+# keyspace, into result/databases ("<db> <keys>" lines; none when the server
+# holds no key). The section is one line per database that holds keys or
+# volatile keys, "db<N>:keys=<n>,expires=<n>,avg_ttl=<n>" (Redis src/server.c,
+# genRedisInfoString, section "keyspace"; 7.4 adds ",subexpiry=<n>"), lines
+# ending in CRLF. A failed call is one warning, and no file.
+record_keyspace() {
+  _st=0
+  _ks=$(_rc redis "$server_host" "$server_port" INFO keyspace 2>"$errf") || _st=$?
+  if [ "$_st" -ne 0 ]; then
+    log warn "INFO keyspace of $(_addr "$server_host" "$server_port") failed: $(_reason "$_st"); the metadata records no keys per database"
+    return 0
+  fi
+  _ks=$(printf '%s\n' "$_ks" | LC_ALL=C awk '
+    { sub(/\r$/, "") }
+    /^db[0-9]+:keys=[0-9]+/ { split($0, f, /[:=,]/); print substr(f[1], 3), f[3] }')
+  printf '%s\n' "$_ks" >"$result/databases" || log warn "cannot record the keys per database in $result/databases"
 }
 
 send_header() {
@@ -229,6 +253,7 @@ main() {
   report_coverage
   choose_server
   send_header
+  record_keyspace
   dump
   printf '%s\n' "$rdb_bytes" >"$result/rdb_bytes"
   printf '%s\n' "$keys" >"$result/keys"

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: step.sh s3.sh redis-stream.sh
+# needs: step.sh s3.sh redis-stream.sh content.sh redis-metadata.sh
 # optional: retention.sh metrics.sh
 # Upload side of a Redis shard backup: container `s3-upload` (aws CLI image).
 # It runs at the same time as container `redis-dump` (redis-dump.sh) of the
@@ -13,6 +13,9 @@
 #     stream comes from age-encrypt through stream.age and the object is
 #     <that name>.age) on a pipe that this script holds
 #     open: the CLI cannot see the end of its input before this script lets it.
+#     Beside it, the content checks' lookup (content_lookup_start, content.sh)
+#     lists this shard's objects and reads the newest one's metadata (two aws
+#     calls) in the background, while the dump streams.
 #  2. Copies the stream into that pipe, counting the bytes: with one dd, whose
 #     summary line gives them, where dd prints it (GNU; busybox only when built
 #     with that line), else tee into a second pipe that wc -c counts (two
@@ -21,14 +24,17 @@
 #     result/error, written before the stream ends). Only a good verdict ends
 #     the upload's input, and only then does the CLI complete the object
 #     (PutObject, or CompleteMultipartUpload): an object appears under its
-#     final name once the whole dump has passed redis-check-rdb, never before.
+#     final name once the whole dump has passed redis-check-rdb and the
+#     content checks (check_content, redis-metadata.sh: an empty dump, or one
+#     shrunk below spec.contentChecks.shrinkBelowPercent of the newest earlier
+#     backup's keys with onShrink fail, is refused), never before.
 #     Otherwise the CLI is stopped while its input is still open, so it
 #     completes nothing, and the unfinished multipart upload is aborted (best
 #     effort; a bucket lifecycle rule AbortIncompleteMultipartUpload is the
 #     safety net).
 #  4. Once the object is complete, stores the metadata <name without .age>.json
-#     (shard, time, server, role, rdbSize, keyCount, size: the bytes counted,
-#     encryption.recipients: the fingerprints age-encrypt recorded) with a
+#     (redis-metadata.sh: shard, time, server, role, rdbSize, keyCount, the
+#     keys per database, size: the bytes counted, encryption.recipients) with a
 #     second CLI started beside the upload, which waits for its input on a
 #     pipe until then: its start-up overlaps the dump. A completed upload is
 #     the whole stream: the CLI ends its input only at EOF, S3 checks each
@@ -37,10 +43,14 @@
 #     listed size with the metadata's. After any failure from the completion
 #     on, the object and its metadata are deleted (a completion that failed
 #     client-side may still have happened server-side).
-#  5. Pushes the success metrics (and, after any run, uncovered_shards when
+#  5. Pushes the success metrics (content_push_metrics: with content_keys and
+#     content_shrunk, as does a failed run once the content was checked; and,
+#     after any run, uncovered_shards when
 #     redis-dump counted them: result/uncovered), then applies the retention rules to this
 #     shard's objects only (prefix $S3_PREFIX$BACKUP_NAME_PREFIX, exact name
-#     pattern; the object just verified must be the newest) via retention.sh.
+#     pattern; the object just verified must be the newest) via retention.sh,
+#     on the listing the content lookup read plus the object just stored (no
+#     second listing; if that listing failed, retention lists again).
 #
 # TERM/INT (the Job's deadline, pod deletion): step.sh's frame stops the
 # upload and its helpers while this script still holds the upload's input
@@ -54,8 +64,9 @@
 # Env: BACKUP_SCRATCH_DIR, REDIS_SHARD, REDIS_ENCRYPTED, S3_BUCKET, S3_PREFIX, BACKUP_NAME_PREFIX,
 # BACKUP_NAME_SUFFIX, S3_ENDPOINT, S3_FORCE_PATH_STYLE, S3_STORAGE_CLASS,
 # S3_SSE, S3_SSE_KMS_KEY_ID, AWS_* (credentials from a Secret, region);
-# RETENTION_* (optional, see retention.sh); BACKUP_PUSHGATEWAY_URL and
-# BACKUP_METRICS_* (optional, see push_metrics in metrics.sh).
+# RETENTION_* (optional, see retention.sh); BACKUP_CONTENT_* (content.sh);
+# BACKUP_PUSHGATEWAY_URL and BACKUP_METRICS_* (optional, see push_metrics in
+# metrics.sh).
 
 elapsed() {
   case ${started:-} in
@@ -68,7 +79,7 @@ elapsed() {
 # on changes nothing (the push is bounded: see metrics.sh).
 fail() {
   trap '' TERM INT
-  push_metrics failure "$(elapsed)"
+  content_push_metrics failure "$(elapsed)"
   push_coverage
   die "backup of shard $REDIS_SHARD failed: $*"
 }
@@ -130,8 +141,8 @@ abort_multipart() {
 # it cannot complete), then the helpers, and waits for them.
 stop_children() {
   # shellcheck disable=SC2086 # PIDs or nothing
-  step_stop $aws_pid $copy_pid $wc_pid $meta_pid
-  aws_pid='' copy_pid='' wc_pid='' meta_pid=''
+  step_stop $aws_pid $copy_pid $wc_pid $meta_pid ${content_lookup_pid:-}
+  aws_pid='' copy_pid='' wc_pid='' meta_pid='' content_lookup_pid=''
 }
 
 # redis-dump's reason when it recorded one, else age-encrypt's; else the dump
@@ -216,78 +227,29 @@ cancel_upload() {
   phase=start
 }
 
-# A JSON string of $1 (backslashes and quotes escaped: sed only for those).
-json_str() {
-  case $1 in
-    *[\\\"]*) printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')" ;;
-    *) printf '"%s"' "$1" ;;
-  esac
-}
-
-# The backup's metadata: what the restore drill compares with (keyCount: the
-# keys redis-check-rdb read; none with verifyRdb false) and, encrypted, the
-# recipients' fingerprints.
-metadata() {
-  printf '{\n  "name": '
-  json_str "${key##*/}"
-  printf ',\n  "shard": '
-  json_str "$REDIS_SHARD"
-  printf ',\n  "time": '
-  json_str "$timestamp"
-  printf ',\n  "server": '
-  json_str "$server"
-  printf ',\n  "role": '
-  json_str "$role"
-  printf ',\n  "rdbSize": %s' "$rdb_bytes"
-  if [ -n "$keys" ]; then printf ',\n  "keyCount": %s' "$keys"; fi
-  printf ',\n  "size": %s' "$bytes"
-  if [ "$encrypted" = true ]; then printf ',\n  "encryption": {"tool": "age", "recipients": %s}' "$(cat "$result/age_fingerprints")"; fi
-  printf ',\n  "policy": '
-  json_str "${BACKUP_POLICY:-}"
-  printf '\n}\n'
-}
-
-# Starts the CLI that stores the metadata as <name without .age>.json
-# (meta_pid), reading it from the pipe $work/metadata, which this script opens
-# as fd 6 and holds: the CLI starts up beside the upload and sends nothing
-# before store_metadata writes the metadata and ends its input. Stopped while
-# fd 6 is open (any failure before), it stores nothing. Retention deletes the
-# metadata with the backup.
-start_metadata() {
-  set -- --only-show-errors --no-progress --content-type application/json
-  if [ -n "${S3_STORAGE_CLASS:-}" ]; then set -- "$@" --storage-class "$S3_STORAGE_CLASS"; fi
-  if [ -n "${S3_SSE:-}" ]; then set -- "$@" --sse "$S3_SSE"; fi
-  if [ -n "${S3_SSE_KMS_KEY_ID:-}" ]; then set -- "$@" --sse-kms-key-id "$S3_SSE_KMS_KEY_ID"; fi
-  (s3_exec s3 cp "$@" - "s3://$S3_BUCKET/$meta_key") <"$work/metadata" >/dev/null 2>"$work/metadata.err" 5<&- &
-  meta_pid=$!
-  command exec 6>"$work/metadata" || fail "cannot open the metadata pipe $work/metadata"
-}
-
-# Stores the metadata once the object is complete; fails the run (and deletes
-# the backup) if that fails.
-store_metadata() {
-  trap '' PIPE
-  _st=0
-  metadata >&6 || _st=$?
-  trap - PIPE
-  exec 6>&-
-  wait "$meta_pid" || _st=$?
-  meta_pid=
-  [ "$_st" -eq 0 ] || { cp "$work/metadata.err" "$errf" 2>/dev/null || :; fail "cannot store the metadata s3://$S3_BUCKET/$meta_key: $(reason "$_st"); $(remove_final_object)"; }
-}
-
 # retention_apply for the object just verified, in the environment the pod
 # gave: without the config file pinned for this script's own aws calls.
 prune_after_backup() {
   if [ -n "${s3_pinned_config:-}" ]; then unset AWS_CONFIG_FILE; fi
+  _rt_lister=listing_with_new
   retention_apply "$1"
+}
+
+# The shard's objects for retention: the listing the content lookup read
+# while the dump streamed, plus the object just stored ($key, $bytes), in
+# retention_list's format; without that listing, a new one. Runs of a shard
+# never overlap, and a retention-prune CronJob replaces this pruning: an
+# object that left since is deleted again (a no-op), none can have come.
+listing_with_new() {
+  content_listing || { retention_list; return; }
+  printf '%s\t%s\n' "$key" "$bytes" | _rt_parse_names name_size rfc3339 "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
 # After a TERM/INT has stopped every process of this side (step.sh): what
 # the phase leaves to clean up, with one attempt per S3 call.
 upload_stopped() {
   # shellcheck disable=SC2034 # stream_watch_pid: redis-stream.sh's
-  stream_watch_pid='' aws_pid='' copy_pid='' wc_pid='' meta_pid=''
+  stream_watch_pid='' aws_pid='' copy_pid='' wc_pid='' meta_pid='' content_lookup_pid=''
   AWS_MAX_ATTEMPTS=1
   export AWS_MAX_ATTEMPTS
   exec 4>&- 5<&- 6>&-
@@ -338,6 +300,8 @@ main() {
   command exec 5<"$stream" || fail "cannot open the stream $stream"
   stream_unwatch
   read_header
+  # without the stream: a reader that ends must break it for redis-dump
+  content_lookup_start 5<&-
   start_upload
   _st=0
   wait "$copy_pid" || _st=$?
@@ -381,11 +345,13 @@ main() {
     cancel_upload
     fail "the stream from the dump container was empty"
   fi
+  read_databases
+  check_content
   complete_upload
   store_metadata
   phase=verified
   info "stored $where: $bytes bytes (rdb $rdb_bytes bytes${keys:+, $keys keys}, from $server, $role)"
-  push_metrics success "$(elapsed)" "$bytes"
+  content_push_metrics success "$(elapsed)" "$bytes"
   push_coverage
   if retention_configured; then
     # A failure has logged its own error line.

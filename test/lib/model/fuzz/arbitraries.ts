@@ -654,7 +654,7 @@ function documentOf(pools: Pools, engine: EngineKey, spec: fc.Arbitrary<Record<s
     drill: engineDefinition(engine).drill === true ? some(drill(pools), 2) : fc.constant(undefined),
     // content checks for the engines that do them (the others refuse them: alerts-source.test.ts)
     contentChecks:
-      engineDefinition(engine).contentChecks === true ? some(contentChecks(pools), 2) : fc.constant(undefined),
+      engineDefinition(engine).contentChecks === true ? some(contentChecks(pools), 1) : fc.constant(undefined),
     engine: spec,
   }).map(({ metadata, engine: e, ...common }) => ({
     apiVersion: 'backup-cronjobs.io/v1alpha1',
@@ -861,7 +861,7 @@ const s3Destination = (pools: Pools) =>
         mode: pick(pools, ['GOVERNANCE', 'COMPLIANCE'], ['governance']),
         retention: pick(pools, ['30d', '1w', '1h', '1s'], ['0s', '30']),
       }),
-      2,
+      0.5,
     ),
     encryption: some(
       fc.oneof(
@@ -1036,19 +1036,25 @@ export const etcdSpec = (pools: Pools) =>
         ),
         copies: some(
           fc
-            .array(
-              rec({
-                name: pick(pools, ['offsite', 'dr-1'], ['Off', '-x']),
-                // a copy's CA bundle is refused (unless the pool is adversarial)
-                s3: s3Destination(pools).map((d) => (pools.adversarial ? d : { ...d, caBundle: undefined })),
-                retention: some(
-                  retention(pools).map(({ dryRun: _d, schedule: _s, ...rules }) => rules),
-                  1,
-                ),
-              }),
-              { minLength: 1, maxLength: 2 },
+            .tuple(
+              fc.array(
+                rec({
+                  name: pick(pools, ['offsite', 'dr-1'], ['Off', '-x'], 19),
+                  s3: fc.tuple(s3Destination(pools), pick(pools, [false], [true], 9)).map(([d, keepBundle]) =>
+                    // a copy's CA bundle is refused: kept one time in 10 of an adversarial pool
+                    keepBundle ? d : { ...d, caBundle: undefined },
+                  ),
+                  retention: some(
+                    retention(pools).map(({ dryRun: _d, schedule: _s, ...rules }) => rules),
+                    1,
+                  ),
+                }),
+                { minLength: 1, maxLength: 2 },
+              ),
+              pick(pools, [false], [true], 19),
             )
-            .map((list) => (pools.adversarial ? list : uniqueBy(list, (c) => c.name))),
+            // a name twice is refused: kept one time in 20 of an adversarial pool
+            .map(([list, keepTwice]) => (keepTwice ? list : uniqueBy(list, (c) => c.name))),
           0.5,
         ),
         namePrefix: fc.constant(namePrefix),

@@ -314,6 +314,7 @@ export function expectNoDumpAtRest(scratch: string, cleanedUp = true): void {
     'result/error',
     'result/rdb_bytes',
     'result/keys',
+    'result/databases',
     'result/uncovered',
     'stream.age (pipe)',
     'encrypt.exit',

@@ -117,6 +117,7 @@ test('two shards: one object each, named redis-backup_<shard>_<UTC start>.rdb.gz
       role: 'replica',
       rdbSize,
       keyCount: KEYS[shard],
+      databases: { '0': KEYS[shard] },
       size: head.ContentLength,
       policy: 'redis',
     });
@@ -251,7 +252,8 @@ test("the default (configMap mode): both steps source the rendered ConfigMap's f
   await s3.putObject(BUCKET, older, 'old');
   const run = await runBackupPod(cronJob, { configMaps });
   expect(run.dump.stderr).not.toMatch(/ error /);
-  expect(run.upload.stderr).not.toMatch(/ error /);
+  // the older object has no metadata: the shrink check says so and is skipped (a warning quoting aws's 404)
+  expect(errorLines(run.upload)).toEqual([]);
   expect(run.upload.code).toBe(0);
   expect(run.upload.argv[2].split('\n')[1]).toMatch(/^\. \S+\/common\.sh; /);
   const keys = await backupsUnder('sourced/');
@@ -273,7 +275,8 @@ test('inline mode (the opt-in): both steps carry every function in their command
   await s3.putObject(BUCKET, older, 'old');
   const run = await runBackupPod(objects.find((o) => o.kind === 'CronJob')!);
   expect(run.dump.stderr).not.toMatch(/ error /);
-  expect(run.upload.stderr).not.toMatch(/ error /);
+  // the older object has no metadata: the shrink check says so and is skipped (a warning quoting aws's 404)
+  expect(errorLines(run.upload)).toEqual([]);
   expect(run.upload.code).toBe(0);
   expect(run.upload.argv[2].split('\n')[1]).toBe('# common.sh');
   const keys = await backupsUnder('inline/');
