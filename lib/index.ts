@@ -23,6 +23,7 @@ export type {
   EtcdDistribution,
   EtcdCertificates,
   EtcdControlPlaneFiles,
+  EtcdDefragmentation,
   EtcdDestination,
   EtcdHostPathDestination,
   EtcdPvcDestination,

@@ -110,8 +110,8 @@ export interface BackupStore {
   readonly contentFacts: readonly string[];
 }
 
-/** What a CronJob does: back up, prune, or test-restore the newest backup. */
-export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill';
+/** What a CronJob does: back up, prune, test-restore the newest backup, or maintain the source (etcd's defragmentation). */
+export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill' | 'maintenance';
 
 /**
  * Whether an engine implements a policy-wide feature (`spec.encryption`,

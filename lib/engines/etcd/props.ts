@@ -31,6 +31,7 @@ export const ETCD_SPEC_KEYS = [
   'controlPlaneFiles',
   'images',
   'restore',
+  'defragmentation',
 ] as const;
 
 // Compile-time guard: a new EtcdSpec field must be listed above.
