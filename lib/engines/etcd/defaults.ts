@@ -52,6 +52,8 @@ export const ETCD_DEFAULTS = {
   defragThresholdPercent: 50,
   /** spec.etcd.defragmentation: `etcdctl --command-timeout` of one member's defragmentation. */
   defragMemberTimeout: '5m',
+  /** EtcdFragmentationHigh fires only for a member whose database file is over this after the run (etcd's own mixin floor: etcd-io/etcd#14221): a small file's free pages cost little. */
+  defragAlertMinBytes: 104857600,
   /** Deadline of a defragmentation run: a few members, each within its memberTimeout, and the checks between them. */
   defragTimeout: '30m',
   /** The etcd client flags' timeouts for `endpoint status` (the snapshot itself has only the Job deadline). */

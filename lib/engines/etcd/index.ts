@@ -1,5 +1,6 @@
 /** The etcd engine: control-plane snapshots from plain CronJobs (cluster or per node), verified, with retention. */
 import type { EngineDefinition } from '../engine';
+import { etcdAlertRules } from './alerts';
 import { ETCD_ALARMS, ETCD_DEFAULTS } from './defaults';
 import { openshiftObjects, restoreWithServiceAccount, withServiceAccount } from './openshift';
 import { resolveEtcd } from './resolve';
@@ -79,4 +80,5 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO
   },
   encryption: true,
   drill: true,
+  alertRules: (spec, context) => etcdAlertRules(spec, context),
 };
