@@ -174,7 +174,7 @@ export interface EtcdDefragmentation extends JobSettings {
   /**
    * Defragment only the members whose fragmentation is above this percentage
    * of their database file (1-99). 50 is where etcd's own Prometheus mixin
-   * alerts (`etcdDatabaseHighFragmentationRatio`: in use / total < 0.5,
+   * alerts (`etcdDatabaseHighFragmentationRatio`: in use / total below 0.5,
    * etcd-io/etcd#14221) and close to OpenShift's defragmentation controller
    * (`maxFragmentedPercentage` 45): a defragmentation blocks the member's reads
    * and writes while it copies the live data, and below that the freed pages
@@ -183,9 +183,9 @@ export interface EtcdDefragmentation extends JobSettings {
    */
   readonly thresholdPercent?: number;
   /**
-   * How long one member's defragmentation may take (`etcdctl
-   * --command-timeout`); etcdctl's own 5s default is too short for a database
-   * of some hundred MB. Must be shorter than the run's `timeout`.
+   * How long one member's defragmentation may take
+   * (`etcdctl --command-timeout`); etcdctl's own default, 5s, is short for a
+   * large database. Must be shorter than the run's `timeout`.
    * @default '5m'
    */
   readonly memberTimeout?: string;
