@@ -11,8 +11,8 @@ import { etcdSchema } from './schema';
 import { etcdTargets } from './targets';
 import type { EtcdSpec } from './types';
 import type { EtcdScheduleProps } from './props';
-import type { NO_OWN_FIELDS } from '../props';
 import { ETCD_PROPS } from './props';
+import type { ETCD_FIELDS } from './props';
 import { validateEtcd } from './validate';
 
 export * from './types';
@@ -35,7 +35,7 @@ function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
   return r;
 }
 
-export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO_OWN_FIELDS> = {
+export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof ETCD_FIELDS> = {
   props: ETCD_PROPS,
   schema: etcdSchema,
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
