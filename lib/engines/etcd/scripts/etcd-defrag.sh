@@ -147,7 +147,7 @@ check_members() {
     die "cannot list the etcd members at $ETCD_DEFRAG_LOCAL_ENDPOINT: $(etcd_last_line "$list.err"); nothing defragmented"
   parse_members <"$list" >"$TMPDIR/members" || die "cannot read the member list: $(head -c 300 "$list")"
   [ -s "$TMPDIR/members" ] || die "the member list of $ETCD_DEFRAG_LOCAL_ENDPOINT names no member: $(head -c 300 "$list")"
-  problems='' raised='' LEADER_ID='' count=0
+  problems='' raised='' LEADER_ID='' leader_who='' count=0
   : >"$TMPDIR/checked"
   while read -r id url learner name; do
     count=$((count + 1))
@@ -171,6 +171,7 @@ check_members() {
     done
     printf '%s\n' "$raised" >"$dir/alarms"
     [ -n "$LEADER_ID" ] || LEADER_ID=$LEADER
+    [ "$id" != "$LEADER" ] || leader_who=$who
     if ! health_of "$url"; then
       problem "$who is $WHY"
       continue
@@ -188,7 +189,7 @@ check_members() {
   # the leader last
   awk -v leader="$LEADER_ID" '$1 != leader' "$TMPDIR/checked" >"$dir/members"
   awk -v leader="$LEADER_ID" '$1 == leader' "$TMPDIR/checked" >>"$dir/members"
-  info "$count members, all healthy, no alarm; the leader is $LEADER_ID"
+  info "$count members, all healthy, no alarm; the leader is ${leader_who:-member $LEADER_ID}"
 }
 
 # problem TEXT: one more reason to defragment nothing (a warning line each).
