@@ -2,11 +2,14 @@
 // against a real three-member etcd cluster on 127.0.0.1 with mutual TLS (client and peer certificates of one
 // CA; Debian etcd-server), pushing to a real Pushgateway. The cluster is fragmented for real: values written,
 // deleted and compacted away leave free pages in every member's database file until a defragmentation.
+// One stand-in only: an etcdctl whose `defrag` fails (the real one otherwise), for the failure path.
+import * as fs from 'fs';
+import * as path from 'path';
 import { renderPolicy } from '../../../../../lib';
 import type { BackupPolicy, EtcdDefragmentation, Manifest } from '../../../../../lib';
 import { requireCommands, startEtcdCluster, startPushgateway, stopAll } from '../../../../support/services';
 import type { EtcdClusterHandle, PushgatewayHandle } from '../../../../support/services';
-import { cronJobs, errorLines, etcdPolicy, removeTempDirs, runPod } from '../fixtures';
+import { cronJobs, errorLines, etcdPolicy, removeTempDirs, runPod, tempDir } from '../fixtures';
 
 jest.setTimeout(180000);
 
@@ -96,10 +99,10 @@ function defragPolicy(c: EtcdClusterHandle, name: string, defrag: Partial<EtcdDe
 }
 
 /** Runs the rendered defragmentation pod of `policy` against the cluster. */
-async function defragment(c: EtcdClusterHandle, policy: BackupPolicy) {
+async function defragment(c: EtcdClusterHandle, policy: BackupPolicy, pathPrepend?: string[]) {
   const cj = cronJobs(renderPolicy(policy)).find((o) => component(o) === 'maintenance');
   if (!cj) throw new Error('no maintenance CronJob rendered');
-  const run = await runPod(cj, { volumes: { 'etcd-certs': c.pkiDir! } });
+  const run = await runPod(cj, { volumes: { 'etcd-certs': c.pkiDir! }, pathPrepend });
   return { run, target: cj.metadata.name };
 }
 
@@ -253,4 +256,48 @@ test('an alarm raised (NOSPACE): nothing is defragmented, the alarm is pushed as
   after.forEach((size, i) => expect(size).toBeGreaterThanOrEqual(sizes[i]));
   expect(await pushed(target, 'source_alarm', 'alarm')).toEqual({ NOSPACE: 1, CORRUPT: 0 });
   expect(await pushed(target, 'defrag_last_run', 'outcome')).toEqual({ success: 0, skipped: 1, failed: 0 });
+});
+
+/**
+ * A bin directory with an `etcdctl` that runs the real one for every call but `defrag`, which fails the way
+ * etcdctl reports a failed member (`Failed to defragment etcd member[<endpoint>] (<error>)`, exit 1: etcdctl
+ * v3.5 etcdctl/ctlv3/command/defrag_command.go, quoted in /work/shared/reference/next-features.md).
+ */
+function failingDefragEtcdctl(): string {
+  const bin = tempDir('etcdctl-bin');
+  fs.writeFileSync(
+    path.join(bin, 'etcdctl'),
+    [
+      '#!/bin/sh',
+      'case " $* " in *" defrag "*) ;; *) exec /usr/bin/etcdctl "$@" ;; esac',
+      'for a in "$@"; do case $a in --endpoints=*) ep=${a#--endpoints=} ;; esac; done',
+      'echo "Failed to defragment etcd member[$ep] (context deadline exceeded)" >&2',
+      'exit 1',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  return bin;
+}
+
+test('a defragmentation that fails: the run stops there (no other member touched), pushes failed, and fails the Job with one error line', async () => {
+  const c = await cluster();
+  await fragment(c);
+  const { run, target } = await defragment(c, defragPolicy(c, 'etcd-fails'), [failingDefragEtcdctl()]);
+  expect(run.failed).toBe('report');
+  expect(defragmentedInOrder(run.log)).toHaveLength(1);
+  expect(errorLines(run.results.report)).toEqual([
+    expect.stringMatching(
+      /error defragmentation failed after \d+s: defragmenting member m\d \(\d+ at https:\/\/127\.0\.0\.1:\d+\) failed within 300s: Failed to defragment etcd member\[https:\/\/127\.0\.0\.1:\d+\] \(context deadline exceeded\); the members after it were not defragmented$/,
+    ),
+  ]);
+  for (const m of c.members) expect(m.logs()).not.toMatch(/defragment/i);
+  expect(await pushed(target, 'defrag_last_run', 'outcome')).toEqual({ success: 0, skipped: 0, failed: 1 });
+  // the member it tried: its sizes before, nothing after
+  expect(Object.keys(await pushed(target, 'defrag_db_size_before_bytes', 'member'))).toHaveLength(1);
+  expect(await pushed(target, 'defrag_db_size_after_bytes', 'member')).toEqual({});
+  const metrics = await gateway.metrics();
+  expect(metrics).not.toMatch(
+    new RegExp(`^etcd_backup_defrag_last_success_timestamp_seconds\\{[^}]*target="${target}"`, 'm'),
+  );
 });
