@@ -141,6 +141,9 @@ function validateControlPlaneFiles(spec: EtcdSpec, policy: PolicyContext, issues
  * reports nothing); and the snapshots' serialization group, which it must
  * keep (a defragmentation blocks the member a snapshot reads from).
  */
+/** The longest Go `time.Duration`, in whole seconds (2^63 - 1 ns): what etcdctl's duration flags parse. */
+const GO_DURATION_MAX_SECONDS = Math.floor(Number(2n ** 63n - 1n) / 1e9);
+
 function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const d = spec.defragmentation;
   if (!d) return;
@@ -150,6 +153,13 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
   const member =
     checkedDuration(d.memberTimeout, memberPath, issues) ?? parseDuration(ETCD_DEFAULTS.defragMemberTimeout);
   if (member === 0) issues.add(memberPath, `received ${show(d.memberTimeout)}; must be longer than 0s`);
+  if (member > GO_DURATION_MAX_SECONDS) {
+    issues.add(
+      memberPath,
+      `received ${show(d.memberTimeout)}; etcdctl's --command-timeout is a Go duration (int64 nanoseconds): at most ${formatDuration(GO_DURATION_MAX_SECONDS)}`,
+    );
+    return;
+  }
   const [timeoutPath, timeout] =
     d.timeout !== undefined
       ? [childPath(at, 'timeout'), d.timeout]

@@ -118,6 +118,9 @@ test('each refusal names the path, the value and what is allowed', () => {
     `spec.etcd.defragmentation.memberTimeout: received "5m"; must be shorter than the run's timeout (spec.defaults.timeout: "4m"), or the Job's deadline stops a member's defragmentation midway: at most 3m59s, or raise spec.etcd.defragmentation.timeout`,
   ]);
   expect(at({ schedule: SCHEDULE, timeout: '1h', memberTimeout: '30m' }, { defaults: { timeout: '4m' } })).toEqual([]);
+  expect(at({ schedule: SCHEDULE, timeout: '99999w', memberTimeout: '99998w' })).toEqual([
+    `spec.etcd.defragmentation.memberTimeout: received "99998w"; etcdctl's --command-timeout is a Go duration (int64 nanoseconds): at most 106751d23h47m16s`,
+  ]);
   expect(at({ schedule: SCHEDULE, placement: { serializationGroup: { name: 'mine' } } })).toEqual([
     `spec.etcd.defragmentation.placement.serializationGroup: received {"name":"mine"}; the defragmentation runs in the snapshots' serialization group ("etcd-snapshot", or spec.defaults.placement.serializationGroup), so that it never blocks a member while a snapshot reads from it: remove it here`,
   ]);
