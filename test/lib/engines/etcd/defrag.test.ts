@@ -6,7 +6,7 @@ import * as path from 'path';
 import { renderPolicy, resolvePolicy, toYaml } from '../../../../lib';
 import type { BackupPolicy, EtcdDefragmentation, Manifest } from '../../../../lib';
 import { runCli } from '../../../../lib/cli';
-import { planPolicies } from '../../../../lib/model/plan';
+import { maintenanceOverlaps, planPolicies } from '../../../../lib/model/plan';
 import { alertingRulesOf, containerOf, envValuesOf, podSpecOf } from '../../../support/kube';
 import { abbreviateScripts } from '../../../support/snapshots';
 import { promtoolTest } from '../../model/promtool.harness';
@@ -232,6 +232,23 @@ test('plan lists the defragmentation CronJob, text and --svg, and flags its over
   const names = p.targets.map((t) => `${t.name}:${t.component}`);
   expect(names).toEqual(['etcd-cp-1:backup', 'etcd-defrag:maintenance']);
   expect(p.overlaps.map((o) => o.reason)).toEqual(['group']);
+  // the hook of a warning of its own: the defragmentation waits for the snapshot (or the other way round)
+  expect(maintenanceOverlaps(p).map((o) => o.targets.map((i) => p.targets[i].name))).toEqual([
+    ['etcd-cp-1', 'etcd-defrag'],
+  ]);
+  const apart = defragPolicy(
+    { mode: 'perNode', nodes: ['cp-1'] },
+    { schedule: '0 5 * * *' },
+    {
+      defaults: { schedule: '0 3 * * *' },
+    },
+  );
+  const later = planPolicies([resolvePolicy(apart)], {
+    from: new Date('2026-12-01T00:00:00Z'),
+    count: 1,
+    horizon: 86400_000,
+  });
+  expect(maintenanceOverlaps(later)).toEqual([]);
 
   const dir = tempDir('plan');
   const file = path.join(dir, 'policy.json');
