@@ -213,6 +213,43 @@ test('promtool: EtcdFragmentationHigh fires for the member still fragmented and 
   expect(out).toContain('SUCCESS');
 });
 
+test('promtool: EtcdDefragmentationFailed fires after a failed run, and clears with the next run that succeeds or is skipped', () => {
+  const objects = renderPolicy(defragPolicy(shell, {}, metrics));
+  const [rule, ...more] = alerts(objects, 'EtcdDefragmentationFailed');
+  expect(more).toEqual([]);
+  expect(alerts(renderPolicy(etcdPolicy(shell, metrics)), 'EtcdDefragmentationFailed')).toEqual([]);
+  const outcome = (o: string, values: string) => ({
+    series: `etcd_backup_defrag_last_run{namespace="kube-system", policy="etcd", target="etcd-defrag", outcome="${o}", job="backup-cronjobs"}`,
+    values,
+  });
+  const out = promtoolTest(ruleOf(objects), [
+    {
+      interval: '1m',
+      input_series: [
+        // success at 0m, failed at 10m, skipped at 70m
+        outcome('success', '1+0x9 0+0x90'),
+        outcome('failed', '0+0x9 1+0x59 0+0x30'),
+        outcome('skipped', '0+0x69 1+0x30'),
+      ],
+      alert_rule_test: [
+        { eval_time: '5m', alertname: 'EtcdDefragmentationFailed', exp_alerts: [] },
+        {
+          eval_time: '15m',
+          alertname: 'EtcdDefragmentationFailed',
+          exp_alerts: [
+            {
+              exp_labels: { severity: 'warning', policy: 'etcd', namespace: 'kube-system' },
+              exp_annotations: { summary: rule.annotations.summary, description: rule.annotations.description },
+            },
+          ],
+        },
+        { eval_time: '80m', alertname: 'EtcdDefragmentationFailed', exp_alerts: [] },
+      ],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
+});
+
 // ---------------------------------------------------------------------------------------------
 // plan
 
