@@ -24,6 +24,7 @@ export type {
   EtcdDistribution,
   EtcdCertificates,
   EtcdControlPlaneFiles,
+  EtcdDefragmentation,
   EtcdDestination,
   EtcdHostPathDestination,
   EtcdPvcDestination,

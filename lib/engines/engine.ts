@@ -112,8 +112,8 @@ export interface BackupStore {
   readonly objectLock?: { readonly mode: string; readonly seconds: number };
 }
 
-/** What a CronJob does: back up, prune, or test-restore the newest backup. */
-export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill';
+/** What a CronJob does: back up, prune, test-restore the newest backup, or maintain the source (etcd's defragmentation). */
+export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill' | 'maintenance';
 
 /**
  * Whether an engine implements a policy-wide feature (`spec.encryption`,
@@ -208,6 +208,23 @@ export interface EngineProps<Props, Fields extends PropsFields = PropsFields> {
   readonly fields: Fields;
 }
 
+/**
+ * What an engine's own alert rules (`alertRules`) may read of a policy that
+ * pushes metrics and renders a PrometheusRule.
+ */
+export interface AlertContext {
+  readonly namespace: string;
+  /** The policy's name (its `policy` label). */
+  readonly policy: string;
+  /** The metric name prefix (the engine's). */
+  readonly prefix: string;
+  readonly severity: string;
+  /** How long a value a run pushed must be seen before its alert fires: once per run. */
+  readonly reportedFor: string;
+  /** The CronJob names of the policy's targets of `component` that are not suspended. */
+  targets(component: TargetComponent): readonly string[];
+}
+
 /** An engine: one folder under `lib/engines/`, one line in `lib/registry.ts`. */
 export interface EngineDefinition<Spec, Props = never, Fields extends PropsFields = PropsFields> {
   /** Its flat props for the front ends' schedule construct and component. @default - none: only `BackupPolicy` renders it */
@@ -258,4 +275,10 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
    * PrometheusRule's BackupSourceAlarm). @default - none
    */
   readonly sourceAlarms?: Readonly<Record<string, string>>;
+  /**
+   * Its own alert rules over what its runs push (etcd: a member still fragmented after a defragmentation),
+   * added to the policy's PrometheusRule when the policy pushes metrics (validated specs only).
+   * @default - none
+   */
+  alertRules?(spec: Spec, context: AlertContext): Record<string, unknown>[];
 }

@@ -27,11 +27,15 @@ export function reportedSeries(
 /** How long a value a backup run pushed (an alarm, a shrink) must be seen before its alert fires: once per run. */
 export const REPORTED_FOR = '1m';
 
-/** The alarm rules of a policy whose engine reports alarms and whose runs push metrics (else none). */
+/**
+ * The alarm rules of a policy whose engine reports alarms and whose runs push metrics (else none). The
+ * maintenance runs (etcd's defragmentation) push the alarms too, and are watched with the backups.
+ */
 export function sourceAlarmRules(r: ResolvedPolicy, watched: readonly ResolvedTarget[]): Record<string, unknown>[] {
   const alarms = engineDefinition(r.engine).sourceAlarms;
   const { rule, metrics } = r;
   if (!rule || !metrics || !alarms || watched.length === 0) return [];
+  const runs = watched.some((t) => t.component === 'maintenance') ? 'backup or maintenance run' : 'backup run';
   return Object.entries(alarms).map(([alarm, meaning]) => ({
     alert: 'BackupSourceAlarm',
     expr: `max by (namespace, policy, alarm) (${reportedSeries(r, metrics.prefix, 'source_alarm', watched, `, alarm="${alarm}"`)}) > 0`,
@@ -39,7 +43,7 @@ export function sourceAlarmRules(r: ResolvedPolicy, watched: readonly ResolvedTa
     labels: { severity: rule.severity, policy: r.name },
     annotations: {
       summary: `The database that policy ${r.name} backs up has raised the ${alarm} alarm`,
-      description: `The last backup run of policy ${r.name} saw the ${alarm} alarm raised: ${meaning}. Backups still run.`,
+      description: `The last ${runs} of policy ${r.name} saw the ${alarm} alarm raised: ${meaning}. Backups still run.`,
     },
   }));
 }
@@ -92,4 +96,19 @@ export function copyFailedRules(r: ResolvedPolicy, watched: readonly ResolvedTar
       },
     },
   ];
+}
+
+/** The engine's own rules (EngineDefinition.alertRules) of a policy that pushes metrics (else none). */
+export function engineAlertRules(r: ResolvedPolicy, active: readonly ResolvedTarget[]): Record<string, unknown>[] {
+  const { rule, metrics } = r;
+  const definition = engineDefinition(r.engine);
+  if (!rule || !metrics || !definition.alertRules) return [];
+  return definition.alertRules(r.policy.spec[r.engine], {
+    namespace: r.namespace,
+    policy: r.name,
+    prefix: metrics.prefix,
+    severity: rule.severity,
+    reportedFor: REPORTED_FOR,
+    targets: (component) => active.filter((t) => t.component === component).map((t) => t.name),
+  });
 }

@@ -10,7 +10,7 @@ import { shortestIntervalMinutes } from '../schedule';
 import { formatDuration } from '../units';
 import { ResolvedPolicy, ResolvedTarget, commonLabels } from './resolve';
 import { driftRules } from './alerts-drift';
-import { contentShrankRules, copyFailedRules, sourceAlarmRules } from './alerts-source';
+import { contentShrankRules, copyFailedRules, engineAlertRules, sourceAlarmRules } from './alerts-source';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
@@ -195,9 +195,10 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
             ...metricsMissing,
             ...drillRules,
             ...driftRules(r, backups),
-            ...sourceAlarmRules(r, backups),
+            ...sourceAlarmRules(r, [...backups, ...active.filter((t) => t.component === 'maintenance')]),
             ...contentShrankRules(r, backups),
             ...copyFailedRules(r, backups),
+            ...engineAlertRules(r, active),
           ],
         },
       ],

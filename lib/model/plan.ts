@@ -172,3 +172,15 @@ function findOverlaps(targets: readonly PlanTarget[]): PlanOverlap[] {
 }
 
 const strip = (r: PlanRun): PlanRun => ({ start: r.start, end: r.end });
+
+/**
+ * The overlaps of a maintenance CronJob (etcd's defragmentation) with a backup of its serialization group:
+ * the hook of a warning that one waits for the other (the scheduler serializes them: the later pod is
+ * Pending, its deadline counting). Among `plan.overlaps`, with reason `group`.
+ */
+export function maintenanceOverlaps(plan: Plan): PlanOverlap[] {
+  const components = (o: PlanOverlap) => o.targets.map((i) => plan.targets[i].component).sort();
+  return plan.overlaps.filter(
+    (o) => o.reason === 'group' && components(o).join(',') === ['backup', 'maintenance'].join(','),
+  );
+}

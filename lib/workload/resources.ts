@@ -40,6 +40,8 @@ export const STEP_RESOURCES = {
    * etcd's default 2 GiB backend quota, filled.
    */
   etcdSnapshot: profile('100m', '256Mi', '3Gi'),
+  /** etcdctl calls whose work the server does (member list, endpoint status and health, defrag): a Go gRPC client (endpoint status: 16 MiB measured). */
+  etcdctl: profile('10m', '32Mi', '128Mi'),
   /** etcdctl/etcdutl snapshot restore (the snapshot's size + 40 MiB) and, in a drill, a temporary etcd member on it. */
   etcdRestore: profile('100m', '256Mi', '3Gi'),
   /** redis-cli --rdb to a file (7 MiB measured) and gzip (2 MiB). */

@@ -48,6 +48,14 @@ export const ETCD_DEFAULTS = {
   /** Metric names start with this (see push_metrics in common.sh). */
   metricsPrefix: 'etcd_backup',
   restorePeerUrl: 'https://$(ETCD_RESTORE_HOST_IP):2380',
+  /** spec.etcd.defragmentation: members whose fragmentation is above this percentage are defragmented (etcd-mixin's etcdDatabaseHighFragmentationRatio point). */
+  defragThresholdPercent: 50,
+  /** spec.etcd.defragmentation: `etcdctl --command-timeout` of one member's defragmentation. */
+  defragMemberTimeout: '5m',
+  /** EtcdFragmentationHigh fires only for a member whose database file is over this after the run (etcd's own mixin floor: etcd-io/etcd#14221): a small file's free pages cost little. */
+  defragAlertMinBytes: 104857600,
+  /** Deadline of a defragmentation run: a few members, each within its memberTimeout, and the checks between them. */
+  defragTimeout: '30m',
   /** The etcd client flags' timeouts for `endpoint status` (the snapshot itself has only the Job deadline). */
   dialTimeout: '10s',
   commandTimeout: '15s',
@@ -150,6 +158,8 @@ export const ETCD_PATHS = {
   restore: '/restore',
   /** `controlPlaneFiles.paths` are mounted read-only at this prefix followed by their host path. */
   hostFiles: '/host',
+  /** What the defragmentation's steps hand on to each other. */
+  defrag: '/scratch/defrag',
   /** What the steps of a restore drill hand on to each other. */
   drill: '/scratch/drill',
 } as const;

@@ -1,5 +1,6 @@
 /** The etcd engine: control-plane snapshots from plain CronJobs (cluster or per node), verified, with retention. */
 import type { EngineDefinition } from '../engine';
+import { etcdAlertRules } from './alerts';
 import { ETCD_ALARMS, ETCD_DEFAULTS } from './defaults';
 import { openshiftObjects, restoreWithServiceAccount, withServiceAccount } from './openshift';
 import { resolveEtcd } from './resolve';
@@ -10,8 +11,8 @@ import { etcdSchema } from './schema';
 import { etcdTargets } from './targets';
 import type { EtcdSpec } from './types';
 import type { EtcdScheduleProps } from './props';
-import type { NO_OWN_FIELDS } from '../props';
 import { ETCD_PROPS } from './props';
+import type { ETCD_FIELDS } from './props';
 import { validateEtcd } from './validate';
 
 export * from './types';
@@ -34,7 +35,7 @@ function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
   return r;
 }
 
-export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO_OWN_FIELDS> = {
+export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof ETCD_FIELDS> = {
   props: ETCD_PROPS,
   schema: etcdSchema,
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
@@ -80,4 +81,5 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof NO
   },
   encryption: true,
   drill: true,
+  alertRules: (spec, context) => etcdAlertRules(spec, context),
 };

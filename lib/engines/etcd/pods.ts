@@ -123,12 +123,16 @@ export function s3Volumes(spec: ResolvedEtcd): Volume[] {
   return spec.destination.kind === 's3' ? s3CaVolumes(spec.destination.s3) : [];
 }
 
-/** The etcd client's env (etcdctl reads ETCDCTL_<FLAG>): one endpoint, the client certificate. */
-function etcdctlEnv(spec: ResolvedEtcd): EngineEnvVar[] {
+/**
+ * The etcd client's env (etcdctl reads ETCDCTL_<FLAG>): one endpoint, the client certificate. Without
+ * `endpoint` no ETCDCTL_ENDPOINTS: for a step that names each member with --endpoints (etcdctl refuses a
+ * flag that an ETCDCTL_ variable also sets).
+ */
+export function etcdctlEnv(spec: ResolvedEtcd, endpoint = true): EngineEnvVar[] {
   const c = spec.certificates;
   return [
     { name: 'ETCDCTL_API', value: '3' },
-    { name: 'ETCDCTL_ENDPOINTS', value: spec.endpoint },
+    ...(endpoint ? [{ name: 'ETCDCTL_ENDPOINTS', value: spec.endpoint }] : []),
     { name: 'ETCDCTL_DIAL_TIMEOUT', value: ETCD_DEFAULTS.dialTimeout },
     ...(spec.tls
       ? [
@@ -141,7 +145,8 @@ function etcdctlEnv(spec: ResolvedEtcd): EngineEnvVar[] {
   ];
 }
 
-function certVolumes(spec: ResolvedEtcd): { volumes: Volume[]; mounts: VolumeMount[] } {
+/** The client certificates' host directory, mounted read-only (none without TLS). */
+export function certVolumes(spec: ResolvedEtcd): { volumes: Volume[]; mounts: VolumeMount[] } {
   if (!spec.tls) return { volumes: [], mounts: [] };
   return {
     volumes: [{ name: 'etcd-certs', hostPath: { path: spec.certificates.hostPath, type: 'Directory' } }],

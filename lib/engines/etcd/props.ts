@@ -1,6 +1,6 @@
 /** Props of one etcd backup schedule (cdk8s `EtcdBackupSchedule`, a Pulumi component) → policy. */
 import type { EngineProps } from '../engine';
-import type { EnginePolicyDocument, PropsLayout, SchedulePolicyProps } from '../props';
+import type { EnginePolicyDocument, PropsFields, PropsLayout, SchedulePolicyProps } from '../props';
 import { NO_OWN_FIELDS, flatEnginePolicy } from '../props';
 import type { JobSettings } from '../../policy/types';
 import type { EtcdSpec } from './types';
@@ -32,6 +32,7 @@ export const ETCD_SPEC_KEYS = [
   'controlPlaneFiles',
   'images',
   'restore',
+  'defragmentation',
 ] as const;
 
 // Compile-time guard: a new EtcdSpec field must be listed above.
@@ -47,10 +48,19 @@ export function etcdSchedulePolicy(props: EtcdScheduleProps): EnginePolicyDocume
   return flatEnginePolicy<'etcd', EtcdSpec>('etcd', ETCD_SPEC_KEYS, props);
 }
 
-/** `EtcdBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. etcd has no pass-through field of its own (its `endpoint`'s scheme decides TLS). */
-export const ETCD_PROPS: EngineProps<EtcdScheduleProps, typeof NO_OWN_FIELDS> = {
+/**
+ * etcd fields a front end takes in another form: no pass-through field of its own (its `endpoint`'s scheme
+ * decides TLS), the defragmentation's `memberTimeout` (a cdk8s `Duration` too).
+ */
+export const ETCD_FIELDS = {
+  passThrough: NO_OWN_FIELDS.passThrough,
+  durations: ['memberTimeout'],
+} as const satisfies PropsFields;
+
+/** `EtcdBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. */
+export const ETCD_PROPS: EngineProps<EtcdScheduleProps, typeof ETCD_FIELDS> = {
   typeName: 'EtcdBackupSchedule',
   shape: ETCD_PROPS_LAYOUT.shape,
   toPolicy: (props) => etcdSchedulePolicy(props),
-  fields: NO_OWN_FIELDS,
+  fields: ETCD_FIELDS,
 };

@@ -1,6 +1,8 @@
 /** `spec.etcd` with every default applied, once. */
 import { childPath } from '../../policy/errors';
 import type { JobSettings } from '../../policy/types';
+import { pickSettings } from '../../policy/settings';
+import { parseDuration } from '../../units';
 import { namedEntry } from '../../policy/named-entries';
 import { ResolvedS3, resolveS3 } from '../s3';
 import { ResolvedS3Copy, resolveS3Copies } from '../s3-copies';
@@ -22,6 +24,16 @@ export interface ResolvedNode {
   readonly name: string;
   /** The node's own settings (over spec.defaults). */
   readonly settings?: JobSettings;
+  readonly path: string;
+}
+
+/** `spec.etcd.defragmentation` with its defaults applied. */
+export interface ResolvedDefragmentation {
+  readonly thresholdPercent: number;
+  readonly memberTimeoutSeconds: number;
+  /** Its job settings (the schedule included), laid over `spec.defaults`. */
+  readonly settings: JobSettings;
+  /** `spec.etcd.defragmentation`, for messages. */
   readonly path: string;
 }
 
@@ -52,6 +64,8 @@ export interface ResolvedEtcd {
   readonly restoreCheck: boolean;
   /** Host directories archived with each snapshot (`controlPlaneFiles`). @default - none */
   readonly controlPlaneFiles?: readonly string[];
+  /** The maintenance CronJob that defragments the members. @default - none */
+  readonly defragmentation?: ResolvedDefragmentation;
   /** shell: the image of the hostPath/PVC finalize and prune steps. */
   readonly images: { readonly etcd: string; readonly busybox: string; readonly shell: string; readonly awsCli: string };
 }
@@ -98,6 +112,7 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
         }
       : { kind: 'hostPath', path: d?.hostPath?.path ?? ETCD_DEFAULTS.hostPath };
   const busybox = spec.images?.busybox ?? ETCD_DEFAULTS.busyboxImage;
+  const defrag = spec.defragmentation;
   return {
     mode,
     distribution,
@@ -120,6 +135,12 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
     retentionScope: spec.retentionScope ?? ETCD_DEFAULTS.retentionScope,
     restoreCheck: spec.restoreCheck ?? ETCD_DEFAULTS.restoreCheck,
     controlPlaneFiles: spec.controlPlaneFiles ? (spec.controlPlaneFiles.paths ?? profile.controlPlaneFiles) : undefined,
+    defragmentation: defrag && {
+      thresholdPercent: defrag.thresholdPercent ?? ETCD_DEFAULTS.defragThresholdPercent,
+      memberTimeoutSeconds: parseDuration(defrag.memberTimeout ?? ETCD_DEFAULTS.defragMemberTimeout),
+      settings: pickSettings(defrag),
+      path: childPath(path, 'defragmentation'),
+    },
     images: {
       etcd: spec.images?.etcd ?? ETCD_DEFAULTS.etcdImage,
       busybox,

@@ -1,5 +1,17 @@
 import { DISTRIBUTIONS, ETCD_DEFAULTS, NODE_VARIABLE } from './defaults';
-import { PATTERNS, Schema, arr, bool, image, int, nonEmptyStr, obj, str, strEnum } from '../../policy/schema-builders';
+import {
+  PATTERNS,
+  Schema,
+  arr,
+  bool,
+  duration,
+  image,
+  int,
+  nonEmptyStr,
+  obj,
+  str,
+  strEnum,
+} from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
 import { s3CopiesSchema } from '../s3-copies';
@@ -148,4 +160,21 @@ export const etcdSchema = obj('etcd control-plane snapshots.', {
       Number.MAX_SAFE_INTEGER,
     ),
   }),
+  defragmentation: obj(
+    "Scheduled defragmentation of the members: one CronJob <policy>-defrag for the cluster, in the snapshots' serialization group; one member at a time, the leader last, only those above thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over spec.defaults.",
+    {
+      ...jobSettingsProperties,
+      schedule: nonEmptyStr('When the defragmentation runs (5 fields or a macro; H fields are hashed).'),
+      thresholdPercent: int(
+        'Defragment only members whose fragmentation, (dbSize - dbSizeInUse) / dbSize, is above this percentage.',
+        1,
+        99,
+        { default: ETCD_DEFAULTS.defragThresholdPercent },
+      ),
+      memberTimeout: duration("One member's defragmentation may take this long (etcdctl --command-timeout).", {
+        default: ETCD_DEFAULTS.defragMemberTimeout,
+      }),
+    },
+    ['schedule'],
+  ),
 });

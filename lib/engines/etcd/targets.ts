@@ -5,15 +5,17 @@
  * destination one per `perNode` node, pinned to it and mounting only its
  * directory (cluster mode names no nodes: refused by validation); for a PVC or
  * S3 destination one for the policy, honouring `retentionScope`; with
- * `spec.drill`, one restore-drill CronJob per backup target (drill.ts).
+ * `spec.drill`, one restore-drill CronJob per backup target (drill.ts); with
+ * `defragmentation`, one maintenance CronJob for the cluster (defrag.ts).
  */
 import { labelValue } from '../../kubernetes/names';
 import { mergeSettings } from '../../policy/settings';
 import type { EngineTarget, PolicyContext } from '../engine';
 import { ETCD_DEFAULTS } from './defaults';
+import { defragPod } from './defrag';
 import { drillPod } from './drill';
 import { backupPod, prunePod } from './pods';
-import type { ResolvedEtcd, ResolvedNode } from './resolve';
+import type { ResolvedDefragmentation, ResolvedEtcd, ResolvedNode } from './resolve';
 
 const LABEL_PREFIX = 'backup-cronjobs.io';
 
@@ -28,7 +30,8 @@ export function etcdTargets(spec: ResolvedEtcd, policy: PolicyContext): EngineTa
         ? spec.nodes.map((node) => pruneTarget(spec, policy, node, pruneSchedule))
         : [pruneTarget(spec, policy, undefined, pruneSchedule)];
   const drills = policy.drill ? nodes.map((node) => drillTarget(spec, policy, node)) : [];
-  return [...backups, ...prunes, ...drills];
+  const defrag = spec.defragmentation ? [defragTarget(spec, policy, spec.defragmentation)] : [];
+  return [...backups, ...prunes, ...drills, ...defrag];
 }
 
 function labels(mode: string, node: ResolvedNode | undefined): Record<string, string> {
@@ -98,5 +101,24 @@ function drillTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNo
     defaults: { timeout: ETCD_DEFAULTS.drillTimeout },
     node: pinned,
     pod: (ctx) => drillPod(spec, policy, node?.name, ctx),
+  };
+}
+
+/**
+ * The defragmentation CronJob, `<policy>-defrag`: one for the cluster in both
+ * modes (it reaches every member from one node), with the settings of
+ * `spec.defaults`, then `spec.etcd.defragmentation`.
+ */
+function defragTarget(spec: ResolvedEtcd, policy: PolicyContext, defrag: ResolvedDefragmentation): EngineTarget {
+  return {
+    id: `etcd|${policy.metadata.name}|defrag`,
+    nameParts: ['defrag'],
+    key: 'cluster',
+    component: 'maintenance',
+    labels: labels(spec.mode, undefined),
+    overrides: defrag.settings,
+    settingsPath: defrag.path,
+    defaults: { timeout: ETCD_DEFAULTS.defragTimeout },
+    pod: (ctx) => defragPod(spec, defrag, ctx),
   };
 }

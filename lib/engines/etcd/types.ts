@@ -155,6 +155,43 @@ export interface EtcdControlPlaneFiles {
   readonly allowUnencrypted?: boolean;
 }
 
+/**
+ * Scheduled defragmentation of the cluster's members (opt-in): one CronJob
+ * `<policy>-defrag` for the cluster (in `perNode` mode too), on the role's
+ * nodes with the host network and the client certificates of the backups, in
+ * the snapshots' serialization group (it never runs beside a snapshot). From
+ * the local member it lists every member; it refuses to defragment anything
+ * while a member is unhealthy or an alarm is raised (the run then succeeds
+ * with the outcome `skipped`: the member or the alarm is alerted on its own);
+ * else it defragments, one member at a time and the leader last, each member
+ * whose fragmentation, `(dbSize - dbSizeInUse) / dbSize`, is above
+ * `thresholdPercent`, and checks the member's health after each. Job settings
+ * here are laid over `spec.defaults`, field by field.
+ * See docs/engines/etcd.md#defragmentation.
+ */
+export interface EtcdDefragmentation extends JobSettings {
+  /** When the defragmentation runs (5 fields or a macro, `H` fields hashed; the cron rules of every schedule). */
+  readonly schedule: string;
+  /**
+   * Defragment only the members whose fragmentation is above this percentage
+   * of their database file (1-99). 50 is where etcd's own Prometheus mixin
+   * alerts (`etcdDatabaseHighFragmentationRatio`: in use / total below 0.5,
+   * etcd-io/etcd#14221) and close to OpenShift's defragmentation controller
+   * (`maxFragmentedPercentage` 45): a defragmentation blocks the member's reads
+   * and writes while it copies the live data, and below that the freed pages
+   * are mostly reused by the next writes anyway.
+   * @default 50
+   */
+  readonly thresholdPercent?: number;
+  /**
+   * How long one member's defragmentation may take
+   * (`etcdctl --command-timeout`); etcdctl's own default, 5s, is short for a
+   * large database. Must be shorter than the run's `timeout`.
+   * @default '5m'
+   */
+  readonly memberTimeout?: string;
+}
+
 export interface EtcdSpec {
   /**
    * `cluster`: one CronJob on any control-plane node, snapshotting its local
@@ -215,4 +252,6 @@ export interface EtcdSpec {
   readonly images?: EtcdImages;
   /** Defaults of the restore Jobs that `backup-cronjobs restore` prints. @default - every field's default */
   readonly restore?: EtcdRestoreSpec;
+  /** Scheduled defragmentation of the members (a maintenance CronJob). @default - none */
+  readonly defragmentation?: EtcdDefragmentation;
 }

@@ -10,6 +10,8 @@ import { DISTRIBUTIONS, ETCD_DEFAULTS } from './defaults';
 import { destinationKind, isTls } from './resolve';
 import type { EtcdSpec } from './types';
 import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
+import { checkedDuration, validateSettings } from '../../policy/settings';
+import { durationProblem, formatDuration, parseDuration } from '../../units';
 
 export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const path = policy.path;
@@ -55,6 +57,7 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     );
 
   validateControlPlaneFiles(spec, policy, issues);
+  validateDefragmentation(spec, policy, issues);
 
   const kind = destinationKind(spec);
   if ((spec.retentionScope ?? ETCD_DEFAULTS.retentionScope) === 'cluster' && kind === 'hostPath') {
@@ -131,6 +134,52 @@ function validateControlPlaneFiles(spec: EtcdSpec, policy: PolicyContext, issues
     issues.add(
       at,
       `received paths ${paths.map((p) => show(p)).join(', ')} to archive without spec.encryption; the archive holds the cluster's private keys: allowed with spec.encryption.age, or stored in the clear with controlPlaneFiles.allowUnencrypted: true`,
+    );
+  }
+}
+
+/**
+ * `defragmentation`: its job settings as at every level; a member's timeout
+ * that ends before the run's deadline would (the Job's deadline would stop a
+ * member's defragmentation midway, which etcd finishes alone while the run
+ * reports nothing); and the snapshots' serialization group, which it must
+ * keep (a defragmentation blocks the member a snapshot reads from).
+ */
+/** The longest Go `time.Duration`, in whole seconds (2^63 - 1 ns): what etcdctl's duration flags parse. */
+const GO_DURATION_MAX_SECONDS = Math.floor(Number(2n ** 63n - 1n) / 1e9);
+
+function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
+  const d = spec.defragmentation;
+  if (!d) return;
+  const at = childPath(policy.path, 'defragmentation');
+  validateSettings(d, at, issues);
+  const memberPath = childPath(at, 'memberTimeout');
+  const member =
+    checkedDuration(d.memberTimeout, memberPath, issues) ?? parseDuration(ETCD_DEFAULTS.defragMemberTimeout);
+  if (member === 0) issues.add(memberPath, `received ${show(d.memberTimeout)}; must be longer than 0s`);
+  if (member > GO_DURATION_MAX_SECONDS) {
+    issues.add(
+      memberPath,
+      `received ${show(d.memberTimeout)}; etcdctl's --command-timeout is a Go duration (int64 nanoseconds): at most ${formatDuration(GO_DURATION_MAX_SECONDS)}`,
+    );
+    return;
+  }
+  const [timeoutPath, timeout] =
+    d.timeout !== undefined
+      ? [childPath(at, 'timeout'), d.timeout]
+      : policy.defaults?.timeout !== undefined
+        ? ['spec.defaults.timeout', policy.defaults.timeout]
+        : ['the default timeout', ETCD_DEFAULTS.defragTimeout];
+  if (member > 0 && durationProblem(timeout) === undefined && member >= parseDuration(timeout)) {
+    issues.add(
+      memberPath,
+      `received ${show(d.memberTimeout ?? ETCD_DEFAULTS.defragMemberTimeout)}; must be shorter than the run's timeout (${timeoutPath}: ${show(timeout)}), or the Job's deadline stops a member's defragmentation midway: at most ${formatDuration(Math.max(parseDuration(timeout) - 1, 1))}, or raise ${childPath(at, 'timeout')}`,
+    );
+  }
+  if (d.placement?.serializationGroup !== undefined) {
+    issues.add(
+      childPath(childPath(at, 'placement'), 'serializationGroup'),
+      `received ${show(d.placement.serializationGroup)}; the defragmentation runs in the snapshots' serialization group (${show(ETCD_DEFAULTS.serializationGroup)}, or spec.defaults.placement.serializationGroup), so that it never blocks a member while a snapshot reads from it: remove it here`,
     );
   }
 }

@@ -3,7 +3,7 @@ import * as crypto from 'crypto';
 import * as fsp from 'fs/promises';
 import * as path from 'path';
 import { CommandResult, cleanEnv, requireCommands, runCommand, runOk } from './commands';
-import { BaseHandle, freePort, launch, waitReady } from './processes';
+import { BaseHandle, freePort, launch, makeTempDir, removeTempDir, waitReady } from './processes';
 
 export interface EtcdOptions {
   /** https client URL + mTLS (client-cert-auth). Default false. */
@@ -260,4 +260,174 @@ export function startEtcdFromSnapshot(
   opts: Omit<EtcdOptions, 'snapshot' | 'dataDir'> = {},
 ): Promise<EtcdHandle> {
   return startEtcd({ ...opts, snapshot: snapshotFile });
+}
+
+export interface EtcdClusterOptions {
+  /** Number of members. Default 3. */
+  members?: number;
+  /** https client and peer URLs with mTLS (client-cert-auth, peer-client-cert-auth), one PKI. Default false. */
+  tls?: boolean;
+  /** etcd's `--quota-backend-bytes` of every member (a small quota lets a test raise NOSPACE). */
+  quotaBackendBytes?: number;
+  readyTimeoutMs?: number;
+}
+
+/** One member of a cluster of startEtcdCluster. */
+export interface EtcdMember {
+  /** m1, m2, ... */
+  readonly name: string;
+  /** Its client URL (`--advertise-client-urls`). */
+  readonly endpoint: string;
+  readonly peerUrl: string;
+  /** Kept across stopMember/startMember; removed by the cluster's stop(). */
+  readonly dataDir: string;
+  /** Whether its process runs (stopMember / startMember). */
+  running(): boolean;
+  /** Its server log (the current process's). */
+  logs(): string;
+}
+
+export interface EtcdClusterHandle {
+  readonly members: readonly EtcdMember[];
+  readonly tls: boolean;
+  /** The kubeadm-like pki dir (only with tls): the server certificate serves the peers too. */
+  readonly pkiDir?: string;
+  /** etcdctl against one member (default the first) with the client certificate; rejects on a non-zero exit. */
+  etcdctl(args: string[], member?: number): Promise<string>;
+  /** Same, never rejects for an exit code. */
+  etcdctlRaw(args: string[], member?: number): Promise<CommandResult>;
+  /** Stops member `i` (SIGTERM, its data kept). */
+  stopMember(i: number): Promise<void>;
+  /** Starts member `i` again on its data dir, and waits until it is healthy. */
+  startMember(i: number): Promise<void>;
+  /** Stops every member and removes their data. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A cluster of etcd members on 127.0.0.1 (free client and peer ports, `--initial-cluster` naming them all),
+ * with a handle to stop and start one member. With tls, one PKI (generateEtcdPki): the server certificate
+ * (SAN 127.0.0.1, serverAuth and clientAuth) is every member's serving and peer certificate, and both client
+ * and peer connections need a certificate of the CA.
+ */
+export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<EtcdClusterHandle> {
+  const etcdctlPath = requireCommands('etcd', 'etcdctl').etcdctl;
+  const tls = !!opts.tls;
+  const count = opts.members ?? 3;
+  const dir = await makeTempDir('etcd-cluster');
+  const pkiDir = tls ? await generateEtcdPki(path.join(dir, 'pki')) : undefined;
+  const scheme = tls ? 'https' : 'http';
+  const ports = [];
+  for (let i = 0; i < count; i++) ports.push({ client: await freePort(), peer: await freePort() });
+  const specs = ports.map((p, i) => ({
+    name: `m${i + 1}`,
+    endpoint: `${scheme}://127.0.0.1:${p.client}`,
+    peerUrl: `${scheme}://127.0.0.1:${p.peer}`,
+    dataDir: path.join(dir, `m${i + 1}`),
+  }));
+  const initialCluster = specs.map((m) => `${m.name}=${m.peerUrl}`).join(',');
+  const pki = (f: string) => path.join(pkiDir ?? '', f);
+
+  const raw = (args: string[], member = 0) => {
+    const a = [`--endpoints=${specs[member].endpoint}`, '--dial-timeout=2s', '--command-timeout=10s'];
+    if (pkiDir)
+      a.push(
+        `--cacert=${pki('ca.crt')}`,
+        `--cert=${pki('healthcheck-client.crt')}`,
+        `--key=${pki('healthcheck-client.key')}`,
+      );
+    return runCommand(etcdctlPath, [...a, ...args], { env: cleanEnv({ ETCDCTL_API: '3' }), timeoutMs: 30000 });
+  };
+  const ok = async (args: string[], member = 0) => {
+    const r = await raw(args, member);
+    if (r.code !== 0)
+      throw new Error(
+        `etcdctl ${args.join(' ')} exited with ${r.code ?? r.signal}\n${r.stdout.toString()}\n${r.stderr}`,
+      );
+    return r.stdout.toString('utf8');
+  };
+
+  const processes: (BaseHandle | undefined)[] = specs.map(() => undefined);
+  const start = async (i: number) => {
+    const m = specs[i];
+    const { base } = await launch({
+      label: `etcd-${m.name}`,
+      binary: 'etcd',
+      prepare: () => Promise.resolve(m),
+      argv: () => [
+        `--name=${m.name}`,
+        `--data-dir=${m.dataDir}`,
+        `--listen-client-urls=${m.endpoint}`,
+        `--advertise-client-urls=${m.endpoint}`,
+        `--listen-peer-urls=${m.peerUrl}`,
+        `--initial-advertise-peer-urls=${m.peerUrl}`,
+        `--initial-cluster=${initialCluster}`,
+        '--initial-cluster-state=new',
+        '--initial-cluster-token=bcj-test',
+        '--logger=zap',
+        '--log-outputs=stderr',
+        ...(opts.quotaBackendBytes !== undefined ? [`--quota-backend-bytes=${opts.quotaBackendBytes}`] : []),
+        ...(pkiDir
+          ? [
+              `--cert-file=${pki('server.crt')}`,
+              `--key-file=${pki('server.key')}`,
+              '--client-cert-auth',
+              `--trusted-ca-file=${pki('ca.crt')}`,
+              `--peer-cert-file=${pki('server.crt')}`,
+              `--peer-key-file=${pki('server.key')}`,
+              '--peer-client-cert-auth',
+              `--peer-trusted-ca-file=${pki('ca.crt')}`,
+            ]
+          : []),
+      ],
+      env: (tmp) => cleanEnv({ HOME: tmp }),
+      ready: async (proc) => {
+        await waitReady(
+          proc,
+          'etcdctl endpoint health',
+          opts.readyTimeoutMs ?? 30000,
+          async () => {
+            const r = await raw(['endpoint', 'health'], i);
+            if (r.code === 0) return true;
+            throw new Error(r.stderr.trim() || r.stdout.toString().trim());
+          },
+          200,
+        );
+      },
+    });
+    processes[i] = base;
+  };
+  const stopMember = async (i: number) => {
+    await processes[i]?.stop();
+    processes[i] = undefined;
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await Promise.all(specs.map((_, i) => stopMember(i)));
+      await removeTempDir(dir);
+    })();
+    return stopping;
+  };
+  try {
+    // together: a member is healthy only once a quorum runs
+    await Promise.all(specs.map((_, i) => start(i)));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return {
+    members: specs.map((m, i) => ({
+      ...m,
+      running: () => processes[i] !== undefined,
+      logs: () => processes[i]?.logs() ?? '',
+    })),
+    tls,
+    pkiDir,
+    etcdctl: ok,
+    etcdctlRaw: raw,
+    stopMember,
+    startMember: start,
+    stop,
+  };
 }

@@ -236,13 +236,15 @@ export async function waitReady<T>(
   }
 }
 
-async function makeTempDir(prefix: string): Promise<string> {
+/** A temp dir under os.tmpdir() that the watchdog removes if the test process dies first. */
+export async function makeTempDir(prefix: string): Promise<string> {
   const d = await fsp.mkdtemp(path.join(os.tmpdir(), `bcj-${prefix}-`));
   if (!/\s/.test(d)) watchdogSend(`d${d}`);
   return d;
 }
 
-async function removeTempDir(d: string): Promise<void> {
+/** Removes a dir of makeTempDir (and tells the watchdog). */
+export async function removeTempDir(d: string): Promise<void> {
   await fsp.rm(d, { recursive: true, force: true }).catch(() => undefined);
   watchdogSend(`x${d}`);
 }

@@ -1127,8 +1127,47 @@ export const etcdSpec = (pools: Pools) =>
           }),
           2,
         ),
+        // one document in four: a whole settings level more refuses documents (see defragmentation)
+        defragmentation: some(defragmentation(pools), 1),
       }),
     );
+
+/**
+ * spec.etcd.defragmentation: every job setting of a level, its own schedule, the edges of the threshold and
+ * the member timeout, each refusal rare: the etcd documents are near the floor of accepted ones (25%), and
+ * the field is there in one document in four. Two refusals are kept in one case in ten: a serialization
+ * group of its own, and the default member timeout (5m) against a run timeout that may be shorter.
+ */
+const defragmentation = (pools: Pools) =>
+  fc
+    .tuple(
+      // plausible job settings, two times in three: their grammar is fuzzed at every other level (a whole level
+      // more, adversarial or always there, would refuse so many documents that too few reach rendering)
+      fc.oneof(
+        { weight: 1, arbitrary: fc.constant<Record<string, unknown>>({}) },
+        { weight: 2, arbitrary: jobSettings({ adversarial: false }) },
+      ),
+      // mostly the weekly maintenance schedules people write: the schedule grammar is fuzzed at every level already
+      fc.oneof(
+        { weight: 1, arbitrary: schedules(pools) },
+        { weight: 9, arbitrary: fc.constantFrom('@weekly', '30 3 * * 0', '0 4 * * 6') },
+      ),
+      some(pick(pools, [1, 30, 50, 99], [0, 100, 50.5, -1], 60), 2),
+      some(pick(pools, ['10s', '20s'], ['0s', '1h', '5 minutes', '99999w'], 60), 8),
+      fc.nat(9),
+    )
+    .map(([settings, schedule, thresholdPercent, memberTimeout, dice]) => {
+      const placement = settings.placement as Record<string, unknown> | undefined;
+      const keep = dice === 0;
+      const { serializationGroup: _own, ...rest } = placement ?? {};
+      return defined({
+        ...settings,
+        placement: placement && !keep ? defined(rest) : placement,
+        schedule,
+        thresholdPercent,
+        memberTimeout: memberTimeout ?? (keep ? undefined : '10s'),
+      });
+    });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -1140,7 +1179,14 @@ const SPECS: Record<EngineKey, (pools: Pools) => fc.Arbitrary<Record<string, unk
 
 /** A random document of `engine`. */
 export function policyOf(engine: EngineKey, pools: Pools): fc.Arbitrary<Doc> {
-  const docs = documentOf(pools, engine, SPECS[engine](pools));
+  // a mixed run draws one document in four from the plausible pool only: each field with adversarial values
+  // refuses a share of the documents, and with every field a feature adds, too few would reach rendering
+  const docs = pools.adversarial
+    ? fc.oneof(
+        { weight: 3, arbitrary: documentOf(pools, engine, SPECS[engine](pools)) },
+        { weight: 1, arbitrary: documentOf(PLAUSIBLE, engine, SPECS[engine](PLAUSIBLE)) },
+      )
+    : documentOf(pools, engine, SPECS[engine](pools));
   if (engine !== 'etcd') return docs;
   // etcd drills of cluster mode need a PVC or S3 destination: keep the refused combination in one case in five
   return fc
