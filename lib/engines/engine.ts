@@ -110,8 +110,8 @@ export interface BackupStore {
   readonly contentFacts: readonly string[];
 }
 
-/** What a CronJob does: back up, prune, or test-restore the newest backup. */
-export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill';
+/** What a CronJob does: back up, back up incrementally (Vitess), prune, or test-restore the newest backup. */
+export type TargetComponent = 'backup' | 'incremental-backup' | 'retention-prune' | 'restore-drill';
 
 /**
  * Whether an engine implements a policy-wide feature (`spec.encryption`,
@@ -153,6 +153,18 @@ export interface EngineTarget {
    * @default false
    */
   readonly restoresFirst?: boolean;
+  /**
+   * The database shard it backs up (Vitess: `<cluster>/<keyspace>/<shard>`): `plan` warns where
+   * a full and an incremental backup of one shard may run at once.
+   * @default - none
+   */
+  readonly shard?: string;
+  /**
+   * An incremental backup target: the recovery point it promises, in seconds (the age of its
+   * newest backup past which BackupRecoveryPointTooOld fires).
+   * @default - `staleAfterIntervals` of its shortest interval, plus its deadline
+   */
+  readonly maxRecoveryPointAgeSeconds?: number;
   readonly pod: (ctx: PodContext) => EnginePod;
 }
 
