@@ -178,6 +178,17 @@ export interface RestoreRequest {
   readonly snapshot: string;
 }
 
+/** What `backup-cronjobs restore --time` asks an engine for: a point-in-time restore procedure. */
+export interface PointInTimeRequest {
+  /** `--time`: the point in time, RFC 3339 as given (checked by the command). */
+  readonly time: string;
+  /** `--target`: one target of the policy in the engine's terms (Vitess: `<keyspace>/<shard>`). @default - every target that has one */
+  readonly target?: string;
+}
+
+/** An engine's point-in-time restore procedure (the commands to run, as text), or why the request does not fit the policy. */
+export type PointInTimeProcedure = { readonly text: string } | { readonly problems: readonly string[] };
+
 /** A one-off restore Job an engine describes, built by the same workload builder as the CronJobs. */
 export interface EngineJob {
   /** Name parts after the policy name. */
@@ -240,6 +251,12 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
   restoreJob?(spec: Spec, policy: PolicyContext, request: RestoreRequest): EngineRestore;
   /** Without `restoreJob`: how this engine's backups are restored instead. @default - none */
   readonly restoreHelp?: string;
+  /**
+   * The procedure that restores the policy's targets to a point in time (`backup-cronjobs restore
+   * --time`), printed for a person to follow, for a validated spec.
+   * @default - none: `--time` is refused
+   */
+  pointInTime?(spec: Spec, policy: PolicyContext, request: PointInTimeRequest): PointInTimeProcedure;
   /** Where each target's backups are stored (`backup-cronjobs list`). @default - none: `listHelp` */
   backupStores?(spec: Spec, policy: PolicyContext): readonly BackupStore[];
   /** Without `backupStores`: how this engine's backups are listed instead. @default - none */

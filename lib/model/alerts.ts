@@ -11,6 +11,7 @@ import { formatDuration } from '../units';
 import { ResolvedPolicy, ResolvedTarget, commonLabels } from './resolve';
 import { driftRules } from './alerts-drift';
 import { contentShrankRules, sourceAlarmRules } from './alerts-source';
+import { recoveryPointRules } from './alerts-incremental';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
@@ -191,6 +192,7 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
           name: `backup-cronjobs.${r.name}`,
           rules: [
             ...backupRules,
+            ...recoveryPointRules(r, active),
             ...notScheduled,
             ...metricsMissing,
             ...drillRules,

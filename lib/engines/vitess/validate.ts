@@ -141,6 +141,12 @@ function validateIncrementals(spec: VitessSpec, path: string, issues: IssueList)
         `received incremental backups with backupEngine ${show(engine)}; Vitess implements incremental backups and their point-in-time restore in its builtin engine (go/vt/mysqlctl/builtinbackupengine.go, executeIncrementalBackup): set backupEngine: builtin or remove incremental`,
       );
   });
+  const minBackupInterval = spec.vtbackupRetention?.minBackupInterval;
+  if (withIncrementals.length > 0 && minBackupInterval !== undefined && safeSeconds(minBackupInterval) > 0)
+    issues.add(
+      childPath(childPath(path, 'vtbackupRetention'), 'minBackupInterval'),
+      `received ${show(minBackupInterval)} with incremental backups (${withIncrementals[0]}); vtbackup measures it from the shard's newest complete backup, incremental ones included, so frequent incremental backups would keep it from ever taking a full backup (go/cmd/vtbackup, shouldBackup and lastCompleteBackup): keep it at 0s and schedule the full backups with the schedule`,
+    );
   const minRetentionTime = spec.vtbackupRetention?.minRetentionTime;
   if (withIncrementals.length > 0 && minRetentionTime !== undefined && safeSeconds(minRetentionTime) > 0)
     issues.add(
