@@ -33,6 +33,7 @@ export type { RedisSpec, RedisShardSpec, RedisSentinel, RedisScratch } from './e
 export type {
   VitessSpec,
   VitessSchedule,
+  VitessIncremental,
   VitessStrategy,
   VitessStorage,
   VitessS3Storage,

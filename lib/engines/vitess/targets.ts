@@ -138,9 +138,15 @@ function pruneTarget(
   };
 }
 
-/** This shard's backups, in the retention contract's variables (vtctldclient GetBackups/RemoveBackup). */
+/**
+ * This shard's backups, in the retention contract's variables (vtctldclient GetBackups/RemoveBackup);
+ * a shard that some schedule takes incremental backups of keeps its incremental chains whole.
+ */
 function destinationEnv(spec: ResolvedVitess, keyspace: string, shard: string): DestinationEnvVar[] {
-  return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard });
+  const incrementalChains = spec.schedules.some(
+    (s) => s.incremental && s.strategies.some((st) => st.keyspace === keyspace && st.shards.includes(shard)),
+  );
+  return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard, incrementalChains });
 }
 
 function prunePod(
