@@ -148,7 +148,26 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
     return `${lastFailedStart} unless on (namespace, cronjob) (${ksmSuccess} >= on (namespace, cronjob) ${lastFailedStart})${pushedFailed ? ` or ${pushedFailed}` : ''}`;
   };
 
-  const scheduled = [...backups, ...drills];
+  // Vitess incremental backups: a failed run (a skipped one exits 0); their age is BackupRecoveryPointTooOld's
+  const incrementals = active.filter((t) => t.component === 'incremental-backup').map((t) => t.name);
+  const pushedIncrementalFailure = pushedAsCronJob('last_run_success', incrementals);
+  const incrementalFailed =
+    incrementals.length > 0
+      ? [
+          rule(
+            'BackupIncrementalFailed',
+            ksmFailed(
+              incrementals,
+              pushedIncrementalFailure && `max by (namespace, cronjob) (${pushedIncrementalFailure}) == 0`,
+            ),
+            'The last run of an incremental backup failed',
+            `The last run of incremental backup {{ $labels.cronjob }} of policy ${r.name} failed; see the logs of its last Job.`,
+            '1m',
+          ),
+        ]
+      : [];
+
+  const scheduled = [...backups, ...active.filter((t) => t.component === 'incremental-backup'), ...drills];
   const notScheduled = groupBy(scheduled, (t) => t.settings.startingDeadlineSeconds).map(([deadline, names]) =>
     rule(
       'BackupNotScheduled',
@@ -193,6 +212,7 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
           rules: [
             ...backupRules,
             ...recoveryPointRules(r, active),
+            ...incrementalFailed,
             ...notScheduled,
             ...metricsMissing,
             ...drillRules,

@@ -108,3 +108,38 @@ test('promtool: fires for an incremental CronJob that never took one (every run 
   ]);
   expect(out).toContain('SUCCESS');
 });
+
+test('BackupIncrementalFailed: a failed incremental Job or a pushed failure fires it (a skipped run exits 0 and pushes none); BackupNotScheduled watches the incremental CronJobs too', () => {
+  const objects = renderPolicy(vitessPolicy(schedules({}), metrics));
+  const rules = objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => alertingRulesOf(o));
+  expect(rules.filter((r) => r.alert === 'BackupIncrementalFailed')).toHaveLength(1);
+  expect(rules.find((r) => r.alert === 'BackupNotScheduled')?.expr).toContain(INCR);
+  const out = promtoolTest(rule(objects), [
+    {
+      interval: '1m',
+      input_series: [
+        // a run at 15m pushed a failure; the next one at 30m a success
+        pushed('last_run_success', INCR, '_x15 0+0x14 1+0x30'),
+        ksm('kube_cronjob_created', INCR, '0+0x60'),
+      ],
+      alert_rule_test: [
+        { eval_time: '10m', alertname: 'BackupIncrementalFailed', exp_alerts: [] },
+        {
+          eval_time: '20m',
+          alertname: 'BackupIncrementalFailed',
+          exp_alerts: [
+            {
+              ...firing,
+              exp_annotations: {
+                summary: 'The last run of an incremental backup failed',
+                description: `The last run of incremental backup ${INCR} of policy example failed; see the logs of its last Job.`,
+              },
+            },
+          ],
+        },
+        { eval_time: '40m', alertname: 'BackupIncrementalFailed', exp_alerts: [] },
+      ],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
+});
