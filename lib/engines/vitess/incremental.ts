@@ -39,7 +39,7 @@ export function incrementalTarget(
   const incremental = sched.incremental;
   return {
     id: `vitess|${spec.cluster}|${sched.name}|incremental|${keyspace}|${shard}`,
-    nameParts: [sched.name, 'incr', keyspace, safe],
+    nameParts: [sched.name, keyspace, safe, 'incr'],
     key: `${sched.name}/${keyspace}/${shard}`,
     component: 'incremental-backup',
     labels: { 'backup-cronjobs.io/schedule': labelValue(sched.name), ...parts.labels },

@@ -15,7 +15,7 @@ const schedules = (incremental: Record<string, unknown>) => ({
     },
   ],
 });
-const INCR = 'example-daily-incr-commerce-x-x';
+const INCR = 'example-daily-commerce-x-x-incr';
 const rule = (objects: readonly Manifest[]) => objects.find((o) => o.kind === 'PrometheusRule');
 const recoveryRules = (objects: readonly Manifest[]): AlertingRule[] =>
   objects
@@ -30,7 +30,7 @@ test('two rules per promised recovery point: the default is 2 intervals of the i
     `time() - max by (namespace, cronjob) (label_replace(backup_cronjobs_incremental_last_success_timestamp_seconds{namespace="example", policy="example", target=~"${INCR}"}, "cronjob", "$1", "target", "(.*)")) > 2400`,
   );
   expect(never.expr).toMatch(
-    /^\(time\(\) - max by \(namespace, cronjob\) \(kube_cronjob_created\{namespace="example", cronjob=~"example-daily-incr-commerce-x-x"\}\)\) > 2400 unless on/,
+    /^\(time\(\) - max by \(namespace, cronjob\) \(kube_cronjob_created\{namespace="example", cronjob=~"example-daily-commerce-x-x-incr"\}\)\) > 2400 unless on/,
   );
   expect(stale.annotations.description).toContain('the policy promises a recovery point within 40m');
 });

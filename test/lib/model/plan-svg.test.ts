@@ -175,7 +175,7 @@ test('Vitess incremental backups: their own row, and where one overlaps the full
   );
   const svg = planSvg(incremental, 'day');
   expectWellFormed(svg);
-  expect(svg).toContain('example-daily-incr-commerce-x-x');
+  expect(svg).toContain('example-daily-commerce-x-x-incr');
   // the full backup runs 02:00-04:00, the incremental at 03:00-03:10
   const marks = elements(svg, 'rect', 'overlap');
   expect(marks.map((m) => [m['data-start'], m['data-end']])).toEqual([
@@ -183,7 +183,7 @@ test('Vitess incremental backups: their own row, and where one overlaps the full
     ['2026-12-01T03:00:00Z', '2026-12-01T03:10:00Z'],
   ]);
   expect(svg).toContain(
-    '<title>overlap (full and incremental backup of one shard): example-daily-commerce-x-x and example-daily-incr-commerce-x-x',
+    '<title>overlap (full and incremental backup of one shard): example-daily-commerce-x-x and example-daily-commerce-x-x-incr',
   );
 });
 

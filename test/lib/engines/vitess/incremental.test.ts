@@ -68,17 +68,17 @@ describe('CronJobs', () => {
   test('one incremental-backup CronJob per shard beside each full one, valid for the API server', () => {
     expect(cronJobs.map((c) => c.metadata.name)).toEqual([
       'example-daily-commerce-x-x',
-      'example-daily-incr-commerce-x-x',
+      'example-daily-commerce-x-x-incr',
       'example-daily-customer-x-80',
-      'example-daily-incr-customer-x-80',
+      'example-daily-customer-x-80-incr',
       'example-daily-customer-80-x',
-      'example-daily-incr-customer-80-x',
+      'example-daily-customer-80-x-incr',
     ]);
     expectValidManifests(objects);
   });
 
   test('its pod: vtctldclient in the vtbackup image, the shard and vtctld in env, its own schedule and a 10m deadline', () => {
-    const incr = asCronJob(cronJobs.find((c) => c.metadata.name === 'example-daily-incr-customer-x-80'));
+    const incr = asCronJob(cronJobs.find((c) => c.metadata.name === 'example-daily-customer-x-80-incr'));
     expect(incr.metadata?.labels?.['app.kubernetes.io/component']).toBe('incremental-backup');
     expect(incr.metadata?.labels?.['backup-cronjobs.io/shard']).toBe('x-80');
     expect(incr.spec?.schedule).toBe('*/15 * * * *');
@@ -106,7 +106,7 @@ describe('CronJobs', () => {
         ],
       }),
     )
-      .filter((o) => o.kind === 'CronJob' && o.metadata.name.includes('-incr-'))
+      .filter((o) => o.kind === 'CronJob' && o.metadata.name.endsWith('-incr'))
       .map(asCronJob);
     expect(incr.spec?.suspend).toBe(true);
     expect(incr.spec?.timeZone).toBe('Europe/Berlin');
@@ -144,7 +144,7 @@ test('plan warns where a full and an incremental backup of one shard may run at 
   const overlaps = planWarnings(plan).filter((w) => w.kind === 'overlap');
   expect(overlaps).toHaveLength(3);
   expect(overlaps[0].message).toBe(
-    'example/example-daily-commerce-x-x and example/example-daily-incr-commerce-x-x, a full and an incremental backup of shard example/commerce/-: ' +
+    'example/example-daily-commerce-x-x and example/example-daily-commerce-x-x-incr, a full and an incremental backup of shard example/commerce/-: ' +
       '16 pairs of runs overlap (first 2025-03-01T02:00Z–04:00Z and 2025-03-01T02:00Z–02:10Z); ' +
       'both work on the shard at once (vtbackup replicates from its primary while a tablet rotates and copies its binary logs), ' +
       'and an incremental that ends before the full backup chains from the previous one: move the incremental schedule off the full backup window',

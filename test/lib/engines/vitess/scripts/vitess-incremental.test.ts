@@ -16,7 +16,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const FULL = '2025-02-26.020000.vtbackup-3141592653';
 const INCREMENTAL = '2025-02-26.021500.zone1-0000000102';
 const NEW_INCREMENTAL = '2025-02-26.023000.zone1-0000000102';
-const CRONJOB = 'example-daily-incr-commerce-x-x';
+const CRONJOB = 'example-daily-commerce-x-x-incr';
 const GET_BACKUPS = '--server example-vtctld:15999 --action_timeout 30s GetBackups commerce/-';
 // the default timeout 10m: vtctldclient gives up 30 s before the deadline
 const BACKUP_SHARD =
