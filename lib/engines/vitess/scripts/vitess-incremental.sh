@@ -50,7 +50,7 @@ full_backups() {
 main() {
   start_run
   require_env VTCTLD_SERVER VITESS_KEYSPACE VITESS_SHARD
-  require_cmd vtctldclient awk
+  require_cmd vtctldclient awk grep
   shard="$VITESS_KEYSPACE/$VITESS_SHARD"
   scratch=$(mktemp)
   output=$(mktemp)
@@ -79,6 +79,12 @@ main() {
   awk 'NF { print "vtctldclient: " $0 }' "$output" >&2
   [ "$status" -eq 0 ] ||
     fail "incremental backup of $shard failed (vtctldclient exit status $status): $(incremental_last_line <"$scratch")"
+  # A vtctld older than the client (before Vitess 18) drops the position it does not know
+  # (its BackupShard passed only concurrency and allow_primary on): the tablet then logs an
+  # empty incrementalFromPos and takes a full backup (builtinbackupengine.go, ExecuteBackup).
+  if grep -q 'incrementalFromPos: "' "$output"; then
+    fail "vtctld $VTCTLD_SERVER ignored --incremental-from-pos (a vtctld before Vitess 18?): the tablet of $shard took a full backup instead of an incremental one; upgrade vtctld to the client's version"
+  fi
   info "incremental backup of $shard finished"
   succeed
   push_gauges incremental_last_success_timestamp_seconds "$(now_epoch)" 'End of the last successful incremental backup of the shard (unix time).' \

@@ -158,6 +158,16 @@ describe('Vitess incremental backups', () => {
     expect(r.calls[1]).toBe(BACKUP_SHARD.replace(' commerce/-', ' --allow-primary commerce/-'));
   });
 
+  test('a vtctld before Vitess 18 drops the position and the tablet takes a full backup: exit 1, saying so', async () => {
+    const r = await runIncremental({ backups: [FULL], env: { STUB_VTCTLD_BEFORE_18: 'yes' } });
+    expect(r.code).toBe(1);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringContaining(
+        'vtctld example-vtctld:15999 ignored --incremental-from-pos (a vtctld before Vitess 18?): the tablet of commerce/- took a full backup instead of an incremental one',
+      ),
+    ]);
+  });
+
   test("vtctld errors → exit 1 with vtctldclient's error line, the failure pushed", async () => {
     await withGateway(async (url, metrics) => {
       const unreachable = await runIncremental({
