@@ -35,6 +35,7 @@ export type { RedisSpec, RedisShardSpec, RedisSentinel, RedisScratch } from './e
 export type {
   VitessSpec,
   VitessSchedule,
+  VitessIncremental,
   VitessStrategy,
   VitessStorage,
   VitessS3Storage,

@@ -77,7 +77,7 @@ export const ENGINE_PASS_THROUGH: readonly PassThroughFields[] = ENGINE_KEYS.fla
 /** The pass-through fields of every engine, the common ones first (a Pulumi `Input` is taken there). */
 export const PASS_THROUGH_FIELDS: readonly PassThroughFields[] = [COMMON_PASS_THROUGH, ...ENGINE_PASS_THROUGH];
 
-/** Every engine's own duration keys (a cdk8s `Duration` is taken there, besides the common ones). */
-export const ENGINE_DURATION_KEYS: readonly string[] = ENGINE_KEYS.flatMap(
-  (key) => ENGINES[key].props?.fields.durations ?? [],
-);
+/** Every engine's own duration keys, each once (a cdk8s `Duration` is taken there, besides the common ones). */
+export const ENGINE_DURATION_KEYS: readonly string[] = [
+  ...new Set(ENGINE_KEYS.flatMap((key) => ENGINES[key].props?.fields.durations ?? [])),
+];

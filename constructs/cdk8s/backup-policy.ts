@@ -50,6 +50,8 @@ export abstract class PolicyConstruct extends Construct {
   public readonly pruneCronJobs: ReadonlyMap<string, ApiObject>;
   /** The restore-drill CronJobs (with `spec.drill`), by the key of the backups they drill. */
   public readonly drillCronJobs: ReadonlyMap<string, ApiObject>;
+  /** The Vitess incremental-backup CronJobs (a schedule's `incremental`), by the key of the shard's backup CronJob. */
+  public readonly incrementalCronJobs: ReadonlyMap<string, ApiObject>;
   /** The PrometheusRule (with `metrics.prometheusRule`). @default - none */
   public readonly prometheusRule?: ApiObject;
 
@@ -61,10 +63,16 @@ export abstract class PolicyConstruct extends Construct {
     this.manifests = renderResolved(resolved);
     this.apiObjects = addApiObjects(this, this.manifests);
     this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
-    const { backups, prunes, drills } = handles(resolved, this.manifests, this.apiObjects, source.backupKeyPrefix);
+    const { backups, prunes, drills, incrementals } = handles(
+      resolved,
+      this.manifests,
+      this.apiObjects,
+      source.backupKeyPrefix,
+    );
     this.backupCronJobs = backups;
     this.pruneCronJobs = prunes;
     this.drillCronJobs = drills;
+    this.incrementalCronJobs = incrementals;
     this.prometheusRule = this.apiObjects.find((o) => o.kind === 'PrometheusRule');
     this.node.addValidation({ validate: () => this.collisions() });
   }
@@ -86,6 +94,11 @@ export abstract class PolicyConstruct extends Construct {
   /** The restore-drill CronJob of a target (with `spec.drill`): `drillCronJob('cp-1')`; without a key, the only one. */
   public drillCronJob(key?: string): ApiObject {
     return objectByKey(this.drillCronJobs, key, `${this.node.path}: restore-drill CronJob`);
+  }
+
+  /** The Vitess incremental-backup CronJob of a shard (a schedule's `incremental`), by its backup CronJob's key; without a key, the only one. */
+  public incrementalCronJob(key?: string): ApiObject {
+    return objectByKey(this.incrementalCronJobs, key, `${this.node.path}: incremental-backup CronJob`);
   }
 
   /** Objects this construct renders that an earlier policy construct of the same app renders too. */

@@ -79,6 +79,8 @@ export interface Handles<T> {
   readonly prunes: ReadonlyMap<string, T>;
   /** Restore-drill CronJobs (with `spec.drill`), by the key of the backups they drill. */
   readonly drills: ReadonlyMap<string, T>;
+  /** Vitess incremental-backup CronJobs (a schedule's `incremental`), by the key of the shard's full backups. */
+  readonly incrementals: ReadonlyMap<string, T>;
 }
 
 /** The handles of `resolved`'s CronJobs among a front end's objects. */
@@ -98,5 +100,10 @@ export function handles<T>(
     new Map(
       [...names].map(([key, name]) => [key.startsWith(prefix) ? key.slice(prefix.length) : key, cronJobs.get(name)!]),
     );
-  return { backups: byKey(keys.backups, backupKeyPrefix), prunes: byKey(keys.prunes), drills: byKey(keys.drills) };
+  return {
+    backups: byKey(keys.backups, backupKeyPrefix),
+    prunes: byKey(keys.prunes),
+    drills: byKey(keys.drills),
+    incrementals: byKey(keys.incrementals, backupKeyPrefix),
+  };
 }

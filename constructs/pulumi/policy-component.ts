@@ -85,6 +85,8 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   public readonly pruneCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
   /** The restore-drill CronJob children (with `spec.drill`), by target key. */
   public readonly drillCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
+  /** The Vitess incremental-backup CronJob children (a schedule's `incremental`), by the key of the shard's backup CronJob. */
+  public readonly incrementalCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
   /** `<type token>::<name>`, for messages. */
   protected readonly label: string;
 
@@ -122,7 +124,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
       .map((m) => m.metadata.name);
     this.cronJobNames = pulumi.output(cronJobNames);
     this.cronJobs = this.resources.filter((r): r is k8s.batch.v1.CronJob => k8s.batch.v1.CronJob.isInstance(r));
-    const { backups, prunes, drills } = handles(
+    const { backups, prunes, drills, incrementals } = handles(
       resolved,
       manifests,
       this.resources as k8s.batch.v1.CronJob[],
@@ -131,6 +133,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     this.backupCronJobs = backups;
     this.pruneCronJobs = prunes;
     this.drillCronJobs = drills;
+    this.incrementalCronJobs = incrementals;
     this.registerOutputs({ cronJobNames: this.cronJobNames, namespace: this.namespace });
   }
 
@@ -147,6 +150,11 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   /** The restore-drill CronJob child of a target (with `spec.drill`): `drillCronJob('cp-1')`; without a key, the only one. */
   public drillCronJob(key?: string): k8s.batch.v1.CronJob {
     return objectByKey(this.drillCronJobs, key, `${this.label}: restore-drill CronJob`);
+  }
+
+  /** The Vitess incremental-backup CronJob child of a shard (a schedule's `incremental`), by its backup CronJob's key; without a key, the only one. */
+  public incrementalCronJob(key?: string): k8s.batch.v1.CronJob {
+    return objectByKey(this.incrementalCronJobs, key, `${this.label}: incremental-backup CronJob`);
   }
 
   /**

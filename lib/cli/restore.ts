@@ -1,6 +1,6 @@
 /** `restore`: prints the one-off Job that restores one backup of a policy, to apply by hand. */
 import { PolicyError } from '../policy/errors';
-import { restoreJob } from '../model/restore';
+import { pointInTimeRestore, restoreJob } from '../model/restore';
 import { CliIO, Command, EXIT, UsageError, choice, parseCommand, policyFiles } from './command';
 import { loadInputs } from './inputs';
 import { OUTPUT_FORMATS, jsonText, writeYamlDocuments } from './output';
@@ -10,6 +10,7 @@ export const restoreCommand: Command = {
   summary: 'print a one-off Job that restores a backup (apply it with kubectl)',
   help: `Usage: backup-cronjobs restore <policy file|-> --snapshot NAME (--target T | --node NODE)
                                 [--policy NAME] [-o yaml|json]
+       backup-cronjobs restore <policy file|-> --time RFC3339 [--target T] [--policy NAME]
 
 Prints a Job that restores one backup of the policy, built with the same pod
 settings as the policy's CronJobs, to apply by hand:
@@ -19,19 +20,26 @@ characters), so printing it again gives the same Job. It is never part of
 synth's output: a Job's pod template cannot change once created, so a Job kept
 in Git could never name another snapshot.
 
+With --time (Vitess with incremental backups), it prints the point-in-time
+restore procedure instead: the vtctldclient commands that restore each shard
+(or the --target keyspace/shard) to that time, with their prerequisites.
+
 Options:
+  --time RFC3339       Vitess: print the point-in-time procedure for this time
+                       (e.g. 2025-02-26T02:20:00Z), up to and excluding it
   --snapshot NAME      the backup to restore (etcd: a snapshot file name of this
                        policy, etcd-snapshot_<policy>_<time>_<node>.db)
   --target T           the target to restore (etcd perNode: a node of
-                       spec.etcd.nodes; the restore runs there)
+                       spec.etcd.nodes; the restore runs there; Vitess --time:
+                       a keyspace/shard with incremental backups)
   --node NODE          etcd cluster mode (no nodes listed): the control-plane node
                        to restore on
   --policy NAME        which policy of the file, when it has several
   -o, --output FORMAT  yaml (default) or json
   -h, --help           show this help
 
-Engines without a restore Job (Vitess, Redis) print how to restore instead, with
-exit status 2. To run a backup now instead:
+Engines without a restore Job (Vitess without --time, Redis) print how to
+restore instead, with exit status 2. To run a backup now instead:
   kubectl create job --from=cronjob/<name> <name>-manual
 Exit status: 0 printed; 1 the policy is unreadable or invalid; 2 usage error
 (a flag that does not fit the policy, or an engine without a restore Job).
@@ -42,6 +50,7 @@ Exit status: 0 printed; 1 the policy is unreadable or invalid; 2 usage error
 function restore(args: readonly string[], io: CliIO): number {
   const parsed = parseCommand(restoreCommand, args, io, {
     snapshot: { type: 'string' },
+    time: { type: 'string' },
     target: { type: 'string' },
     node: { type: 'string' },
     policy: { type: 'string' },
@@ -53,7 +62,13 @@ function restore(args: readonly string[], io: CliIO): number {
   if (files.length > 1)
     throw new UsageError(`one policy file, received ${files.length}: ${files.join(' ')}`, 'restore');
   const format = choice('restore', '-o, --output', v.output, OUTPUT_FORMATS);
-  if (v.snapshot === undefined) throw new UsageError('--snapshot NAME is required: the backup to restore', 'restore');
+  if (v.time !== undefined && (v.snapshot !== undefined || v.node !== undefined || v.output !== undefined))
+    throw new UsageError('--time prints a procedure: it takes neither --snapshot, --node nor --output', 'restore');
+  if (v.snapshot === undefined && v.time === undefined)
+    throw new UsageError(
+      '--snapshot NAME is required: the backup to restore (or --time for a point in time)',
+      'restore',
+    );
   const loaded = loadInputs(files, io);
   if (!loaded) return EXIT.invalid;
   const [{ file, resolved }] = loaded.files;
@@ -72,9 +87,18 @@ function restore(args: readonly string[], io: CliIO): number {
       'restore',
     );
   }
+  if (v.time !== undefined) {
+    const procedure = pointInTimeRestore(policy, { time: v.time, target: v.target });
+    if (procedure.kind === 'refused') {
+      io.stderr(`${procedure.problems.join('\n')}\nRun "backup-cronjobs restore --help" for usage.\n`);
+      return EXIT.usage;
+    }
+    io.stdout(procedure.text);
+    return EXIT.ok;
+  }
   let outcome;
   try {
-    outcome = restoreJob(policy, { target: v.target, node: v.node, snapshot: v.snapshot }, file);
+    outcome = restoreJob(policy, { target: v.target, node: v.node, snapshot: v.snapshot! }, file);
   } catch (e) {
     if (!(e instanceof PolicyError)) throw e;
     io.stderr(`${e.message}\n`);

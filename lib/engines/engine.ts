@@ -112,8 +112,11 @@ export interface BackupStore {
   readonly objectLock?: { readonly mode: string; readonly seconds: number };
 }
 
-/** What a CronJob does: back up, prune, test-restore the newest backup, or maintain the source (etcd's defragmentation). */
-export type TargetComponent = 'backup' | 'retention-prune' | 'restore-drill' | 'maintenance';
+/**
+ * What a CronJob does: back up, back up incrementally (Vitess), prune, test-restore the newest backup, or
+ * maintain the source (etcd's defragmentation).
+ */
+export type TargetComponent = 'backup' | 'incremental-backup' | 'retention-prune' | 'restore-drill' | 'maintenance';
 
 /**
  * Whether an engine implements a policy-wide feature (`spec.encryption`,
@@ -155,6 +158,18 @@ export interface EngineTarget {
    * @default false
    */
   readonly restoresFirst?: boolean;
+  /**
+   * The database shard it backs up (Vitess: `<cluster>/<keyspace>/<shard>`): `plan` warns where
+   * a full and an incremental backup of one shard may run at once.
+   * @default - none
+   */
+  readonly shard?: string;
+  /**
+   * An incremental backup target: the recovery point it promises, in seconds (the age of its
+   * newest backup past which BackupRecoveryPointTooOld fires).
+   * @default - `staleAfterIntervals` of its shortest interval, plus its deadline
+   */
+  readonly maxRecoveryPointAgeSeconds?: number;
   readonly pod: (ctx: PodContext) => EnginePod;
 }
 
@@ -167,6 +182,17 @@ export interface RestoreRequest {
   /** `--snapshot`: the backup to restore, as the engine names it (etcd: a snapshot file name). */
   readonly snapshot: string;
 }
+
+/** What `backup-cronjobs restore --time` asks an engine for: a point-in-time restore procedure. */
+export interface PointInTimeRequest {
+  /** `--time`: the point in time, RFC 3339 as given (checked by the command). */
+  readonly time: string;
+  /** `--target`: one target of the policy in the engine's terms (Vitess: `<keyspace>/<shard>`). @default - every target that has one */
+  readonly target?: string;
+}
+
+/** An engine's point-in-time restore procedure (the commands to run, as text), or why the request does not fit the policy. */
+export type PointInTimeProcedure = { readonly text: string } | { readonly problems: readonly string[] };
 
 /** A one-off restore Job an engine describes, built by the same workload builder as the CronJobs. */
 export interface EngineJob {
@@ -247,6 +273,12 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
   restoreJob?(spec: Spec, policy: PolicyContext, request: RestoreRequest): EngineRestore;
   /** Without `restoreJob`: how this engine's backups are restored instead. @default - none */
   readonly restoreHelp?: string;
+  /**
+   * The procedure that restores the policy's targets to a point in time (`backup-cronjobs restore
+   * --time`), printed for a person to follow, for a validated spec.
+   * @default - none: `--time` is refused
+   */
+  pointInTime?(spec: Spec, policy: PolicyContext, request: PointInTimeRequest): PointInTimeProcedure;
   /** Where each target's backups are stored (`backup-cronjobs list`). @default - none: `listHelp` */
   backupStores?(spec: Spec, policy: PolicyContext): readonly BackupStore[];
   /** Without `backupStores`: how this engine's backups are listed instead. @default - none */

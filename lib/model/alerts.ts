@@ -11,6 +11,7 @@ import { formatDuration } from '../units';
 import { ResolvedPolicy, ResolvedTarget, commonLabels } from './resolve';
 import { driftRules } from './alerts-drift';
 import { contentShrankRules, copyFailedRules, engineAlertRules, sourceAlarmRules } from './alerts-source';
+import { recoveryPointRules } from './alerts-incremental';
 
 /** Seconds after which a target that should have succeeded has not: intervals × its shortest interval + its deadline. */
 export function staleAfterSeconds(t: ResolvedTarget, intervals: number): number {
@@ -147,7 +148,26 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
     return `${lastFailedStart} unless on (namespace, cronjob) (${ksmSuccess} >= on (namespace, cronjob) ${lastFailedStart})${pushedFailed ? ` or ${pushedFailed}` : ''}`;
   };
 
-  const scheduled = [...backups, ...drills];
+  // Vitess incremental backups: a failed run (a skipped one exits 0); their age is BackupRecoveryPointTooOld's
+  const incrementals = active.filter((t) => t.component === 'incremental-backup').map((t) => t.name);
+  const pushedIncrementalFailure = pushedAsCronJob('last_run_success', incrementals);
+  const incrementalFailed =
+    incrementals.length > 0
+      ? [
+          rule(
+            'BackupIncrementalFailed',
+            ksmFailed(
+              incrementals,
+              pushedIncrementalFailure && `max by (namespace, cronjob) (${pushedIncrementalFailure}) == 0`,
+            ),
+            'The last run of an incremental backup failed',
+            `The last run of incremental backup {{ $labels.cronjob }} of policy ${r.name} failed; see the logs of its last Job.`,
+            '1m',
+          ),
+        ]
+      : [];
+
+  const scheduled = [...backups, ...active.filter((t) => t.component === 'incremental-backup'), ...drills];
   const notScheduled = groupBy(scheduled, (t) => t.settings.startingDeadlineSeconds).map(([deadline, names]) =>
     rule(
       'BackupNotScheduled',
@@ -191,6 +211,8 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
           name: `backup-cronjobs.${r.name}`,
           rules: [
             ...backupRules,
+            ...recoveryPointRules(r, active),
+            ...incrementalFailed,
             ...notScheduled,
             ...metricsMissing,
             ...drillRules,

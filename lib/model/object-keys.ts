@@ -10,12 +10,19 @@ export interface ObjectKeys {
   readonly prunes: ReadonlyMap<string, string>;
   /** Restore-drill CronJob names by target key. */
   readonly drills: ReadonlyMap<string, string>;
+  /** Incremental-backup CronJob names (Vitess `incremental`) by target key, as their full backups'. */
+  readonly incrementals: ReadonlyMap<string, string>;
 }
 
 export function objectKeys(r: ResolvedPolicy): ObjectKeys {
   const names = (component: ResolvedTarget['component']) =>
     new Map(r.targets.filter((t) => t.component === component).map((t) => [t.key, t.name]));
-  return { backups: names('backup'), prunes: names('retention-prune'), drills: names('restore-drill') };
+  return {
+    backups: names('backup'),
+    prunes: names('retention-prune'),
+    drills: names('restore-drill'),
+    incrementals: names('incremental-backup'),
+  };
 }
 
 /**

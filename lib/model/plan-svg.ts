@@ -143,7 +143,13 @@ export function planSvg(plan: Plan, span: PlanSpan): string {
   for (const o of plan.overlaps) {
     const rows = o.targets[0] === o.targets[1] ? [o.targets[0]] : [...o.targets];
     const what =
-      o.reason === 'self' ? 'runs of one CronJob' : o.reason === 'group' ? 'serialization group' : 'same node';
+      o.reason === 'self'
+        ? 'runs of one CronJob'
+        : o.reason === 'group'
+          ? 'serialization group'
+          : o.reason === 'shard'
+            ? 'full and incremental backup of one shard'
+            : 'same node';
     for (const s of o.stretches.filter(visible)) {
       for (const row of rows) {
         const title = `overlap (${what}): ${o.targets.map((k) => plan.targets[k].name).join(' and ')} ${runWindow(s)} UTC`;

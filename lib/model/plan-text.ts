@@ -62,6 +62,13 @@ function overlapMessage(plan: Plan, o: PlanOverlap): string {
       'a pod of the group waits (Pending) while another runs, and its timeout keeps counting'
     );
   }
+  if (o.reason === 'shard') {
+    return (
+      `${targetName(a)} and ${targetName(b)}, a full and an incremental backup of shard ${a.shard}: ${pairs}; ` +
+      'both work on the shard at once (vtbackup replicates from its primary while a tablet rotates and copies its binary logs), ' +
+      'and an incremental that ends before the full backup chains from the previous one: move the incremental schedule off the full backup window'
+    );
+  }
   return `${targetName(a)} and ${targetName(b)}, both on node ${a.node}: ${pairs}; they load the node at the same time`;
 }
 

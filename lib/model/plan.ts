@@ -41,6 +41,8 @@ export interface PlanTarget {
   readonly windowSeconds: number;
   readonly serializationGroup?: SerializationGroup;
   readonly node?: string;
+  /** The database shard it backs up (ResolvedTarget.shard). @default - none */
+  readonly shard?: string;
   /** The next `count` runs (none when suspended). */
   readonly next: readonly PlanRun[];
   /** Every run starting within the horizon (none when suspended). */
@@ -51,9 +53,10 @@ export interface PlanTarget {
 export interface PlanOverlap {
   /**
    * `group`: the same serialization group (the later pod waits, Pending); `node`: pinned to the same node;
+   * `shard`: a full and an incremental backup of the same database shard;
    * `self`: a run may still be going when the next one starts (concurrencyPolicy decides).
    */
-  readonly reason: 'group' | 'node' | 'self';
+  readonly reason: 'group' | 'node' | 'shard' | 'self';
   /** Indexes into `Plan.targets`, ascending (twice the same for `self`). */
   readonly targets: readonly [number, number];
   /** How many pairs of their runs overlap. */
@@ -108,6 +111,7 @@ function planTarget(p: ResolvedPolicy, t: ResolvedTarget, options: PlanOptions, 
     windowSeconds: t.settings.activeDeadlineSeconds,
     serializationGroup: t.serializationGroup,
     node: t.node,
+    ...(t.shard !== undefined ? { shard: t.shard } : {}),
     next: suspended ? [] : nextRuns(resolved, timeZone, options.from, options.count).map((d) => run(d.getTime())),
     runs: suspended ? [] : runsBetween(resolved, timeZone, options.from.getTime(), to, MAX_RUNS_PER_TARGET).map(run),
   };
@@ -123,6 +127,9 @@ function conflict(a: PlanTarget, b: PlanTarget): PlanOverlap['reason'] | undefin
     if (scope(ga) === 'cluster' || a.node === undefined || b.node === undefined || a.node === b.node) return 'group';
   }
   if (a.node !== undefined && a.node === b.node) return 'node';
+  const kinds = new Set([a.component, b.component]);
+  if (a.shard !== undefined && a.shard === b.shard && kinds.has('backup') && kinds.has('incremental-backup'))
+    return 'shard';
   return undefined;
 }
 

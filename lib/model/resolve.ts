@@ -52,6 +52,10 @@ export interface ResolvedTarget {
   readonly serializationGroup?: SerializationGroup;
   /** Every run restores the newest backup first and pushes the restore-drill metrics (EngineTarget.restoresFirst). */
   readonly restoresFirst: boolean;
+  /** The database shard it backs up (EngineTarget.shard). @default - none */
+  readonly shard?: string;
+  /** Incremental backups: the recovery point promised, in seconds (EngineTarget.maxRecoveryPointAgeSeconds). @default - from the schedule */
+  readonly maxRecoveryPointAgeSeconds?: number;
   readonly pod: EnginePod;
 }
 
@@ -147,6 +151,10 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       settings: settings[i],
       node: t.node,
       restoresFirst: t.restoresFirst ?? false,
+      ...(t.shard !== undefined ? { shard: t.shard } : {}),
+      ...(t.maxRecoveryPointAgeSeconds !== undefined
+        ? { maxRecoveryPointAgeSeconds: t.maxRecoveryPointAgeSeconds }
+        : {}),
       serializationGroup: settings[i].placement.serializationGroup ?? pod.placement?.serializationGroup,
       pod,
     });

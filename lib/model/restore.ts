@@ -10,7 +10,7 @@ import type { EnvVar, Manifest } from '../kubernetes/objects';
 import { DNS_LABEL_MAX, joinName } from '../kubernetes/names';
 import { IssueList } from '../policy/errors';
 import { mergeSettings, resolveSettings } from '../policy/settings';
-import type { RestoreRequest } from '../engines/engine';
+import type { PointInTimeRequest, RestoreRequest } from '../engines/engine';
 import { engineDefinition } from '../registry';
 import { buildJob } from '../workload/jobs';
 import { assertAccepted } from './render';
@@ -18,7 +18,35 @@ import { ResolvedPolicy, checkPodAgainstEngine, commonLabels } from './resolve';
 import { policyContext } from './validate';
 import { provenance } from './provenance';
 
-export type { RestoreRequest } from '../engines/engine';
+export type { PointInTimeRequest, RestoreRequest } from '../engines/engine';
+
+/** RFC 3339 with seconds and a zone (Z or ±hh:mm), as Vitess' ParseRFC3339 (time.RFC3339) reads it. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+export type PointInTimeOutcome =
+  /** The procedure, to print. */
+  | { readonly kind: 'procedure'; readonly text: string }
+  /** The request does not fit the policy: one line per flag. */
+  | { readonly kind: 'refused'; readonly problems: readonly string[] };
+
+/** The point-in-time restore procedure of a resolved policy (`restore --time`). */
+export function pointInTimeRestore(r: ResolvedPolicy, request: PointInTimeRequest): PointInTimeOutcome {
+  if (!RFC3339.test(request.time) || Number.isNaN(Date.parse(request.time)))
+    return {
+      kind: 'refused',
+      problems: [`--time: received ${JSON.stringify(request.time)}; an RFC 3339 time such as 2025-02-26T02:20:00Z`],
+    };
+  const definition = engineDefinition(r.engine);
+  if (!definition.pointInTime)
+    return {
+      kind: 'refused',
+      problems: [`--time: the ${r.engine} engine has no point-in-time restore; restore a backup with --snapshot`],
+    };
+  const answer = definition.pointInTime(r.policy.spec[r.engine], policyContext(r.policy, r.engine), request);
+  return 'problems' in answer
+    ? { kind: 'refused', problems: answer.problems }
+    : { kind: 'procedure', text: answer.text };
+}
 
 export type RestoreOutcome =
   /** The Job, and notes for the person applying it. */

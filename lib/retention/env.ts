@@ -78,6 +78,11 @@ export const RETENTION_ENV = {
   vtctldServer: 'VTCTLD_SERVER',
   vitessKeyspace: 'VITESS_KEYSPACE',
   vitessShard: 'VITESS_SHARD',
+  /**
+   * vitess: `true` when the shard takes incremental backups: the rules count its full (vtbackup)
+   * backups, and each full one is deleted together with the incremental backups that follow it.
+   */
+  vitessIncrementalChains: 'VITESS_INCREMENTAL_CHAINS',
 } as const;
 
 const byName = (a: { readonly name: string }, b: { readonly name: string }): number =>
@@ -134,6 +139,8 @@ export type RetentionDestination =
       readonly server: string;
       readonly keyspace: string;
       readonly shard: string;
+      /** The shard takes incremental backups (VITESS_INCREMENTAL_CHAINS). @default false */
+      readonly incrementalChains?: boolean;
     };
 
 /** Problems with a destination (messages name `path.field`). */
@@ -200,6 +207,7 @@ export function retentionDestinationEnv(dest: RetentionDestination): Destination
       add(RETENTION_ENV.vtctldServer, dest.server);
       add(RETENTION_ENV.vitessKeyspace, dest.keyspace);
       add(RETENTION_ENV.vitessShard, dest.shard);
+      if (dest.incrementalChains) add(RETENTION_ENV.vitessIncrementalChains, 'true');
       break;
   }
   return env.sort(byName);

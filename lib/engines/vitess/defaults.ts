@@ -12,6 +12,9 @@ export const VITESS_DEFAULTS = {
   scratchAccessModes: ['ReadWriteOnce'] as readonly string[],
   timeout: '2h',
   pruneTimeout: '30m',
+  /** Deadline of one incremental backup run (spec.vitess.schedules[].incremental.timeout). */
+  incrementalTimeout: '10m',
+  incrementalAllowPrimary: false,
   forcePathStyle: false,
   /** Where the images keep their system CA certificates (Go's default directory), kept in SSL_CERT_DIR next to an S3 CA bundle. */
   systemCertDir: '/etc/ssl/certs',

@@ -8,6 +8,7 @@ import type { VitessSpec } from './types';
 import type { VITESS_FIELDS, VitessScheduleProps } from './props';
 import { VITESS_PROPS } from './props';
 import { validateVitess } from './validate';
+import { vitessPointInTime } from './restore';
 
 export * from './types';
 export { VITESS_DEFAULTS } from './defaults';
@@ -25,10 +26,12 @@ export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typ
   targets: (spec, policy) => vitessTargets(resolveVitess(spec), policy),
   listHelp:
     'Vitess backups are listed by vtctld: vtctldclient --server <vtctld> GetBackups <keyspace>/<shard> (list does not read them)',
+  pointInTime: (spec, policy, request) => vitessPointInTime(spec, policy, request),
   restoreHelp:
     'Vitess restores its own backups, so there is no restore Job: a vttablet started with --restore_from_backup ' +
     'restores the newest complete backup of its shard when it starts (with --restore_from_backup_ts, the newest taken at or before that time), ' +
     'and vtbackup restores the newest backup before taking each new one. ' +
+    'With incremental backups (schedules[].incremental), backup-cronjobs restore --time <RFC 3339> prints the point-in-time procedure. ' +
     'See https://vitess.io/docs/user-guides/operating-vitess/backup-and-restore/bootstrap-and-restore/',
   drill: {
     refused:

@@ -59,10 +59,10 @@ export function vitessSchedulePolicy(
 }
 
 /** `VitessBackupSchedule` (cdk8s and Pulumi), made by the front ends from this: one schedule, named after the construct id by default. */
-/** Vitess fields a front end takes in another form: the pass-through fields above, the schedule's frequency and vtbackup's retention durations. */
+/** Vitess fields a front end takes in another form: the pass-through fields above, the schedule's frequency, vtbackup's retention durations and the incremental backups' recovery point. */
 export const VITESS_FIELDS = {
   passThrough: VITESS_PASS_THROUGH,
-  durations: ['frequency', 'minBackupInterval', 'minRetentionTime'],
+  durations: ['frequency', 'minBackupInterval', 'minRetentionTime', 'maxRecoveryPointAge'],
 } as const satisfies PropsFields;
 
 export const VITESS_PROPS: EngineProps<VitessScheduleProps, typeof VITESS_FIELDS> = {

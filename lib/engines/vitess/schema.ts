@@ -69,6 +69,24 @@ const storage = obj(
   { minProperties: 1, maxProperties: 1 },
 );
 
+const incremental = obj(
+  "Incremental backups of the strategies' shards (vtctldclient BackupShard --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.",
+  {
+    schedule: nonEmptyStr('Cron of the incremental backups (5 fields or a macro; H fields hashed per shard).'),
+    timeout: duration('Deadline of one incremental run (activeDeadlineSeconds and --action_timeout).', {
+      default: VITESS_DEFAULTS.incrementalTimeout,
+    }),
+    maxRecoveryPointAge: duration(
+      'BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default: staleAfterIntervals of the shortest interval, plus the timeout).',
+    ),
+    allowPrimary: bool('Take it on the primary when the shard has no replica-type tablet (--allow-primary).', {
+      default: VITESS_DEFAULTS.incrementalAllowPrimary,
+    }),
+    suspend: bool("Pause the incremental CronJobs only (default: the schedule's suspend)."),
+  },
+  ['schedule'],
+);
+
 const schedule: Schema = obj(
   'A backup schedule: one CronJob per keyspace/shard of its strategies.',
   {
@@ -90,6 +108,7 @@ const schedule: Schema = obj(
       ),
       { minItems: 1 },
     ),
+    incremental,
     ...jobSettingsProperties,
   },
   ['name', 'strategies'],

@@ -1,7 +1,9 @@
 /**
  * Vitess: one CronJob per (schedule, keyspace, shard) running vtbackup, the
- * backup type decided at run time by vitess-backup.sh; with
- * `spec.retention.schedule`, one retention-prune CronJob per keyspace/shard.
+ * backup type decided at run time by vitess-backup.sh; for a schedule with
+ * `incremental`, one incremental-backup CronJob per keyspace/shard too
+ * (incremental.ts); with `spec.retention.schedule`, one retention-prune
+ * CronJob per keyspace/shard.
  */
 import type { EngineContainer, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
 import { labelValue, safeShard } from '../../kubernetes/names';
@@ -18,6 +20,7 @@ import { ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
 import { OVERRIDABLE_DEFAULTS, SECRET_DIRS, renderFlags, requiredFlags } from './flags';
+import { incrementalTarget } from './incremental';
 import type { ResolvedVitess } from './resolve';
 import type { VitessSchedule } from './types';
 
@@ -40,6 +43,14 @@ export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): Engi
         targets.push(
           shardTarget(spec, policy, sched, sPath, strategy.keyspace, shard, covered.get(strategy.keyspace)!),
         );
+        const incremental = sched.incremental;
+        if (incremental)
+          targets.push(
+            incrementalTarget(spec, { ...sched, incremental }, sPath, strategy.keyspace, shard, {
+              labels: shardLabels(spec, strategy.keyspace, safeShard(shard)),
+              path: VITESS_PATH,
+            }),
+          );
         shards.set(`${strategy.keyspace}/${shard}`, { keyspace: strategy.keyspace, shard });
       }
     }
@@ -101,6 +112,7 @@ function shardTarget(
         : undefined,
     defaults: { timeout: VITESS_DEFAULTS.timeout },
     restoresFirst: true,
+    shard: `${spec.cluster}/${keyspace}/${shard}`,
     pod: (ctx) => vitessPod(spec, policy, keyspace, shard, covered, ctx),
   };
 }
@@ -126,9 +138,15 @@ function pruneTarget(
   };
 }
 
-/** This shard's backups, in the retention contract's variables (vtctldclient GetBackups/RemoveBackup). */
+/**
+ * This shard's backups, in the retention contract's variables (vtctldclient GetBackups/RemoveBackup);
+ * a shard that some schedule takes incremental backups of keeps its incremental chains whole.
+ */
 function destinationEnv(spec: ResolvedVitess, keyspace: string, shard: string): DestinationEnvVar[] {
-  return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard });
+  const incrementalChains = spec.schedules.some(
+    (s) => s.incremental && s.strategies.some((st) => st.keyspace === keyspace && st.shards.includes(shard)),
+  );
+  return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard, incrementalChains });
 }
 
 function prunePod(

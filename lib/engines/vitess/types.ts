@@ -75,6 +75,34 @@ export interface VitessStrategy {
   readonly shards: readonly string[];
 }
 
+/**
+ * Incremental backups of a schedule's shards (Vitess 18 and newer): one CronJob per shard
+ * runs `vtctldclient BackupShard --incremental-from-pos=auto`, which copies the binary logs
+ * since the shard's last backup from one of its replica-type tablets, once a full backup of
+ * this policy (vtbackup) exists. Together they restore a shard to a point in time
+ * (`backup-cronjobs restore --time`).
+ */
+export interface VitessIncremental {
+  /** Cron of the incremental backups (5 fields, `H` allowed), in the schedule's time zone, e.g. `*\/15 * * * *`. */
+  readonly schedule: string;
+  /** Deadline of one incremental run (`activeDeadlineSeconds`, and vtctldclient's `--action_timeout`). @default '10m' */
+  readonly timeout?: string;
+  /**
+   * The recovery point promised: BackupRecoveryPointTooOld fires when a shard's newest incremental
+   * backup is older than this.
+   * @default - `spec.alerts.staleAfterIntervals` of the incremental schedule's shortest interval, plus its timeout
+   */
+  readonly maxRecoveryPointAge?: string;
+  /**
+   * Let vtctld take the incremental backup on the primary when the shard has no replica-type tablet
+   * (`BackupShard --allow-primary`; an incremental backup only rotates and copies binary logs).
+   * @default false
+   */
+  readonly allowPrimary?: boolean;
+  /** Pause the incremental CronJobs only. @default - the schedule's `suspend` */
+  readonly suspend?: boolean;
+}
+
 export interface VitessSchedule extends JobSettings {
   /** DNS-1123 label, part of every CronJob name. */
   readonly name: string;
@@ -85,6 +113,8 @@ export interface VitessSchedule extends JobSettings {
    */
   readonly frequency?: string;
   readonly strategies: readonly VitessStrategy[];
+  /** Incremental backups of the strategies' shards between the full backups. @default - none */
+  readonly incremental?: VitessIncremental;
 }
 
 export interface VitessSpec {

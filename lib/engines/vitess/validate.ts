@@ -1,6 +1,8 @@
 /** Checks of `spec.vitess` beyond the schema (the schedules' settings levels included). */
 import { IssueList, childPath, show } from '../../policy/errors';
 import { checkedDuration, validateSettings } from '../../policy/settings';
+import { parseDuration } from '../../units';
+import { VITESS_DEFAULTS } from './defaults';
 import { ScheduleError, cronFromFrequency } from '../../schedule';
 import { RUNTIME_FLAGS, canonicalFlag, requiredFlags } from './flags';
 import { resolveVitess } from './resolve';
@@ -88,6 +90,7 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
   ];
   for (const [at, key] of mounted) if (key !== undefined) issues.addProblem(at, itemKeyProblem(key));
   if (spec.extraFlags) validateExtraFlags(spec, path, issues);
+  validateIncrementals(spec, path, issues);
   (spec.schedules ?? []).forEach((s, i) => validateSettings(s, childPath(childPath(path, 'schedules'), i), issues));
 }
 
@@ -114,5 +117,50 @@ function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): 
     } else if (!/^-{0,2}[a-zA-Z0-9][-_a-zA-Z0-9.]*$/.test(key)) {
       issues.add(flagPath, `received ${show(key)}; a flag name is letters, digits, "-", "_" and "."`);
     }
+  }
+}
+
+/**
+ * `schedules[].incremental`: its settings, and the combinations Vitess refuses or that
+ * would break the chain of backups a point-in-time restore needs.
+ */
+function validateIncrementals(spec: VitessSpec, path: string, issues: IssueList): void {
+  const withIncrementals: string[] = [];
+  (spec.schedules ?? []).forEach((sched, i) => {
+    const incremental = sched.incremental;
+    if (!incremental) return;
+    const at = childPath(childPath(childPath(path, 'schedules'), i), 'incremental');
+    withIncrementals.push(at);
+    validateSettings({ schedule: incremental.schedule, timeout: incremental.timeout }, at, issues);
+    const age = childPath(at, 'maxRecoveryPointAge');
+    if (checkedDuration(incremental.maxRecoveryPointAge, age, issues) === 0)
+      issues.add(age, `received ${show(incremental.maxRecoveryPointAge)}; must be longer than 0s`);
+    const engine = spec.backupEngine ?? VITESS_DEFAULTS.backupEngine;
+    if (engine !== 'builtin')
+      issues.add(
+        at,
+        `received incremental backups with backupEngine ${show(engine)}; Vitess implements incremental backups and their point-in-time restore in its builtin engine (go/vt/mysqlctl/builtinbackupengine.go, executeIncrementalBackup): set backupEngine: builtin or remove incremental`,
+      );
+  });
+  const minBackupInterval = spec.vtbackupRetention?.minBackupInterval;
+  if (withIncrementals.length > 0 && minBackupInterval !== undefined && safeSeconds(minBackupInterval) > 0)
+    issues.add(
+      childPath(childPath(path, 'vtbackupRetention'), 'minBackupInterval'),
+      `received ${show(minBackupInterval)} with incremental backups (${withIncrementals[0]}); vtbackup measures it from the shard's newest complete backup, incremental ones included, so frequent incremental backups would keep it from ever taking a full backup (go/cmd/vtbackup, shouldBackup and lastCompleteBackup): keep it at 0s and schedule the full backups with the schedule`,
+    );
+  const minRetentionTime = spec.vtbackupRetention?.minRetentionTime;
+  if (withIncrementals.length > 0 && minRetentionTime !== undefined && safeSeconds(minRetentionTime) > 0)
+    issues.add(
+      childPath(childPath(path, 'vtbackupRetention'), 'minRetentionTime'),
+      `received ${show(minRetentionTime)} with incremental backups (${withIncrementals[0]}); vtbackup's own pruning removes the oldest backups of the shard by age, full or incremental, so it can remove the full backup that kept incremental backups need (go/cmd/vtbackup, pruneBackups): keep it at 0s and prune with spec.retention, which keeps every full backup a kept incremental needs`,
+    );
+}
+
+/** Seconds of a duration, 0 when it does not parse (reported by checkedDuration already). */
+function safeSeconds(value: string): number {
+  try {
+    return parseDuration(value);
+  } catch {
+    return 0;
   }
 }

@@ -1,5 +1,5 @@
 // Handles on what a construct generated: CronJobs by target key, Jobs, the PrometheusRule; child ids; escape hatches.
-import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
+import { ApiObject, Chart, Duration, JsonPatch, Testing } from 'cdk8s';
 import { BackupPolicy, EtcdBackupSchedule, RedisBackupSchedule, VitessBackupSchedule } from '../../../constructs/cdk8s';
 import type { Manifest } from '../../../lib';
 import { cronJobSpecOf, podSpecOf } from '../../support/kube';
@@ -42,6 +42,23 @@ test('Vitess: by <keyspace>/<shard> as written; a whole policy by <schedule>/<ke
   );
   expect(policy.cronJob('daily/customer/80-').name).toBe('example-daily-customer-80-x');
   expect(policy.prometheusRule).toBeUndefined();
+});
+
+test("Vitess incremental backups: incrementalCronJob by the key of the shard's backup CronJob", () => {
+  const chart = Testing.chart();
+  const schedule = new VitessBackupSchedule(chart, 'nightly', {
+    ...vitessProps,
+    incremental: { schedule: '*/15 4-23 * * *', maxRecoveryPointAge: Duration.hours(6) },
+  });
+  expect(names(schedule.incrementalCronJobs)).toEqual([
+    ['commerce/-80', 'CronJob shop-nightly-commerce-x-80-incr'],
+    ['commerce/80-', 'CronJob shop-nightly-commerce-80-x-incr'],
+  ]);
+  expect(schedule.incrementalCronJob('commerce/80-')).toBe(schedule.incrementalCronJobs.get('commerce/80-'));
+  expect(schedule.cronJob('commerce/80-').name).toBe('shop-nightly-commerce-80-x');
+  expect(() => schedule.incrementalCronJob()).toThrow(
+    'test/nightly: incremental-backup CronJob: there are 2, name one (keys: "commerce/-80", "commerce/80-")',
+  );
 });
 
 test('etcd: by node; cluster mode: the one CronJob, key "cluster"', () => {

@@ -320,6 +320,24 @@ test('handles: the CronJob child of a target', async () => {
   );
 });
 
+test('handles: the incremental-backup CronJob child of a Vitess shard', async () => {
+  const { VitessBackupSchedule } = await load();
+  const schedule = new VitessBackupSchedule('incr', {
+    name: 'shop',
+    namespace: 'db',
+    cluster: 'shop',
+    schedule: '0 2 * * *',
+    strategies: [{ keyspace: 'commerce', shards: ['-'] }],
+    incremental: { schedule: '*/15 4-23 * * *' },
+    topology: { globalServerAddress: 'shop-etcd-client.db.svc:2379' },
+    vtctldServer: 'shop-vtctld.db.svc:15999',
+    storage: { s3: { region: 'us-east-1', bucket: 'shop-backups' } },
+  });
+  await settle(schedule);
+  expect([...schedule.incrementalCronJobs.keys()]).toEqual(['commerce/-']);
+  expect((await unwrap(schedule.incrementalCronJob().metadata)).name).toBe('shop-incr-commerce-x-x-incr');
+});
+
 test('handles: the restore-drill CronJob child of a target', async () => {
   const { BackupPolicy } = await load();
   const policy = new BackupPolicy('etcd', {

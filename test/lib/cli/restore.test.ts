@@ -114,7 +114,14 @@ test('an invalid policy: exit 1 with its problems', () => {
 });
 
 test.each([
-  [['restore', etcdFile, '--target', 'cp-1'], '--snapshot NAME is required: the backup to restore'],
+  [
+    ['restore', etcdFile, '--target', 'cp-1'],
+    '--snapshot NAME is required: the backup to restore (or --time for a point in time)',
+  ],
+  [
+    ['restore', etcdFile, '--time', '2025-02-26T02:20:00Z'],
+    '--time: the etcd engine has no point-in-time restore; restore a backup with --snapshot',
+  ],
   [['restore', '--snapshot', SNAPSHOT], 'no policy file given (a file name, or - for standard input)'],
   [['restore', etcdFile, etcdFile, '--snapshot', SNAPSHOT], `one policy file, received 2: ${etcdFile} ${etcdFile}`],
   [['restore', etcdFile, '--snapshot', SNAPSHOT, '-o', 'table'], '-o, --output: received "table"; allowed: yaml, json'],

@@ -155,6 +155,38 @@ test('overlaps are marked on both rows, over the overlapping stretch only, aroun
   expect(elements(week, 'rect', 'overlap')).toHaveLength(2 * 7);
 });
 
+test('Vitess incremental backups: their own row, and where one overlaps the full backup of its shard a mark titled so', () => {
+  const incremental = planPolicies(
+    [
+      resolvePolicy(
+        vitessPolicy({
+          schedules: [
+            {
+              name: 'daily',
+              schedule: '0 2 * * *',
+              strategies: [{ keyspace: 'commerce', shards: ['-'] }],
+              incremental: { schedule: '0 */3 * * *' },
+            },
+          ],
+        }),
+      ),
+    ],
+    { from: FROM, count: 3, horizon: 24 * HOUR },
+  );
+  const svg = planSvg(incremental, 'day');
+  expectWellFormed(svg);
+  expect(svg).toContain('example-daily-commerce-x-x-incr');
+  // the full backup runs 02:00-04:00, the incremental at 03:00-03:10
+  const marks = elements(svg, 'rect', 'overlap');
+  expect(marks.map((m) => [m['data-start'], m['data-end']])).toEqual([
+    ['2026-12-01T03:00:00Z', '2026-12-01T03:10:00Z'],
+    ['2026-12-01T03:00:00Z', '2026-12-01T03:10:00Z'],
+  ]);
+  expect(svg).toContain(
+    '<title>overlap (full and incremental backup of one shard): example-daily-commerce-x-x and example-daily-commerce-x-x-incr',
+  );
+});
+
 test('a time axis: every hour of the day, every day of the week, in UTC', () => {
   expect(texts(day, 'tick-label')).toEqual(Array.from({ length: 24 }, (_, h) => `${String(h).padStart(2, '0')}:00`));
   expect(elements(day, 'line', 'tick day')).toEqual([expect.objectContaining({ x1: String(LAYOUT.plotLeft) })]);

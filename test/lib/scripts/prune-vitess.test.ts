@@ -164,3 +164,71 @@ describe('prune.sh with BACKUP_DEST_KIND=vitess', () => {
     expect(calls(f)).toEqual([]);
   });
 });
+
+describe('VITESS_INCREMENTAL_CHAINS=true: a full backup goes only with the incremental backups that need it', () => {
+  // fulls A..D taken by vtbackup, incremental backups taken by a tablet after each; an orphan before A
+  const CHAINS = [
+    '2024-01-06.120000.zone1-0000000101',
+    '2024-01-07.020000.vtbackup-1111111111',
+    '2024-01-07.021500.zone1-0000000102',
+    '2024-01-07.023000.zone1-0000000102',
+    '2024-01-08.020000.vtbackup-2222222222',
+    '2024-01-08.021500.zone1-0000000102',
+    '2024-01-09.020000.vtbackup-3333333333',
+    '2024-01-09.021500.zone1-0000000102',
+    '2024-01-10.020000.vtbackup-4444444444',
+    '2024-01-10.021500.zone1-0000000102',
+    '2024-01-10.023000.zone1-0000000102',
+  ];
+  const remove = (name: string) => `--server vtctld.vitess:15999 RemoveBackup commerce/-80 ${name}`;
+
+  test('the rules count full backups; each deleted full one goes after its chain (for the oldest, the orphans before it too), newest first', () => {
+    const f = fixture(CHAINS);
+    const r = runSh(f.script, { env: env(f, { VITESS_INCREMENTAL_CHAINS: 'true', RETENTION_DAILY: '' }) });
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('# backups: 4, keep: 2, delete: 2\n');
+    expect(calls(f)).toEqual([
+      '--server vtctld.vitess:15999 GetBackups commerce/-80',
+      remove('2024-01-08.021500.zone1-0000000102'),
+      remove('2024-01-08.020000.vtbackup-2222222222'),
+      remove('2024-01-07.023000.zone1-0000000102'),
+      remove('2024-01-07.021500.zone1-0000000102'),
+      remove('2024-01-06.120000.zone1-0000000101'),
+      remove('2024-01-07.020000.vtbackup-1111111111'),
+    ]);
+    expect(state(f)).toEqual(CHAINS.slice(6));
+    expect(r.stderr).toContain(
+      'deleted 2024-01-08.021500.zone1-0000000102 (an incremental chain member of 2024-01-08.020000.vtbackup-2222222222)',
+    );
+  });
+
+  test('keepLast 1 keeps the newest full backup with every incremental backup after it', () => {
+    const f = fixture(CHAINS);
+    const r = runSh(f.script, {
+      env: env(f, { VITESS_INCREMENTAL_CHAINS: 'true', RETENTION_KEEP_LAST: '1', RETENTION_DAILY: '' }),
+    });
+    expect(r.status).toBe(0);
+    expect(state(f)).toEqual(CHAINS.slice(8));
+  });
+
+  test('without it the rules count every backup, and keepLast 2 would delete the full backup the 2 newest incremental backups need', () => {
+    const f = fixture(CHAINS);
+    const r = runSh(f.script, { env: env(f, { RETENTION_DAILY: '' }) });
+    expect(r.status).toBe(0);
+    expect(state(f)).toEqual(CHAINS.slice(9));
+  });
+
+  test('a failed deletion stops before the full backup of the chain: its incremental backups are never left without it', () => {
+    const f = fixture(CHAINS);
+    const r = runSh(f.script, {
+      env: env(f, {
+        VITESS_INCREMENTAL_CHAINS: 'true',
+        RETENTION_DAILY: '',
+        STUB_REMOVE_FAILS: '2024-01-08.021500.zone1-0000000102',
+      }),
+    });
+    expect(r.status).toBe(1);
+    expect(state(f)).toEqual(CHAINS);
+  });
+});

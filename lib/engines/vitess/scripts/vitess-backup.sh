@@ -20,10 +20,16 @@
 # backup; an incomplete newer one (a run that died) would make vtbackup restore
 # an older one, whose age this then understates. Initial and first backups
 # restore nothing and push no drill result.
+# With incremental backups (VITESS_INCREMENTAL_CHAINS=true), vtbackup restores
+# the newest full backup, never an incremental one (go/vt/mysqlctl,
+# FindBackupToRestore skips incremental manifests): the drill's backup is the
+# newest one named after vtbackup's alias (<date>.<time>.vtbackup-<uid>), the
+# only backups known to be full from their names.
 # Coverage drift: each run also compares the keyspace's serving shards with
 # the policy's (report_coverage).
 # Env: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD, VITESS_ALLOW_FIRST_BACKUP,
 #      BACKUP_POLICY_SHARDS (the keyspace's shards the policy's CronJobs back up),
+#      VITESS_INCREMENTAL_CHAINS (default false),
 #      VTCTLD_TIMEOUT (default 30s), VITESS_STOP_WAIT_SECONDS (default 120).
 # The type flags take the spelling of the manifest's flags (Vitess >= 22
 # registers dashed names, older releases underscores; --init_keyspace or
@@ -91,6 +97,10 @@ main() {
   report_coverage
   count=$(printf '%s\n' "$names" | awk 'NF { n++ } END { print n + 0 }')
   latest=$(printf '%s\n' "$names" | last_line)
+  if [ "${VITESS_INCREMENTAL_CHAINS:-false}" = true ]; then
+    latest=$(printf '%s\n' "$names" | awk '/^[0-9-]*\.[0-9]*\.vtbackup-[0-9]+$/' | last_line)
+    [ -n "$latest" ] || latest="(no full backup listed)"
+  fi
 
   if [ "$count" -gt 0 ]; then
     info "$shard has $count backup(s), the latest $latest: taking a normal backup (vtbackup restores the latest complete one)"

@@ -745,6 +745,15 @@ const extraFlagKeys = (pools: Pools) =>
     ],
   );
 
+const vitessIncremental = (pools: Pools) =>
+  rec({
+    schedule: pick(pools, ['*/15 * * * *', 'H/30 * * * *', '@hourly'], ['', '60 * * * *', 'H H H H H H']),
+    timeout: some(pick(pools, ['10m', '5m'], ['0s', '1x'])),
+    maxRecoveryPointAge: some(pick(pools, ['1h', '45m'], ['0s', 'soon'])),
+    allowPrimary: some(fc.boolean()),
+    suspend: some(fc.boolean()),
+  });
+
 const vitessSchedule = (pools: Pools) =>
   fc
     .tuple(
@@ -761,8 +770,9 @@ const vitessSchedule = (pools: Pools) =>
         )
         .map((list) => uniqueBy(list, (s) => s.keyspace)),
       pick(pools, [false], [true]),
+      some(vitessIncremental(pools), 1),
     )
-    .map(([name, frequency, settings, strategies, bothFrequencyAndSchedule]) => ({
+    .map(([name, frequency, settings, strategies, bothFrequencyAndSchedule, incremental]) => ({
       ...settings,
       name,
       // a frequency replaces the schedule (the adversarial pools keep both now and then)
@@ -770,6 +780,7 @@ const vitessSchedule = (pools: Pools) =>
         ? { frequency, schedule: bothFrequencyAndSchedule ? settings.schedule : undefined }
         : {}),
       strategies,
+      incremental,
     }))
     .map((o) => defined(o));
 

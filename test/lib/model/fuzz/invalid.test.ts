@@ -83,6 +83,14 @@ const ENGINE: Record<EngineKey, Record<string, Mutation>> = {
       Object.assign(at(d, 'spec.vitess.schedules.0'), { frequency: '6h', schedule: '@daily' }),
     badAccessModes: (d) =>
       (at(d, 'spec.vitess').scratch = { size: '1Gi', accessModes: ['ReadWriteOncePod', 'ReadWriteMany'] }),
+    incrementalWithXtrabackup: (d) => {
+      at(d, 'spec.vitess').backupEngine = 'xtrabackup';
+      at(d, 'spec.vitess.schedules.0').incremental = { schedule: '*/15 * * * *' };
+    },
+    incrementalWithVtbackupPruning: (d) => {
+      at(d, 'spec.vitess').vtbackupRetention = { minRetentionTime: '168h' };
+      at(d, 'spec.vitess.schedules.0').incremental = { schedule: '*/15 * * * *' };
+    },
   },
   redis: {
     missingS3: (d) => delete at(d, 'spec.redis').s3,

@@ -333,6 +333,27 @@ describe('restore drill: a normal run restored the newest backup first', () => {
     });
   });
 
+  test('with incremental backups, the drill names the newest full (vtbackup) backup, which vtbackup restores, not a newer incremental one', async () => {
+    const r = await runBackup(
+      { backups: [...BACKUPS, '2025-02-26.021500.zone1-0000000102'] },
+      {
+        schedules: [
+          {
+            name: 'daily',
+            schedule: '0 2 * * *',
+            strategies: [{ keyspace: 'commerce', shards: ['-'] }],
+            incremental: { schedule: '*/15 * * * *' },
+          },
+        ],
+        cronJob: 'example-daily-commerce-x-x',
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      / info restore drill passed: vtbackup restored 2025-02-26\.020000\.vtbackup-3141592653 before taking this backup$/m,
+    );
+  });
+
   test('a newest backup whose name carries no time: the drill result without a backup age', async () => {
     await withGateway(async (url, metrics) => {
       const r = await runBackup(
