@@ -47,8 +47,8 @@ export interface S3ObjectLock {
    * `COMPLIANCE`: nobody at all, the root user included, until the date.
    */
   readonly mode: 'GOVERNANCE' | 'COMPLIANCE';
-  /** How long each object stays locked after its upload (`30d`, `2w`). */
-  readonly retention: string;
+  /** How long each object stays locked after its upload (S3's retention period): `30d`, `2w`. */
+  readonly period: string;
 }
 
 /** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
@@ -138,9 +138,9 @@ export function s3DestinationSchema(description: string, endpointDescription: st
             'GOVERNANCE',
             'COMPLIANCE',
           ]),
-          retention: duration('How long each object stays locked after its upload, e.g. 30d.'),
+          period: duration("How long each object stays locked after its upload (S3's retention period), e.g. 30d."),
         },
-        ['mode', 'retention'],
+        ['mode', 'period'],
       ),
     },
     ['bucket', 'region'],
@@ -186,7 +186,7 @@ export function resolveS3(s3: S3Destination): ResolvedS3 {
     serverSideEncryption: s3.serverSideEncryption,
     kmsKeyId: s3.kmsKeyId,
     caBundle: s3.caBundle,
-    objectLock: s3.objectLock && { mode: s3.objectLock.mode, seconds: parseDuration(s3.objectLock.retention) },
+    objectLock: s3.objectLock && { mode: s3.objectLock.mode, seconds: parseDuration(s3.objectLock.period) },
   };
 }
 
@@ -202,10 +202,10 @@ export function validateS3(s3: S3Destination, path: string, issues: IssueList): 
       `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
     );
   }
-  const lock = s3.objectLock?.retention;
+  const lock = s3.objectLock?.period;
   // the grammar is the schema's; S3 needs a retain-until date after the upload
   if (lock !== undefined && durationProblem(lock) === undefined && parseDuration(lock) < 1)
-    issues.add(childPath(childPath(path, 'objectLock'), 'retention'), `received ${show(lock)}; must be at least 1s`);
+    issues.add(childPath(childPath(path, 'objectLock'), 'period'), `received ${show(lock)}; must be at least 1s`);
   const creds = s3.credentialsSecret;
   if (creds) {
     const keys = [

@@ -50,11 +50,11 @@ export function etcdSchedulePolicy(props: EtcdScheduleProps): EnginePolicyDocume
 
 /**
  * etcd fields a front end takes in another form: no pass-through field of its own (its `endpoint`'s scheme
- * decides TLS), the defragmentation's `memberTimeout` and an S3 Object Lock's `retention` (cdk8s `Duration`s too).
+ * decides TLS), the defragmentation's `memberTimeout` and an S3 Object Lock's `period` (cdk8s `Duration`s too).
  */
 export const ETCD_FIELDS = {
   passThrough: NO_OWN_FIELDS.passThrough,
-  durations: ['memberTimeout', 'retention'],
+  durations: ['memberTimeout', 'period'],
 } as const satisfies PropsFields;
 
 /** `EtcdBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. */

@@ -48,10 +48,10 @@ export function redisSchedulePolicy(props: RedisScheduleProps): EnginePolicyDocu
 }
 
 /** `RedisBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. */
-/** Redis fields a front end takes in another form: the pass-through fields above, an S3 Object Lock's `retention` (a cdk8s `Duration` too). */
+/** Redis fields a front end takes in another form: the pass-through fields above, an S3 Object Lock's `period` (a cdk8s `Duration` too). */
 export const REDIS_FIELDS = {
   passThrough: REDIS_PASS_THROUGH,
-  durations: ['retention'],
+  durations: ['period'],
 } as const satisfies PropsFields;
 
 export const REDIS_PROPS: EngineProps<RedisScheduleProps, typeof REDIS_FIELDS> = {

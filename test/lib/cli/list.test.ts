@@ -173,7 +173,7 @@ describe('Redis: S3 through the aws CLI', () => {
             region: 'us-east-1',
             endpoint: s3.endpoint,
             credentialsSecret: { name: 'aws' },
-            objectLock: { mode: 'COMPLIANCE', retention: '2d' },
+            objectLock: { mode: 'COMPLIANCE', period: '2d' },
           },
         },
         { retention: { keepLast: 1 } },

@@ -16,18 +16,18 @@ const s3 = (objectLock: S3ObjectLock | undefined) => ({
 });
 /** A lock the schema refuses, through the policy's type. */
 const badLock = (lock: Record<string, unknown>) => lock as unknown as S3ObjectLock;
-const locked = (retention: Record<string, unknown>, lock: S3ObjectLock = { mode: 'GOVERNANCE', retention: '30d' }) =>
+const locked = (retention: Record<string, unknown>, lock: S3ObjectLock = { mode: 'GOVERNANCE', period: '30d' }) =>
   etcdPolicy({ destination: { s3: s3(lock) } }, { retention });
 
 test('the lock is refused with the path, the value and what is allowed: a mode S3 has not, no period, a zero period', () => {
-  expect(problems(locked({ keepLast: 3 }, badLock({ mode: 'governance', retention: '30d' })))).toEqual([
+  expect(problems(locked({ keepLast: 3 }, badLock({ mode: 'governance', period: '30d' })))).toEqual([
     expect.stringMatching(/^spec\.etcd\.destination\.s3\.objectLock\.mode: .*"governance".*GOVERNANCE.*COMPLIANCE/),
   ]);
   expect(problems(locked({ keepLast: 3 }, badLock({ mode: 'COMPLIANCE' })))).toEqual([
-    'spec.etcd.destination.s3.objectLock.retention: required field is missing',
+    'spec.etcd.destination.s3.objectLock.period: required field is missing',
   ]);
-  expect(problems(locked({ keepLast: 3 }, { mode: 'COMPLIANCE', retention: '0s' }))).toEqual([
-    'spec.etcd.destination.s3.objectLock.retention: received "0s"; must be at least 1s',
+  expect(problems(locked({ keepLast: 3 }, { mode: 'COMPLIANCE', period: '0s' }))).toEqual([
+    'spec.etcd.destination.s3.objectLock.period: received "0s"; must be at least 1s',
   ]);
   expect(problems(locked({ keepLast: 3 }))).toEqual([]);
 });
@@ -47,7 +47,7 @@ test('a rule that deletes sooner than the lock is warned about, each such rule o
   expect(objectLockWarnings(etcdPolicy({ destination: { s3: s3(undefined) } }, { retention: { daily: 1 } }))).toEqual(
     [],
   );
-  const redis = redisPolicy({ s3: s3({ mode: 'COMPLIANCE', retention: '2d' }) }, { retention: { hourly: 24 } });
+  const redis = redisPolicy({ s3: s3({ mode: 'COMPLIANCE', period: '2d' }) }, { retention: { hourly: 24 } });
   expect(objectLockWarnings(redis).map((w) => w.path)).toEqual(['spec.retention.hourly']);
 });
 

@@ -42,6 +42,13 @@ metadata() {
   if [ -n "$databases_json" ]; then printf ',\n  "databases": %s' "$databases_json"; fi
   printf ',\n  "size": %s' "$bytes"
   if [ "$encrypted" = true ]; then printf ',\n  "encryption": {"tool": "age", "recipients": %s}' "$(cat "$result/age_fingerprints")"; fi
+  if [ -n "${lock_until:-}" ]; then
+    printf ',\n  "objectLock": {"mode": '
+    json_str "$S3_OBJECT_LOCK_MODE"
+    printf ', "retainUntil": '
+    json_str "$lock_until"
+    printf '}'
+  fi
   printf ',\n  "policy": '
   json_str "${BACKUP_POLICY:-}"
   printf '\n}\n'
@@ -104,4 +111,27 @@ check_content() {
     cancel_upload
     fail "$CONTENT_REFUSAL"
   fi
+}
+
+# With S3_OBJECT_LOCK_MODE, sets lock_until: the time in the backup's name
+# plus S3_OBJECT_LOCK_SECONDS (what retention reads off the name).
+lock_date() {
+  lock_until=''
+  [ -n "${S3_OBJECT_LOCK_MODE:-}" ] || return 0
+  if ! _ld_epoch=$(date -u -d "$(printf '%s' "$timestamp" | sed 's/T/ /; s/Z$//')" +%s) ||
+    ! lock_until=$(s3_lock_until "$_ld_epoch"); then
+    fail "cannot compute the Object Lock's retain-until date from $timestamp"
+  fi
+}
+
+# With S3_OBJECT_LOCK_MODE, locks the stored metadata and backup until
+# lock_until (PutObjectRetention: `aws s3 cp` has no Object Lock options);
+# a refusal fails the run and removes both (a bucket without Object Lock
+# keeps no versions, so they are gone).
+lock_objects() {
+  [ -n "${lock_until:-}" ] || return 0
+  for _lo_key in "$meta_key" "$key"; do
+    s3_lock_object "$_lo_key" "$lock_until" >/dev/null 2>"$errf" ||
+      fail "cannot lock s3://$S3_BUCKET/$_lo_key (s3.objectLock; the bucket must have Object Lock enabled): $(reason 1); $(remove_final_object)"
+  done
 }

@@ -347,8 +347,10 @@ main() {
   fi
   read_databases
   check_content
+  lock_date
   complete_upload
   store_metadata
+  lock_objects
   phase=verified
   info "stored $where: $bytes bytes (rdb $rdb_bytes bytes${keys:+, $keys keys}, from $server, $role)"
   content_push_metrics success "$(elapsed)" "$bytes"

@@ -870,7 +870,7 @@ const s3Destination = (pools: Pools) =>
     objectLock: some(
       rec({
         mode: pick(pools, ['GOVERNANCE', 'COMPLIANCE'], ['governance']),
-        retention: pick(pools, ['30d', '1w', '1h', '1s'], ['0s', '30']),
+        period: pick(pools, ['30d', '1w', '1h', '1s'], ['0s', '30']),
       }),
       0.5,
     ),

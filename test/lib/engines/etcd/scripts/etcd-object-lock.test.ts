@@ -58,7 +58,7 @@ function lockedPolicy(bucket: string) {
           region: 'us-east-1',
           endpoint: proxy.endpoint,
           credentialsSecret: { name: 's3-creds' },
-          objectLock: { mode: 'GOVERNANCE', retention: '30d' },
+          objectLock: { mode: 'GOVERNANCE', period: '30d' },
         },
       },
     },
