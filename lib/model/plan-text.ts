@@ -1,5 +1,6 @@
 /** A plan as text for people (`plan`) and as JSON for programs (`plan -o json`). Times in UTC. */
 import { formatDuration } from '../units';
+import { maintenanceOverlaps } from './plan';
 import type { Plan, PlanDst, PlanOverlap, PlanRun, PlanTarget } from './plan';
 
 export interface PlanWarning {
@@ -55,6 +56,14 @@ function overlapMessage(plan: Plan, o: PlanOverlap): string {
       Replace: 'concurrencyPolicy Replace stops the running one',
     }[a.concurrencyPolicy];
     return `${targetName(a)}: a run may take ${formatDuration(a.windowSeconds)} (its timeout), longer than the time to the next one: ${pairs}; ${consequence}`;
+  }
+  if (maintenanceOverlaps(plan).includes(o)) {
+    const [maintenance, other] = a.component === 'maintenance' ? [a, b] : [b, a];
+    return (
+      `${targetName(maintenance)} (maintenance) and ${targetName(other)} (${other.component}), serialization group ${groupText(a)}: ${pairs}; ` +
+      'never both at once: the one that comes second waits (Pending) and its timeout keeps counting, so a defragmentation can delay a snapshot, ' +
+      'or fail waiting for one: move the maintenance schedule off the backup window'
+    );
   }
   if (o.reason === 'group') {
     return (

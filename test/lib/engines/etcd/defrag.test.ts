@@ -300,5 +300,8 @@ test('plan lists the defragmentation CronJob, text and --svg, and flags its over
   expect({ code, stderr }).toEqual({ code: 0, stderr: expect.any(String) as string });
   expect(stdout).toContain('etcd-defrag');
   expect(stdout).toContain('etcd-cp-1');
+  expect(stdout).toMatch(
+    /overlap {3}kube-system\/etcd-defrag \(maintenance\) and kube-system\/etcd-cp-1 \(backup\), serialization group etcd-snapshot \(scope cluster\): \d+ pairs of runs overlap \(first .*\); never both at once: the one that comes second waits \(Pending\) and its timeout keeps counting, so a defragmentation can delay a snapshot, or fail waiting for one: move the maintenance schedule off the backup window/,
+  );
   expect(fs.readFileSync(svg, 'utf8')).toContain('etcd-defrag');
 });
