@@ -1,7 +1,7 @@
 /**
  * A Grafana dashboard of the metrics the backup scripts push (lib/scripts/metrics.sh, the drills'
  * and the coverage checks'): per target, the age of the last success, the last result, duration,
- * size over time, failures, restore drills and uncovered shards. One dashboard for every engine: the
+ * size over time, failures, the content facts (keys, a shrink), restore drills and uncovered shards. One dashboard for every engine: the
  * `prefix` variable picks the engine's metric prefix, `namespace` and `policy` filter the targets.
  * Deterministic JSON (Grafana's dashboard model, schemaVersion 39).
  */
@@ -89,6 +89,24 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
     legend: LEGEND,
     type: 'timeseries',
     unit: 's',
+  },
+  {
+    title: 'Keys in the last checked backup',
+    description:
+      'Keys the last backup held when its content was checked (etcd: at the snapshot revision; Redis: the dump), over time: a fall is what BackupContentShrank looks for.',
+    expr: `max by (${BY}) (${series('content_keys')})`,
+    legend: LEGEND,
+    type: 'timeseries',
+    unit: 'short',
+  },
+  {
+    title: 'Backup shrank',
+    description:
+      '1 when the last backup held fewer keys than spec.contentChecks.shrinkBelowPercent of the newest earlier one (BackupContentShrank), else 0.',
+    expr: `max by (${BY}) (${series('content_shrunk')})`,
+    legend: LEGEND,
+    type: 'table',
+    unit: 'bool',
   },
   {
     title: 'Uncovered shards',

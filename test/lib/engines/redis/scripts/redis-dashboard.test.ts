@@ -1,5 +1,5 @@
-// The Grafana dashboard (issue 21.4) against real metrics: real Redis backup runs (one good, one
-// failed, one with a shard the policy leaves out) and a real restore drill push to a real
+// The Grafana dashboard (issue 21.4) against real metrics: real Redis backup runs (one good, its content
+// checked, one failed, one with a shard the policy leaves out) and a real restore drill push to a real
 // Pushgateway, a real Prometheus (Debian's) scrapes it, and every panel's query returns series with
 // the values the runs pushed.
 import type { Manifest } from '../../../../../lib';
@@ -70,6 +70,9 @@ test("the values are the runs': shard01 succeeded and drilled green, shard02 fai
   expect((await byShard('Failed runs')).shard02).toBeGreaterThanOrEqual(1);
   expect(await byShard('Restore drill succeeded')).toEqual({ shard01: 1 });
   expect((await byShard('Size of the last backup')).shard01).toBeGreaterThan(0);
+  // the content check of the good run: the shard's keys, no shrink (its first backup)
+  expect((await byShard('Keys in the last checked backup')).shard01).toBeGreaterThan(0);
+  expect(await byShard('Backup shrank')).toEqual({ shard01: 0 });
   const uncovered = await prometheus.query(queryOf(DASHBOARD_PANELS.find((p) => p.title === 'Uncovered shards')!.expr));
   expect(uncovered.map((s) => Number(s.value[1]))).toEqual([1]);
 });
