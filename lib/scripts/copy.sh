@@ -30,11 +30,18 @@ copy_value() {
   eval "_cv=\${BACKUP_COPY_$1_$2:-}"
 }
 
-# copy_backup OBJECTS EPOCH: OBJECTS is a file of "<local file><TAB><name>"
-# lines (the name under the destination's prefix), the backup itself last;
-# EPOCH the time in the backup's name (the copies' lock dates). Makes every
-# copy of BACKUP_COPIES; returns 0 whatever happens to them.
+# The backup's own S3 settings, kept by copy_backup for copy_source.
+COPY_SOURCE_ENV='AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_CA_BUNDLE AWS_REGION AWS_DEFAULT_REGION S3_ENDPOINT S3_FORCE_PATH_STYLE'
+
+# copy_backup OBJECTS EPOCH: OBJECTS is a file of "<source><TAB><name>" lines
+# (the source a local file, or s3://<bucket>/<key> of the backup's own
+# destination, read as a stream; the name under the copy's prefix), the backup
+# itself last; EPOCH the time in the backup's name (the copies' lock dates).
+# Makes every copy of BACKUP_COPIES; returns 0 whatever happens to them.
 copy_backup() {
+  for _cb_v in $COPY_SOURCE_ENV; do
+    eval "_copy_src_$_cb_v=\${$_cb_v-__unset__}"
+  done
   for _cb_n in ${BACKUP_COPIES:-}; do
     copy_value "$_cb_n" NAME
     _cb_name=$_cv
@@ -118,16 +125,34 @@ copy_one() {
   fi
 }
 
-# copy_object FILE KEY [aws s3 cp options]: upload, stored size, sha256 of
-# what is read back, lock. Non-zero with the reason in _co_why.
+# copy_source S3URL: the object on stdout, read with the backup's own S3
+# settings (this copy's are in the environment meanwhile).
+copy_source() {
+  (
+    _cs_value=''
+    for _cs_v in $COPY_SOURCE_ENV; do
+      eval "_cs_value=\$_copy_src_$_cs_v"
+      if [ "$_cs_value" = __unset__ ]; then unset "$_cs_v"; else eval "$_cs_v=\$_cs_value; export $_cs_v"; fi
+    done
+    s3_aws s3 cp --only-show-errors "$1" - </dev/null
+  )
+}
+
+# copy_object SOURCE KEY [aws s3 cp options]: upload (a local file, or an
+# s3:// object streamed through, counted and hashed on the way), stored size,
+# sha256 of what is read back, lock. Non-zero with the reason in _co_why.
 copy_object() {
   _cob_file=$1 _cob_key=$2
   shift 2
   _cob_err=${TMPDIR:-/tmp}/copy.err
-  _cob_size=$(wc -c <"$_cob_file" | tr -d ' ') || { _co_why="cannot read $_cob_file"; return 1; }
-  _cob_sum=$(sha256sum <"$_cob_file" | awk '{ print $1 }') || { _co_why="cannot read $_cob_file"; return 1; }
-  s3_aws s3 cp "$_cob_file" "s3://$S3_BUCKET/$_cob_key" --only-show-errors "$@" </dev/null >/dev/null 2>"$_cob_err" ||
-    { _co_why="uploading s3://$S3_BUCKET/$_cob_key failed: $(copy_last_line "$_cob_err")"; return 1; }
+  case $_cob_file in
+    s3://*) copy_stream "$@" || return 1 ;;
+    *)
+      _cob_size=$(wc -c <"$_cob_file" | tr -d ' ') || { _co_why="cannot read $_cob_file"; return 1; }
+      _cob_sum=$(sha256sum <"$_cob_file" | awk '{ print $1 }') || { _co_why="cannot read $_cob_file"; return 1; }
+      s3_aws s3 cp "$_cob_file" "s3://$S3_BUCKET/$_cob_key" --only-show-errors "$@" </dev/null >/dev/null 2>"$_cob_err" ||
+        { _co_why="uploading s3://$S3_BUCKET/$_cob_key failed: $(copy_last_line "$_cob_err")"; return 1; } ;;
+  esac
   _cob_stored=$(s3_aws s3api head-object --bucket "$S3_BUCKET" --key "$_cob_key" --query ContentLength --output text </dev/null 2>"$_cob_err") ||
     { _co_why="cannot read back the size of s3://$S3_BUCKET/$_cob_key: $(copy_last_line "$_cob_err")"; return 1; }
   [ "$_cob_stored" = "$_cob_size" ] ||
@@ -137,6 +162,30 @@ copy_object() {
     { _co_why="s3://$S3_BUCKET/$_cob_key reads back with sha256 $_cob_back, the copied file has $_cob_sum$(copy_last_line "$_cob_err" | sed 's/^./ (&/; s/.$/&)/')"; return 1; }
   [ -z "$_co_until" ] || s3_lock_object "$_cob_key" "$_co_until" 2>"$_cob_err" >/dev/null ||
     { _co_why="cannot lock s3://$S3_BUCKET/$_cob_key: $(copy_last_line "$_cob_err")"; return 1; }
+}
+
+# copy_stream [aws s3 cp options]: _cob_file (s3://) into _cob_key, counting
+# and hashing what passed (_cob_size, _cob_sum); no copy of it stays in the pod.
+copy_stream() {
+  _cs_dir=$(mktemp -d "${TMPDIR:-/tmp}/copy.XXXXXX") || { _co_why="cannot create a temporary directory"; return 1; }
+  mkfifo "$_cs_dir/sum" "$_cs_dir/count" || { _co_why="cannot create named pipes in $_cs_dir"; return 1; }
+  sha256sum <"$_cs_dir/sum" >"$_cs_dir/sha" &
+  wc -c <"$_cs_dir/count" >"$_cs_dir/size" &
+  _cs_st=0
+  { copy_source "$_cob_file" 2>"$_cs_dir/read.err" || echo "$?" >"$_cs_dir/read.status"; } |
+    tee "$_cs_dir/sum" "$_cs_dir/count" |
+    s3_aws s3 cp - "s3://$S3_BUCKET/$_cob_key" --only-show-errors "$@" >/dev/null 2>"$_cob_err" || _cs_st=$?
+  wait
+  _cob_sum=$(awk '{ print $1 }' "$_cs_dir/sha") _cob_size=$(tr -d ' ' <"$_cs_dir/size")
+  _cs_why=''
+  # a failed upload stops reading the source (SIGPIPE): its reason comes first
+  if [ "$_cs_st" -ne 0 ]; then
+    _cs_why="uploading s3://$S3_BUCKET/$_cob_key failed: $(copy_last_line "$_cob_err")"
+  elif [ -e "$_cs_dir/read.status" ]; then
+    _cs_why="reading $_cob_file failed: $(copy_last_line "$_cs_dir/read.err")"
+  fi
+  rm -rf "$_cs_dir"
+  [ -z "$_cs_why" ] || { _co_why=$_cs_why; return 1; }
 }
 
 copy_last_line() {

@@ -23,6 +23,7 @@ export const REDIS_SPEC_KEYS = [
   'verifyRdb',
   'scratch',
   's3',
+  'copies',
   'images',
 ] as const;
 

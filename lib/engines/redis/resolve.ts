@@ -3,6 +3,7 @@ import type { JobSettings, SecretKeyRef } from '../../policy/types';
 import { namedEntry } from '../../policy/named-entries';
 import { childPath } from '../../policy/errors';
 import { ResolvedS3, resolveS3 } from '../s3';
+import { ResolvedS3Copy, resolveS3Copies } from '../s3-copies';
 import { REDIS_DEFAULTS } from './defaults';
 import type { RedisSpec } from './types';
 
@@ -29,6 +30,8 @@ export interface ResolvedRedis {
   /** A per-run PVC of `size`, or an emptyDir (with `sizeLimit` when set). */
   readonly scratch: { readonly size?: string; readonly storageClassName?: string; readonly sizeLimit?: string };
   readonly s3: ResolvedS3;
+  /** Further copies of every backup. */
+  readonly copies: readonly ResolvedS3Copy[];
   readonly images: { readonly redis: string; readonly awsCli: string };
 }
 
@@ -43,6 +46,7 @@ export function resolveRedis(spec: RedisSpec, path: string): ResolvedRedis {
     verifyRdb: spec.verifyRdb ?? REDIS_DEFAULTS.verifyRdb,
     scratch: spec.scratch ?? {},
     s3: resolveS3(spec.s3),
+    copies: resolveS3Copies(spec.copies),
     images: {
       redis: spec.images?.redis ?? REDIS_DEFAULTS.redisImage,
       awsCli: spec.images?.awsCli ?? REDIS_DEFAULTS.awsCliImage,

@@ -14,6 +14,7 @@ import {
 } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
+import { s3CopiesSchema } from '../s3-copies';
 
 /** A Sentinel master name: a label-value-like token, safe in object keys, labels and metric labels. */
 export const SHARD_NAME_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$';
@@ -75,6 +76,7 @@ export const redisSchema = obj(
       }),
     }),
     s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),
+    copies: s3CopiesSchema('S3-compatible endpoint URL (MinIO etc.).'),
     images: obj('Images.', {
       redis: image('Dump step image: sh, redis-cli >= 7.0, redis-check-rdb, gzip, timeout.', {
         default: REDIS_DEFAULTS.redisImage,

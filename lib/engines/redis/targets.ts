@@ -31,6 +31,7 @@ import { STEP_RESOURCES } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { awsEnv, s3CaMounts, s3CaVolumes, s3UploadEnv } from '../s3';
+import { s3CopiesEnv } from '../s3-copies';
 import { REDIS_DEFAULTS } from './defaults';
 import { drillPod } from './drill';
 import {
@@ -154,7 +155,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
   const upload: EngineContainer = {
     name: 's3-upload',
     image: spec.images.awsCli,
-    command: shellCommand('redis-upload.sh', { metrics: ctx.metrics, retention: prunes }),
+    command: shellCommand('redis-upload.sh', { metrics: ctx.metrics, retention: prunes, copy: spec.copies.length > 0 }),
     env: [
       ...ctx.env,
       ...metricsEnv(ctx, shard),
@@ -165,6 +166,7 @@ function backupPod(spec: ResolvedRedis, policy: PolicyContext, shard: string, ct
       ...awsEnv(spec.s3),
       ...destinationEnv(spec, shard),
       ...s3UploadEnv(spec.s3),
+      ...s3CopiesEnv(spec.copies, ctx.settings.timeZone ?? 'UTC'),
       ...contentCheckEnv(policy.contentChecks, REDIS_DEFAULTS.metadataSuffix),
       // A separate retention-prune CronJob replaces pruning after each backup.
       ...(policy.retention?.schedule === undefined ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),

@@ -1,5 +1,6 @@
 import type { JobSettings, SecretKeyRef } from '../../policy/types';
 import type { S3Destination } from '../s3';
+import type { S3Copy } from '../s3-copies';
 
 /** The Sentinels that know the shards (Sentinel master names). */
 export interface RedisSentinel {
@@ -63,6 +64,13 @@ export interface RedisSpec {
    * `<path>/redis-backup_<shard>_<time>.rdb.gz`.
    */
   readonly s3: S3Destination;
+  /**
+   * Further copies of every verified backup (with its metadata), each in its own S3 bucket, endpoint or
+   * region: streamed from `s3` after the backup is stored (no copy of the dump in the pod), checked, with
+   * their own retention rules; a failed copy is reported and never fails the backup.
+   * @default - none
+   */
+  readonly copies?: readonly S3Copy[];
   readonly images?: {
     /** Dump step: sh, redis-cli (7.0 or newer), redis-check-rdb, gzip, timeout. @default 'redis:7.2.8-alpine' */
     readonly redis?: string;

@@ -2,6 +2,7 @@
 import { IssueList, childPath, show } from '../../policy/errors';
 import { validateNamedEntries } from '../../policy/named-entries';
 import { validateS3 } from '../s3';
+import { validateS3Copies } from '../s3-copies';
 import type { RedisSpec } from './types';
 
 export function validateRedis(spec: RedisSpec, path: string, issues: IssueList): void {
@@ -32,4 +33,5 @@ export function validateRedis(spec: RedisSpec, path: string, issues: IssueList):
   }
 
   if (spec.s3) validateS3(spec.s3, childPath(path, 's3'), issues);
+  if (spec.copies) validateS3Copies(spec.copies, spec.s3, childPath(path, 'copies'), issues);
 }

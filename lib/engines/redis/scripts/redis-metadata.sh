@@ -118,8 +118,7 @@ check_content() {
 lock_date() {
   lock_until=''
   [ -n "${S3_OBJECT_LOCK_MODE:-}" ] || return 0
-  if ! _ld_epoch=$(date -u -d "$(printf '%s' "$timestamp" | sed 's/T/ /; s/Z$//')" +%s) ||
-    ! lock_until=$(s3_lock_until "$_ld_epoch"); then
+  if ! _ld_epoch=$(name_epoch) || ! lock_until=$(s3_lock_until "$_ld_epoch"); then
     fail "cannot compute the Object Lock's retain-until date from $timestamp"
   fi
 }
@@ -134,4 +133,27 @@ lock_objects() {
     s3_lock_object "$_lo_key" "$lock_until" >/dev/null 2>"$errf" ||
       fail "cannot lock s3://$S3_BUCKET/$_lo_key (s3.objectLock; the bucket must have Object Lock enabled): $(reason 1); $(remove_final_object)"
   done
+}
+
+# The time in the backup's name (timestamp), in epoch seconds.
+name_epoch() {
+  date -u -d "$(printf '%s' "$timestamp" | sed 's/T/ /; s/Z$//')" +%s
+}
+
+# The further copies (copy.sh) of what this run stored: the metadata, then the
+# backup, streamed from this destination (no copy of the dump in the pod), with
+# the environment the pod gave (no aws config pinned for this script's calls).
+copies() {
+  _cp_list=$work/copy-objects
+  if ! {
+    printf 's3://%s/%s\t%s\n' "$S3_BUCKET" "$meta_key" "${meta_key#"${S3_PREFIX:-}"}"
+    printf 's3://%s/%s\t%s\n' "$S3_BUCKET" "$key" "${key#"${S3_PREFIX:-}"}"
+  } >"$_cp_list" || ! _cp_epoch=$(name_epoch); then
+    log warn "cannot list the objects to copy in $work: no copy made"
+    return 0
+  fi
+  (
+    if [ -n "${s3_pinned_config:-}" ]; then unset AWS_CONFIG_FILE; fi
+    copy_backup "$_cp_list" "$_cp_epoch"
+  )
 }

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # needs: step.sh s3.sh redis-stream.sh content.sh redis-metadata.sh
-# optional: retention.sh metrics.sh
+# optional: retention.sh metrics.sh copy.sh
 # Upload side of a Redis shard backup: container `s3-upload` (aws CLI image).
 # It runs at the same time as container `redis-dump` (redis-dump.sh) of the
 # same pod and uploads the backup while it is produced, reading it from the
@@ -361,6 +361,7 @@ main() {
     step_run prune_after_backup "$key" || _st=$?
     [ "$_st" -eq 0 ] || exit "$_st"
   fi
+  if [ -n "${BACKUP_COPIES:-}" ]; then copies; fi
   info "backup of shard $REDIS_SHARD complete: $where"
 }
 

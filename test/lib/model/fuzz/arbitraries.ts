@@ -830,6 +830,29 @@ export const vitessSpec = (pools: Pools) =>
 // ---------------------------------------------------------------------------------------------
 // S3 (Redis and etcd)
 
+/** spec.<engine>.copies: one or two copies, each an S3 destination with its own rules; refusals rare. */
+const s3Copies = (pools: Pools) =>
+  fc
+    .tuple(
+      fc.array(
+        rec({
+          name: pick(pools, ['offsite', 'dr-1'], ['Off', '-x'], 19),
+          s3: fc.tuple(s3Destination(pools), pick(pools, [false], [true], 9)).map(([d, keepBundle]) =>
+            // a copy's CA bundle is refused: kept one time in 10 of an adversarial pool
+            keepBundle ? d : { ...d, caBundle: undefined },
+          ),
+          retention: some(
+            retention(pools).map(({ dryRun: _d, schedule: _s, ...rules }) => rules),
+            1,
+          ),
+        }),
+        { minLength: 1, maxLength: 2 },
+      ),
+      pick(pools, [false], [true], 19),
+    )
+    // a name twice is refused: kept one time in 20 of an adversarial pool
+    .map(([list, keepTwice]) => (keepTwice ? list : uniqueBy(list, (c) => c.name)));
+
 const s3Destination = (pools: Pools) =>
   rec({
     bucket: pick(pools, ['my-bucket', 'etcd.backups'], ['ab', 'a'.repeat(63), '1.2.3.4', 'a..b', 'a-.b']),
@@ -954,6 +977,7 @@ export const redisSpec = (pools: Pools) =>
       1,
     ),
     s3: s3Destination(pools),
+    copies: some(s3Copies(pools), 1),
     images: some(rec({ redis: some(images(pools)), awsCli: some(images(pools)) }), 1),
   });
 
@@ -1045,29 +1069,7 @@ export const etcdSpec = (pools: Pools) =>
             rec({ s3: s3Destination(pools) }),
           ),
         ),
-        copies: some(
-          fc
-            .tuple(
-              fc.array(
-                rec({
-                  name: pick(pools, ['offsite', 'dr-1'], ['Off', '-x'], 19),
-                  s3: fc.tuple(s3Destination(pools), pick(pools, [false], [true], 9)).map(([d, keepBundle]) =>
-                    // a copy's CA bundle is refused: kept one time in 10 of an adversarial pool
-                    keepBundle ? d : { ...d, caBundle: undefined },
-                  ),
-                  retention: some(
-                    retention(pools).map(({ dryRun: _d, schedule: _s, ...rules }) => rules),
-                    1,
-                  ),
-                }),
-                { minLength: 1, maxLength: 2 },
-              ),
-              pick(pools, [false], [true], 19),
-            )
-            // a name twice is refused: kept one time in 20 of an adversarial pool
-            .map(([list, keepTwice]) => (keepTwice ? list : uniqueBy(list, (c) => c.name))),
-          0.5,
-        ),
+        copies: some(s3Copies(pools), 0.5),
         namePrefix: fc.constant(namePrefix),
         retentionScope: some(fc.constantFrom('node', 'node', 'cluster'), 0.5),
         restoreCheck: some(fc.boolean(), 1),
