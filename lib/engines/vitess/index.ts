@@ -37,6 +37,11 @@ export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typ
     refused:
       'every normal vtbackup run restores the newest backup first and pushes the restore-drill metrics (restore_drill_*), so no drill schedule is needed',
   },
+  contentChecks: {
+    refused:
+      'vtctld lists a backup by name only (GetBackups: no size, no row count; its status is UNKNOWN), so there is no fact to compare with the ' +
+      'newest earlier backup; vtbackup checks each backup itself, restoring the newest one before it takes the next (the restore drill metrics say so)',
+  },
   encryption: {
     refused:
       'vtbackup writes its backups itself through its backup storage; encrypt them there, with extraFlags: ' +

@@ -141,9 +141,9 @@ test("Redis policies get BackupContentShrank over their shards' backup CronJobs,
   expect(byDefault.annotations.description).toContain('It was stored (onShrink: warn)');
 });
 
-test('spec.contentChecks is refused for engines that do not check content yet, naming the ones that do', () => {
+test('spec.contentChecks is refused for Vitess, saying why (its listing has no fact to compare) and naming the engines that check', () => {
   expect(() => renderPolicy(vitessPolicy({}, { contentChecks: { allowEmpty: true } }))).toThrow(
-    'spec.contentChecks: the vitess engine does not support content checks; supported by: redis, etcd',
+    'spec.contentChecks: the vitess engine does not support content checks: vtctld lists a backup by name only (GetBackups: no size, no row count; its status is UNKNOWN), so there is no fact to compare with the newest earlier backup; vtbackup checks each backup itself, restoring the newest one before it takes the next (the restore drill metrics say so); supported by: redis, etcd',
   );
 });
 
