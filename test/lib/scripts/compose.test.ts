@@ -210,6 +210,7 @@ describe('renderings', () => {
       'step.sh',
       'etcd-lib.sh',
       'content.sh',
+      'etcd-alarm-gauges.sh',
       'metrics.sh',
       'etcd-finalize.sh',
     ]);
@@ -246,7 +247,7 @@ describe('renderings', () => {
       "# backup-cronjobs: main of etcd-finalize.sh; every other line of it and of its modules from /scripts (the policy's script ConfigMap)",
     );
     expect(text.split('\n')[1]).toBe(
-      '. /scripts/common.sh; . /scripts/s3.sh; . /scripts/s3-retention.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/step.sh; . /scripts/etcd-lib.sh; . /scripts/content.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh',
+      '. /scripts/common.sh; . /scripts/s3.sh; . /scripts/s3-retention.sh; . /scripts/retention-s3.sh; . /scripts/retention.sh; . /scripts/step.sh; . /scripts/etcd-lib.sh; . /scripts/content.sh; . /scripts/etcd-alarm-gauges.sh; . /scripts/metrics.sh; . /scripts/etcd-finalize.sh',
     );
     expect(defs(text)).toEqual(['main']);
     const main = source('etcd-finalize.sh').split('\n');

@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# needs: etcd-alarm-gauges.sh
 # optional: metrics.sh
 # Entry of the defragmentation's `report` container (the shell image: curl
 # when the policy pushes metrics). Reads what the defrag step recorded in
@@ -47,16 +48,6 @@ main() {
       set -- "$@" "$name" "$value" "$help"
     done <"$ETCD_DEFRAG_DIR/gauges.sorted"
   fi
-  if [ -f "$ETCD_DEFRAG_DIR/alarms" ]; then
-    raised=$(fact alarms) seen=' '
-    for type in ${ETCD_BACKUP_ALARM_TYPES:-} $raised; do
-      case $seen in *" $type "*) continue ;; esac
-      seen="$seen$type "
-      case " $raised " in *" $type "*) value=1 ;; *) value=0 ;; esac
-      set -- "$@" "source_alarm{alarm=\"$type\"}" "$value" \
-        "1 while the etcd cluster has raised this alarm (etcdctl alarm list), 0 otherwise, as the last run saw it."
-    done
-  fi
   for o in success skipped failed; do
     value=0
     [ "$o" != "$outcome" ] || value=1
@@ -67,6 +58,7 @@ main() {
   [ "$outcome" != success ] ||
     set -- "$@" defrag_last_success_timestamp_seconds "$now" "End of the last successful defragmentation run (unix time)."
   push_gauges "$@"
+  etcd_push_alarms "$ETCD_DEFRAG_DIR/alarms"
   case $outcome in
     success) info "defragmentation succeeded in $((now - started))s" ;;
     skipped) log warn "defragmentation skipped, nothing defragmented: $reason" ;;

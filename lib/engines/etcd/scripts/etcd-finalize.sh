@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# needs: etcd-lib.sh content.sh
+# needs: etcd-lib.sh content.sh etcd-alarm-gauges.sh
 # optional: metrics.sh copy.sh
 # Entry of the `finalize` container: gives the verified temporary snapshot its
 # final name, then applies retention, then pushes metrics.
@@ -45,18 +45,8 @@ AGE_HEADER=age-encryption.org/v1
 #   push_run_metrics success|failure DURATION_SECONDS [SIZE_BYTES]
 push_run_metrics() {
   _prm_result=$1 _prm_duration=$2 _prm_size=${3:-}
-  set --
-  _prm_raised='' _prm_seen=' '
-  if [ -f "$ETCD_BACKUP_SCRATCH/alarms" ] && etcd_read_file _prm_raised "$ETCD_BACKUP_SCRATCH/alarms"; then
-    for _prm_type in ${ETCD_BACKUP_ALARM_TYPES:-} $_prm_raised; do
-      case $_prm_seen in *" $_prm_type "*) continue ;; esac
-      _prm_seen="$_prm_seen$_prm_type "
-      case " $_prm_raised " in *" $_prm_type "*) _prm_value=1 ;; *) _prm_value=0 ;; esac
-      set -- "$@" "source_alarm{alarm=\"$_prm_type\"}" "$_prm_value" \
-        "1 while the etcd cluster has raised this alarm (etcdctl alarm list), 0 otherwise, as the last run saw it."
-    done
-  fi
-  content_push_metrics "$_prm_result" "$_prm_duration" "$_prm_size" "$@"
+  etcd_push_alarms "$ETCD_BACKUP_SCRATCH/alarms"
+  content_push_metrics "$_prm_result" "$_prm_duration" "$_prm_size"
 }
 
 undo_finalize() {
