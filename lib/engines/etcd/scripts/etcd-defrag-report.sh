@@ -57,8 +57,7 @@ main() {
   set -- "$@" defrag_duration_seconds $((now - started)) "Duration of the last defragmentation run in seconds."
   [ "$outcome" != success ] ||
     set -- "$@" defrag_last_success_timestamp_seconds "$now" "End of the last successful defragmentation run (unix time)."
-  push_gauges "$@"
-  etcd_push_alarms "$ETCD_DEFRAG_DIR/alarms"
+  etcd_with_alarms "$ETCD_DEFRAG_DIR/alarms" push_gauges "$@"
   case $outcome in
     success) info "defragmentation succeeded in $((now - started))s" ;;
     skipped) log warn "defragmentation skipped, nothing defragmented: $reason" ;;

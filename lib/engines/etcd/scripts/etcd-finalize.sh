@@ -45,8 +45,7 @@ AGE_HEADER=age-encryption.org/v1
 #   push_run_metrics success|failure DURATION_SECONDS [SIZE_BYTES]
 push_run_metrics() {
   _prm_result=$1 _prm_duration=$2 _prm_size=${3:-}
-  etcd_push_alarms "$ETCD_BACKUP_SCRATCH/alarms"
-  content_push_metrics "$_prm_result" "$_prm_duration" "$_prm_size"
+  etcd_with_alarms "$ETCD_BACKUP_SCRATCH/alarms" content_push_metrics "$_prm_result" "$_prm_duration" "$_prm_size"
 }
 
 undo_finalize() {

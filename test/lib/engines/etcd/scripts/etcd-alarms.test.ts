@@ -73,6 +73,6 @@ test('a healthy cluster: no warning, and both alarms pushed as 0 (a cleared alar
   await etcd.etcdctl(['put', '/registry/k', 'v']);
   const { run, target } = await backUp(etcd, 'etcd-healthy');
   expect(run.failed).toBeUndefined();
-  expect(run.log).not.toMatch(/ warn .*alarm/);
+  expect(run.log).not.toContain('alarm');
   expect(await alarmGauges(target)).toEqual({ NOSPACE: 0, CORRUPT: 0 });
 });
