@@ -249,6 +249,8 @@ export interface AlertContext {
   readonly reportedFor: string;
   /** The CronJob names of the policy's targets of `component` that are not suspended. */
   targets(component: TargetComponent): readonly string[];
+  /** The series of `<prefix>_<metric>` that the runs of those targets push (`matchers`: more label matchers, `, a="b"`). */
+  series(metric: string, component: TargetComponent, matchers?: string): string;
 }
 
 /** An engine: one folder under `lib/engines/`, one line in `lib/registry.ts`. */

@@ -6,7 +6,7 @@
 import type { EnvVar } from '../kubernetes/objects';
 import { IssueList, childPath, show } from '../policy/errors';
 import { Schema, arr, dnsLabel, obj } from '../policy/schema-builders';
-import { RETENTION_JSON_SCHEMA, normalizeRetention, validateRetention } from '../retention';
+import { RETENTION_ENV, RETENTION_JSON_SCHEMA, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
 import type { RetentionRules } from '../retention';
 import { ResolvedS3, S3Destination, resolveS3, s3DestinationSchema, validateS3 } from './s3';
 
@@ -97,17 +97,6 @@ export function resolveS3Copies(copies: readonly S3Copy[] | undefined): Resolved
   return (copies ?? []).map((c) => ({ name: c.name, s3: resolveS3(c.s3), retention: c.retention }));
 }
 
-const RULE_ENV: Readonly<Record<string, string>> = {
-  keepLast: 'KEEP_LAST',
-  maxAgeSeconds: 'MAX_AGE_SECONDS',
-  maxTotalBytes: 'MAX_TOTAL_BYTES',
-  hourly: 'HOURLY',
-  daily: 'DAILY',
-  weekly: 'WEEKLY',
-  monthly: 'MONTHLY',
-  yearly: 'YEARLY',
-};
-
 /**
  * The env of copy.sh: `BACKUP_COPIES` (the copies' numbers, `1 2`) and per copy N `BACKUP_COPY_<N>_*`:
  * NAME, BUCKET, PREFIX, REGION, ENDPOINT, FORCE_PATH_STYLE, the credentials from their Secret, the
@@ -130,7 +119,6 @@ export function s3CopiesEnv(copies: readonly ResolvedS3Copy[], timeZone: string)
               },
             ]
           : [];
-      const rules = normalizeRetention(c.retention) as Readonly<Record<string, number | undefined>>;
       return [
         ...v('NAME', c.name),
         ...v('BUCKET', c.s3.bucket),
@@ -146,8 +134,12 @@ export function s3CopiesEnv(copies: readonly ResolvedS3Copy[], timeZone: string)
         ...v('SSE_KMS_KEY_ID', c.s3.kmsKeyId),
         ...v('OBJECT_LOCK_MODE', c.s3.objectLock?.mode),
         ...v('OBJECT_LOCK_SECONDS', c.s3.objectLock?.seconds),
-        ...Object.entries(RULE_ENV).flatMap(([rule, env]) => v(`RETENTION_${env}`, rules[rule])),
-        ...(Object.keys(rules).length > 0 ? v('RETENTION_TIME_ZONE', timeZone) : []),
+        // the rules as retention.sh reads them (RETENTION_*, with the time zone; dry run: the copy's script sets it)
+        ...(hasRetentionRules(c.retention)
+          ? retentionEnv(c.retention, timeZone, false)
+              .filter((e) => e.name !== RETENTION_ENV.dryRun)
+              .flatMap((e) => v(e.name, e.value))
+          : []),
       ];
     }),
   ];

@@ -110,5 +110,13 @@ export function engineAlertRules(r: ResolvedPolicy, active: readonly ResolvedTar
     severity: rule.severity,
     reportedFor: REPORTED_FOR,
     targets: (component) => active.filter((t) => t.component === component).map((t) => t.name),
+    series: (metric, component, matchers) =>
+      reportedSeries(
+        r,
+        metrics.prefix,
+        metric,
+        active.filter((t) => t.component === component),
+        matchers,
+      ),
   });
 }

@@ -8,7 +8,7 @@ import type { BackupStore } from '../engines/engine';
 import { retentionRules } from '../policy/retention-options';
 import type { BackupPolicy } from '../registry';
 import { engineDefinition, enginesOf } from '../registry';
-import { planRetention } from '../retention';
+import { formatUtc, planRetention } from '../retention';
 import { ENCRYPTED_SUFFIX, parseBackupName } from '../retention/listing';
 import type { RetentionReason } from '../retention';
 import { policyContext } from './validate';
@@ -128,8 +128,7 @@ export function listStore(
         store,
         metadataOf(`${b.encrypted ? b.name.slice(0, -4) : b.name}${store.metadataSuffix}`),
       );
-      const lockEnd =
-        retainUntil ?? (store.objectLock ? isoSecond((b.epoch + store.objectLock.seconds) * 1000) : undefined);
+      const lockEnd = retainUntil ?? (store.objectLock ? formatUtc(b.epoch + store.objectLock.seconds) : undefined);
       return {
         target: store.target,
         ...(b.node !== undefined ? { node: b.node } : {}),
@@ -144,8 +143,6 @@ export function listStore(
       };
     });
 }
-
-const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function contentFacts(
   store: BackupStore,

@@ -18,8 +18,7 @@ export function etcdAlertRules(spec: EtcdSpec, c: AlertContext): Record<string, 
   const names = c.targets('maintenance');
   if (!defrag || names.length === 0) return [];
   const threshold = defrag.thresholdPercent ?? ETCD_DEFAULTS.defragThresholdPercent;
-  const selector = `{namespace="${c.namespace}", policy="${c.policy}", target=~"${names.join('|')}"}`;
-  const byMember = (metric: string) => `max by (namespace, policy, member) (${c.prefix}_${metric}${selector})`;
+  const byMember = (metric: string) => `max by (namespace, policy, member) (${c.series(metric, 'maintenance')})`;
   const floor = ETCD_DEFAULTS.defragAlertMinBytes;
   return [
     {
@@ -34,7 +33,7 @@ export function etcdAlertRules(spec: EtcdSpec, c: AlertContext): Record<string, 
     },
     {
       alert: 'EtcdDefragmentationFailed',
-      expr: `max by (namespace, policy) (${c.prefix}_defrag_last_run{namespace="${c.namespace}", policy="${c.policy}", target=~"${names.join('|')}", outcome="failed"}) == 1`,
+      expr: `max by (namespace, policy) (${c.series('defrag_last_run', 'maintenance', ', outcome="failed"')}) == 1`,
       for: c.reportedFor,
       labels: { severity: c.severity, policy: c.policy },
       annotations: {
