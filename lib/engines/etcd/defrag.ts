@@ -7,8 +7,8 @@
  *     one member at a time, the leader last, `etcdctl defrag` of those above
  *     the threshold, each followed by its health and status (etcd-defrag.sh).
  *     It records its outcome and its gauges for the next step and exits 0;
- *  3. `report` (shell image; the aws CLI image with an S3 destination, as the
- *     finalize step: the images that have curl): pushes the gauges and the
+ *  3. `report` (the finalize step's image: the aws CLI image with an S3
+ *     destination or copies, else the shell image): pushes the gauges and the
  *     outcome, and fails the Job when the defragmentation failed
  *     (etcd-defrag-report.sh).
  * Like the backups: on the control-plane role's nodes (not pinned: it talks to
@@ -36,6 +36,7 @@ import {
   toolsContainer,
   toolsEnv,
 } from './pods';
+import { stepsInAwsCli } from './resolve';
 import type { ResolvedDefragmentation, ResolvedEtcd } from './resolve';
 
 export function defragPod(spec: ResolvedEtcd, defrag: ResolvedDefragmentation, ctx: PodContext): EnginePod {
@@ -63,10 +64,10 @@ export function defragPod(spec: ResolvedEtcd, defrag: ResolvedDefragmentation, c
     resources: STEP_RESOURCES.etcdctl,
     securityContext: restrictedContainerSecurity(),
   };
-  const s3 = spec.destination.kind === 's3';
+  const awsCli = stepsInAwsCli(spec.destination.kind, spec.copies.length);
   const report: EngineContainer = {
     name: 'report',
-    image: s3 ? spec.images.awsCli : spec.images.shell,
+    image: awsCli ? spec.images.awsCli : spec.images.shell,
     command: shellCommand('etcd-defrag-report.sh', { metrics: ctx.metrics }),
     env: [
       ...ctx.env,
@@ -77,7 +78,7 @@ export function defragPod(spec: ResolvedEtcd, defrag: ResolvedDefragmentation, c
       ...(ctx.metrics ? [{ name: 'ETCD_BACKUP_ALARM_TYPES', value: Object.keys(ETCD_ALARMS).join(' ') }] : []),
     ],
     volumeMounts: [scratchMount],
-    resources: s3 ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
+    resources: awsCli ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   return {

@@ -37,6 +37,7 @@ import { awsEnv, s3CaMounts, s3CaVolumes, s3RetentionDestination, s3UploadEnv } 
 import { s3CopiesEnv } from '../s3-copies';
 import { contentCheckEnv } from '../../workload/content-checks';
 import { ETCD_ALARMS, ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
+import { stepsInAwsCli } from './resolve';
 import type { ResolvedEtcd } from './resolve';
 
 export const fieldEnv = (name: string, fieldPath: string): EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
@@ -263,7 +264,7 @@ export function backupPod(
       : undefined;
   const finalize: EngineContainer = {
     name: 'finalize',
-    image: spec.destination.kind === 's3' || spec.copies.length > 0 ? spec.images.awsCli : spec.images.shell,
+    image: stepsInAwsCli(spec.destination.kind, spec.copies.length) ? spec.images.awsCli : spec.images.shell,
     command: shellCommand('etcd-finalize.sh', { metrics: ctx.metrics, copy: spec.copies.length > 0 }),
     env: [
       ...commonEnv,
@@ -284,7 +285,7 @@ export function backupPod(
       ...s3CopiesEnv(spec.copies, ctx.settings.timeZone ?? 'UTC'),
     ],
     volumeMounts: [...destMounts, ...s3Mounts(spec)],
-    resources: spec.destination.kind === 's3' || spec.copies.length > 0 ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
+    resources: stepsInAwsCli(spec.destination.kind, spec.copies.length) ? STEP_RESOURCES.awsCli : STEP_RESOURCES.shell,
     securityContext: restrictedContainerSecurity(),
   };
   return {

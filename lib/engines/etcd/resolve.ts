@@ -75,6 +75,14 @@ export function etcdNamePrefix(spec: EtcdSpec, policyName: string): string {
   return spec.namePrefix ?? `${ETCD_DEFAULTS.namePrefixBase}${policyName}_`;
 }
 
+/**
+ * The steps that push metrics and may talk to S3 (finalize, the defragmentation's report) run the aws CLI
+ * image, which has curl, with an S3 destination or copies; else the shell image.
+ */
+export function stepsInAwsCli(kind: ResolvedDestination['kind'], copies: number): boolean {
+  return kind === 's3' || copies > 0;
+}
+
 export function destinationKind(spec: EtcdSpec): ResolvedDestination['kind'] {
   const d = spec.destination;
   if (d?.s3) return 's3';

@@ -7,7 +7,7 @@ import type { PolicyContext } from '../engine';
 import { validateS3 } from '../s3';
 import { validateS3Copies } from '../s3-copies';
 import { DISTRIBUTIONS, ETCD_DEFAULTS } from './defaults';
-import { destinationKind, isTls } from './resolve';
+import { destinationKind, isTls, stepsInAwsCli } from './resolve';
 import type { EtcdSpec } from './types';
 import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
 import { checkedDuration, validateSettings } from '../../policy/settings';
@@ -100,9 +100,12 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     }
   }
 
-  // with copies the finalize step, which pushes, runs in the aws CLI image (which has curl)
-  const copies = (spec.copies ?? []).length > 0;
-  if (policy.metrics?.pushgatewayUrl !== undefined && kind !== 's3' && !copies && spec.images?.shell === undefined) {
+  // the steps that push run the shell image unless they run the aws CLI image (which has curl)
+  if (
+    policy.metrics?.pushgatewayUrl !== undefined &&
+    !stepsInAwsCli(kind, (spec.copies ?? []).length) &&
+    spec.images?.shell === undefined
+  ) {
     issues.add(
       at('images'),
       'metrics are pushed with curl, which the default busybox image lacks: set images.shell to an image with sh, curl and awk (e.g. curlimages/curl)',

@@ -62,6 +62,23 @@ test('perNode mode: still one CronJob for the cluster, not pinned, in the cluste
   expect(defrag.node).toBeUndefined();
 });
 
+test('the report pushes from the image the finalize step pushes from: with copies, the aws CLI image (curl), so a hostPath policy that pushes needs no images.shell', () => {
+  const objects = renderPolicy(
+    defragPolicy(
+      { copies: [{ name: 'offsite', s3: { bucket: 'etcd-dr', region: 'eu-west-1' } }] },
+      {},
+      { metrics: { pushgatewayUrl: 'http://pushgateway:9091' } },
+    ),
+  );
+  const report = containerOf(ofComponent(objects, 'maintenance')[0], 'report');
+  const finalize = containerOf(ofComponent(objects, 'backup')[0], 'finalize');
+  expect(report.image).toBe('amazon/aws-cli:2.17.64');
+  expect(finalize.image).toBe(report.image);
+  expect(problems(defragPolicy({}, {}, { metrics: { pushgatewayUrl: 'http://pushgateway:9091' } }))).toEqual([
+    expect.stringMatching(/^spec\.etcd\.images: metrics are pushed with curl, which the default busybox image lacks/),
+  ]);
+});
+
 test('the defrag step: etcd image, no ETCDCTL_ENDPOINTS (each call names its member), threshold and timeout', () => {
   const cj = ofComponent(
     renderPolicy(defragPolicy({}, { thresholdPercent: 30, memberTimeout: '2m' })),
