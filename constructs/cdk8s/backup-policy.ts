@@ -38,7 +38,7 @@ export interface BackupPolicyProps {
 export abstract class PolicyConstruct extends Construct {
   /** The namespace of every object. */
   public readonly namespace: string;
-  /** The plain objects, in render order. */
+  /** The plain objects, in render order; they share their identical parts: read-only (change the `apiObjects`). */
   public readonly manifests: readonly Manifest[];
   /** One ApiObject per manifest, in the same order. */
   public readonly apiObjects: readonly ApiObject[];

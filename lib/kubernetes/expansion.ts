@@ -20,7 +20,7 @@ export function expand(text: string): Expansion {
 
 /** `text` as the kubelet will pass it on unchanged (every `$` doubled). */
 export function literal(text: string): string {
-  return text.replace(/\$/g, '$$$$');
+  return text.includes('$') ? text.replace(/\$/g, '$$$$') : text;
 }
 
 /** A value as written into the manifest: plain text escaped, expansions as they are. */

@@ -89,6 +89,55 @@ export function compact<T>(value: T): T {
   return withoutUndefined(value, { dropEmptyLists: true });
 }
 
+/**
+ * `compact(value)`, where every part equal to the same part of `earlier` (an
+ * object compacted before, e.g. the CronJob of the shard before) is that part
+ * of `earlier`: the identical parts of sibling objects are one object in
+ * memory, and rules that remember what they checked check them once. Rendered
+ * objects are never changed, so sharing is safe.
+ */
+export function compactLike<T>(value: T, earlier: T | undefined): T {
+  return strip(value, true, earlier) as T;
+}
+
+/**
+ * `value`, where every part equal to the same part of `earlier` is that part
+ * of `earlier` (`compactLike` without the compacting): the equal parts of
+ * sibling values are one object in memory. Neither value is changed; the
+ * parts on the way to a difference are copied.
+ */
+export function shareEqualParts<T>(value: T, earlier: T | undefined): T {
+  return share(value, earlier) as T;
+}
+
+function share(value: unknown, like: unknown): unknown {
+  if (value === like) return like;
+  if (value === null || typeof value !== 'object' || like === null || typeof like !== 'object') return value;
+  if (Array.isArray(value)) {
+    if (!Array.isArray(like)) return value;
+    let copy: unknown[] | undefined;
+    let same = value.length === like.length;
+    for (let i = 0; i < value.length; i++) {
+      const v = share(value[i], like[i]);
+      if (v !== like[i]) same = false;
+      if (v !== value[i]) (copy ??= [...(value as unknown[])])[i] = v;
+    }
+    return same ? like : (copy ?? value);
+  }
+  if (Array.isArray(like) || !isPlainObject(value) || !isPlainObject(like)) return value;
+  const likeKeys = Object.keys(like);
+  const keys = Object.keys(value);
+  let copy: Record<string, unknown> | undefined;
+  let same = keys.length === likeKeys.length;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const v = share(value[key], like[key]);
+    if (v !== like[key] || likeKeys[i] !== key) same = false;
+    if (v !== value[key]) (copy ??= { ...value })[key] = v;
+  }
+  return same ? like : (copy ?? value);
+}
+
 /** A plain object (a JSON object, an object literal): not an array, a class instance or null. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
@@ -111,21 +160,35 @@ export function withoutUndefined<T>(value: T, options: { readonly dropEmptyLists
   return strip(value, options.dropEmptyLists === true) as T;
 }
 
-/** One walk, no intermediate arrays (synthesis calls it on every object). */
-function strip(value: unknown, dropEmptyLists: boolean): unknown {
+/** One walk, no intermediate arrays (synthesis calls it on every object); equal parts of `like` are reused. */
+function strip(value: unknown, dropEmptyLists: boolean, like?: unknown): unknown {
+  if (value === like) return like;
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
+    const prior = Array.isArray(like) ? (like as unknown[]) : undefined;
     const items: unknown[] = [];
+    let same = prior !== undefined;
     for (const v of value) {
-      const c = strip(v, dropEmptyLists);
-      if (c !== undefined || !dropEmptyLists) items.push(c);
+      const c = strip(v, dropEmptyLists, prior?.[items.length]);
+      if (c === undefined && dropEmptyLists) continue;
+      if (same && c !== prior![items.length]) same = false;
+      items.push(c);
     }
-    return dropEmptyLists && items.length === 0 ? undefined : items;
+    if (dropEmptyLists && items.length === 0) return undefined;
+    return same && items.length === prior!.length ? prior : items;
   }
+  const prior =
+    like !== null && typeof like === 'object' && !Array.isArray(like) ? (like as Record<string, unknown>) : undefined;
+  const priorKeys = prior && Object.keys(prior);
   const out: Record<string, unknown> = {};
+  let kept = 0;
+  let same = priorKeys !== undefined;
   for (const key of Object.keys(value)) {
-    const c = strip((value as Record<string, unknown>)[key], dropEmptyLists);
-    if (c !== undefined) out[key] = c;
+    const c = strip((value as Record<string, unknown>)[key], dropEmptyLists, prior?.[key]);
+    if (c === undefined) continue;
+    if (same && (priorKeys![kept] !== key || c !== prior![key])) same = false;
+    out[key] = c;
+    kept++;
   }
-  return out;
+  return same && kept === priorKeys!.length ? prior : out;
 }

@@ -6,6 +6,7 @@
  */
 import type { EnvVar } from '../kubernetes/objects';
 import { joinName, labelValue } from '../kubernetes/names';
+import { shareEqualParts } from '../kubernetes/objects';
 import { IssueList, childPath, closest, show } from '../policy/errors';
 import { JOB_DEFAULTS, METRICS_DEFAULTS } from '../policy/defaults';
 import { ResolvedJobSettings, mergeSettings, resolveSettings } from '../policy/settings';
@@ -105,6 +106,8 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
   const schedules = resolveSchedules(engineTargets, settings, issues);
   const names = new Map<string, EngineTarget>();
   const targets: ResolvedTarget[] = [];
+  // each pod shares its parts equal to the previous pod's of its component: 10,000 shards' pods took 68 MB, most of it equal
+  const previousPods = new Map<string, EnginePod>();
   engineTargets.forEach((t, i) => {
     const name = joinName([policy.metadata.name, ...t.nameParts]);
     const clash = names.get(name);
@@ -120,7 +123,11 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       settings: settings[i],
       metrics: metrics !== undefined,
     };
-    const pod = withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle);
+    const pod = shareEqualParts(
+      withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle),
+      previousPods.get(t.component),
+    );
+    previousPods.set(t.component, pod);
     checkPodAgainstEngine(
       pod,
       settings[i],
@@ -141,11 +148,12 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       key: t.key ?? t.nameParts.join('/'),
       name,
       component: t.component,
-      labels: {
-        ...commonLabels(policy, engine, t.component),
-        'backup-cronjobs.io/target': labelValue(name),
-        ...t.labels,
-      },
+      // Object.assign rather than spread: spreading maps of label keys cost about 4 µs, and this runs for every target
+      labels: Object.assign(
+        commonLabels(policy, engine, t.component),
+        { 'backup-cronjobs.io/target': labelValue(name) },
+        t.labels,
+      ),
       settingsPath: t.settingsPath,
       schedule: { written: settings[i].schedule, resolved: schedule, timeZone: settings[i].timeZone },
       settings: settings[i],
@@ -193,14 +201,22 @@ export function checkPodAgainstEngine(
   const options = settings.pod;
   const at = (field: string, i: number, key: string) =>
     childPath(childPath(childPath(childPath(levelPath, 'pod'), field), i), key);
-  const mains = [...(pod.initContainers ?? []), ...pod.containers].filter((c) => pod.mainContainers.includes(c.name));
+  const mains = () =>
+    [...(pod.initContainers ?? []), ...pod.containers].filter((c) => pod.mainContainers.includes(c.name));
   const sourced = scripts === 'configMap';
-  const volumes = new Set([...(pod.volumes ?? []).map((v) => v.name), ...(sourced ? [SCRIPTS_VOLUME] : [])]);
-  const mountPaths = new Set([
-    ...mains.flatMap((c) => (c.volumeMounts ?? []).map((m) => m.mountPath)),
-    ...(sourced ? [SCRIPTS_DIR] : []),
-  ]);
-  const envNames = new Set(mains.flatMap((c) => (c.env ?? []).map((e) => e.name)));
+  // the engine's names, only when the policy adds volumes or env (resolve runs this for every target)
+  const volumes = options.volumes?.length
+    ? new Set([...(pod.volumes ?? []).map((v) => v.name), ...(sourced ? [SCRIPTS_VOLUME] : [])])
+    : new Set<string>();
+  const mountPaths = options.volumes?.length
+    ? new Set([
+        ...mains().flatMap((c) => (c.volumeMounts ?? []).map((m) => m.mountPath)),
+        ...(sourced ? [SCRIPTS_DIR] : []),
+      ])
+    : new Set<string>();
+  const envNames = options.env?.length
+    ? new Set(mains().flatMap((c) => (c.env ?? []).map((e) => e.name)))
+    : new Set<string>();
   options.volumes?.forEach((v, i) => {
     if (volumes.has(v.name))
       issues.add(

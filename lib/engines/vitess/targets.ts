@@ -19,7 +19,7 @@ import { caBundleParts } from '../../workload/ca-bundle';
 import { ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
-import { OVERRIDABLE_DEFAULTS, SECRET_DIRS, renderFlags, requiredFlags } from './flags';
+import { SECRET_DIRS, renderFlags, vtbackupFlags } from './flags';
 import { incrementalTarget } from './incremental';
 import type { ResolvedVitess } from './resolve';
 import type { VitessSchedule } from './types';
@@ -191,11 +191,7 @@ function vitessPod(
   const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources
     .requests.cpu;
   const prunes = prunesAfterBackup(policy.retention);
-  const flags: Record<string, string> = {
-    ...OVERRIDABLE_DEFAULTS,
-    ...spec.extraFlags,
-    ...requiredFlags(spec, keyspace, shard, cpu),
-  };
+  const flags = vtbackupFlags(spec, keyspace, shard, cpu);
   const storage = storageParts(spec);
   const scratch = spec.scratch;
 

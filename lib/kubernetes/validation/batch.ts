@@ -17,7 +17,7 @@
 import { show } from '../../messages';
 import { annotationsProblems, labelsProblems } from './labels';
 import { podTemplateProblems } from './pod';
-import { type Problem, asRecord, fieldPath, under } from './problems';
+import { type CleanParts, EVERY_TIME, type Problem, asRecord, fieldPath, under } from './problems';
 
 const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 const RESTART_POLICIES = ['OnFailure', 'Never'];
@@ -51,7 +51,11 @@ export function scheduleTimeZoneProblem(schedule: string): string | undefined {
 }
 
 /** A Job spec (of a Job, or of a CronJob's jobTemplate when `inTemplate`). Paths: `template.spec...`. */
-export function jobSpecProblems(spec: unknown, inTemplate: boolean): Problem[] {
+export function jobSpecProblems(
+  spec: unknown,
+  inTemplate: boolean,
+  checked: Pick<CleanParts, 'check'> = EVERY_TIME,
+): Problem[] {
   const s = asRecord(spec) ?? {};
   const problems = nonNegative(s, [
     'parallelism',
@@ -60,7 +64,7 @@ export function jobSpecProblems(spec: unknown, inTemplate: boolean): Problem[] {
     'backoffLimit',
     'ttlSecondsAfterFinished',
   ]);
-  problems.push(...under('template', podTemplateProblems(s.template)));
+  problems.push(...under('template', podTemplateProblems(s.template, checked)));
   const restartPolicy = asRecord(asRecord(s.template)?.spec)?.restartPolicy;
   if (typeof restartPolicy !== 'string' || !RESTART_POLICIES.includes(restartPolicy)) {
     problems.push({
@@ -76,7 +80,7 @@ export function jobSpecProblems(spec: unknown, inTemplate: boolean): Problem[] {
 }
 
 /** A CronJob spec. Paths: `schedule`, `jobTemplate.metadata.labels[k]`, `jobTemplate.spec...`. */
-export function cronJobSpecProblems(spec: unknown): Problem[] {
+export function cronJobSpecProblems(spec: unknown, checked: Pick<CleanParts, 'check'> = EVERY_TIME): Problem[] {
   const s = asRecord(spec) ?? {};
   const problems = nonNegative(s, ['startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit']);
   if (typeof s.schedule !== 'string' || s.schedule === '')
@@ -96,6 +100,6 @@ export function cronJobSpecProblems(spec: unknown): Problem[] {
   const metadata = asRecord(template.metadata) ?? {};
   problems.push(...under(fieldPath('jobTemplate', 'metadata.labels'), labelsProblems(metadata.labels)));
   problems.push(...under(fieldPath('jobTemplate', 'metadata.annotations'), annotationsProblems(metadata.annotations)));
-  problems.push(...under('jobTemplate.spec', jobSpecProblems(template.spec, true)));
+  problems.push(...under('jobTemplate.spec', jobSpecProblems(template.spec, true, checked)));
   return problems;
 }

@@ -5,7 +5,7 @@
  * path; a `...Problems` function returns problems with paths relative to the value it checked.
  */
 export type { Problem } from './problems';
-export { joinPath, under } from './problems';
+export { CleanParts, joinPath, under } from './problems';
 export {
   CRONJOB_NAME_MAX_LENGTH,
   DNS1035_LABEL_MAX_LENGTH,

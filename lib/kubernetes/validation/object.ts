@@ -11,7 +11,7 @@ import { cronJobSpecProblems, jobSpecProblems } from './batch';
 import { configMapProblems } from './configmap';
 import { annotationsProblems, labelsProblems } from './labels';
 import { apiGroup, namespaceNameProblem, objectNameProblem } from './names';
-import { type Problem, asRecord, problemAt, under } from './problems';
+import { type CleanParts, EVERY_TIME, type Problem, asRecord, problemAt, under } from './problems';
 import { securityContextConstraintsProblems } from './openshift';
 import { prometheusRuleSpecProblems } from './prometheus';
 import { roleBindingProblems, roleProblems } from './rbac';
@@ -41,12 +41,17 @@ export function objectMetaProblems(apiVersion: string, kind: string, metadata: u
   return problems;
 }
 
-function bodyProblems(group: string, kind: string, object: Record<string, unknown>): Problem[] {
+function bodyProblems(
+  group: string,
+  kind: string,
+  object: Record<string, unknown>,
+  checked: Pick<CleanParts, 'check'>,
+): Problem[] {
   switch (`${group}/${kind}`) {
     case 'batch/CronJob':
-      return under('spec', cronJobSpecProblems(object.spec));
+      return under('spec', cronJobSpecProblems(object.spec, checked));
     case 'batch/Job':
-      return under('spec', jobSpecProblems(object.spec, false));
+      return under('spec', jobSpecProblems(object.spec, false, checked));
     case '/ConfigMap':
       return configMapProblems(object);
     case 'rbac.authorization.k8s.io/Role':
@@ -65,9 +70,11 @@ function bodyProblems(group: string, kind: string, object: Record<string, unknow
 /**
  * Every problem the API server (and, for PrometheusRule, Prometheus) would report for this object,
  * plus our stricter rules (see each file). Paths are absolute, e.g.
- * `spec.jobTemplate.spec.template.spec.containers[0].env[3].name`; empty list when valid.
+ * `spec.jobTemplate.spec.template.spec.containers[0].env[3].name`; empty list when valid. With
+ * `checked` (a `CleanParts` the caller keeps while its objects do not change), a part found clean
+ * before is not checked again.
  */
-export function validateObject(manifest: unknown): Problem[] {
+export function validateObject(manifest: unknown, checked: Pick<CleanParts, 'check'> = EVERY_TIME): Problem[] {
   const object = asRecord(manifest);
   if (!object) return [{ path: '', message: `received ${show(manifest)}; a Kubernetes object must be a map` }];
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
@@ -77,6 +84,6 @@ export function validateObject(manifest: unknown): Problem[] {
     problems.push({ path: 'apiVersion', message: `received ${show(object.apiVersion)}; apiVersion is required` });
   if (kind === '') problems.push({ path: 'kind', message: `received ${show(object.kind)}; kind is required` });
   problems.push(...under('metadata', objectMetaProblems(apiVersion, kind, object.metadata)));
-  problems.push(...bodyProblems(apiGroup(apiVersion), kind, object));
+  problems.push(...bodyProblems(apiGroup(apiVersion), kind, object, checked));
   return problems;
 }

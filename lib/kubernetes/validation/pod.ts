@@ -30,13 +30,16 @@ import {
   itemPathProblem,
   subPathProblem,
 } from './paths';
-import { type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
+import { type CleanParts, EVERY_TIME, type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
 import { decodeQuantity, nonNegativeQuantityProblem } from './quantity';
 import { resourceRequirementsProblems } from './resources';
 import { affinityProblems, tolerationProblems } from './scheduling';
 import { ephemeralVolumeProblems } from './storage';
 
 const INT32_MAX = 2 ** 31 - 1;
+
+/** Where the parts found clean are remembered (`CleanParts`), or `EVERY_TIME`. */
+type Checked = Pick<CleanParts, 'check'>;
 
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -156,7 +159,7 @@ export function volumeMountsProblems(mounts: readonly unknown[], volumes: Readon
   });
 }
 
-function containerProblems(container: unknown, volumes: ReadonlySet<string>): Problem[] {
+function containerProblems(container: unknown, volumes: ReadonlySet<string>, checked: Checked): Problem[] {
   const c = asRecord(container) ?? {};
   return [
     ...problemAt('name', requiredLabelProblem(c.name, 'container')),
@@ -164,9 +167,9 @@ function containerProblems(container: unknown, volumes: ReadonlySet<string>): Pr
     ...(stringOf(c.image).trim() !== stringOf(c.image)
       ? [{ path: 'image', message: `received ${show(c.image)}; must not have leading or trailing whitespace` }]
       : []),
-    ...asList(c.env).flatMap((e, i) => under(fieldPath('env', i), envVarProblems(e))),
+    ...asList(c.env).flatMap((e, i) => under(fieldPath('env', i), checked.check(envVarProblems, e))),
     ...volumeMountsProblems(asList(c.volumeMounts), volumes),
-    ...under('resources', resourceRequirementsProblems(c.resources)),
+    ...under('resources', checked.check(resourceRequirementsProblems, c.resources)),
   ];
 }
 
@@ -201,21 +204,25 @@ function optionalName(
 }
 
 /** A pod spec. Paths relative to the spec: `containers[0].env[3].name`, `volumes[1].hostPath.path`, ... */
-export function podSpecProblems(spec: unknown): Problem[] {
+export function podSpecProblems(spec: unknown, checked: Checked = EVERY_TIME): Problem[] {
   const s = asRecord(spec) ?? {};
   const validVolumes = new Set<string>();
   const containers = asList(s.containers);
   const initContainers = asList(s.initContainers);
   const problems = volumesProblems(asList(s.volumes), validVolumes);
   if (containers.length === 0) problems.push({ path: 'containers', message: 'a pod needs at least one container' });
-  containers.forEach((c, i) => problems.push(...under(fieldPath('containers', i), containerProblems(c, validVolumes))));
+  containers.forEach((c, i) =>
+    problems.push(...under(fieldPath('containers', i), containerProblems(c, validVolumes, checked))),
+  );
   initContainers.forEach((c, i) =>
-    problems.push(...under(fieldPath('initContainers', i), containerProblems(c, validVolumes))),
+    problems.push(...under(fieldPath('initContainers', i), containerProblems(c, validVolumes, checked))),
   );
   problems.push(...containerNameClashes(containers, initContainers));
   problems.push(...under('nodeSelector', labelsProblems(s.nodeSelector)));
-  problems.push(...under('affinity', affinityProblems(s.affinity)));
-  asList(s.tolerations).forEach((t, i) => problems.push(...under(fieldPath('tolerations', i), tolerationProblems(t))));
+  problems.push(...under('affinity', checked.check(affinityProblems, s.affinity)));
+  asList(s.tolerations).forEach((t, i) =>
+    problems.push(...under(fieldPath('tolerations', i), checked.check(tolerationProblems, t))),
+  );
   problems.push(...optionalName(s, 'serviceAccountName', dns1123SubdomainProblem));
   problems.push(...optionalName(s, 'priorityClassName', dns1123SubdomainProblem));
   problems.push(...optionalName(s, 'nodeName', dns1123SubdomainProblem));
@@ -235,12 +242,12 @@ export function podSpecProblems(spec: unknown): Problem[] {
 }
 
 /** A pod template: metadata labels and annotations, and the spec. Paths: `metadata.labels[k]`, `spec...`. */
-export function podTemplateProblems(template: unknown): Problem[] {
+export function podTemplateProblems(template: unknown, checked: Checked = EVERY_TIME): Problem[] {
   const t = asRecord(template) ?? {};
   const metadata = asRecord(t.metadata) ?? {};
   return [
     ...under('metadata.labels', labelsProblems(metadata.labels)),
     ...under('metadata.annotations', annotationsProblems(metadata.annotations)),
-    ...under('spec', podSpecProblems(t.spec)),
+    ...under('spec', podSpecProblems(t.spec, checked)),
   ];
 }

@@ -84,3 +84,29 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
 export function asList(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [];
 }
+
+/** A rule of one value (an env var, a toleration, a container's resources). */
+export type Rule = (value: unknown) => Problem[];
+
+/**
+ * What a rule found clean, by object, while the objects do not change: during one render the
+ * identical parts of sibling CronJobs are one object (`compactLike`), so each is checked once.
+ * `EVERY_TIME` checks every value every time (the default of the validators).
+ */
+export class CleanParts {
+  private readonly clean = new Map<Rule, WeakSet<object>>();
+
+  /** `rule(value)`, or no problems when `rule` found this very object clean before. */
+  public check(rule: Rule, value: unknown): Problem[] {
+    if (value === null || typeof value !== 'object') return rule(value);
+    let seen = this.clean.get(rule);
+    if (seen === undefined) this.clean.set(rule, (seen = new WeakSet()));
+    if (seen.has(value)) return [];
+    const problems = rule(value);
+    if (problems.length === 0) seen.add(value);
+    return problems;
+  }
+}
+
+/** Checks every value every time: for values that may change between checks. */
+export const EVERY_TIME: Pick<CleanParts, 'check'> = { check: (rule, value) => rule(value) };
