@@ -100,44 +100,6 @@ export function compactLike<T>(value: T, earlier: T | undefined): T {
   return strip(value, true, earlier) as T;
 }
 
-/**
- * `value`, where every part equal to the same part of `earlier` is that part
- * of `earlier` (`compactLike` without the compacting): the equal parts of
- * sibling values are one object in memory. Neither value is changed; the
- * parts on the way to a difference are copied.
- */
-export function shareEqualParts<T>(value: T, earlier: T | undefined): T {
-  return share(value, earlier) as T;
-}
-
-function share(value: unknown, like: unknown): unknown {
-  if (value === like) return like;
-  if (value === null || typeof value !== 'object' || like === null || typeof like !== 'object') return value;
-  if (Array.isArray(value)) {
-    if (!Array.isArray(like)) return value;
-    let copy: unknown[] | undefined;
-    let same = value.length === like.length;
-    for (let i = 0; i < value.length; i++) {
-      const v = share(value[i], like[i]);
-      if (v !== like[i]) same = false;
-      if (v !== value[i]) (copy ??= [...(value as unknown[])])[i] = v;
-    }
-    return same ? like : (copy ?? value);
-  }
-  if (Array.isArray(like) || !isPlainObject(value) || !isPlainObject(like)) return value;
-  const likeKeys = Object.keys(like);
-  const keys = Object.keys(value);
-  let copy: Record<string, unknown> | undefined;
-  let same = keys.length === likeKeys.length;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const v = share(value[key], like[key]);
-    if (v !== like[key] || likeKeys[i] !== key) same = false;
-    if (v !== value[key]) (copy ??= { ...value })[key] = v;
-  }
-  return same ? like : (copy ?? value);
-}
-
 /** A plain object (a JSON object, an object literal): not an array, a class instance or null. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
@@ -160,35 +122,66 @@ export function withoutUndefined<T>(value: T, options: { readonly dropEmptyLists
   return strip(value, options.dropEmptyLists === true) as T;
 }
 
-/** One walk, no intermediate arrays (synthesis calls it on every object); equal parts of `like` are reused. */
+/**
+ * One walk (synthesis calls it on every object). With `like`, a part equal to `like`'s is `like`'s,
+ * and nothing is built for it: a copy is made only from the first part that differs. No key lists
+ * (for-in, and one stack of keys shared by every call).
+ */
 function strip(value: unknown, dropEmptyLists: boolean, like?: unknown): unknown {
   if (value === like) return like;
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    const prior = Array.isArray(like) ? (like as unknown[]) : undefined;
-    const items: unknown[] = [];
-    let same = prior !== undefined;
-    for (const v of value) {
-      const c = strip(v, dropEmptyLists, prior?.[items.length]);
-      if (c === undefined && dropEmptyLists) continue;
-      if (same && c !== prior![items.length]) same = false;
-      items.push(c);
-    }
-    if (dropEmptyLists && items.length === 0) return undefined;
-    return same && items.length === prior!.length ? prior : items;
-  }
+  if (Array.isArray(value)) return stripList(value, dropEmptyLists, Array.isArray(like) ? like : undefined);
   const prior =
     like !== null && typeof like === 'object' && !Array.isArray(like) ? (like as Record<string, unknown>) : undefined;
-  const priorKeys = prior && Object.keys(prior);
-  const out: Record<string, unknown> = {};
-  let kept = 0;
-  let same = priorKeys !== undefined;
-  for (const key of Object.keys(value)) {
+  const base = keyTop;
+  // undefined while every part so far is prior's
+  let out: Record<string, unknown> | undefined = prior === undefined ? {} : undefined;
+  for (const key in value) {
+    if (!hasOwn(value, key)) continue;
     const c = strip((value as Record<string, unknown>)[key], dropEmptyLists, prior?.[key]);
     if (c === undefined) continue;
-    if (same && (priorKeys![kept] !== key || c !== prior![key])) same = false;
-    out[key] = c;
-    kept++;
+    if (out === undefined && c !== prior![key]) out = priorParts(prior!, base);
+    if (out !== undefined) out[key] = c;
+    if (prior !== undefined) keyStack[keyTop++] = key;
   }
-  return same && kept === priorKeys!.length ? prior : out;
+  const result = out ?? (sameKeys(prior!, base) ? prior : priorParts(prior!, base));
+  keyTop = base;
+  return result;
+}
+
+function stripList(value: readonly unknown[], dropEmptyLists: boolean, prior: readonly unknown[] | undefined): unknown {
+  let items: unknown[] | undefined = prior === undefined ? [] : undefined;
+  let n = 0;
+  for (const v of value) {
+    const c = strip(v, dropEmptyLists, prior?.[n]);
+    if (c === undefined && dropEmptyLists) continue;
+    if (items === undefined && c !== prior![n]) items = prior!.slice(0, n);
+    if (items !== undefined) items.push(c);
+    n++;
+  }
+  if (dropEmptyLists && n === 0) return undefined;
+  return items ?? (n === prior!.length ? prior : prior!.slice(0, n));
+}
+
+/** The keys kept so far by the `strip` calls in progress, each call's above its caller's, up to `keyTop` (never shrunk). */
+const keyStack: string[] = [];
+let keyTop = 0;
+
+/** A new object with `prior`'s values of the keys on the stack from `base`. */
+function priorParts(prior: Record<string, unknown>, base: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = base; i < keyTop; i++) out[keyStack[i]] = prior[keyStack[i]];
+  return out;
+}
+
+/** `prior` has exactly the keys on the stack from `base`, in that order. */
+function sameKeys(prior: object, base: number): boolean {
+  let i = base;
+  for (const key in prior) if (hasOwn(prior, key) && (i >= keyTop || keyStack[i++] !== key)) return false;
+  return i === keyTop;
+}
+
+/** An own property: for-in also lists enumerable inherited ones (a polluted Object.prototype). */
+export function hasOwn(o: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, key);
 }

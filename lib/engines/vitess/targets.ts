@@ -5,7 +5,7 @@
  * (incremental.ts); with `spec.retention.schedule`, one retention-prune
  * CronJob per keyspace/shard.
  */
-import type { EngineContainer, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
+import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
 import { labelValue, safeShard } from '../../kubernetes/names';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import { pickSettings } from '../../policy/settings';
@@ -36,12 +36,13 @@ export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): Engi
   const targets: EngineTarget[] = [];
   const shards = new Map<string, { keyspace: string; shard: string }>();
   const covered = coveredShards(spec);
+  const parts = shardPodParts(spec);
   spec.schedules.forEach((sched, i) => {
     const sPath = `${policy.path}.schedules[${i}]`;
     for (const strategy of sched.strategies) {
       for (const shard of strategy.shards) {
         targets.push(
-          shardTarget(spec, policy, sched, sPath, strategy.keyspace, shard, covered.get(strategy.keyspace)!),
+          shardTarget(spec, parts, policy, sched, sPath, strategy.keyspace, shard, covered.get(strategy.keyspace)!),
         );
         const incremental = sched.incremental;
         if (incremental)
@@ -90,6 +91,7 @@ function shardLabels(spec: ResolvedVitess, keyspace: string, safe: string): Reco
 
 function shardTarget(
   spec: ResolvedVitess,
+  parts: ShardPodParts,
   policy: PolicyContext,
   sched: VitessSchedule,
   sPath: string,
@@ -113,7 +115,7 @@ function shardTarget(
     defaults: { timeout: VITESS_DEFAULTS.timeout },
     restoresFirst: true,
     shard: `${spec.cluster}/${keyspace}/${shard}`,
-    pod: (ctx) => vitessPod(spec, policy, keyspace, shard, covered, ctx),
+    pod: (ctx) => vitessPod(spec, parts, policy, keyspace, shard, covered, ctx),
   };
 }
 
@@ -179,22 +181,20 @@ function prunePod(
   };
 }
 
-function vitessPod(
-  spec: ResolvedVitess,
-  policy: PolicyContext,
-  keyspace: string,
-  shard: string,
-  covered: string,
-  ctx: PodContext,
-): EnginePod {
-  // xtrabackup's parallelism follows vtbackup's cpu request, as the operator's does
-  const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources
-    .requests.cpu;
-  const prunes = prunesAfterBackup(policy.retention);
-  const flags = vtbackupFlags(spec, keyspace, shard, cpu);
+/** What the pod of every shard has in common: built once per policy, one copy in memory for 10,000 shards. */
+interface ShardPodParts {
+  readonly volumes: readonly Volume[];
+  readonly mounts: readonly VolumeMount[];
+  /** The env before the target's own. */
+  readonly env: readonly EngineEnvVar[];
+  readonly initMounts: readonly VolumeMount[];
+  readonly containerSecurity: Record<string, unknown>;
+  readonly podSecurity: Record<string, unknown>;
+}
+
+function shardPodParts(spec: ResolvedVitess): ShardPodParts {
   const storage = storageParts(spec);
   const scratch = spec.scratch;
-
   const volumes: Volume[] = [
     ...storage.volumes,
     { name: 'vt-root', emptyDir: {} },
@@ -234,7 +234,7 @@ function vitessPod(
     ...storage.mounts,
   ];
 
-  const env = [
+  const env: EngineEnvVar[] = [
     ...storage.env,
     { name: 'VTROOT', value: '/vt' },
     { name: 'VTDATAROOT', value: '/vt/vtdataroot' },
@@ -247,6 +247,33 @@ function vitessPod(
     { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
     { name: 'HOME', value: '/home/vitess' },
     { name: 'PATH', value: VITESS_PATH },
+  ];
+  return {
+    volumes,
+    mounts,
+    env,
+    initMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
+    containerSecurity: restrictedContainerSecurity(),
+    podSecurity: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
+  };
+}
+
+function vitessPod(
+  spec: ResolvedVitess,
+  parts: ShardPodParts,
+  policy: PolicyContext,
+  keyspace: string,
+  shard: string,
+  covered: string,
+  ctx: PodContext,
+): EnginePod {
+  // xtrabackup's parallelism follows vtbackup's cpu request, as the operator's does
+  const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources
+    .requests.cpu;
+  const prunes = prunesAfterBackup(policy.retention);
+  const flags = vtbackupFlags(spec, keyspace, shard, cpu);
+  const env = [
+    ...parts.env,
     ...ctx.env,
     ...destinationEnv(spec, keyspace, shard),
     { name: 'VITESS_ALLOW_FIRST_BACKUP', value: String(spec.allowFirstBackup) },
@@ -260,9 +287,9 @@ function vitessPod(
     command: shellCommand('vitess-init-vt-root.sh'),
     // It pushes no metrics; the job's name prefixes its log lines.
     env: ctx.env.filter((e) => e.name === 'BACKUP_JOB'),
-    volumeMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
+    volumeMounts: parts.initMounts,
     resources: STEP_RESOURCES.shell,
-    securityContext: restrictedContainerSecurity(),
+    securityContext: parts.containerSecurity,
   };
   const main: EngineContainer = {
     name: 'vtbackup',
@@ -270,16 +297,16 @@ function vitessPod(
     command: shellCommand('vitess-backup.sh', { metrics: ctx.metrics, retention: prunes }),
     args: renderFlags(flags, spec.flagStyle),
     env,
-    volumeMounts: mounts,
+    volumeMounts: parts.mounts,
     resources: STEP_RESOURCES.vtbackup,
-    securityContext: restrictedContainerSecurity(),
+    securityContext: parts.containerSecurity,
   };
   return {
     initContainers: [init],
     containers: [main],
     mainContainers: ['vtbackup'],
-    volumes,
-    securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
+    volumes: parts.volumes,
+    securityContext: parts.podSecurity,
     terminationGracePeriodSeconds: VITESS_DEFAULTS.terminationGracePeriodSeconds,
   };
 }

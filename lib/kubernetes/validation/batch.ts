@@ -54,7 +54,7 @@ export function scheduleTimeZoneProblem(schedule: string): string | undefined {
 export function jobSpecProblems(
   spec: unknown,
   inTemplate: boolean,
-  checked: Pick<CleanParts, 'check'> = EVERY_TIME,
+  checked: Pick<CleanParts, 'check' | 'derive'> = EVERY_TIME,
 ): Problem[] {
   const s = asRecord(spec) ?? {};
   const problems = nonNegative(s, [
@@ -80,7 +80,10 @@ export function jobSpecProblems(
 }
 
 /** A CronJob spec. Paths: `schedule`, `jobTemplate.metadata.labels[k]`, `jobTemplate.spec...`. */
-export function cronJobSpecProblems(spec: unknown, checked: Pick<CleanParts, 'check'> = EVERY_TIME): Problem[] {
+export function cronJobSpecProblems(
+  spec: unknown,
+  checked: Pick<CleanParts, 'check' | 'derive'> = EVERY_TIME,
+): Problem[] {
   const s = asRecord(spec) ?? {};
   const problems = nonNegative(s, ['startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit']);
   if (typeof s.schedule !== 'string' || s.schedule === '')

@@ -22,6 +22,7 @@
  *   pin must be a non-empty valid label value (≤ 63); this is our rule on top of the API server's.
  */
 import { show } from '../../messages';
+import { hasOwn } from '../objects';
 import { dns1123SubdomainErrors } from './names';
 import {
   type Problem,
@@ -69,8 +70,10 @@ const PLAIN_QUALIFIED_NAME =
   /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*)\/)?([A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
 
 function isPlainQualifiedName(value: string): boolean {
-  const m = PLAIN_QUALIFIED_NAME.exec(value);
-  return m !== null && (m[1] === undefined || m[1].length <= 253) && m[2].length <= QUALIFIED_NAME_MAX_LENGTH;
+  // test, not exec: no match array for every label key of every object
+  if (!PLAIN_QUALIFIED_NAME.test(value)) return false;
+  const slash = value.indexOf('/');
+  return slash <= 253 && value.length - slash - 1 <= QUALIFIED_NAME_MAX_LENGTH;
 }
 
 /** IsQualifiedName: the API server's messages, empty when valid. */
@@ -134,12 +137,17 @@ export function annotationKeyProblem(key: string): string | undefined {
 
 /** Bytes the API server counts for a set of annotations: every key plus every value. */
 export function annotationsSize(annotations: Readonly<Record<string, string>>): number {
-  return Object.entries(annotations).reduce((sum, [k, v]) => sum + byteLength(k) + byteLength(v), 0);
+  let size = 0;
+  for (const k in annotations) if (hasOwn(annotations, k)) size += byteLength(k) + byteLength(annotations[k]);
+  return size;
 }
 
 /** The 256 KiB limit on the annotations of one object. */
 export function annotationsSizeProblem(annotations: Readonly<Record<string, string>>): string | undefined {
-  const size = annotationsSize(annotations);
+  return annotationsSizeMessage(annotationsSize(annotations));
+}
+
+function annotationsSizeMessage(size: number): string | undefined {
   if (size <= TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) return undefined;
   return `keys and values total ${size} bytes; must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT_BYTES} bytes (256 KiB)`;
 }
@@ -156,42 +164,47 @@ export function nodePinProblem(hostname: string): string | undefined {
   return `received ${show(hostname)}; the kubelet lower-cases the kubernetes.io/hostname label, so no node carries this value: use ${show(hostname.toLowerCase())}`;
 }
 
-/** Entries of a string map, with problems for a value that is not a map or entries that are not strings. */
-function stringEntries(value: unknown, problems: Problem[]): [string, string][] {
-  if (value === undefined) return [];
+/**
+ * `each` for every entry of a string map, with problems for a value that is not a map or entries that
+ * are not strings. No list of entries: every label map of every rendered object goes through here.
+ */
+function forEachString(value: unknown, problems: Problem[], each: (key: string, value: string) => void): void {
+  if (value === undefined) return;
   const map = asRecord(value);
   if (!map) {
     problems.push({ path: '', message: `received ${show(value)}; must be a map of strings to strings` });
-    return [];
+    return;
   }
-  const entries: [string, string][] = [];
-  for (const [k, v] of Object.entries(map)) {
-    if (typeof v === 'string') entries.push([k, v]);
+  for (const k in map) {
+    if (!hasOwn(map, k)) continue;
+    const v = map[k];
+    if (typeof v === 'string') each(k, v);
     else problems.push({ path: keyPath('', k), message: `received ${show(v)}; must be a string` });
   }
-  return entries;
 }
 
 /** Labels (of an object, a pod template, a selector's matchLabels, a nodeSelector). Paths: `[key]`. */
 export function labelsProblems(labels: unknown): Problem[] {
   const problems: Problem[] = [];
-  for (const [k, v] of stringEntries(labels, problems)) {
+  forEachString(labels, problems, (k, v) => {
     const keyErrors = qualifiedNameErrors(k);
     if (keyErrors.length > 0) problems.push({ path: keyPath('', k), message: `key ${received(k, keyErrors)}` });
-    problems.push(...problemAt(keyPath('', k), labelValueProblem(v)));
-  }
+    const valueProblem = labelValueProblem(v);
+    if (valueProblem) problems.push({ path: keyPath('', k), message: valueProblem });
+  });
   return problems;
 }
 
 /** Annotations: every key, and the total size (reported at `''`). Paths: `[key]`. */
 export function annotationsProblems(annotations: unknown): Problem[] {
   const problems: Problem[] = [];
-  const entries = stringEntries(annotations, problems);
-  for (const [k] of entries) {
+  let size = 0;
+  forEachString(annotations, problems, (k, v) => {
     const keyProblem = annotationKeyProblem(k);
     if (keyProblem) problems.push({ path: keyPath('', k), message: `key ${keyProblem}` });
-  }
-  problems.push(...problemAt('', annotationsSizeProblem(Object.fromEntries(entries))));
+    size += byteLength(k) + byteLength(v);
+  });
+  problems.push(...problemAt('', annotationsSizeMessage(size)));
   return problems;
 }
 

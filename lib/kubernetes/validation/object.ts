@@ -45,7 +45,7 @@ function bodyProblems(
   group: string,
   kind: string,
   object: Record<string, unknown>,
-  checked: Pick<CleanParts, 'check'>,
+  checked: Pick<CleanParts, 'check' | 'derive'>,
 ): Problem[] {
   switch (`${group}/${kind}`) {
     case 'batch/CronJob':
@@ -74,7 +74,10 @@ function bodyProblems(
  * `checked` (a `CleanParts` the caller keeps while its objects do not change), a part found clean
  * before is not checked again.
  */
-export function validateObject(manifest: unknown, checked: Pick<CleanParts, 'check'> = EVERY_TIME): Problem[] {
+export function validateObject(
+  manifest: unknown,
+  checked: Pick<CleanParts, 'check' | 'derive'> = EVERY_TIME,
+): Problem[] {
   const object = asRecord(manifest);
   if (!object) return [{ path: '', message: `received ${show(manifest)}; a Kubernetes object must be a map` }];
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';

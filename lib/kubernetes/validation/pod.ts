@@ -30,7 +30,17 @@ import {
   itemPathProblem,
   subPathProblem,
 } from './paths';
-import { type CleanParts, EVERY_TIME, type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
+import {
+  type CleanParts,
+  EVERY_TIME,
+  type Problem,
+  type Rule,
+  asList,
+  asRecord,
+  fieldPath,
+  problemAt,
+  under,
+} from './problems';
 import { decodeQuantity, nonNegativeQuantityProblem } from './quantity';
 import { resourceRequirementsProblems } from './resources';
 import { affinityProblems, tolerationProblems } from './scheduling';
@@ -39,7 +49,7 @@ import { ephemeralVolumeProblems } from './storage';
 const INT32_MAX = 2 ** 31 - 1;
 
 /** Where the parts found clean are remembered (`CleanParts`), or `EVERY_TIME`. */
-type Checked = Pick<CleanParts, 'check'>;
+type Checked = Pick<CleanParts, 'check' | 'derive'>;
 
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -159,6 +169,22 @@ export function volumeMountsProblems(mounts: readonly unknown[], volumes: Readon
   });
 }
 
+/** The pod's volumes checked, and the names mounts may refer to (once per list of volumes, with CleanParts). */
+function checkedVolumes(volumes: readonly unknown[]): {
+  readonly problems: readonly Problem[];
+  readonly valid: ReadonlySet<string>;
+} {
+  const valid = new Set<string>();
+  return { problems: volumesProblems(volumes, valid), valid };
+}
+
+/** The mounts rule for one set of valid volume names (one rule per set, with CleanParts: each list of mounts is checked once against it). */
+function mountsRule(valid: ReadonlySet<string>): Rule {
+  return (mounts) => volumeMountsProblems(asList(mounts), valid);
+}
+
+const NO_VOLUMES: readonly unknown[] = [];
+
 function containerProblems(container: unknown, volumes: ReadonlySet<string>, checked: Checked): Problem[] {
   const c = asRecord(container) ?? {};
   return [
@@ -167,10 +193,20 @@ function containerProblems(container: unknown, volumes: ReadonlySet<string>, che
     ...(stringOf(c.image).trim() !== stringOf(c.image)
       ? [{ path: 'image', message: `received ${show(c.image)}; must not have leading or trailing whitespace` }]
       : []),
-    ...asList(c.env).flatMap((e, i) => under(fieldPath('env', i), checked.check(envVarProblems, e))),
-    ...volumeMountsProblems(asList(c.volumeMounts), volumes),
+    ...envProblems(asList(c.env), checked),
+    ...checked.check(checked.derive(mountsRule, volumes), c.volumeMounts),
     ...under('resources', checked.check(resourceRequirementsProblems, c.resources)),
   ];
+}
+
+/** Each env var's problems at `env[i]`: no path is made for the clean ones (every env var of every pod). */
+function envProblems(env: readonly unknown[], checked: Checked): Problem[] {
+  const problems: Problem[] = [];
+  env.forEach((e, i) => {
+    const found = checked.check(envVarProblems, e);
+    if (found.length > 0) problems.push(...under(fieldPath('env', i), found));
+  });
+  return problems;
 }
 
 /** Container names unique across regular and init containers; a clash is reported on the init container (or the later regular one). */
@@ -206,10 +242,11 @@ function optionalName(
 /** A pod spec. Paths relative to the spec: `containers[0].env[3].name`, `volumes[1].hostPath.path`, ... */
 export function podSpecProblems(spec: unknown, checked: Checked = EVERY_TIME): Problem[] {
   const s = asRecord(spec) ?? {};
-  const validVolumes = new Set<string>();
   const containers = asList(s.containers);
   const initContainers = asList(s.initContainers);
-  const problems = volumesProblems(asList(s.volumes), validVolumes);
+  const volumes = checked.derive(checkedVolumes, Array.isArray(s.volumes) ? s.volumes : NO_VOLUMES);
+  const validVolumes = volumes.valid;
+  const problems = [...volumes.problems];
   if (containers.length === 0) problems.push({ path: 'containers', message: 'a pod needs at least one container' });
   containers.forEach((c, i) =>
     problems.push(...under(fieldPath('containers', i), containerProblems(c, validVolumes, checked))),

@@ -96,6 +96,8 @@ export type Rule = (value: unknown) => Problem[];
 export class CleanParts {
   private readonly clean = new Map<Rule, WeakSet<object>>();
 
+  private readonly derived = new Map<(value: never) => unknown, WeakMap<object, unknown>>();
+
   /** `rule(value)`, or no problems when `rule` found this very object clean before. */
   public check(rule: Rule, value: unknown): Problem[] {
     if (value === null || typeof value !== 'object') return rule(value);
@@ -106,7 +108,20 @@ export class CleanParts {
     if (problems.length === 0) seen.add(value);
     return problems;
   }
+
+  /** `derive(value)`, worked out once per object (the result is shared: never change it). */
+  public derive<V extends object, T>(derive: (value: V) => T, value: V): T {
+    let results = this.derived.get(derive);
+    if (results === undefined) this.derived.set(derive, (results = new WeakMap()));
+    if (results.has(value)) return results.get(value) as T;
+    const result = derive(value);
+    results.set(value, result);
+    return result;
+  }
 }
 
 /** Checks every value every time: for values that may change between checks. */
-export const EVERY_TIME: Pick<CleanParts, 'check'> = { check: (rule, value) => rule(value) };
+export const EVERY_TIME: Pick<CleanParts, 'check' | 'derive'> = {
+  check: (rule, value) => rule(value),
+  derive: (derive, value) => derive(value),
+};

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'util';
-import { compact, compactLike, shareEqualParts } from '../../../lib/kubernetes/objects';
+import { compact, compactLike } from '../../../lib/kubernetes/objects';
 import { renderPolicy } from '../../../lib/model/render';
 const { benchPolicy } = require('../../../bench/policy') as { benchPolicy: (shards: number) => unknown };
 
@@ -54,33 +54,6 @@ describe('compactLike', () => {
     const out = compactLike({ m: { b: '2', a: '1' } }, earlier);
     expect(out.m).not.toBe(earlier.m);
     expect(Object.keys(out.m)).toEqual(['b', 'a']);
-  });
-});
-
-describe('shareEqualParts', () => {
-  test('gives a value equal to the input, never changing either input', () => {
-    fc.assert(
-      fc.property(value, value, (v, e) => {
-        const [vBefore, eBefore] = [structuredClone(v), structuredClone(e)];
-        const out = shareEqualParts(v, e);
-        expect(isDeepStrictEqual(out, v)).toBe(true);
-        expect(v).toStrictEqual(vBefore);
-        expect(e).toStrictEqual(eBefore);
-      }),
-    );
-  });
-
-  test('equal parts are the earlier value’s; the objects on the way to a difference are copies', () => {
-    const earlier = {
-      containers: [{ name: 'main', env: [{ name: 'SHARD', value: '-80' }], mounts: [{ name: 'tmp' }] }],
-    };
-    const fresh = { containers: [{ name: 'main', env: [{ name: 'SHARD', value: '80-' }], mounts: [{ name: 'tmp' }] }] };
-    const out = shareEqualParts(fresh, earlier);
-    expect(out.containers[0].mounts).toBe(earlier.containers[0].mounts);
-    expect(out.containers[0].env).toBe(fresh.containers[0].env);
-    expect(out.containers[0]).not.toBe(fresh.containers[0]);
-    expect(fresh.containers[0].mounts).not.toBe(earlier.containers[0].mounts);
-    expect(shareEqualParts(JSON.parse(JSON.stringify(earlier)) as typeof earlier, earlier)).toBe(earlier);
   });
 });
 
