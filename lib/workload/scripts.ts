@@ -26,7 +26,8 @@ export function containerScript(c: EngineContainer): ScriptCommand | undefined {
   if (!isScriptCommand(c.command)) return undefined;
   const kind = c.env?.find((e: EngineEnvVar) => e.name === RETENTION_ENV.destKind)?.value;
   const destination: ScriptFeatures = typeof kind === 'string' ? { [`retention-${kind}`]: true } : {};
-  return { ...c.command, features: { ...destination, ...c.command.features } };
+  // Object.assign rather than spread: this runs for every container of every target, twice
+  return Object.assign({}, c.command, { features: Object.assign(destination, c.command.features) });
 }
 
 /** The container's command: its script rendered, or its own command. */

@@ -135,7 +135,7 @@ export const OVERRIDABLE_DEFAULTS: Record<string, string> = {
 };
 
 /** Every flag vtbackup gets: the required ones, over `extraFlags`, over the overridable defaults. */
-export function vtbackupFlags(
+function vtbackupFlags(
   spec: ResolvedVitess,
   keyspace: string,
   shard: string,
@@ -146,6 +146,26 @@ export function vtbackupFlags(
   for (const [key, value] of Object.entries({ ...OVERRIDABLE_DEFAULTS, ...spec.extraFlags }))
     if (!(key in flags)) flags[key] = value;
   return flags;
+}
+
+/**
+ * vtbackup's args for the shards of one spec and cpu request: the flags every shard shares are rendered
+ * and sorted once, and each shard's own values (keyspace, shard, database name) are set in their places.
+ * The order is the keys', which no value changes.
+ */
+export function shardArgs(
+  spec: ResolvedVitess,
+  cpuRequest: string | undefined,
+): (keyspace: string, shard: string) => string[] {
+  const keyspaceHole = '\u0000keyspace\u0000';
+  const shardHole = '\u0000shard\u0000';
+  const template = renderFlags(vtbackupFlags(spec, keyspaceHole, shardHole, cpuRequest), spec.flagStyle);
+  const holes = template.flatMap((arg, i) => (arg.includes('\u0000') ? [i] : []));
+  return (keyspace, shard) => {
+    const args = template.slice();
+    for (const i of holes) args[i] = template[i].split(keyspaceHole).join(keyspace).split(shardHole).join(shard);
+    return args;
+  };
 }
 
 /** Canonical (underscore) form of a flag key, for collision checks. */

@@ -19,7 +19,7 @@ import { caBundleParts } from '../../workload/ca-bundle';
 import { ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
-import { SECRET_DIRS, renderFlags, vtbackupFlags } from './flags';
+import { SECRET_DIRS, shardArgs } from './flags';
 import { incrementalTarget } from './incremental';
 import type { ResolvedVitess } from './resolve';
 import type { VitessSchedule } from './types';
@@ -190,6 +190,8 @@ interface ShardPodParts {
   readonly initMounts: readonly VolumeMount[];
   readonly containerSecurity: Record<string, unknown>;
   readonly podSecurity: Record<string, unknown>;
+  /** vtbackup's args of a shard, for a cpu request (`shardArgs`, made once per request). */
+  readonly args: (cpu: string | undefined, keyspace: string, shard: string) => string[];
 }
 
 function shardPodParts(spec: ResolvedVitess): ShardPodParts {
@@ -248,10 +250,17 @@ function shardPodParts(spec: ResolvedVitess): ShardPodParts {
     { name: 'HOME', value: '/home/vitess' },
     { name: 'PATH', value: VITESS_PATH },
   ];
+  const argsByCpu = new Map<string | undefined, (keyspace: string, shard: string) => string[]>();
+  const args = (cpu: string | undefined, keyspace: string, shard: string) => {
+    let forCpu = argsByCpu.get(cpu);
+    if (forCpu === undefined) argsByCpu.set(cpu, (forCpu = shardArgs(spec, cpu)));
+    return forCpu(keyspace, shard);
+  };
   return {
     volumes,
     mounts,
     env,
+    args,
     initMounts: [{ name: 'vt-root', mountPath: '/mnt/vt' }],
     containerSecurity: restrictedContainerSecurity(),
     podSecurity: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
@@ -271,7 +280,6 @@ function vitessPod(
   const cpu = resolveResources(STEP_RESOURCES.vtbackup, resourceOverrides(ctx.settings.pod, 'vtbackup', true)).resources
     .requests.cpu;
   const prunes = prunesAfterBackup(policy.retention);
-  const flags = vtbackupFlags(spec, keyspace, shard, cpu);
   const env = [
     ...parts.env,
     ...ctx.env,
@@ -295,7 +303,7 @@ function vitessPod(
     name: 'vtbackup',
     image: spec.images.mysqld,
     command: shellCommand('vitess-backup.sh', { metrics: ctx.metrics, retention: prunes }),
-    args: renderFlags(flags, spec.flagStyle),
+    args: parts.args(cpu, keyspace, shard),
     env,
     volumeMounts: parts.mounts,
     resources: STEP_RESOURCES.vtbackup,

@@ -17,7 +17,7 @@
 import { show } from '../../messages';
 import { annotationsProblems, labelsProblems } from './labels';
 import { podTemplateProblems } from './pod';
-import { type CleanParts, EVERY_TIME, type Problem, asRecord, fieldPath, under } from './problems';
+import { type Checks, EVERY_TIME, type Problem, asRecord, fieldPath, under } from './problems';
 
 const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 const RESTART_POLICIES = ['OnFailure', 'Never'];
@@ -51,11 +51,7 @@ export function scheduleTimeZoneProblem(schedule: string): string | undefined {
 }
 
 /** A Job spec (of a Job, or of a CronJob's jobTemplate when `inTemplate`). Paths: `template.spec...`. */
-export function jobSpecProblems(
-  spec: unknown,
-  inTemplate: boolean,
-  checked: Pick<CleanParts, 'check' | 'derive'> = EVERY_TIME,
-): Problem[] {
+export function jobSpecProblems(spec: unknown, inTemplate: boolean, checked: Checks = EVERY_TIME): Problem[] {
   const s = asRecord(spec) ?? {};
   const problems = nonNegative(s, [
     'parallelism',
@@ -80,10 +76,7 @@ export function jobSpecProblems(
 }
 
 /** A CronJob spec. Paths: `schedule`, `jobTemplate.metadata.labels[k]`, `jobTemplate.spec...`. */
-export function cronJobSpecProblems(
-  spec: unknown,
-  checked: Pick<CleanParts, 'check' | 'derive'> = EVERY_TIME,
-): Problem[] {
+export function cronJobSpecProblems(spec: unknown, checked: Checks = EVERY_TIME): Problem[] {
   const s = asRecord(spec) ?? {};
   const problems = nonNegative(s, ['startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit']);
   if (typeof s.schedule !== 'string' || s.schedule === '')
@@ -101,8 +94,10 @@ export function cronJobSpecProblems(
   }
   const template = asRecord(s.jobTemplate) ?? {};
   const metadata = asRecord(template.metadata) ?? {};
-  problems.push(...under(fieldPath('jobTemplate', 'metadata.labels'), labelsProblems(metadata.labels)));
-  problems.push(...under(fieldPath('jobTemplate', 'metadata.annotations'), annotationsProblems(metadata.annotations)));
+  problems.push(...under(fieldPath('jobTemplate', 'metadata.labels'), labelsProblems(metadata.labels, checked)));
+  problems.push(
+    ...under(fieldPath('jobTemplate', 'metadata.annotations'), annotationsProblems(metadata.annotations, checked)),
+  );
   problems.push(...under('jobTemplate.spec', jobSpecProblems(template.spec, true, checked)));
   return problems;
 }

@@ -25,6 +25,8 @@ import { show } from '../../messages';
 import { hasOwn } from '../objects';
 import { dns1123SubdomainErrors } from './names';
 import {
+  type Checks,
+  EVERY_TIME,
   type Problem,
   anchored,
   asList,
@@ -184,23 +186,28 @@ function forEachString(value: unknown, problems: Problem[], each: (key: string, 
 }
 
 /** Labels (of an object, a pod template, a selector's matchLabels, a nodeSelector). Paths: `[key]`. */
-export function labelsProblems(labels: unknown): Problem[] {
+export function labelsProblems(labels: unknown, checked: Checks = EVERY_TIME): Problem[] {
   const problems: Problem[] = [];
   forEachString(labels, problems, (k, v) => {
-    const keyErrors = qualifiedNameErrors(k);
-    if (keyErrors.length > 0) problems.push({ path: keyPath('', k), message: `key ${received(k, keyErrors)}` });
-    const valueProblem = labelValueProblem(v);
+    const keyProblem = checked.text(labelKeyProblem, k);
+    if (keyProblem) problems.push({ path: keyPath('', k), message: keyProblem });
+    const valueProblem = checked.text(labelValueProblem, v);
     if (valueProblem) problems.push({ path: keyPath('', k), message: valueProblem });
   });
   return problems;
 }
 
+function labelKeyProblem(key: string): string | undefined {
+  const errors = qualifiedNameErrors(key);
+  return errors.length > 0 ? `key ${received(key, errors)}` : undefined;
+}
+
 /** Annotations: every key, and the total size (reported at `''`). Paths: `[key]`. */
-export function annotationsProblems(annotations: unknown): Problem[] {
+export function annotationsProblems(annotations: unknown, checked: Checks = EVERY_TIME): Problem[] {
   const problems: Problem[] = [];
   let size = 0;
   forEachString(annotations, problems, (k, v) => {
-    const keyProblem = annotationKeyProblem(k);
+    const keyProblem = checked.text(annotationKeyProblem, k);
     if (keyProblem) problems.push({ path: keyPath('', k), message: `key ${keyProblem}` });
     size += byteLength(k) + byteLength(v);
   });

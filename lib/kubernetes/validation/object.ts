@@ -11,13 +11,18 @@ import { cronJobSpecProblems, jobSpecProblems } from './batch';
 import { configMapProblems } from './configmap';
 import { annotationsProblems, labelsProblems } from './labels';
 import { apiGroup, namespaceNameProblem, objectNameProblem } from './names';
-import { type CleanParts, EVERY_TIME, type Problem, asRecord, problemAt, under } from './problems';
+import { type Checks, EVERY_TIME, type Problem, asRecord, problemAt, under } from './problems';
 import { securityContextConstraintsProblems } from './openshift';
 import { prometheusRuleSpecProblems } from './prometheus';
 import { roleBindingProblems, roleProblems } from './rbac';
 
 /** `metadata` of an object of this kind. Paths: `name`, `namespace`, `labels[k]`, `annotations[k]`. */
-export function objectMetaProblems(apiVersion: string, kind: string, metadata: unknown): Problem[] {
+export function objectMetaProblems(
+  apiVersion: string,
+  kind: string,
+  metadata: unknown,
+  checked: Checks = EVERY_TIME,
+): Problem[] {
   const m = asRecord(metadata) ?? {};
   const name = m.name;
   const problems = problemAt(
@@ -36,17 +41,12 @@ export function objectMetaProblems(apiVersion: string, kind: string, metadata: u
       ),
     );
   }
-  problems.push(...under('labels', labelsProblems(m.labels)));
-  problems.push(...under('annotations', annotationsProblems(m.annotations)));
+  problems.push(...under('labels', labelsProblems(m.labels, checked)));
+  problems.push(...under('annotations', annotationsProblems(m.annotations, checked)));
   return problems;
 }
 
-function bodyProblems(
-  group: string,
-  kind: string,
-  object: Record<string, unknown>,
-  checked: Pick<CleanParts, 'check' | 'derive'>,
-): Problem[] {
+function bodyProblems(group: string, kind: string, object: Record<string, unknown>, checked: Checks): Problem[] {
   switch (`${group}/${kind}`) {
     case 'batch/CronJob':
       return under('spec', cronJobSpecProblems(object.spec, checked));
@@ -74,10 +74,7 @@ function bodyProblems(
  * `checked` (a `CleanParts` the caller keeps while its objects do not change), a part found clean
  * before is not checked again.
  */
-export function validateObject(
-  manifest: unknown,
-  checked: Pick<CleanParts, 'check' | 'derive'> = EVERY_TIME,
-): Problem[] {
+export function validateObject(manifest: unknown, checked: Checks = EVERY_TIME): Problem[] {
   const object = asRecord(manifest);
   if (!object) return [{ path: '', message: `received ${show(manifest)}; a Kubernetes object must be a map` }];
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
@@ -86,7 +83,7 @@ export function validateObject(
   if (apiVersion === '')
     problems.push({ path: 'apiVersion', message: `received ${show(object.apiVersion)}; apiVersion is required` });
   if (kind === '') problems.push({ path: 'kind', message: `received ${show(object.kind)}; kind is required` });
-  problems.push(...under('metadata', objectMetaProblems(apiVersion, kind, object.metadata)));
+  problems.push(...under('metadata', objectMetaProblems(apiVersion, kind, object.metadata, checked)));
   problems.push(...bodyProblems(apiGroup(apiVersion), kind, object, checked));
   return problems;
 }

@@ -31,7 +31,7 @@ import {
   subPathProblem,
 } from './paths';
 import {
-  type CleanParts,
+  type Checks,
   EVERY_TIME,
   type Problem,
   type Rule,
@@ -47,9 +47,6 @@ import { affinityProblems, tolerationProblems } from './scheduling';
 import { ephemeralVolumeProblems } from './storage';
 
 const INT32_MAX = 2 ** 31 - 1;
-
-/** Where the parts found clean are remembered (`CleanParts`), or `EVERY_TIME`. */
-type Checked = Pick<CleanParts, 'check' | 'derive'>;
 
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -185,7 +182,7 @@ function mountsRule(valid: ReadonlySet<string>): Rule {
 
 const NO_VOLUMES: readonly unknown[] = [];
 
-function containerProblems(container: unknown, volumes: ReadonlySet<string>, checked: Checked): Problem[] {
+function containerProblems(container: unknown, volumes: ReadonlySet<string>, checked: Checks): Problem[] {
   const c = asRecord(container) ?? {};
   return [
     ...problemAt('name', requiredLabelProblem(c.name, 'container')),
@@ -200,7 +197,7 @@ function containerProblems(container: unknown, volumes: ReadonlySet<string>, che
 }
 
 /** Each env var's problems at `env[i]`: no path is made for the clean ones (every env var of every pod). */
-function envProblems(env: readonly unknown[], checked: Checked): Problem[] {
+function envProblems(env: readonly unknown[], checked: Checks): Problem[] {
   const problems: Problem[] = [];
   env.forEach((e, i) => {
     const found = checked.check(envVarProblems, e);
@@ -240,7 +237,7 @@ function optionalName(
 }
 
 /** A pod spec. Paths relative to the spec: `containers[0].env[3].name`, `volumes[1].hostPath.path`, ... */
-export function podSpecProblems(spec: unknown, checked: Checked = EVERY_TIME): Problem[] {
+export function podSpecProblems(spec: unknown, checked: Checks = EVERY_TIME): Problem[] {
   const s = asRecord(spec) ?? {};
   const containers = asList(s.containers);
   const initContainers = asList(s.initContainers);
@@ -255,7 +252,7 @@ export function podSpecProblems(spec: unknown, checked: Checked = EVERY_TIME): P
     problems.push(...under(fieldPath('initContainers', i), containerProblems(c, validVolumes, checked))),
   );
   problems.push(...containerNameClashes(containers, initContainers));
-  problems.push(...under('nodeSelector', labelsProblems(s.nodeSelector)));
+  problems.push(...under('nodeSelector', labelsProblems(s.nodeSelector, checked)));
   problems.push(...under('affinity', checked.check(affinityProblems, s.affinity)));
   asList(s.tolerations).forEach((t, i) =>
     problems.push(...under(fieldPath('tolerations', i), checked.check(tolerationProblems, t))),
@@ -279,12 +276,12 @@ export function podSpecProblems(spec: unknown, checked: Checked = EVERY_TIME): P
 }
 
 /** A pod template: metadata labels and annotations, and the spec. Paths: `metadata.labels[k]`, `spec...`. */
-export function podTemplateProblems(template: unknown, checked: Checked = EVERY_TIME): Problem[] {
+export function podTemplateProblems(template: unknown, checked: Checks = EVERY_TIME): Problem[] {
   const t = asRecord(template) ?? {};
   const metadata = asRecord(t.metadata) ?? {};
   return [
-    ...under('metadata.labels', labelsProblems(metadata.labels)),
-    ...under('metadata.annotations', annotationsProblems(metadata.annotations)),
+    ...under('metadata.labels', labelsProblems(metadata.labels, checked)),
+    ...under('metadata.annotations', annotationsProblems(metadata.annotations, checked)),
     ...under('spec', podSpecProblems(t.spec, checked)),
   ];
 }

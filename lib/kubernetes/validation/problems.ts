@@ -97,6 +97,17 @@ export class CleanParts {
   private readonly clean = new Map<Rule, WeakSet<object>>();
 
   private readonly derived = new Map<(value: never) => unknown, WeakMap<object, unknown>>();
+  private readonly cleanTexts = new Map<TextRule, Set<string>>();
+
+  /** `rule(text)`, or no problem when `rule` found this text clean before (label keys and values). */
+  public text(rule: TextRule, text: string): string | undefined {
+    let seen = this.cleanTexts.get(rule);
+    if (seen === undefined) this.cleanTexts.set(rule, (seen = new Set()));
+    if (seen.has(text)) return undefined;
+    const problem = rule(text);
+    if (problem === undefined) seen.add(text);
+    return problem;
+  }
 
   /** `rule(value)`, or no problems when `rule` found this very object clean before. */
   public check(rule: Rule, value: unknown): Problem[] {
@@ -120,8 +131,15 @@ export class CleanParts {
   }
 }
 
+/** A rule of one text: its problem, or undefined. */
+export type TextRule = (text: string) => string | undefined;
+
+/** What the validators take: a `CleanParts`, or `EVERY_TIME`. */
+export type Checks = Pick<CleanParts, 'check' | 'derive' | 'text'>;
+
 /** Checks every value every time: for values that may change between checks. */
-export const EVERY_TIME: Pick<CleanParts, 'check' | 'derive'> = {
+export const EVERY_TIME: Checks = {
   check: (rule, value) => rule(value),
   derive: (derive, value) => derive(value),
+  text: (rule, text) => rule(text),
 };

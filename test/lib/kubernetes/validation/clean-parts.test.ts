@@ -27,6 +27,15 @@ describe('CleanParts', () => {
     expect(other).toHaveBeenCalledTimes(1);
   });
 
+  test('a text rule checks a text it found clean once, and a text with a problem every time', () => {
+    const checked = new CleanParts();
+    const rule = jest.fn((t: string) => (t.startsWith('-') ? `received "${t}"; must not start with -` : undefined));
+    expect([checked.text(rule, 'ok'), checked.text(rule, 'ok')]).toEqual([undefined, undefined]);
+    expect(checked.text(rule, '-x')).toBe('received "-x"; must not start with -');
+    expect(checked.text(rule, '-x')).toBe('received "-x"; must not start with -');
+    expect(rule.mock.calls.map(([t]) => t)).toEqual(['ok', '-x', '-x']);
+  });
+
   test('validateObject with CleanParts finds in a CronJob sharing the clean parts of a checked one every problem it finds without', () => {
     const [first, second] = renderPolicy(benchPolicy(2)).filter((o) => o.kind === 'CronJob');
     // the second CronJob as the render shares it, with one env var and one toleration broken
@@ -36,12 +45,14 @@ describe('CleanParts', () => {
     const broken = JSON.parse(JSON.stringify(second)) as Manifest;
     podOf(broken).containers[0].env.push({ name: '1BAD' });
     podOf(broken).tolerations = [{ operator: 'Exists', effect: 'Sometimes' }];
+    broken.metadata.labels = { ...broken.metadata.labels, 'backup-cronjobs.io/shard': '-bad-' };
     const sharing = compactLike(broken, first);
     expect(podOf(sharing).containers[0].env[0]).toBe(podOf(first).containers[0].env[0]);
     const checked = new CleanParts();
     expect(validateObject(first, checked)).toEqual([]);
     const expected = validateObject(broken);
     expect(expected.map((p) => p.path)).toEqual([
+      'metadata.labels[backup-cronjobs.io/shard]',
       expect.stringMatching(/^spec\.jobTemplate\.spec\.template\.spec\.containers\[0\]\.env\[\d+\]\.name$/),
       'spec.jobTemplate.spec.template.spec.tolerations[0].effect',
     ]);
