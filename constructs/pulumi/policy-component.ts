@@ -69,7 +69,7 @@ interface Rendering {
  * mapping from the core.
  */
 export abstract class PolicyComponent extends pulumi.ComponentResource {
-  /** The plain objects, in render order (an Output arg appears as its stand-in `pulumi-input-<n>-a-4f1d0c`). */
+  /** The plain objects, in render order (an Output arg appears as its stand-in `pulumi-input-<n>-a-4f1d0c`); they share their identical parts: read-only. */
   public readonly manifests: readonly Manifest[];
   /** Names of the CronJobs, in render order (also a registered output). */
   public readonly cronJobNames: pulumi.Output<string[]>;

@@ -37,7 +37,10 @@ describe('compactLike', () => {
   });
 
   test('a part equal to the same part of the earlier object is that part; a differing part is new', () => {
-    const earlier = compact({ spec: { volumes: [{ name: 'tmp', emptyDir: {} }], env: [{ name: 'A', value: '1' }] } });
+    type Doc = { spec: { volumes: { name: string; emptyDir: object }[]; env: object[]; dropped?: undefined } };
+    const earlier: Doc = compact({
+      spec: { volumes: [{ name: 'tmp', emptyDir: {} }], env: [{ name: 'A', value: '1' }] },
+    });
     const out = compactLike(
       { spec: { volumes: [{ name: 'tmp', emptyDir: {} }], env: [{ name: 'A', value: '2' }], dropped: undefined } },
       earlier,

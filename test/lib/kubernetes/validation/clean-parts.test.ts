@@ -45,7 +45,10 @@ describe('CleanParts', () => {
     const broken = JSON.parse(JSON.stringify(second)) as Manifest;
     podOf(broken).containers[0].env.push({ name: '1BAD' });
     podOf(broken).tolerations = [{ operator: 'Exists', effect: 'Sometimes' }];
-    broken.metadata.labels = { ...broken.metadata.labels, 'backup-cronjobs.io/shard': '-bad-' };
+    (broken.metadata as { labels?: Record<string, string> }).labels = {
+      ...broken.metadata.labels,
+      'backup-cronjobs.io/shard': '-bad-',
+    };
     const sharing = compactLike(broken, first);
     expect(podOf(sharing).containers[0].env[0]).toBe(podOf(first).containers[0].env[0]);
     const checked = new CleanParts();
