@@ -28,8 +28,9 @@ function scheduleText(t: PlanTarget): string {
   return `${resolved}${written !== resolved ? ` (written ${written})` : ''}, time zone ${timeZone ?? 'UTC (not set)'}`;
 }
 
-function groupText(t: PlanTarget): string | undefined {
-  const g = t.serializationGroup;
+/** A CronJob's serialization group; of two CronJobs, the one with the wider scope (a cluster-wide term keeps both apart). */
+function groupText(a: PlanTarget, b: PlanTarget = a): string | undefined {
+  const g = b.serializationGroup?.scope === 'cluster' ? b.serializationGroup : a.serializationGroup;
   return g && `${g.name} (scope ${g.scope ?? 'node'})`;
 }
 
@@ -60,14 +61,14 @@ function overlapMessage(plan: Plan, o: PlanOverlap): string {
   if (maintenanceOverlaps(plan).includes(o)) {
     const [maintenance, other] = a.component === 'maintenance' ? [a, b] : [b, a];
     return (
-      `${targetName(maintenance)} (maintenance) and ${targetName(other)} (${other.component}), serialization group ${groupText(a)}: ${pairs}; ` +
+      `${targetName(maintenance)} (maintenance) and ${targetName(other)} (${other.component}), serialization group ${groupText(a, b)}: ${pairs}; ` +
       'never both at once: the one that comes second waits (Pending) and its timeout keeps counting, so a defragmentation can delay a snapshot, ' +
       'or fail waiting for one: move the maintenance schedule off the backup window'
     );
   }
   if (o.reason === 'group') {
     return (
-      `${targetName(a)} and ${targetName(b)}, serialization group ${groupText(a)}: ${pairs}; ` +
+      `${targetName(a)} and ${targetName(b)}, serialization group ${groupText(a, b)}: ${pairs}; ` +
       'a pod of the group waits (Pending) while another runs, and its timeout keeps counting'
     );
   }

@@ -122,9 +122,11 @@ function conflict(a: PlanTarget, b: PlanTarget): PlanOverlap['reason'] | undefin
   if (a === b) return 'self';
   const ga = a.serializationGroup;
   const gb = b.serializationGroup;
-  if (ga && gb && a.namespace === b.namespace && ga.name === gb.name && scope(ga) === scope(gb)) {
-    // scope node: pods pinned to different nodes never meet
-    if (scope(ga) === 'cluster' || a.node === undefined || b.node === undefined || a.node === b.node) return 'group';
+  if (ga && gb && a.namespace === b.namespace && ga.name === gb.name) {
+    // the scheduler applies each pod's anti-affinity to the other too: one cluster-wide term keeps them apart
+    // anywhere; two per-node terms only on one node (pods pinned to different nodes never meet)
+    const clusterWide = scope(ga) === 'cluster' || scope(gb) === 'cluster';
+    if (clusterWide || a.node === undefined || b.node === undefined || a.node === b.node) return 'group';
   }
   if (a.node !== undefined && a.node === b.node) return 'node';
   const kinds = new Set([a.component, b.component]);

@@ -107,16 +107,27 @@ function drillTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNo
 /**
  * The defragmentation CronJob, `<policy>-defrag`: one for the cluster in both
  * modes (it reaches every member from one node), with the settings of
- * `spec.defaults`, then `spec.etcd.defragmentation`.
+ * `spec.defaults`, then `spec.etcd.defragmentation`. It is in the snapshots'
+ * serialization group, cluster-wide even when the group is per node: from
+ * one node it blocks every member in turn, so no snapshot may run anywhere
+ * meanwhile (the scheduler applies its anti-affinity to the snapshot pods too).
  */
 function defragTarget(spec: ResolvedEtcd, policy: PolicyContext, defrag: ResolvedDefragmentation): EngineTarget {
+  const group = policy.defaults?.placement?.serializationGroup;
+  const overrides =
+    group !== undefined && group.scope !== 'cluster'
+      ? {
+          ...defrag.settings,
+          placement: { ...defrag.settings?.placement, serializationGroup: { ...group, scope: 'cluster' as const } },
+        }
+      : defrag.settings;
   return {
     id: `etcd|${policy.metadata.name}|defrag`,
     nameParts: ['defrag'],
     key: 'cluster',
     component: 'maintenance',
     labels: labels(spec.mode, undefined),
-    overrides: defrag.settings,
+    overrides,
     settingsPath: defrag.path,
     defaults: { timeout: ETCD_DEFAULTS.defragTimeout },
     pod: (ctx) => defragPod(spec, defrag, ctx),

@@ -185,4 +185,14 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
       `received ${show(d.placement.serializationGroup)}; the defragmentation runs in the snapshots' serialization group (${show(ETCD_DEFAULTS.serializationGroup)}, or spec.defaults.placement.serializationGroup), so that it never blocks a member while a snapshot reads from it: remove it here`,
     );
   }
+  // a node's own group would take its snapshots out of the defragmentation's
+  const group = policy.defaults?.placement?.serializationGroup?.name ?? ETCD_DEFAULTS.serializationGroup;
+  (spec.nodes ?? []).forEach((entry, i) => {
+    const own = typeof entry === 'string' ? undefined : entry.placement?.serializationGroup;
+    if (own === undefined || own.name === group) return;
+    issues.add(
+      childPath(childPath(childPath(childPath(policy.path, 'nodes'), i), 'placement'), 'serializationGroup'),
+      `received ${show(own)}; with spec.etcd.defragmentation every snapshot is in the defragmentation's serialization group (${show(group)}), so that the defragmentation never blocks a member while a snapshot reads from it: remove it here, or name ${show(group)}`,
+    );
+  });
 }

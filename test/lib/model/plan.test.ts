@@ -107,6 +107,19 @@ describe('overlaps', () => {
     expect(p.overlaps.map((o) => [o.reason, o.targets, o.count])).toEqual([['group', [0, 1], 3]]);
   });
 
+  test('one group name, one of the two cluster-wide: they never meet on any node (each pod’s anti-affinity holds for the other)', () => {
+    const on = (node: string, scope: 'node' | 'cluster') =>
+      etcdPolicy(
+        { mode: 'perNode', nodes: [{ name: node, placement: { serializationGroup: { name: 'g', scope } } }] },
+        { defaults: { schedule: '0 3 * * *' } },
+        `etcd-${node}`,
+      );
+    expect(plan([on('a', 'cluster'), on('b', 'node')]).overlaps.map((o) => [o.reason, o.targets])).toEqual([
+      ['group', [0, 1]],
+    ]);
+    expect(plan([on('a', 'node'), on('b', 'node')]).overlaps).toEqual([]);
+  });
+
   test('one node, different groups: reason node', () => {
     const on = (name: string, group: string) =>
       etcdPolicy(

@@ -110,6 +110,40 @@ test('job settings: spec.defaults, then spec.etcd.defragmentation, field by fiel
   expect(plain.settings.activeDeadlineSeconds).toBe(1800);
 });
 
+test('with a per-node group in spec.defaults, the defragmentation keeps its name and is cluster-wide; plan sees both meet', () => {
+  const policy = defragPolicy(
+    { mode: 'perNode', nodes: ['cp-1', 'cp-2'] },
+    { schedule: '5 3 * * *' },
+    { defaults: { schedule: '0 3 * * *', placement: { serializationGroup: { name: 'etcd-jobs' } } } },
+  );
+  const objects = renderPolicy(policy);
+  const terms = (o: Manifest) => podSpecOf(o).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  const [defrag] = ofComponent(objects, 'maintenance');
+  // the snapshots stay per node (they may run side by side on different nodes); the defragmentation's term keeps
+  // every snapshot pod of the group off every node while it runs, and the scheduler applies it to them too
+  for (const b of ofComponent(objects, 'backup')) {
+    expect(terms(b)?.map((t) => t.topologyKey)).toEqual(['kubernetes.io/hostname']);
+    expect(podSpecOf(b).affinity).toBeDefined();
+  }
+  expect(terms(defrag)?.map((t) => [t.labelSelector?.matchLabels, t.topologyKey])).toEqual([
+    [{ 'backup-cronjobs.io/serialization-group': 'etcd-jobs' }, 'kubernetes.io/os'],
+  ]);
+  const p = planPolicies([resolvePolicy(policy)], {
+    from: new Date('2026-12-01T00:00:00Z'),
+    count: 1,
+    horizon: 86400_000,
+  });
+  expect(maintenanceOverlaps(p).map((o) => o.targets.map((i) => p.targets[i].name))).toEqual([
+    ['etcd-cp-1', 'etcd-defrag'],
+    ['etcd-cp-2', 'etcd-defrag'],
+  ]);
+  // two per-node snapshots on different nodes still never meet
+  expect(p.overlaps.filter((o) => o.reason === 'group').map((o) => o.targets.map((i) => p.targets[i].name))).toEqual([
+    ['etcd-cp-1', 'etcd-defrag'],
+    ['etcd-cp-2', 'etcd-defrag'],
+  ]);
+});
+
 test('each refusal names the path, the value and what is allowed', () => {
   const at = (defrag: Record<string, unknown>, spec: Record<string, unknown> = {}) =>
     problems(etcdPolicy({ defragmentation: defrag as unknown as EtcdDefragmentation }, spec));
@@ -147,6 +181,25 @@ test('each refusal names the path, the value and what is allowed', () => {
     ),
   ]);
   expect(at({ schedule: SCHEDULE, thresholdPercent: 1, memberTimeout: '29m' })).toEqual([]);
+  // a node's own group would take its snapshots out of the defragmentation's
+  const nodes = (group: unknown, defaults: Record<string, unknown> = {}) =>
+    problems(
+      etcdPolicy(
+        {
+          mode: 'perNode',
+          nodes: ['cp-1', { name: 'cp-2', placement: { serializationGroup: group } }],
+          defragmentation: { schedule: SCHEDULE },
+        },
+        defaults,
+      ),
+    );
+  expect(nodes({ name: 'mine' })).toEqual([
+    `spec.etcd.nodes[1].placement.serializationGroup: received {"name":"mine"}; with spec.etcd.defragmentation every snapshot is in the defragmentation's serialization group ("etcd-snapshot"), so that the defragmentation never blocks a member while a snapshot reads from it: remove it here, or name "etcd-snapshot"`,
+  ]);
+  expect(nodes({ name: 'etcd-snapshot', scope: 'node' })).toEqual([]);
+  expect(
+    nodes({ name: 'etcd-jobs' }, { defaults: { placement: { serializationGroup: { name: 'etcd-jobs' } } } }),
+  ).toEqual([]);
 });
 
 // ---------------------------------------------------------------------------------------------
