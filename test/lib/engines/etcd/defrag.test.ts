@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderPolicy, resolvePolicy, toYaml } from '../../../../lib';
-import type { BackupPolicy, EtcdDefragmentation, Manifest } from '../../../../lib';
+import type { BackupPolicy, EtcdDefragmentation, Manifest, SerializationGroup } from '../../../../lib';
 import { runCli } from '../../../../lib/cli';
 import { maintenanceOverlaps, planPolicies } from '../../../../lib/model/plan';
 import { alertingRulesOf, containerOf, envValuesOf, podSpecOf } from '../../../support/kube';
@@ -182,7 +182,7 @@ test('each refusal names the path, the value and what is allowed', () => {
   ]);
   expect(at({ schedule: SCHEDULE, thresholdPercent: 1, memberTimeout: '29m' })).toEqual([]);
   // a node's own group would take its snapshots out of the defragmentation's
-  const nodes = (group: unknown, defaults: Record<string, unknown> = {}) =>
+  const nodes = (group: SerializationGroup, defaults: Record<string, unknown> = {}) =>
     problems(
       etcdPolicy(
         {
