@@ -262,7 +262,7 @@ export function passThroughFormat(
   const segments = pathSegments(policyPath);
   const [prev, last] = segments.slice(-2);
   const own = <V>(record: Readonly<Record<string, V>>, key: unknown): V | undefined =>
-    typeof key === 'string' && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+    typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
   for (const f of fields) {
     const format =
       typeof last === 'number'

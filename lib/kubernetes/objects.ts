@@ -137,7 +137,7 @@ function strip(value: unknown, dropEmptyLists: boolean, like?: unknown): unknown
   // undefined while every part so far is prior's
   let out: Record<string, unknown> | undefined = prior === undefined ? {} : undefined;
   for (const key in value) {
-    if (!hasOwn(value, key)) continue;
+    if (!Object.hasOwn(value, key)) continue; // for-in also lists inherited enumerable keys (a polluted prototype)
     const c = strip((value as Record<string, unknown>)[key], dropEmptyLists, prior?.[key]);
     if (c === undefined) continue;
     if (out === undefined && c !== prior![key]) out = priorParts(prior!, base);
@@ -177,11 +177,6 @@ function priorParts(prior: Record<string, unknown>, base: number): Record<string
 /** `prior` has exactly the keys on the stack from `base`, in that order. */
 function sameKeys(prior: object, base: number): boolean {
   let i = base;
-  for (const key in prior) if (hasOwn(prior, key) && (i >= keyTop || keyStack[i++] !== key)) return false;
+  for (const key in prior) if (Object.hasOwn(prior, key) && (i >= keyTop || keyStack[i++] !== key)) return false;
   return i === keyTop;
-}
-
-/** An own property: for-in also lists enumerable inherited ones (a polluted Object.prototype). */
-export function hasOwn(o: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(o, key);
 }

@@ -37,7 +37,7 @@ import { awsEnv, s3CaMounts, s3CaVolumes, s3RetentionDestination, s3UploadEnv } 
 import { s3CopiesEnv } from '../s3-copies';
 import { contentCheckEnv } from '../../workload/content-checks';
 import { ETCD_ALARMS, ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
-import { stepsInAwsCli } from './resolve';
+import { snapshotGroup, stepsInAwsCli } from './resolve';
 import type { ResolvedEtcd } from './resolve';
 
 export const fieldEnv = (name: string, fieldPath: string): EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
@@ -50,7 +50,7 @@ export function enginePlacement(spec: ResolvedEtcd, node: string | undefined, se
     tolerations: spec.tolerateAllTaints
       ? [{ operator: 'Exists' }]
       : spec.role.taints.map((t) => ({ key: t.key, operator: 'Exists' as const, effect: t.effect })),
-    serializationGroup: serialize ? { name: ETCD_DEFAULTS.serializationGroup, scope: 'cluster' } : undefined,
+    serializationGroup: serialize ? snapshotGroup(undefined) : undefined,
   };
 }
 

@@ -1,6 +1,6 @@
 /** `spec.etcd` with every default applied, once. */
 import { childPath } from '../../policy/errors';
-import type { JobSettings } from '../../policy/types';
+import type { JobSettings, SerializationGroup } from '../../policy/types';
 import { pickSettings } from '../../policy/settings';
 import { parseDuration } from '../../units';
 import { namedEntry } from '../../policy/named-entries';
@@ -73,6 +73,11 @@ export interface ResolvedEtcd {
 /** The file name prefix of a policy's snapshots: `spec.etcd.namePrefix`, else `etcd-snapshot_<policy>_`. */
 export function etcdNamePrefix(spec: EtcdSpec, policyName: string): string {
   return spec.namePrefix ?? `${ETCD_DEFAULTS.namePrefixBase}${policyName}_`;
+}
+
+/** The snapshots' serialization group: spec.defaults', else the engine's (`etcd-snapshot`, cluster-wide). */
+export function snapshotGroup(defaults: JobSettings | undefined): SerializationGroup {
+  return defaults?.placement?.serializationGroup ?? { name: ETCD_DEFAULTS.serializationGroup, scope: 'cluster' };
 }
 
 /**

@@ -16,6 +16,7 @@ import { defragPod } from './defrag';
 import { drillPod } from './drill';
 import { backupPod, prunePod } from './pods';
 import type { ResolvedDefragmentation, ResolvedEtcd, ResolvedNode } from './resolve';
+import { snapshotGroup } from './resolve';
 
 const LABEL_PREFIX = 'backup-cronjobs.io';
 
@@ -113,9 +114,9 @@ function drillTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNo
  * meanwhile (the scheduler applies its anti-affinity to the snapshot pods too).
  */
 function defragTarget(spec: ResolvedEtcd, policy: PolicyContext, defrag: ResolvedDefragmentation): EngineTarget {
-  const group = policy.defaults?.placement?.serializationGroup;
+  const group = snapshotGroup(policy.defaults);
   const overrides =
-    group !== undefined && group.scope !== 'cluster'
+    group.scope !== 'cluster'
       ? {
           ...defrag.settings,
           placement: { ...defrag.settings?.placement, serializationGroup: { ...group, scope: 'cluster' as const } },

@@ -7,7 +7,7 @@ import type { PolicyContext } from '../engine';
 import { validateS3 } from '../s3';
 import { validateS3Copies } from '../s3-copies';
 import { DISTRIBUTIONS, ETCD_DEFAULTS } from './defaults';
-import { destinationKind, isTls, stepsInAwsCli } from './resolve';
+import { destinationKind, isTls, snapshotGroup, stepsInAwsCli } from './resolve';
 import type { EtcdSpec } from './types';
 import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
 import { checkedDuration, validateSettings } from '../../policy/settings';
@@ -186,7 +186,7 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
     );
   }
   // a node's own group would take its snapshots out of the defragmentation's
-  const group = policy.defaults?.placement?.serializationGroup?.name ?? ETCD_DEFAULTS.serializationGroup;
+  const group = snapshotGroup(policy.defaults).name;
   (spec.nodes ?? []).forEach((entry, i) => {
     const own = typeof entry === 'string' ? undefined : entry.placement?.serializationGroup;
     if (own === undefined || own.name === group) return;

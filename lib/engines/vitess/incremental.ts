@@ -8,13 +8,12 @@ import { labelValue, safeShard } from '../../kubernetes/names';
 import { pickSettings } from '../../policy/settings';
 import { shellCommand } from '../../scripts';
 import { parseDuration } from '../../units';
-import { STEP_RESOURCES } from '../../workload/resources';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
 import type { EnginePod, EngineTarget, PodContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
 import { goDuration } from './flags';
 import type { ResolvedVitess } from './resolve';
 import type { VitessIncremental, VitessSchedule } from './types';
+import { vtctldPod } from './vtctld-pod';
 
 /** What the incremental target shares with the shard's other targets (made in targets.ts). */
 export interface ShardParts {
@@ -71,32 +70,23 @@ function incrementalPod(
   // vtctldclient gives up (and logs why) before the Job's deadline stops the pod
   const actionTimeout = Math.max(30, ctx.settings.activeDeadlineSeconds - 30);
   return {
-    containers: [
-      {
-        name: 'incremental-backup',
-        image: spec.images.vtbackup,
-        command: shellCommand('vitess-incremental.sh', { metrics: ctx.metrics }),
-        env: [
-          ...ctx.env,
-          { name: 'PATH', value: parts.path },
-          { name: 'VTCTLD_SERVER', value: spec.vtctldServer },
-          { name: 'VITESS_KEYSPACE', value: keyspace },
-          { name: 'VITESS_SHARD', value: shard },
-          {
-            name: 'VITESS_INCREMENTAL_ALLOW_PRIMARY',
-            value: String(incremental.allowPrimary ?? VITESS_DEFAULTS.incrementalAllowPrimary),
-          },
-          { name: 'VITESS_INCREMENTAL_ACTION_TIMEOUT', value: goDuration(actionTimeout) },
-          { name: 'VITESS_STOP_WAIT_SECONDS', value: String(STOP_WAIT_SECONDS) },
-        ],
-        securityContext: restrictedContainerSecurity(),
-        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-        resources: STEP_RESOURCES.vtctldclient,
-      },
-    ],
-    mainContainers: ['incremental-backup'],
-    volumes: [{ name: 'tmp', emptyDir: {} }],
-    securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
+    ...vtctldPod(spec, {
+      name: 'incremental-backup',
+      command: shellCommand('vitess-incremental.sh', { metrics: ctx.metrics }),
+      env: [
+        ...ctx.env,
+        { name: 'PATH', value: parts.path },
+        { name: 'VTCTLD_SERVER', value: spec.vtctldServer },
+        { name: 'VITESS_KEYSPACE', value: keyspace },
+        { name: 'VITESS_SHARD', value: shard },
+        {
+          name: 'VITESS_INCREMENTAL_ALLOW_PRIMARY',
+          value: String(incremental.allowPrimary ?? VITESS_DEFAULTS.incrementalAllowPrimary),
+        },
+        { name: 'VITESS_INCREMENTAL_ACTION_TIMEOUT', value: goDuration(actionTimeout) },
+        { name: 'VITESS_STOP_WAIT_SECONDS', value: String(STOP_WAIT_SECONDS) },
+      ],
+    }),
     terminationGracePeriodSeconds: VITESS_DEFAULTS.terminationGracePeriodSeconds,
   };
 }

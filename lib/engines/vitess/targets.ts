@@ -23,6 +23,7 @@ import { SECRET_DIRS, shardArgs } from './flags';
 import { incrementalTarget } from './incremental';
 import type { ResolvedVitess } from './resolve';
 import type { VitessSchedule } from './types';
+import { vtctldPod } from './vtctld-pod';
 
 const LABEL_PREFIX = 'backup-cronjobs.io';
 const VITESS_PATH = '/vt/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -158,27 +159,16 @@ function prunePod(
   shard: string,
   ctx: PodContext,
 ): EnginePod {
-  return {
-    containers: [
-      {
-        name: 'retention-prune',
-        image: spec.images.vtbackup,
-        command: shellCommand('prune.sh'),
-        env: [
-          ...ctx.env,
-          { name: 'PATH', value: VITESS_PATH },
-          ...destinationEnv(spec, keyspace, shard),
-          ...pruneEnv(policy.retention, ctx.settings.timeZone),
-        ],
-        securityContext: restrictedContainerSecurity(),
-        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-        resources: STEP_RESOURCES.vtctldclient,
-      },
+  return vtctldPod(spec, {
+    name: 'retention-prune',
+    command: shellCommand('prune.sh'),
+    env: [
+      ...ctx.env,
+      { name: 'PATH', value: VITESS_PATH },
+      ...destinationEnv(spec, keyspace, shard),
+      ...pruneEnv(policy.retention, ctx.settings.timeZone),
     ],
-    mainContainers: ['retention-prune'],
-    volumes: [{ name: 'tmp', emptyDir: {} }],
-    securityContext: restrictedPodSecurity(VITESS_DEFAULTS.vitessUid),
-  };
+  });
 }
 
 /** What the pod of every shard has in common: built once per policy, one copy in memory for 10,000 shards. */

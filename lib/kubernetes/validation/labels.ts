@@ -22,7 +22,6 @@
  *   pin must be a non-empty valid label value (≤ 63); this is our rule on top of the API server's.
  */
 import { show } from '../../messages';
-import { hasOwn } from '../objects';
 import { dns1123SubdomainErrors } from './names';
 import {
   type Checks,
@@ -140,7 +139,7 @@ export function annotationKeyProblem(key: string): string | undefined {
 /** Bytes the API server counts for a set of annotations: every key plus every value. */
 export function annotationsSize(annotations: Readonly<Record<string, string>>): number {
   let size = 0;
-  for (const k in annotations) if (hasOwn(annotations, k)) size += byteLength(k) + byteLength(annotations[k]);
+  for (const k in annotations) if (Object.hasOwn(annotations, k)) size += byteLength(k) + byteLength(annotations[k]);
   return size;
 }
 
@@ -178,7 +177,7 @@ function forEachString(value: unknown, problems: Problem[], each: (key: string, 
     return;
   }
   for (const k in map) {
-    if (!hasOwn(map, k)) continue;
+    if (!Object.hasOwn(map, k)) continue;
     const v = map[k];
     if (typeof v === 'string') each(k, v);
     else problems.push({ path: keyPath('', k), message: `received ${show(v)}; must be a string` });
