@@ -7,8 +7,8 @@
  *  - runs the server as a FOREGROUND child process of the test process (never --daemonize),
  *  - keeps all its data in a fresh temp dir under os.tmpdir(), removed by stop(),
  *  - waits until the server really answers, or throws an Error that includes the server's log tail,
- *  - throws an Error naming the Debian package to install when a binary is missing (tests must FAIL,
- *    never skip, when a service is missing),
+ *  - throws an Error naming the Debian package to install when a binary is missing, or the script that
+ *    installs it (moto: scripts/install-moto.sh) (tests must FAIL, never skip, when a service is missing),
  *  - returns a handle whose stop() sends SIGTERM, then SIGKILL after 3 s, and waits for the exit.
  *
  * Safety nets against orphan processes:
@@ -24,5 +24,6 @@ export type { BaseHandle } from './processes';
 export * from './redis';
 export * from './etcd';
 export * from './s3';
+export * from './moto';
 export * from './pushgateway';
 export * from './prometheus';

@@ -115,6 +115,135 @@ const xmlTag = (xml: string, tag: string): string | undefined => {
   return m ? xmlDecode(m[1]) : undefined;
 };
 
+/** What a signed client needs: the server's address, its credentials, and where to read its log on an error. */
+export interface S3ClientOptions {
+  port: number;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Trust this CA (https) instead of plain http. */
+  ca?: Buffer;
+  /** The server's name and log tail, for error messages. */
+  label: string;
+  logTail: () => string;
+}
+
+export interface S3Response {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A small signed (SigV4, path-style) S3 client for the harness's own requests to a loopback server. */
+export function s3Client(o: S3ClientOptions) {
+  const { port, region, accessKeyId, secretAccessKey, ca } = o;
+  const request = (
+    method: string,
+    bucket: string,
+    key: string | undefined,
+    query: Record<string, string> = {},
+    body: Buffer = Buffer.alloc(0),
+    extraHeaders: Record<string, string> = {},
+  ): Promise<S3Response> => {
+    const uriPath = '/' + rfc3986(bucket) + (key !== undefined ? '/' + key.split('/').map(rfc3986).join('/') : '');
+    const qs = Object.entries(query)
+      .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
+      .join('&');
+    const amzDate = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+    const { headers } = signV4({
+      method,
+      host: `127.0.0.1:${port}`,
+      path: uriPath,
+      query,
+      headers: extraHeaders,
+      payloadHash: sha256hex(body),
+      amzDate,
+      region,
+      service: 's3',
+      accessKeyId,
+      secretAccessKey,
+    });
+    return new Promise((resolve, reject) => {
+      const r = (ca ? https : http).request(
+        {
+          ...(ca ? { ca } : {}),
+          host: '127.0.0.1',
+          port,
+          method,
+          path: uriPath + (qs ? '?' + qs : ''),
+          headers: { ...headers, 'content-length': String(body.length) },
+          timeout: 30000,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+          res.on('error', reject);
+        },
+      );
+      r.on('timeout', () => r.destroy(new Error(`S3 ${method} ${uriPath}: timeout`)));
+      r.on('error', reject);
+      r.end(body);
+    });
+  };
+  const check = (what: string, r: S3Response, ok: number[] = [200]) => {
+    if (!ok.includes(r.status)) {
+      throw new Error(
+        `S3 ${what}: HTTP ${r.status} ${r.body.toString('utf8').slice(0, 1000)}\n--- ${o.label} log tail ---\n${o.logTail()}`,
+      );
+    }
+    return r;
+  };
+
+  const listObjects = async (bucket: string, prefix?: string): Promise<S3Object[]> => {
+    const result: S3Object[] = [];
+    let token: string | undefined;
+    for (;;) {
+      const q: Record<string, string> = { 'list-type': '2' };
+      if (prefix) q.prefix = prefix;
+      if (token) q['continuation-token'] = token;
+      const xml = check(`ListObjectsV2 ${bucket}`, await request('GET', bucket, undefined, q)).body.toString('utf8');
+      for (const m of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
+        result.push({
+          key: xmlTag(m[1], 'Key') ?? '',
+          size: Number(xmlTag(m[1], 'Size') ?? NaN),
+          lastModified: new Date(xmlTag(m[1], 'LastModified') ?? NaN),
+          etag: (xmlTag(m[1], 'ETag') ?? '').replace(/"/g, ''),
+        });
+      }
+      if (xmlTag(xml, 'IsTruncated') !== 'true') break;
+      token = xmlTag(xml, 'NextContinuationToken');
+      if (!token) break;
+    }
+    return result.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  };
+
+  return {
+    request,
+    check,
+    listObjects,
+    getObject: async (bucket: string, key: string) =>
+      check(`GetObject ${bucket}/${key}`, await request('GET', bucket, key)).body,
+    putObject: async (bucket: string, key: string, body: string | Buffer) => {
+      check(
+        `PutObject ${bucket}/${key}`,
+        await request('PUT', bucket, key, {}, Buffer.isBuffer(body) ? body : Buffer.from(body)),
+      );
+    },
+    deleteObject: async (bucket: string, key: string) => {
+      check(`DeleteObject ${bucket}/${key}`, await request('DELETE', bucket, key), [200, 204]);
+    },
+    createBucket: async (bucket: string) => {
+      check(`CreateBucket ${bucket}`, await request('PUT', bucket, undefined));
+    },
+  };
+}
+
 export interface S3Options {
   buckets?: string[];
   readyTimeoutMs?: number;
@@ -173,87 +302,15 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
   const { port, dataDir } = params;
   const endpoint = `${ca ? 'https' : 'http'}://127.0.0.1:${port}`;
 
-  const request = (
-    method: string,
-    bucket: string,
-    key: string | undefined,
-    query: Record<string, string> = {},
-    body: Buffer = Buffer.alloc(0),
-  ): Promise<{ status: number; body: Buffer }> => {
-    const uriPath = '/' + rfc3986(bucket) + (key !== undefined ? '/' + key.split('/').map(rfc3986).join('/') : '');
-    const qs = Object.entries(query)
-      .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
-      .join('&');
-    const amzDate = new Date()
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d{3}/, '');
-    const { headers } = signV4({
-      method,
-      host: `127.0.0.1:${port}`,
-      path: uriPath,
-      query,
-      payloadHash: sha256hex(body),
-      amzDate,
-      region,
-      service: 's3',
-      accessKeyId,
-      secretAccessKey,
-    });
-    return new Promise((resolve, reject) => {
-      const r = (ca ? https : http).request(
-        {
-          ...(ca ? { ca } : {}),
-          host: '127.0.0.1',
-          port,
-          method,
-          path: uriPath + (qs ? '?' + qs : ''),
-          headers: { ...headers, 'content-length': String(body.length) },
-          timeout: 30000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        },
-      );
-      r.on('timeout', () => r.destroy(new Error(`S3 ${method} ${uriPath}: timeout`)));
-      r.on('error', reject);
-      r.end(body);
-    });
-  };
-  const check = (what: string, r: { status: number; body: Buffer }, ok: number[] = [200]) => {
-    if (!ok.includes(r.status)) {
-      throw new Error(
-        `S3 ${what}: HTTP ${r.status} ${r.body.toString('utf8').slice(0, 1000)}\n--- s3rver log tail ---\n${proc.log.tail(10)}`,
-      );
-    }
-    return r;
-  };
-
-  const listObjects = async (bucket: string, prefix?: string): Promise<S3Object[]> => {
-    const result: S3Object[] = [];
-    let token: string | undefined;
-    for (;;) {
-      const q: Record<string, string> = { 'list-type': '2' };
-      if (prefix) q.prefix = prefix;
-      if (token) q['continuation-token'] = token;
-      const xml = check(`ListObjectsV2 ${bucket}`, await request('GET', bucket, undefined, q)).body.toString('utf8');
-      for (const m of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
-        result.push({
-          key: xmlTag(m[1], 'Key') ?? '',
-          size: Number(xmlTag(m[1], 'Size') ?? NaN),
-          lastModified: new Date(xmlTag(m[1], 'LastModified') ?? NaN),
-          etag: (xmlTag(m[1], 'ETag') ?? '').replace(/"/g, ''),
-        });
-      }
-      if (xmlTag(xml, 'IsTruncated') !== 'true') break;
-      token = xmlTag(xml, 'NextContinuationToken');
-      if (!token) break;
-    }
-    return result.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  };
+  const client = s3Client({
+    port,
+    region,
+    accessKeyId,
+    secretAccessKey,
+    ca,
+    label: 's3rver',
+    logTail: () => proc.log.tail(10),
+  });
 
   const tmpFiles = path.join(base.tmpDir, 'aws');
   await fsp.mkdir(tmpFiles, { recursive: true });
@@ -288,20 +345,11 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
         input,
         timeoutMs: 60000,
       }),
-    listObjects,
-    getObject: async (bucket, key) => check(`GetObject ${bucket}/${key}`, await request('GET', bucket, key)).body,
-    putObject: async (bucket, key, body) => {
-      check(
-        `PutObject ${bucket}/${key}`,
-        await request('PUT', bucket, key, {}, Buffer.isBuffer(body) ? body : Buffer.from(body)),
-      );
-    },
-    deleteObject: async (bucket, key) => {
-      check(`DeleteObject ${bucket}/${key}`, await request('DELETE', bucket, key), [200, 204]);
-    },
-    createBucket: async (bucket) => {
-      check(`CreateBucket ${bucket}`, await request('PUT', bucket, undefined));
-    },
+    listObjects: client.listObjects,
+    getObject: client.getObject,
+    putObject: client.putObject,
+    deleteObject: client.deleteObject,
+    createBucket: client.createBucket,
     setLastModified: async (bucket, key, when) => {
       const parts = key.split('/');
       const last = parts.pop()!;
