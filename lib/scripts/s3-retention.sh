@@ -77,24 +77,12 @@ _rt_locked_until() {
   return 1
 }
 
-# Deletes the object KEY (deleting a missing key succeeds); with Object Lock,
-# each of its versions by id. 3 when S3 refuses a version as locked (a lock
-# longer than the policy's, set by someone else).
+# Deletes the object KEY (s3_delete: with Object Lock, each of its versions and
+# delete markers by id). 3 when S3 refuses a version as locked (a lock longer
+# than the policy's, set by someone else).
 _rt_delete_key() {
-  if [ -z "${S3_OBJECT_LOCK_MODE:-}" ]; then
-    s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1" </dev/null >/dev/null
-    return
-  fi
-  _rt_versions=$(s3_aws s3api list-object-versions --bucket "$S3_BUCKET" --prefix "$1" \
-    --query 'Versions[].[Key,VersionId]' --output text </dev/null) || return 1
-  printf '%s\n' "$_rt_versions" | _RT_KEY=$1 awk -F '\t' '$1 == ENVIRON["_RT_KEY"] { print $2 }' >"${TMPDIR:-/tmp}/rt-versions" ||
-    return 1
-  while IFS= read -r _rt_vid; do
-    _rt_verr=$(s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$1" --version-id "$_rt_vid" </dev/null 2>&1 >/dev/null) && continue
-    case $_rt_verr in
-      *AccessDenied*'object lock'*) _rt_lock_why="locked: S3 refused to delete $1 (version $_rt_vid) as protected by Object Lock"; return 3 ;;
-    esac
-    printf '%s\n' "$_rt_verr" >&2
-    return 1
-  done <"${TMPDIR:-/tmp}/rt-versions"
+  _rt_dst=0
+  s3_delete "$1" || _rt_dst=$?
+  [ "$_rt_dst" -ne 3 ] || _rt_lock_why=$s3_lock_why
+  return "$_rt_dst"
 }

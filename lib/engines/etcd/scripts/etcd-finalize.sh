@@ -61,13 +61,14 @@ undo_finalize() {
   wait
 }
 
-# Deletes this run's objects side by side, each within ~17 s (3 s to connect,
-# 5 s to answer, 2 attempts), warning about any that stays.
+# Deletes this run's objects side by side (s3_delete: with Object Lock, version
+# by version), each call within ~17 s (3 s to connect, 5 s to answer, 2
+# attempts), warning about any that stays.
 remove_uploads() {
   for _ru_key in "$@"; do
     (
       export AWS_MAX_ATTEMPTS=2
-      s3_aws --cli-connect-timeout 3 --cli-read-timeout 5 s3api delete-object --bucket "$S3_BUCKET" --key "$_ru_key" >/dev/null 2>&1 ||
+      s3_delete "$_ru_key" --cli-connect-timeout 3 --cli-read-timeout 5 >/dev/null 2>&1 ||
         log warn "could not remove s3://$S3_BUCKET/$_ru_key, which this failed run uploaded: remove it by hand"
     ) &
   done

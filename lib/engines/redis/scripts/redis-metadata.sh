@@ -125,8 +125,8 @@ lock_date() {
 
 # With S3_OBJECT_LOCK_MODE, locks the stored metadata and backup until
 # lock_until (PutObjectRetention: `aws s3 cp` has no Object Lock options);
-# a refusal fails the run and removes both (a bucket without Object Lock
-# keeps no versions, so they are gone).
+# a refusal fails the run and removes both (remove_final_object: with
+# Object Lock, version by version).
 lock_objects() {
   [ -n "${lock_until:-}" ] || return 0
   for _lo_key in "$meta_key" "$key"; do

@@ -104,15 +104,27 @@ reason() {
 cleanup_opts='--cli-connect-timeout 5 --cli-read-timeout 10'
 
 # No object may stay under the final name after a failure: deletes it
-# (deleting a missing key succeeds) and prints a note for the error line.
+# (deleting a missing key succeeds; with Object Lock, version by version: a
+# delete without a version id would leave the data behind a delete marker)
+# and prints a note for the error line.
 remove_final_object() {
-  # shellcheck disable=SC2086 # cleanup_opts: several options
-  if (s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$meta_key" $cleanup_opts) >/dev/null 2>"$errf" &&
-    (s3_aws s3api delete-object --bucket "$S3_BUCKET" --key "$key" $cleanup_opts) >/dev/null 2>"$errf"; then
-    printf 'no object left under that name'
-  else
-    printf 'deleting that key to be sure failed too (%s): check that no object is left under it' "$(reason 1)"
-  fi
+  _rf_st=0
+  for _rf_key in "$meta_key" "$key"; do
+    _rf_s=0
+    # shellcheck disable=SC2086 # cleanup_opts: several options
+    s3_delete "$_rf_key" $cleanup_opts 2>"$errf" || _rf_s=$?
+    # shellcheck disable=SC2154 # s3_lock_why: set by s3_delete (s3.sh)
+    case $_rf_s in
+      0) ;;
+      3) _rf_st=3 _rf_why=$s3_lock_why ;;
+      *) _rf_st=1; break ;;
+    esac
+  done
+  case $_rf_st in
+    0) printf 'no object left under that name' ;;
+    3) printf 'an object stays under that name: %s' "$_rf_why" ;;
+    *) printf 'deleting that key to be sure failed too (%s): check that no object is left under it' "$(reason 1)" ;;
+  esac
 }
 
 # Aborts the unfinished multipart uploads of the final key (a stopped CLI
