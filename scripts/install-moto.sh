@@ -19,7 +19,9 @@ fail() {
 }
 
 if [ "${1:-}" = "--dir" ]; then
-  [ -f "$dir/.complete" ] && [ -x "$dir/bin/moto_server" ] || fail "moto[server]==$MOTO_VERSION is not installed in $dir: run scripts/install-moto.sh"
+  if [ ! -f "$dir/.complete" ] || [ ! -x "$dir/bin/moto_server" ]; then
+    fail "moto[server]==$MOTO_VERSION is not installed in $dir: run scripts/install-moto.sh"
+  fi
   echo "$dir/bin"
   exit 0
 fi
