@@ -113,12 +113,29 @@ function run(tool: string, args: readonly string[]): string {
       throw new DiscoverError(
         `${tool} is not on PATH; discover runs it to ask the cluster: ${INSTALL[tool] ?? 'install it'}, or put its directory on PATH`,
       );
-    const why =
-      (err.stderr ?? '')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .pop() ?? `exit status ${err.status}`;
-    throw new DiscoverError(`${tool} ${args.join(' ')} failed: ${why}`);
+    const last = (err.stderr ?? '')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .pop();
+    throw new DiscoverError(
+      `${tool} ${args.join(' ')} failed: ${last === undefined ? `exit status ${err.status}` : logMessage(last)}`,
+    );
+  }
+}
+
+/**
+ * The message of a client's last log line: vtctldclient 24 and newer log JSON records by default
+ * (`{"time", "level", "source", "msg"}`, Vitess go/vt/log/flags.go), of which the msg; any other line
+ * (glog's `E<date> <pid> main.go:56] <msg>` before 24, redis-cli's) as it is.
+ */
+function logMessage(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const record: unknown = JSON.parse(line);
+    const msg = (record as { msg?: unknown } | null)?.msg;
+    return typeof msg === 'string' ? msg : line;
+  } catch {
+    return line;
   }
 }
 

@@ -108,7 +108,7 @@ describe('--vtctld: the serving shards of a keyspace', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
-      /^discover: vtctldclient --server main-vtctld:15999 --action_timeout 30s FindAllShardsInKeyspace customer failed: E\d{4} .* main\.go:56\] rpc error: code = Unavailable .*connection refused"\n$/,
+      /^discover: vtctldclient --server main-vtctld:15999 --action_timeout 30s FindAllShardsInKeyspace customer failed: rpc error: code = DeadlineExceeded desc = latest balancer error: connection error: .*connection refused"\n$/,
     );
   });
 

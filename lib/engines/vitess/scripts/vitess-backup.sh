@@ -39,7 +39,7 @@ vtctld() {
   vtctldclient --server "$VTCTLD_SERVER" --action_timeout "${VTCTLD_TIMEOUT:-30s}" "$@"
 }
 
-# The last non-empty line of stdin (a name, or vtctldclient's error).
+# The last non-empty line of stdin (a backup name).
 last_line() {
   awk 'NF { line = $0 } END { print line }'
 }
@@ -57,7 +57,7 @@ backup_epoch() {
 # uncovered_shards). A failed or empty listing is a warning, never a failure.
 report_coverage() {
   _cv=$(vtctld FindAllShardsInKeyspace "$VITESS_KEYSPACE" 2>"$scratch") || {
-    log warn "shard coverage not checked: cannot list the shards of keyspace $VITESS_KEYSPACE from vtctld $VTCTLD_SERVER: $(last_line <"$scratch")"
+    log warn "shard coverage not checked: cannot list the shards of keyspace $VITESS_KEYSPACE from vtctld $VTCTLD_SERVER: $(vtctldclient_error <"$scratch")"
     return 0
   }
   # cli.MarshalJSON (protojson, two-space indent) of {"shards": {"<name>":
@@ -93,7 +93,7 @@ main() {
   now_doing "the backup-type decision for $shard"
   # One name per line, oldest first; a shard without backups prints one empty line.
   names=$(vtctld GetBackups "$shard" 2>"$scratch") ||
-    fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
+    fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(vtctldclient_error <"$scratch"); no backup started"
   report_coverage
   count=$(printf '%s\n' "$names" | awk 'NF { n++ } END { print n + 0 }')
   latest=$(printf '%s\n' "$names" | last_line)
@@ -107,7 +107,7 @@ main() {
     set -- "$@" "--initial${sep}backup=false"
   else
     shard_info=$(vtctld GetShard "$shard" 2>"$scratch") ||
-      fail "cannot read shard $shard from vtctld $VTCTLD_SERVER: $(last_line <"$scratch"); no backup started"
+      fail "cannot read shard $shard from vtctld $VTCTLD_SERVER: $(vtctldclient_error <"$scratch"); no backup started"
     # "primary_alias": {...} or null (one or two spaces after the colon).
     primary=$(printf '%s\n' "$shard_info" | awk '
       /^ *"primary_alias": *\{/ { print "yes"; exit }

@@ -37,7 +37,7 @@ incremental_vtctld() {
   vtctldclient --server "$VTCTLD_SERVER" --action_timeout "${VTCTLD_TIMEOUT:-30s}" "$@"
 }
 
-# The last non-empty line of stdin (a name, or vtctldclient's error).
+# The last non-empty line of stdin (a backup name).
 incremental_last_line() {
   awk 'NF { line = $0 } END { print line }'
 }
@@ -59,7 +59,7 @@ main() {
   now_doing "the listing of the backups of $shard"
   # One name per line, oldest first; a shard without backups prints one empty line.
   names=$(incremental_vtctld GetBackups "$shard" 2>"$scratch") ||
-    fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(incremental_last_line <"$scratch"); no incremental backup started"
+    fail "cannot list the backups of $shard from vtctld $VTCTLD_SERVER: $(vtctldclient_error <"$scratch"); no incremental backup started"
   count=$(printf '%s\n' "$names" | awk 'NF { n++ } END { print n + 0 }')
   full=$(printf '%s\n' "$names" | full_backups | incremental_last_line)
   if [ -z "$full" ]; then
@@ -78,7 +78,7 @@ main() {
   # The tablet's log events, one line each (backups.go prints them on stdout).
   awk 'NF { print "vtctldclient: " $0 }' "$output" >&2
   [ "$status" -eq 0 ] ||
-    fail "incremental backup of $shard failed (vtctldclient exit status $status): $(incremental_last_line <"$scratch")"
+    fail "incremental backup of $shard failed (vtctldclient exit status $status): $(vtctldclient_error <"$scratch")"
   # A vtctld older than the client (before Vitess 18) drops the position it does not know
   # (its BackupShard passed only concurrency and allow_primary on): the tablet then logs an
   # empty incrementalFromPos and takes a full backup (builtinbackupengine.go, ExecuteBackup).

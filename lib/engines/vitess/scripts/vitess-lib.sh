@@ -75,3 +75,30 @@ stopped() {
   [ -z "${result_pushed:-}" ] || die "$_st_message"
   fail "$_st_message"
 }
+
+# The error vtctldclient logged last, read from its stderr on stdin: the last
+# non-empty line. vtctldclient 24 and newer log JSON records by default,
+# {"time", "level", "source", "msg"} (go/vt/log/flags.go); of such a record
+# the msg, unescaped. Before 24 the line is glog's "E<date> <pid> main.go:56]
+# <msg>", printed as it is.
+vtctldclient_error() {
+  awk 'NF { line = $0 }
+    END {
+      at = index(line, "\"msg\":\"")
+      if (substr(line, 1, 1) == "{" && at > 0) {
+        rest = substr(line, at + 7); msg = ""
+        while (rest != "") {
+          c = substr(rest, 1, 1)
+          if (c == "\"") break
+          if (c == "\\") {
+            e = substr(rest, 2, 1)
+            if (e == "u") { msg = msg "\\u" substr(rest, 3, 4); rest = substr(rest, 7); continue }
+            msg = msg (e == "n" || e == "t" || e == "r" ? " " : e); rest = substr(rest, 3); continue
+          }
+          msg = msg c; rest = substr(rest, 2)
+        }
+        line = msg
+      }
+      print line
+    }'
+}
