@@ -6,6 +6,9 @@
  *   the database, 1 while raised and 0 otherwise; one rule per alarm.
  * - BackupContentShrank: engines with content checks push `<prefix>_content_shrunk`, 1 when the run's
  *   backup held fewer keys than `spec.contentChecks.shrinkBelowPercent` of the newest earlier backup's.
+ * - BackupContentUnchecked: they push `<prefix>_content_checked` too, 0 when the run could not check its
+ *   backup (its keys, or the earlier backup's, could not be counted or read): a check never passes what
+ *   it could not check (with onShrink warn the backup is stored, unchecked).
  * - BackupCopyFailed: with further copies (`spec.<engine>.copies`), each run pushes
  *   `<prefix>_copy_last_run_success` per copy (grouping label `copy`), 0 when that copy failed.
  */
@@ -48,7 +51,7 @@ export function sourceAlarmRules(r: ResolvedPolicy, watched: readonly ResolvedTa
   }));
 }
 
-/** The shrink rule of a policy whose engine checks content and whose runs push metrics (else none). */
+/** The shrink and unchecked rules of a policy whose engine checks content and whose runs push metrics (else none). */
 export function contentShrankRules(r: ResolvedPolicy, watched: readonly ResolvedTarget[]): Record<string, unknown>[] {
   const { rule, metrics } = r;
   if (!rule || !metrics || engineDefinition(r.engine).contentChecks !== true || watched.length === 0) return [];
@@ -66,6 +69,20 @@ export function contentShrankRules(r: ResolvedPolicy, watched: readonly Resolved
       annotations: {
         summary: 'A backup holds far fewer keys than the one before it',
         description: `The last backup of {{ $labels.target }} (policy ${r.name}) holds fewer than ${checks.shrinkBelowPercent}% of the keys of the newest earlier backup (spec.contentChecks.shrinkBelowPercent); its log gives both counts. Was data deleted, or did the source lose it? ${stored}`,
+      },
+    },
+    {
+      alert: 'BackupContentUnchecked',
+      expr: `min by (namespace, policy, target) (${reportedSeries(r, metrics.prefix, 'content_checked', watched)}) == 0`,
+      for: REPORTED_FOR,
+      labels: { severity: rule.severity, policy: r.name },
+      annotations: {
+        summary: "A backup's content could not be checked",
+        description: `The last run of {{ $labels.target }} (policy ${r.name}) could not count the keys of its backup, or read the newest earlier backup's count, so it could not check for an empty or shrunk backup (spec.contentChecks); its log says why. ${
+          checks.onShrink === 'fail'
+            ? 'Nothing was stored (onShrink: fail), so the target gets no new backup until this is resolved.'
+            : 'The backup was stored unchecked (onShrink: warn).'
+        }`,
       },
     },
   ];

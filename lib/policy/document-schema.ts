@@ -157,7 +157,7 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
                   { default: CONTENT_CHECK_DEFAULTS.shrinkBelowPercent },
                 ),
                 onShrink: strEnum(
-                  'A shrunk backup: warn stores it with a warning (and the BackupContentShrank alert), fail fails the run and stores nothing.',
+                  "A shrunk backup, or one whose content could not be checked (its keys, or the earlier backup's, could not be counted or read): warn stores it with a warning (and the BackupContentShrank or BackupContentUnchecked alert), fail fails the run and stores nothing.",
                   ['warn', 'fail'],
                   { default: CONTENT_CHECK_DEFAULTS.onShrink },
                 ),

@@ -41,6 +41,7 @@ retention_list() {
 # cannot be read.
 retention_read() {
   # the shell's own read (no cat in every image)
+  [ -e "$BACKUP_DIR/$1" ] || { printf 'cannot read %s: no such file\n' "$BACKUP_DIR/$1" >&2; return 1; }
   [ -r "$BACKUP_DIR/$1" ] || { printf 'cannot read %s\n' "$BACKUP_DIR/$1" >&2; return 1; }
   while IFS= read -r _rt_line || [ -n "$_rt_line" ]; do printf '%s\n' "$_rt_line"; done <"$BACKUP_DIR/$1"
 }

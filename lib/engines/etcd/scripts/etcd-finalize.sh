@@ -83,7 +83,7 @@ metadata() {
   printf '  "revision": %s,\n' "$revision"
   printf '  "hash": %s,\n' "$hash"
   printf '  "totalKey": %s,\n' "$total_key"
-  if [ -n "$key_count" ]; then printf '  "keyCount": %s,\n' "$key_count"; fi
+  if [ -n "$key_count" ]; then printf '  "keyCount": %s,\n  "keyCountRevision": %s,\n' "$key_count" "$key_count_revision"; fi
   printf '  "totalSize": %s,\n' "$total_size"
   printf '  "size": %s,\n' "$size"
   printf '  "sha256": %s,\n' "$(etcd_json_str "$sha256")"
@@ -259,7 +259,7 @@ main() {
   require_cmd date stat sed awk chmod mv rm cat mktemp head
   etcd_step_start undo_finalize
   umask 077
-  started='' size='' sha256='' tool='' restored='' key_count='' status=''
+  started='' size='' sha256='' tool='' restored='' key_count='' key_count_revision='' key_count_error='' status=''
   etcd_scratch_read started started
   etcd_require_int "the run's start time" "$started"
   etcd_scratch_read size verified-size
@@ -267,6 +267,8 @@ main() {
   etcd_scratch_read tool verified-tool
   etcd_scratch_read restored verified-restore
   etcd_scratch_read key_count verified-key-count
+  etcd_scratch_read key_count_revision verified-key-count-revision
+  etcd_scratch_read key_count_error verified-key-count-error
   etcd_scratch_read status status.json
   etcd_json_get "$status" revision
   revision=$ETCD_JSON_VALUE
@@ -276,12 +278,13 @@ main() {
   total_key=$ETCD_JSON_VALUE
   etcd_json_get "$status" totalSize
   total_size=$ETCD_JSON_VALUE
-  for v in "$size" "$revision" "$hash" "$total_key" "$total_size" ${key_count:+"$key_count"}; do etcd_require_int "a verified snapshot fact" "$v"; done
+  [ -z "$key_count" ] || [ -n "$key_count_revision" ] || die "the snapshot step recorded a key count without its revision"
+  for v in "$size" "$revision" "$hash" "$total_key" "$total_size" ${key_count:+"$key_count" "$key_count_revision"}; do etcd_require_int "a verified snapshot fact" "$v"; done
   case $restored in true | false) ;; *) die "unexpected verify result '$restored'" ;; esac
 
   artifacts
   step_phase "checking the snapshot's content against the newest earlier backup"
-  content_check "$key_count" "the snapshot at revision $revision"
+  content_check "$key_count" "the snapshot at revision ${key_count_revision:-$revision}" "$key_count_error"
 
   stamp=$(date -u -d "@$started" +%Y-%m-%dT%H:%M:%SZ) || die "cannot format the time $started"
   name=$BACKUP_NAME_PREFIX$stamp$BACKUP_NAME_SUFFIX

@@ -28,8 +28,9 @@
 #     ETCD_BACKUP_RESTORE_CHECK=true, beside it, `snapshot restore` into
 #     ETCD_BACKUP_RESTORE_CHECK_DIR (it checks the sha256, then rebuilds a
 #     data directory; removed afterwards), else the sha256 with sha256sum;
-#     right after `snapshot status`, the number of keys at the snapshot's
-#     revision (etcd_key_count), which the metadata records as keyCount.
+#     right after `snapshot status`, the number of keys the snapshot holds
+#     (count_keys: at the revision it is at), which the metadata records as
+#     keyCount and keyCountRevision.
 # Writes the facts for the finalize step into ETCD_BACKUP_SCRATCH. Any failure,
 # or TERM/INT (the Job's deadline), removes the temporary snapshot, <it>.part
 # and the restore-check directory and exits non-zero with one error line, so
@@ -103,18 +104,38 @@ save() {
     die "etcdctl snapshot save from $ETCDCTL_ENDPOINTS failed: $(etcd_last_line "$log")"
 }
 
-# The number of keys at the snapshot's revision, read from the member right
-# after the snapshot (before compaction can reach that revision), into
-# verified-key-count: what a restore drill must find in the restored member
-# (`snapshot status`'s totalKey counts every revision of every bucket).
-# Without an answer the file stays empty and the metadata has no keyCount.
+# The number of keys the snapshot holds, read from the member right after the
+# snapshot, into verified-key-count, and the revision it was read at into
+# verified-key-count-revision: what the content checks compare and a restore
+# drill must find in the restored member (`snapshot status`'s totalKey counts
+# every revision of every bucket up to etcd 3.5, and the live keys in 3.6).
+# The revision: the higher of the snapshot's (`snapshot status`: the newest
+# revision its key bucket holds) and the member's before the snapshot
+# (precheck). The snapshot holds every revision after the compaction it saw,
+# so no revision after that one changed a key in it, and the keys at it are
+# the snapshot's -- unless it is compacted when the count runs, which etcd
+# refuses. Why the higher one: a compaction at the head removes the last
+# revisions' tombstones (etcd 3.4 keeps none; 3.5 and 3.6 keep those at the
+# compacted revision itself: server/mvcc/key_index.go, compact), and then the snapshot's revision is below the
+# compaction and its count refused, while the member's is not, and the
+# restored member is at it too. Without an answer (compacted since, the
+# member gone) both files stay empty, the reason goes to
+# verified-key-count-error, and the content checks of the finalize step
+# decide (onShrink fail: nothing stored).
 count_keys() {
-  step_phase "counting the keys at revision $ETCD_SNAP_REVISION"
-  if etcd_key_count "$ETCD_SNAP_REVISION"; then
+  at=$ETCD_SNAP_REVISION
+  if [ -n "$revision" ] && [ "$revision" -gt "$at" ]; then at=$revision; fi
+  step_phase "counting the keys at revision $at"
+  if etcd_key_count "$at"; then
     printf '%s\n' "$ETCD_KEY_COUNT" >"$s/verified-key-count"
+    printf '%s\n' "$at" >"$s/verified-key-count-revision"
+    : >"$s/verified-key-count-error"
   else
     : >"$s/verified-key-count"
-    log warn "cannot count the keys at revision $ETCD_SNAP_REVISION at $ETCDCTL_ENDPOINTS ($ETCD_KEY_COUNT_ERROR): the metadata records no keyCount, so restore drills compare the revision only"
+    : >"$s/verified-key-count-revision"
+    why="cannot count the keys at revision $at at $ETCDCTL_ENDPOINTS: $ETCD_KEY_COUNT_ERROR"
+    printf '%s\n' "$why" >"$s/verified-key-count-error"
+    log warn "$why: the metadata records no keyCount; the content checks decide whether the snapshot is stored"
   fi
 }
 

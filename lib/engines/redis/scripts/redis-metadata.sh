@@ -100,14 +100,16 @@ read_databases() {
 
 # The content checks at the verdict, before the upload may complete: on the
 # dump's key count, or without one (verifyRdb false) on the server's INFO
-# keyspace just before the dump. A refusal cancels the upload (nothing
+# keyspace just before the dump; with neither (that INFO call failed), a dump
+# whose content cannot be checked, which content_verdict never passes as
+# checked (onShrink fail: refused). A refusal cancels the upload (nothing
 # completes) and fails the run with content_verdict's line.
 check_content() {
   _ck_keys=$keys _ck_what="the dump of $server"
   if [ -z "$_ck_keys" ] && [ -n "$keyspace_total" ]; then
     _ck_keys=$keyspace_total _ck_what="$server (INFO keyspace just before the dump, not read by redis-check-rdb: verifyRdb false)"
   fi
-  if ! content_verdict "$_ck_keys" "$_ck_what"; then
+  if ! content_verdict "$_ck_keys" "$_ck_what" "neither redis-check-rdb (verifyRdb) nor the server's INFO keyspace just before the dump counted its keys: see the redis-dump log"; then
     cancel_upload
     fail "$CONTENT_REFUSAL"
   fi

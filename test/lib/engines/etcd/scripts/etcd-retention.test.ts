@@ -45,6 +45,8 @@ beforeAll(async () => {
     'verified-tool',
     'verified-restore',
     'verified-key-count',
+    'verified-key-count-revision',
+    'verified-key-count-error',
   ]) {
     scratch[f] = fs.readFileSync(path.join(volumeDirs.scratch, f));
   }

@@ -279,3 +279,45 @@ test('INFO keyspace refused (an ACL user without it): a warning, no databases in
   expect(meta.keyCount).toBe(await keysOfObject(key));
   expect(await metric('redis_backup_content_keys', 'shard01', 'noinfo')).toBe(meta.keyCount);
 });
+
+test('no key count at all (verifyRdb false and INFO keyspace refused): onShrink fail stores nothing; warn stores it with a warning and pushes content_checked 0 (BackupContentUnchecked)', async () => {
+  const real = findCommand('redis-cli')!;
+  const bin = standIn('redis-cli', [
+    'case " $* " in',
+    `  *" INFO keyspace "*) echo "(error) NOPERM this user has no permissions to run the 'info' command" >&2; exit 1 ;;`,
+    'esac',
+    `exec ${real} "$@"`,
+  ]);
+  const s3 = { s3: { bucket: BUCKET, path: 'uncounted', region: 'us-east-1' } };
+  const counted = await runBackupPod(render(s3, {}, 'uncounted').shard01);
+  expect([counted.dump.code, counted.upload.code]).toEqual([0, 0]);
+  expect(await metric('redis_backup_content_checked', 'shard01', 'uncounted')).toBe(1);
+  const before = await keysUnder('uncounted/');
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+
+  const uncounted = { ...s3, verifyRdb: false };
+  const refused = await runBackupPod(render(uncounted, { contentChecks: { onShrink: 'fail' } }, 'uncounted').shard01, {
+    dump: { pathPrepend: [bin] },
+  });
+  expect(refused.dump.code).toBe(0);
+  expect(refused.upload.code).toBe(1);
+  const errors = errorLines(refused.upload);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(
+    /backup of shard shard01 failed: the dump of 127\.0\.0\.1:\d+ has no key count \(neither redis-check-rdb \(verifyRdb\) nor the server's INFO keyspace just before the dump counted its keys: see the redis-dump log\): its content cannot be checked; nothing stored \(onShrink: fail\)$/,
+  );
+  expect(await keysUnder('uncounted/')).toEqual(before);
+  expectNoDumpAtRest(refused.scratch);
+  expect(await metric('redis_backup_last_run_success', 'shard01', 'uncounted')).toBe(0);
+  expect(await metric('redis_backup_content_checked', 'shard01', 'uncounted')).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+
+  const stored = await runBackupPod(render(uncounted, {}, 'uncounted').shard01, { dump: { pathPrepend: [bin] } });
+  expect([stored.dump.code, stored.upload.code]).toEqual([0, 0]);
+  expect(stored.upload.stderr).toMatch(
+    /warn the dump of 127\.0\.0\.1:\d+ has no key count \(.*\): its content cannot be checked; stored all the same \(onShrink: warn\)/,
+  );
+  expect(await backupsUnder('uncounted/')).toHaveLength(2);
+  expect(await metric('redis_backup_last_run_success', 'shard01', 'uncounted')).toBe(1);
+  expect(await metric('redis_backup_content_checked', 'shard01', 'uncounted')).toBe(0);
+});
