@@ -261,3 +261,52 @@ test('promtool: BackupContentShrank fires for the target whose last run pushed a
   ]);
   expect(out).toContain('SUCCESS');
 });
+
+const uncheckedOf = (objects: readonly Manifest[]) =>
+  rulesOf(objects).filter((r) => r.alert === 'BackupContentUnchecked');
+
+test('one BackupContentUnchecked rule beside BackupContentShrank, saying whether the unchecked backup was stored', () => {
+  const [rule, ...more] = uncheckedOf(objects);
+  expect(more).toEqual([]);
+  expect(rule.expr).toBe(
+    `min by (namespace, policy, target) (etcd_backup_content_checked{namespace="kube-system", policy="etcd", target=~"${backupNames.join('|')}"}) == 0`,
+  );
+  expect(rule.annotations.description).toContain('The backup was stored unchecked (onShrink: warn)');
+  const failing = uncheckedOf(renderPolicy(etcdPolicy(shell, { ...metrics, contentChecks: { onShrink: 'fail' } })));
+  expect(failing[0].annotations.description).toContain('Nothing was stored (onShrink: fail)');
+  expect(uncheckedOf(renderPolicy(vitessPolicy({}, metrics)))).toEqual([]);
+  expect(uncheckedOf(redisObjects)[0].expr).toContain('redis_backup_content_checked{');
+});
+
+test('promtool: BackupContentUnchecked fires for the target whose last run could not check its backup, and clears with the next run that checks', () => {
+  const [target, other] = backupNames;
+  const series = (t: string, values: string) => ({
+    series: `etcd_backup_content_checked{namespace="kube-system", policy="etcd", target="${t}", job="backup-cronjobs"}`,
+    values,
+  });
+  const [rule] = uncheckedOf(objects);
+  const out = promtoolTest(prometheusRule(objects), [
+    {
+      interval: '1m',
+      input_series: [series(target, '1+0x9 0+0x59 1+0x30'), series(other, '1+0x100')],
+      alert_rule_test: [
+        { eval_time: '5m', alertname: 'BackupContentUnchecked', exp_alerts: [] },
+        {
+          eval_time: '15m',
+          alertname: 'BackupContentUnchecked',
+          exp_alerts: [
+            {
+              exp_labels: { severity: 'warning', policy: 'etcd', namespace: 'kube-system', target },
+              exp_annotations: {
+                summary: rule.annotations.summary,
+                description: rule.annotations.description.replace('{{ $labels.target }}', target),
+              },
+            },
+          ],
+        },
+        { eval_time: '80m', alertname: 'BackupContentUnchecked', exp_alerts: [] },
+      ],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
+});
