@@ -1,16 +1,139 @@
-/** etcd (plain http or https with mTLS and a kubeadm-like PKI) and etcdctl. */
+/** etcd (plain http or https with mTLS and a kubeadm-like PKI) and etcdctl, of a chosen version. */
+import { execFileSync } from 'child_process';
 import * as crypto from 'crypto';
+import * as fs from 'fs';
 import * as fsp from 'fs/promises';
 import * as path from 'path';
-import { CommandResult, cleanEnv, requireCommands, runCommand, runOk } from './commands';
+import { CommandResult, cleanEnv, findCommand, requireCommands, runCommand, runOk } from './commands';
 import { BaseHandle, freePort, launch, makeTempDir, removeTempDir, waitReady } from './processes';
 
+/**
+ * The etcd versions the tests run: Debian bookworm's 3.4 (packages etcd-server, etcd-client: etcd and
+ * etcdctl, no etcdutl) and the newest 3.5 and 3.6 that the Go module proxy serves, built with their
+ * etcdutl by `scripts/build-test-tools.sh etcd-3.5` / `etcd-3.6` (tools/etcd-3.5, tools/etcd-3.6).
+ */
+export const ETCD_VERSIONS = ['3.4', '3.5', '3.6'] as const;
+export type EtcdVersion = (typeof ETCD_VERSIONS)[number];
+
+/**
+ * The version the whole etcd suite runs on; the others run the paths that differ between versions
+ * (test/lib/engines/etcd/scripts/etcd-versions.test.ts). BACKUP_CRONJOBS_ETCD_VERSION (3.4, 3.5 or 3.6)
+ * runs the whole suite on another one.
+ */
+export const MAIN_ETCD_VERSION: EtcdVersion = mainEtcdVersion(process.env.BACKUP_CRONJOBS_ETCD_VERSION);
+
+function mainEtcdVersion(v: string | undefined): EtcdVersion {
+  if (v === undefined || v === '') return '3.6';
+  if ((ETCD_VERSIONS as readonly string[]).includes(v)) return v as EtcdVersion;
+  throw new Error(`BACKUP_CRONJOBS_ETCD_VERSION is '${v}': it must be one of ${ETCD_VERSIONS.join(', ')}`);
+}
+
+/** The binaries of one etcd version, as its users have them. */
+export interface EtcdTools {
+  readonly version: EtcdVersion;
+  /** What `etcd --version` says, e.g. 3.6.17. */
+  readonly release: string;
+  readonly etcd: string;
+  readonly etcdctl: string;
+  /** From 3.5 on; 3.4 has none (its etcdctl has the offline snapshot commands). */
+  readonly etcdutl?: string;
+  /** Where `snapshot status` and `snapshot restore` are: etcdutl from 3.5 on, else etcdctl. */
+  readonly snapshotTool: string;
+  /** Dirs to put first on a container's PATH so that the scripts run these binaries (none for 3.4: Debian's are on it). */
+  readonly pathPrepend: readonly string[];
+}
+
+/** The PATH a container starts with (run-container.ts), and the dirs after the tools dir in the etcd image's. */
+const CONTAINER_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+const toolsCache = new Map<EtcdVersion, EtcdTools>();
+
+/**
+ * The binaries of etcd `version` (default MAIN_ETCD_VERSION). Throws, naming what to run, when they are
+ * not there: Debian's packages for 3.4, `scripts/build-test-tools.sh etcd-3.X` for 3.5 and 3.6 (never a
+ * skip). Checks that each binary is of that version, and for 3.4 that no etcdutl is on a container's
+ * PATH (the scripts would take the etcdutl path, which 3.4's users do not have).
+ */
+export function etcdTools(version: EtcdVersion = MAIN_ETCD_VERSION): EtcdTools {
+  const cached = toolsCache.get(version);
+  if (cached) return cached;
+  let tools: EtcdTools;
+  if (version === '3.4') {
+    // Debian's, by path: a newer etcd earlier on this process's PATH must not stand in for it
+    const found = { etcd: findCommand('/usr/bin/etcd'), etcdctl: findCommand('/usr/bin/etcdctl') };
+    if (!found.etcd || !found.etcdctl) {
+      throw new Error(
+        "etcd 3.4 is Debian's /usr/bin/etcd and /usr/bin/etcdctl: apt-get install -y --no-install-recommends etcd-server etcd-client",
+      );
+    }
+    const etcdutl = CONTAINER_PATH.map((d) => path.join(d, 'etcdutl')).find((f) => fs.existsSync(f));
+    if (etcdutl) {
+      throw new Error(
+        `etcd 3.4 runs etcdctl alone, but ${etcdutl} is on the PATH the tests give the scripts: the 3.4 runs would take the etcdutl path. Remove it.`,
+      );
+    }
+    tools = {
+      version,
+      release: releaseOf(found.etcd, version),
+      etcd: found.etcd,
+      etcdctl: found.etcdctl,
+      snapshotTool: found.etcdctl,
+      pathPrepend: [],
+    };
+  } else {
+    const dir = builtToolsDir(`etcd-${version}`);
+    const bin = (n: string) => {
+      const f = path.join(dir, n);
+      if (!fs.existsSync(f))
+        throw new Error(`${dir} has no ${n}: run scripts/build-test-tools.sh etcd-${version} again`);
+      return f;
+    };
+    tools = {
+      version,
+      release: releaseOf(bin('etcd'), version),
+      etcd: bin('etcd'),
+      etcdctl: bin('etcdctl'),
+      etcdutl: bin('etcdutl'),
+      snapshotTool: bin('etcdutl'),
+      pathPrepend: [dir],
+    };
+  }
+  toolsCache.set(version, tools);
+  return tools;
+}
+
+/** The bin dir of a tools/<name> module that scripts/build-test-tools.sh built; throws, naming the command, when it is not built. */
+function builtToolsDir(name: string): string {
+  const script = path.resolve(__dirname, '../../../scripts/build-test-tools.sh');
+  try {
+    return execFileSync(script, ['--dir', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (e) {
+    const { stderr } = e as { stderr?: string | Buffer };
+    const why = (stderr ?? '').toString().trim();
+    throw new Error(
+      `${name} is not built: run scripts/build-test-tools.sh ${name} (it builds etcd, etcdctl and etcdutl from the Go module proxy into a cache outside the repository; scripts/install-test-deps.sh builds every tools/ module). ${why}`,
+    );
+  }
+}
+
+/** The release `etcd --version` prints ("etcd Version: 3.6.17"); throws unless it is of `version`. */
+function releaseOf(etcd: string, version: EtcdVersion): string {
+  const out = execFileSync(etcd, ['--version'], { encoding: 'utf8', env: cleanEnv() });
+  const release = /^etcd Version: (\S+)$/m.exec(out)?.[1];
+  if (!release?.startsWith(`${version}.`)) {
+    throw new Error(`${etcd} is not etcd ${version}: its --version says ${JSON.stringify(out.split('\n')[0])}`);
+  }
+  return release;
+}
+
 export interface EtcdOptions {
+  /** The etcd version to run. Default MAIN_ETCD_VERSION. */
+  version?: EtcdVersion;
   /** https client URL + mTLS (client-cert-auth). Default false. */
   tls?: boolean;
   /** Start on an existing data dir (e.g. from `etcdctl snapshot restore`). Not removed by stop(). */
   dataDir?: string;
-  /** Restore this snapshot file (etcdctl snapshot restore) into a data dir in tmpDir and start on it. */
+  /** Restore this snapshot file (`snapshot restore` of etcdutl, or of etcdctl on 3.4) into a data dir in tmpDir and start on it. */
   snapshot?: string;
   /** Member name; must match the name used by `snapshot restore` (etcdctl's default: "default"). */
   name?: string;
@@ -20,6 +143,8 @@ export interface EtcdOptions {
 }
 
 export interface EtcdHandle extends BaseHandle {
+  /** The binaries it runs (and the scripts run against it should: tools.pathPrepend). */
+  tools: EtcdTools;
   endpoint: string;
   dataDir: string;
   tls: boolean;
@@ -31,8 +156,8 @@ export interface EtcdHandle extends BaseHandle {
    */
   etcdctl(args: string[]): Promise<string>;
   /** Same, never rejects for an exit code; `{clientCert: false}` leaves out --cert/--key, `{caCert: false}` --cacert
-   *  (to prove mTLS is enforced). */
-  etcdctlRaw(args: string[], o?: { clientCert?: boolean; caCert?: boolean }): Promise<CommandResult>;
+   *  (to prove mTLS is enforced); `input` is its standard input (`txn` reads its requests there). */
+  etcdctlRaw(args: string[], o?: { clientCert?: boolean; caCert?: boolean; input?: string }): Promise<CommandResult>;
 }
 
 export interface EtcdTlsHandle extends EtcdHandle {
@@ -135,11 +260,12 @@ export async function generateEtcdPki(pkiDir: string): Promise<string> {
 export async function startEtcd(opts: EtcdOptions & { tls: true }): Promise<EtcdTlsHandle>;
 export async function startEtcd(opts?: EtcdOptions): Promise<EtcdHandle>;
 export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
-  const etcdctlPath = requireCommands('etcdctl').etcdctl;
+  const tools = etcdTools(opts.version);
+  const etcdctlPath = tools.etcdctl;
   const tls = !!opts.tls;
   const name = opts.name ?? 'default';
   const mkEtcdctl = (endpoint: string, pkiDir: string | undefined) => {
-    const raw = (args: string[], o: { clientCert?: boolean; caCert?: boolean } = {}) => {
+    const raw = (args: string[], o: { clientCert?: boolean; caCert?: boolean; input?: string } = {}) => {
       const a = [`--endpoints=${endpoint}`, '--dial-timeout=2s', '--command-timeout=5s'];
       if (pkiDir && o.caCert !== false) a.push(`--cacert=${path.join(pkiDir, 'ca.crt')}`);
       if (pkiDir && o.clientCert !== false) {
@@ -148,7 +274,11 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
           `--key=${path.join(pkiDir, 'healthcheck-client.key')}`,
         );
       }
-      return runCommand(etcdctlPath, [...a, ...args], { env: cleanEnv({ ETCDCTL_API: '3' }), timeoutMs: 30000 });
+      return runCommand(etcdctlPath, [...a, ...args], {
+        env: cleanEnv({ ETCDCTL_API: '3' }),
+        timeoutMs: 30000,
+        input: o.input,
+      });
     };
     const ok = async (args: string[]) => {
       const r = await raw(args);
@@ -163,7 +293,7 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
   };
   const { params, base } = await launch({
     label: tls ? 'etcd-tls' : 'etcd',
-    binary: 'etcd',
+    binary: tools.etcd,
     prepare: async (dir) => {
       const clientPort = await freePort();
       const peerPort = await freePort();
@@ -173,7 +303,7 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
         if (opts.dataDir) throw new Error('startEtcd: give either dataDir or snapshot, not both');
         const peer = `http://127.0.0.1:${peerPort}`;
         await runOk(
-          etcdctlPath,
+          tools.snapshotTool,
           [
             'snapshot',
             'restore',
@@ -232,6 +362,7 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdHandle> {
   const { raw, ok } = mkEtcdctl(params.endpoint, params.pkiDir);
   return {
     ...base,
+    tools,
     endpoint: params.endpoint,
     dataDir: params.dataDir,
     tls,
@@ -263,6 +394,8 @@ export function startEtcdFromSnapshot(
 }
 
 export interface EtcdClusterOptions {
+  /** The etcd version of every member. Default MAIN_ETCD_VERSION. */
+  version?: EtcdVersion;
   /** Number of members. Default 3. */
   members?: number;
   /** https client and peer URLs with mTLS (client-cert-auth, peer-client-cert-auth), one PKI. Default false. */
@@ -288,6 +421,8 @@ export interface EtcdMember {
 }
 
 export interface EtcdClusterHandle {
+  /** The binaries its members run. */
+  readonly tools: EtcdTools;
   readonly members: readonly EtcdMember[];
   readonly tls: boolean;
   /** The kubeadm-like pki dir (only with tls): the server certificate serves the peers too. */
@@ -311,7 +446,8 @@ export interface EtcdClusterHandle {
  * and peer connections need a certificate of the CA.
  */
 export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<EtcdClusterHandle> {
-  const etcdctlPath = requireCommands('etcd', 'etcdctl').etcdctl;
+  const tools = etcdTools(opts.version);
+  const etcdctlPath = tools.etcdctl;
   const tls = !!opts.tls;
   const count = opts.members ?? 3;
   const dir = await makeTempDir('etcd-cluster');
@@ -352,7 +488,7 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
     const m = specs[i];
     const { base } = await launch({
       label: `etcd-${m.name}`,
-      binary: 'etcd',
+      binary: tools.etcd,
       prepare: () => Promise.resolve(m),
       argv: () => [
         `--name=${m.name}`,
@@ -422,6 +558,7 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
       running: () => processes[i] !== undefined,
       logs: () => processes[i]?.logs() ?? '',
     })),
+    tools,
     tls,
     pkiDir,
     etcdctl: ok,

@@ -10,6 +10,7 @@ import { runCli } from '../../../../lib/cli';
 import type { BackupPolicy, EtcdSpec, Manifest } from '../../../../lib';
 import { RunContainerOptions, RunContainerResult, resolvePodSpec, runContainer } from '../../../support/run-container';
 import { ProcessInfo, processes } from '../../../support/proc';
+import { EtcdVersion, etcdTools } from '../../../support/services/etcd';
 import type { PushgatewayHandle } from '../../../support/services';
 
 /** A small valid etcd policy with overrides. */
@@ -36,6 +37,8 @@ export interface SnapshotMetadata {
   readonly totalKey: number;
   /** Absent in metadata written before the backups counted keys. */
   readonly keyCount?: number;
+  /** The revision keyCount was counted at, where a restored member starts (with keyCount). */
+  readonly keyCountRevision?: number;
   readonly totalSize: number;
   readonly size: number;
   readonly sha256: string;
@@ -126,11 +129,18 @@ export interface PodRun {
  * Runs every container of the pod in order (init containers, then the main
  * one) until one fails. `opts.volumes` maps hostPath/PVC volumes to dirs.
  * `opts.only` runs only the listed containers (sharing `opts.volumeDirs`).
+ * The containers run the binaries of etcd `opts.etcd` (default MAIN_ETCD_VERSION: its dirs come on PATH
+ * after `opts.pathPrepend`, whose stand-ins may wrap them); `false`: none added (the test gives its own).
  */
 export async function runPod(
   obj: unknown,
-  opts: RunContainerOptions & { only?: string[]; envFor?: Record<string, Record<string, string>> } = {},
+  opts: RunContainerOptions & {
+    only?: string[];
+    envFor?: Record<string, Record<string, string>>;
+    etcd?: EtcdVersion | false;
+  } = {},
 ): Promise<PodRun> {
+  const pathPrepend = [...(opts.pathPrepend ?? []), ...(opts.etcd === false ? [] : etcdTools(opts.etcd).pathPrepend)];
   const spec = resolvePodSpec(obj);
   const names = [...(spec.initContainers ?? []), ...spec.containers].map((c) => c.name);
   const volumeDirs = opts.volumeDirs ?? {};
@@ -141,6 +151,7 @@ export async function runPod(
     const r = await runContainer(spec, name, {
       timeoutMs: 60000,
       ...opts,
+      pathPrepend,
       env: { ...opts.env, ...opts.envFor?.[name] },
       volumeDirs,
       pod: { nodeName: 'cp-1', ...opts.pod },
@@ -223,12 +234,14 @@ export function pausingEtcdctl(
   at: 'before-save' | 'after-save' | 'after-restore',
 ): { bin: string; paused: string; resume: () => void } {
   const bin = tempDir('etcdctl-bin');
+  // from 3.5 on, the scripts restore with etcdutl: that is the one to wrap
+  const tool = path.basename(etcdctl);
   const paused = path.join(bin, 'paused');
   const resumed = path.join(bin, 'resumed');
   const pause = `: >'${paused}'; while [ ! -e '${resumed}' ]; do sleep 0.02; done`;
   const command = at === 'after-restore' ? 'snapshot restore' : 'snapshot save';
   fs.writeFileSync(
-    path.join(bin, 'etcdctl'),
+    path.join(bin, tool),
     [
       '#!/bin/sh',
       `case " $* " in *" ${command} "*) ;; *) exec '${etcdctl}' "$@" ;; esac`,

@@ -1,5 +1,5 @@
 // The alarms an etcd cluster raises reach the metrics: the rendered backup pod runs for real against a real
-// etcd (Debian etcd-server, mutual TLS on loopback) whose small backend quota the test fills until etcd raises
+// etcd (MAIN_ETCD_VERSION, mutual TLS on loopback) whose small backend quota the test fills until etcd raises
 // NOSPACE, and pushes to a real Pushgateway. The snapshot is still taken; the run warns and pushes
 // etcd_backup_source_alarm{alarm="NOSPACE"} 1 (CORRUPT 0); a healthy cluster pushes 0 for both.
 import { renderPolicy } from '../../../../../lib';

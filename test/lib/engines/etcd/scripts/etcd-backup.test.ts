@@ -1,7 +1,7 @@
 // The rendered etcd backup pod runs for real: tools, snapshot (precheck, save,
 // verify), finalize -- each container's command, args and env from the
-// manifest, volumes mapped to temp dirs -- against a real etcd (Debian
-// etcd-server 3.4) with mutual TLS on loopback, using kubeadm's file names.
+// manifest, volumes mapped to temp dirs -- against a real etcd (MAIN_ETCD_VERSION of
+// test/support/services/etcd.ts) with mutual TLS on loopback, using kubeadm's file names.
 // Faults are injected between etcdctl's steps by a stand-in etcdctl that runs
 // the real one and pauses around `snapshot save`; deadlines are TERM sent to a
 // step's first process, as the kubelet does.
@@ -25,6 +25,7 @@ import {
   startEtcdTls,
   startPushgateway,
   stopAll,
+  etcdTools,
 } from '../../../../support/services';
 import {
   PodRun,
@@ -84,7 +85,10 @@ async function endpointStatus(): Promise<{ revision: number; dbSize: number }> {
 
 /** Shorter client timeouts than the rendered ones (10s dial, 15s endpoint status), to fail fast. */
 const FAST_FAIL = { ETCDCTL_DIAL_TIMEOUT: '1s', ETCD_BACKUP_STATUS_TIMEOUT: '2s' };
-const ETCDCTL = () => requireCommands('etcdctl').etcdctl;
+const ETCDCTL = () => etcd.tools.etcdctl;
+/** Where the scripts check and restore snapshots: etcdutl from 3.5 on, etcdctl on 3.4. */
+const SNAPSHOT_TOOL = () => etcd.tools.snapshotTool;
+const TOOL = () => path.basename(SNAPSHOT_TOOL());
 const PARTIAL = '.etcd-snapshot_etcd_cp-1.partial';
 
 /** Waits until `paused` exists, failing at once with the pod's log if the pod ends first. */
@@ -129,7 +133,7 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
   expect(mode(`${file}.json`)).toBe(0o600);
 
   const bytes = fs.readFileSync(file);
-  const status = JSON.parse(await runOk('etcdctl', ['snapshot', 'status', file, '-w', 'json'])) as SnapshotStatus;
+  const status = JSON.parse(await runOk(SNAPSHOT_TOOL(), ['snapshot', 'status', file, '-w', 'json'])) as SnapshotStatus;
   const meta = parseSnapshotMetadata(fs.readFileSync(`${file}.json`));
   expect(meta).toEqual({
     name,
@@ -140,12 +144,13 @@ test('a run saves, verifies and names a snapshot (0600, node in the name), write
     totalKey: status.totalKey,
     // the keys written before the backup, and nothing else
     keyCount: KEYS,
+    keyCountRevision: before.revision,
     totalSize: status.totalSize,
     size: bytes.length,
     sha256: createHash('sha256')
       .update(bytes.subarray(0, bytes.length - 32))
       .digest('hex'),
-    verifiedWith: 'etcdctl',
+    verifiedWith: TOOL(),
     restoreChecked: true,
     endpoint: etcd.endpoint,
     policy: 'etcd',
@@ -207,18 +212,17 @@ test('inline mode (the opt-in): the same run with every function in the command,
 
 test('the etcd steps need only etcdctl/etcdutl from the etcd image: no shell, no coreutils (distroless)', async () => {
   const dest = tempDir('dest');
-  // The busybox image: its applets only. The distroless etcd image: only etcdctl and etcdutl
-  // (a stand-in forwarding to 3.4's etcdctl, whose snapshot status/restore etcdutl took over).
+  // The busybox image: its applets only. The distroless etcd image (3.5.7 and newer): only etcdctl and
+  // etcdutl, the real ones (of 3.6 when the suite runs 3.4, whose image has a shell).
   const busyboxImage = tempDir('busybox-image');
   const busybox = requireCommands('busybox').busybox;
   for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean))
     fs.symlinkSync(busybox, path.join(busyboxImage, applet));
   fs.symlinkSync(busybox, path.join(busyboxImage, 'busybox'));
+  const distroless = etcd.tools.etcdutl ? etcd.tools : etcdTools('3.6');
   const etcdImage = tempDir('etcd-image');
-  fs.symlinkSync(requireCommands('etcdctl').etcdctl, path.join(etcdImage, 'etcdctl'));
-  fs.writeFileSync(path.join(etcdImage, 'etcdutl'), `#!/bin/sh\nexec ${requireCommands('etcdctl').etcdctl} "$@"\n`, {
-    mode: 0o755,
-  });
+  fs.symlinkSync(distroless.etcdctl, path.join(etcdImage, 'etcdctl'));
+  fs.symlinkSync(distroless.etcdutl!, path.join(etcdImage, 'etcdutl'));
 
   const cj = backupCronJob();
   const volumeDirs: Record<string, string> = {};
@@ -235,6 +239,7 @@ test('the etcd steps need only etcdctl/etcdutl from the etcd image: no shell, no
     volumes: volumes(dest),
     only: ['snapshot', 'finalize'],
     envFor: { snapshot: { PATH: `${toolsDir}:${etcdImage}` }, finalize: { PATH: busyboxImage } },
+    etcd: false,
   });
   expect(run.failed).toBeUndefined();
   const [name] = finalNames(dest);
@@ -296,7 +301,7 @@ test("TERM (the Job's deadline) during the restore Job's restore: exit 1 with on
     name,
   ]);
   const target = tempDir('restore');
-  const pause = pausingEtcdctl(ETCDCTL(), 'after-restore');
+  const pause = pausingEtcdctl(SNAPSHOT_TOOL(), 'after-restore');
   const run = runPod(job, { volumes: { backup: dest, restore: target }, pathPrepend: [pause.bin] });
   await pausedIn(run, pause.paused);
   expect(filesOf(target)).toEqual([`${name}.restored.partial`]);
@@ -434,7 +439,9 @@ describe('faults', () => {
     const errors = errorLines(rest.results.snapshot);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(
-      /integrity check failed: etcdctl snapshot restore found that the database in .*\.partial does not match the sha256 it ends with: the snapshot is corrupt \(.*expected sha256/,
+      new RegExp(
+        `integrity check failed: ${TOOL()} snapshot restore found that the database in .*\\.partial does not match the sha256 it ends with: the snapshot is corrupt \\(.*expected sha256`,
+      ),
     );
     expect(filesOf(dest)).toEqual(old);
   });
@@ -460,23 +467,23 @@ describe('faults', () => {
     expect(rest.failed).toBe('snapshot');
     // the restore check runs beside snapshot status and fails on it too: still one line, status's
     expect(errorLines(rest.results.snapshot)).toEqual([
-      expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/),
+      expect.stringMatching(`integrity check failed: ${TOOL()} snapshot status rejected`),
     ]);
     expect(filesOf(dest)).toEqual(old);
   });
 
   /**
-   * A stand-in etcdctl (the real one run through a shell) whose `snapshot restore` restores, then never ends
-   * (only a signal stops it), and whose `snapshot status` waits for `go` before it runs: the test acts while
-   * the restore check (started beside status) is still running.
+   * A stand-in of the snapshot tool (etcdutl, or etcdctl on 3.4: the real one run through a shell) whose
+   * `snapshot restore` restores, then never ends (only a signal stops it), and whose `snapshot status` waits for
+   * `go` before it runs: the test acts while the restore check (started beside status) is still running.
    */
   function holdingEtcdctl(): { bin: string; restored: string; go: () => void } {
     const bin = tempDir('etcdctl-bin');
     const restored = path.join(bin, 'restored');
     const go = path.join(bin, 'go');
-    const real = ETCDCTL();
+    const real = SNAPSHOT_TOOL();
     fs.writeFileSync(
-      path.join(bin, 'etcdctl'),
+      path.join(bin, TOOL()),
       [
         '#!/bin/sh',
         'case " $* " in',
@@ -511,7 +518,7 @@ describe('faults', () => {
     expect(r.failed).toBe('snapshot');
     expect(r.results.snapshot.code).toBe(1);
     expect(errorLines(r.results.snapshot)).toEqual([
-      expect.stringMatching(/integrity check failed: etcdctl snapshot status rejected/),
+      expect.stringMatching(`integrity check failed: ${TOOL()} snapshot status rejected`),
     ]);
     expect(filesOf(dest)).toEqual(old);
   });
@@ -687,7 +694,7 @@ test('etcd over plain http: no certificates are mounted or passed', async () => 
   }
 });
 
-test("etcd compacted past the snapshot's revision before the key count: the backup is stored without keyCount, with one warning", async () => {
+test("etcd compacted past the snapshot's revision before the key count: with onShrink warn (the default) the backup is stored without keyCount, with a warning from each step (etcd-versions.test.ts: every version, onShrink fail)", async () => {
   const dest = tempDir('dest');
   // a stand-in etcdctl: the real one for every call; before `get`, it compacts the member past every revision so far
   const real = ETCDCTL();
@@ -706,14 +713,20 @@ test("etcd compacted past the snapshot's revision before the key count: the back
   );
   const run = await runPod(backupCronJob(), { volumes: volumes(dest), pathPrepend: [bin] });
   expect(run.failed).toBeUndefined();
-  const warnings = run.results.snapshot.stderr.split('\n').filter((l) => / warn /.test(l));
-  expect(warnings).toEqual([
+  const warnings = (step: string) => run.results[step].stderr.split('\n').filter((l) => / warn /.test(l));
+  expect(warnings('snapshot')).toEqual([
     expect.stringMatching(
-      /cannot count the keys at revision \d+ at https:\/\/127\.0\.0\.1:\d+ \(.*required revision has been compacted\): the metadata records no keyCount, so restore drills compare the revision only$/,
+      /cannot count the keys at revision \d+ at https:\/\/127\.0\.0\.1:\d+: .*required revision has been compacted: the metadata records no keyCount; the content checks decide whether the snapshot is stored$/,
+    ),
+  ]);
+  expect(warnings('finalize')).toEqual([
+    expect.stringMatching(
+      /the snapshot at revision \d+ has no key count \(cannot count the keys at revision \d+ .*\): its content cannot be checked; stored all the same \(onShrink: warn\)$/,
     ),
   ]);
   const [name] = finalNames(dest);
   const meta = parseSnapshotMetadata(fs.readFileSync(path.join(dest, `${name}.json`)));
   expect(meta.keyCount).toBeUndefined();
+  expect(meta.keyCountRevision).toBeUndefined();
   expect(meta.revision).toBeGreaterThan(0);
 });

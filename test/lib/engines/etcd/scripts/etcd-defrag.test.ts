@@ -1,6 +1,6 @@
 // The defragmentation CronJob (spec.etcd.defragmentation) run for real: its rendered pod (tools, defrag, report)
 // against a real three-member etcd cluster on 127.0.0.1 with mutual TLS (client and peer certificates of one
-// CA; Debian etcd-server), pushing to a real Pushgateway. The cluster is fragmented for real: values written,
+// CA; MAIN_ETCD_VERSION), pushing to a real Pushgateway. The cluster is fragmented for real: values written,
 // deleted and compacted away leave free pages in every member's database file until a defragmentation.
 // One stand-in only: an etcdctl whose `defrag` fails (the real one otherwise), for the failure path.
 import * as fs from 'fs';
@@ -259,19 +259,21 @@ test('an alarm raised (NOSPACE): nothing is defragmented, the alarm is pushed as
 });
 
 /**
- * A bin directory with an `etcdctl` that runs the real one for every call but `defrag`, which fails the way
- * etcdctl reports a failed member (`Failed to defragment etcd member[<endpoint>] (<error>)`, exit 1: etcdctl
- * v3.5 etcdctl/ctlv3/command/defrag_command.go, quoted in /work/shared/reference/next-features.md).
+ * A bin directory with an `etcdctl` that runs the real one (of the cluster's version) for every call but
+ * `defrag`, which fails the way that etcdctl reports a failed member, exit 1 (etcdctl/ctlv3/command/
+ * defrag_command.go: v3.4 and v3.5 `Failed to defragment etcd member[<endpoint>] (<error>)`, v3.6
+ * `Failed to defragment etcd member[<endpoint>]. took <duration>. (<error>)`).
  */
-function failingDefragEtcdctl(): string {
+function failingDefragEtcdctl(c: EtcdClusterHandle): string {
   const bin = tempDir('etcdctl-bin');
+  const took = c.tools.version === '3.6' ? '. took 5.000912301s.' : '';
   fs.writeFileSync(
     path.join(bin, 'etcdctl'),
     [
       '#!/bin/sh',
-      'case " $* " in *" defrag "*) ;; *) exec /usr/bin/etcdctl "$@" ;; esac',
+      `case " $* " in *" defrag "*) ;; *) exec '${c.tools.etcdctl}' "$@" ;; esac`,
       'for a in "$@"; do case $a in --endpoints=*) ep=${a#--endpoints=} ;; esac; done',
-      'echo "Failed to defragment etcd member[$ep] (context deadline exceeded)" >&2',
+      `echo "Failed to defragment etcd member[$ep]${took} (context deadline exceeded)" >&2`,
       'exit 1',
       '',
     ].join('\n'),
@@ -283,12 +285,12 @@ function failingDefragEtcdctl(): string {
 test('a defragmentation that fails: the run stops there (no other member touched), pushes failed, and fails the Job with one error line', async () => {
   const c = await cluster();
   await fragment(c);
-  const { run, target } = await defragment(c, defragPolicy(c, 'etcd-fails'), [failingDefragEtcdctl()]);
+  const { run, target } = await defragment(c, defragPolicy(c, 'etcd-fails'), [failingDefragEtcdctl(c)]);
   expect(run.failed).toBe('report');
   expect(defragmentedInOrder(run.log)).toHaveLength(1);
   expect(errorLines(run.results.report)).toEqual([
     expect.stringMatching(
-      /error defragmentation failed after \d+s: defragmenting member m\d \(\d+ at https:\/\/127\.0\.0\.1:\d+\) failed within 300s: Failed to defragment etcd member\[https:\/\/127\.0\.0\.1:\d+\] \(context deadline exceeded\); the members after it were not defragmented$/,
+      /error defragmentation failed after \d+s: defragmenting member m\d \(\d+ at https:\/\/127\.0\.0\.1:\d+\) failed within 300s: Failed to defragment etcd member\[https:\/\/127\.0\.0\.1:\d+\](\. took \S+\.)? \(context deadline exceeded\); the members after it were not defragmented$/,
     ),
   ]);
   for (const m of c.members) expect(m.logs()).not.toMatch(/defragment/i);

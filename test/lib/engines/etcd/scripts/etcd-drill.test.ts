@@ -1,5 +1,5 @@
-// Restore drills (spec.drill) of etcd backups, for real: a real etcd (Debian
-// etcd-server 3.4) with mutual TLS takes the backups through the rendered
+// Restore drills (spec.drill) of etcd backups, for real: a real etcd (MAIN_ETCD_VERSION,
+// test/support/services/etcd.ts) with mutual TLS takes the backups through the rendered
 // backup CronJob, then the rendered drill CronJob's containers run in order
 // (volumes mapped to temp dirs), restore the newest snapshot into a temporary
 // etcd member and push their result to a real Pushgateway. Encrypted backups
@@ -15,6 +15,7 @@ import { runContainer } from '../../../../support/run-container';
 import {
   EtcdTlsHandle,
   PushgatewayHandle,
+  etcdTools,
   requireCommands,
   runOk,
   startEtcdTls,
@@ -126,8 +127,12 @@ const lastLine = (text: string) => text.replace(/\n+$/, '').split('\n').pop()!;
 const membersUnder = (dir: string) =>
   processes().filter((p) => /(^|\/)etcd$/.test(p.argv[0] ?? '') && p.argv.some((a) => a.includes(dir)));
 
-/** etcd's line when a signal stops it (v3.4 pkg/osutil/interrupt_unix.go, HandleInterrupts: `received %v signal, shutting down...`). */
-const STOPPED_BY_TERM = /received terminated signal, shutting down/;
+/**
+ * etcd's line when a signal stops it (pkg/osutil/interrupt_unix.go, HandleInterrupts: v3.4 `received %v
+ * signal, shutting down...`; v3.5 and v3.6 zap's `"msg":"received signal; shutting down","signal":"terminated"`).
+ */
+const STOPPED_BY_TERM =
+  /received terminated signal, shutting down|"msg":"received signal; shutting down","signal":"terminated"/;
 
 /** A failed drill: the report step pushed failure and exits 1 with one error line, the step that failed logged one too. */
 function expectFailed(run: DrillRun, step: string, reason: RegExp): string {
@@ -242,7 +247,7 @@ describe('a backup that changed after it was stored fails the drill: failure pus
       run,
       'restore',
       new RegExp(
-        `integrity check failed: etcdctl snapshot status reports hash \\d+ for ${stored.name}, its metadata recorded ${stored.meta.hash}: the backup changed after it was stored`,
+        `integrity check failed: ${path.basename(etcd.tools.snapshotTool)} snapshot status reports hash \\d+ for ${stored.name}, its metadata recorded ${stored.meta.hash}: the backup changed after it was stored`,
       ),
     );
     expect(line).toContain(`(${stored.name}, `);
@@ -412,7 +417,7 @@ test("TERM (the Job's deadline) while the temporary member runs: the member is s
     [
       '#!/bin/sh',
       `case " $* " in *" endpoint status "*) : >'${paused}'; while :; do sleep 0.02; done ;; esac`,
-      `exec '${requireCommands('etcdctl').etcdctl}' "$@"`,
+      `exec '${etcd.tools.etcdctl}' "$@"`,
       '',
     ].join('\n'),
     { mode: 0o755 },
@@ -456,19 +461,18 @@ test('the restore step needs only etcd, etcdctl and etcdutl from the etcd image,
   const policy = drillPolicy('distroless');
   const dest = tempDir('dest');
   await backUp(policy, dest);
-  // The busybox image: its applets only. The distroless etcd image: etcd, etcdctl and etcdutl
-  // (a stand-in forwarding to 3.4's etcdctl, whose snapshot status/restore etcdutl took over).
+  // The busybox image: its applets only. The distroless etcd image (3.5.7 and newer): etcd, etcdctl and
+  // etcdutl, the real ones (of 3.6 when the suite runs 3.4, whose image has a shell).
   const busyboxImage = tempDir('busybox-image');
   const busybox = requireCommands('busybox').busybox;
   for (const applet of (await runOk(busybox, ['--list'])).split('\n').filter(Boolean))
     fs.symlinkSync(busybox, path.join(busyboxImage, applet));
   fs.symlinkSync(busybox, path.join(busyboxImage, 'busybox'));
   const etcdImage = tempDir('etcd-image');
-  fs.symlinkSync(requireCommands('etcd').etcd, path.join(etcdImage, 'etcd'));
-  fs.symlinkSync(requireCommands('etcdctl').etcdctl, path.join(etcdImage, 'etcdctl'));
-  fs.writeFileSync(path.join(etcdImage, 'etcdutl'), `#!/bin/sh\nexec ${requireCommands('etcdctl').etcdctl} "$@"\n`, {
-    mode: 0o755,
-  });
+  const distroless = etcd.tools.etcdutl ? etcd.tools : etcdTools('3.6');
+  fs.symlinkSync(distroless.etcd, path.join(etcdImage, 'etcd'));
+  fs.symlinkSync(distroless.etcdctl, path.join(etcdImage, 'etcdctl'));
+  fs.symlinkSync(distroless.etcdutl!, path.join(etcdImage, 'etcdutl'));
 
   const cj = cronJobOfComponent(policy, 'restore-drill');
   const volumeDirs: Record<string, string> = {};
