@@ -1,10 +1,13 @@
-// etcd with mTLS and a kubeadm-like PKI; snapshots restore into new servers.
+// etcd with mTLS and a kubeadm-like PKI; snapshots restore into new servers; the binaries of each version.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import {
   ETCD_PKI_FILES,
+  ETCD_VERSIONS,
   EtcdTlsHandle,
+  MAIN_ETCD_VERSION,
+  etcdTools,
   runCommand,
   startEtcdFromDataDir,
   startEtcdFromSnapshot,
@@ -23,6 +26,42 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopAll();
   fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('the etcd versions', () => {
+  test('a version that is not built is an error naming the command that builds it (never a skip)', () => {
+    const saved = process.env.BACKUP_CRONJOBS_TOOLS_CACHE;
+    process.env.BACKUP_CRONJOBS_TOOLS_CACHE = path.join(scratch, 'no-tools-cache');
+    try {
+      expect(() => etcdTools('3.5')).toThrow(
+        'etcd-3.5 is not built: run scripts/build-test-tools.sh etcd-3.5 (it builds etcd, etcdctl and etcdutl',
+      );
+    } finally {
+      if (saved === undefined) delete process.env.BACKUP_CRONJOBS_TOOLS_CACHE;
+      else process.env.BACKUP_CRONJOBS_TOOLS_CACHE = saved;
+    }
+  });
+
+  test('each version: its binaries say so; etcdutl (the snapshot tool) from 3.5 on, none on 3.4', async () => {
+    expect(etcd.tools.version).toBe(MAIN_ETCD_VERSION);
+    for (const v of ETCD_VERSIONS) {
+      const t = etcdTools(v);
+      expect(t.release).toMatch(new RegExp(`^${v.replace('.', '\\.')}\\.\\d+$`));
+      const ctl = (await runCommand(t.etcdctl, ['version'])).stdout.toString();
+      expect(ctl).toContain(`etcdctl version: ${t.release}\n`);
+      if (v === '3.4') {
+        expect(t.etcdutl).toBeUndefined();
+        expect(path.basename(t.snapshotTool)).toBe('etcdctl');
+        expect(t.pathPrepend).toEqual([]);
+      } else {
+        expect((await runCommand(t.etcdutl!, ['version'])).stdout.toString()).toContain(
+          `etcdutl version: ${t.release}\n`,
+        );
+        expect(t.snapshotTool).toBe(t.etcdutl);
+        expect(t.pathPrepend).toEqual([path.dirname(t.etcd)]);
+      }
+    }
+  });
 });
 
 describe('etcd with mTLS', () => {
@@ -52,7 +91,7 @@ describe('etcd with mTLS', () => {
     const noCert = await etcd.etcdctlRaw(['--command-timeout=1s', 'get', '/registry/test'], { clientCert: false });
     expect(noCert.code).not.toBe(0);
     expect(noCert.stdout.toString()).not.toContain('v1');
-    const plainHttp = await runCommand('etcdctl', [
+    const plainHttp = await runCommand(etcd.tools.etcdctl, [
       `--endpoints=${etcd.endpoint.replace('https', 'http')}`,
       '--dial-timeout=1s',
       '--command-timeout=1s',
@@ -76,9 +115,9 @@ describe('etcd with mTLS', () => {
     }
     expect(fs.existsSync(restored.tmpDir)).toBe(false);
 
-    // a data dir restored by the caller with etcdctl's defaults
+    // a data dir restored by the caller with the defaults of the version's snapshot tool
     const dataDir = path.join(scratch, 'restored');
-    const r = await runCommand('etcdctl', ['snapshot', 'restore', snap, `--data-dir=${dataDir}`]);
+    const r = await runCommand(etcd.tools.snapshotTool, ['snapshot', 'restore', snap, `--data-dir=${dataDir}`]);
     expect(r.code).toBe(0);
     const fromDir = await startEtcdFromDataDir(dataDir);
     try {

@@ -106,7 +106,12 @@ export function etcdTools(version: EtcdVersion = MAIN_ETCD_VERSION): EtcdTools {
 function builtToolsDir(name: string): string {
   const script = path.resolve(__dirname, '../../../scripts/build-test-tools.sh');
   try {
-    return execFileSync(script, ['--dir', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    // this process's env as the test sees it (BACKUP_CRONJOBS_TOOLS_CACHE names the cache)
+    return execFileSync(script, ['--dir', name], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    }).trim();
   } catch (e) {
     const { stderr } = e as { stderr?: string | Buffer };
     const why = (stderr ?? '').toString().trim();
