@@ -72,12 +72,17 @@ export function checkChildren(name: string, manifests: readonly Manifest[]): voi
   }
 }
 
+/** Kinds whose pods mount the policy's ConfigMaps (its scripts): their children wait for the ConfigMap children. */
+const MOUNTING_KINDS = new Set(['batch/v1/CronJob', 'batch/v1/Job']);
+
 /**
  * One child resource per manifest (checked with `checkChildren`), in order,
  * each with `{ parent }`: providers and the other inherited options flow from
  * the parent. `metadata.name` is always explicit, so Pulumi never auto-names.
  * `args[i]` is what child i gets: its manifest, or the manifest with Outputs
- * in places.
+ * in places. CronJobs and Jobs depend on the ConfigMaps (`dependsOn`), so that
+ * on a script change the engine creates the new `<policy>-scripts-<hash>`
+ * before it updates a CronJob to name it (and deletes the old one after).
  */
 export function createChildren(
   parent: pulumi.ComponentResource,
@@ -85,12 +90,24 @@ export function createChildren(
   manifests: readonly Manifest[],
   args: readonly unknown[] = manifests,
 ): pulumi.CustomResource[] {
-  return manifests.map((m, i) => {
+  const children: pulumi.CustomResource[] = new Array<pulumi.CustomResource>(manifests.length);
+  const create = (i: number, dependsOn: pulumi.Resource[]): pulumi.CustomResource => {
+    const m = manifests[i];
     const typed = TYPED_KINDS[`${m.apiVersion}/${m.kind}`];
     const childArgs = deepCopy(args[i]) as Manifest; // later edits of the caller's objects never reach Pulumi
-    if (typed) return new (typed.cls())(childName(name, m), childArgs as never, { parent });
-    return new k8s.apiextensions.CustomResource(childName(name, m), childArgs, { parent });
+    const opts = dependsOn.length > 0 ? { parent, dependsOn } : { parent };
+    if (typed) return new (typed.cls())(childName(name, m), childArgs as never, opts);
+    return new k8s.apiextensions.CustomResource(childName(name, m), childArgs, opts);
+  };
+  const isConfigMap = (m: Manifest) => m.apiVersion === 'v1' && m.kind === 'ConfigMap';
+  manifests.forEach((m, i) => {
+    if (isConfigMap(m)) children[i] = create(i, []);
   });
+  const configMaps = children.filter((c) => c !== undefined);
+  manifests.forEach((m, i) => {
+    if (!isConfigMap(m)) children[i] = create(i, MOUNTING_KINDS.has(`${m.apiVersion}/${m.kind}`) ? configMaps : []);
+  });
+  return children;
 }
 
 /**
