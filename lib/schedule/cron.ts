@@ -62,6 +62,20 @@ export function validateSchedule(expr: string): string | undefined {
   }
 }
 
+/**
+ * Returns undefined when the API server parses `expr` (robfig/cron v3 ParseStandard), else why not. Unlike
+ * validateSchedule, a schedule that never runs (`0 0 31 2 *`) passes: the API server accepts it.
+ */
+export function scheduleSyntaxProblem(expr: string): string | undefined {
+  try {
+    scheduleFields(expr).forEach((text, i) => parseField(FIELDS[i], text));
+    return undefined;
+  } catch (err) {
+    if (err instanceof ScheduleError) return err.message;
+    throw err;
+  }
+}
+
 /** The five field texts of `expr` (macros expanded), after the whole-expression checks. */
 export function scheduleFields(expr: string): string[] {
   const trimmed = trimSpace(expr);

@@ -1,7 +1,7 @@
 export { ScheduleError } from './errors';
 export { FIELDS, MACROS } from './fields';
 export type { FieldName, FieldSpec } from './fields';
-export { parseSchedule, validateSchedule } from './cron';
+export { parseSchedule, scheduleSyntaxProblem, validateSchedule } from './cron';
 export type { ParsedField, ParsedSchedule } from './cron';
 export { validateTimeZone } from './timezone';
 export { containsHash, hash64, hashModulo, resolveHashedSchedule } from './hash';

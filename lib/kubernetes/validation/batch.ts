@@ -12,15 +12,20 @@
  * ttlSecondsAfterFinished non-negative; restartPolicy OnFailure or Never).
  * The Job a CronJob creates carries jobTemplate.metadata's labels and annotations, and the Job's
  * own ValidateObjectMeta checks them, so they are checked here too.
- * Cron syntax and IANA zone existence are the schedule module's business (lib/schedule).
+ * validateSchedule and validateTimeZone: the schedule parses as robfig/cron v3 ParseStandard (a
+ * schedule that never runs is accepted, and so is robfig's `@every <Go duration>`, which the
+ * package never renders) and the zone is one Go's time.LoadLocation knows, both as lib/schedule
+ * decides them; validateCronJobSpec: concurrencyPolicy Allow, Forbid or Replace.
  */
 import { show } from '../../messages';
+import { parseGoDuration, scheduleSyntaxProblem, validateTimeZone } from '../../schedule';
 import { annotationsProblems, labelsProblems } from './labels';
 import { podTemplateProblems } from './pod';
 import { type Checks, EVERY_TIME, type Problem, asRecord, fieldPath, under } from './problems';
 
 const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 const RESTART_POLICIES = ['OnFailure', 'Never'];
+const CONCURRENCY_POLICIES = ['Allow', 'Forbid', 'Replace'];
 
 function nonNegative(spec: Record<string, unknown>, fields: readonly string[]): Problem[] {
   return fields.flatMap((field) => {
@@ -30,7 +35,7 @@ function nonNegative(spec: Record<string, unknown>, fields: readonly string[]): 
   });
 }
 
-/** A CronJob `timeZone` name's shape (whether the zone exists is checked elsewhere). */
+/** A CronJob `timeZone`: its shape, then whether the zone exists (validateTimeZone). */
 export function timeZoneNameProblem(timeZone: string): string | undefined {
   if (timeZone === '') return 'received ""; timeZone must be unset or a non-empty string';
   if (timeZone.toLowerCase() === 'local')
@@ -38,9 +43,10 @@ export function timeZoneNameProblem(timeZone: string): string | undefined {
   const bad = timeZone
     .split('/')
     .some((part) => part === '.' || part === '..' || part.startsWith('-') || !TIME_ZONE_PART.test(part));
-  return bad
-    ? `received ${show(timeZone)}; unknown time zone: each '/'-separated part must be 1 to 14 of [A-Za-z.-_0-9+], not '.' or '..', not starting with '-'`
-    : undefined;
+  if (bad)
+    return `received ${show(timeZone)}; unknown time zone: each '/'-separated part must be 1 to 14 of [A-Za-z.-_0-9+], not '.' or '..', not starting with '-'`;
+  const unknown = validateTimeZone(timeZone);
+  return unknown ? `received ${show(timeZone)}; ${unknown}` : undefined;
 }
 
 /** A CronJob `schedule` beyond cron syntax: no TZ= / CRON_TZ= prefix (use timeZone). */
@@ -82,9 +88,22 @@ export function cronJobSpecProblems(spec: unknown, checked: Checks = EVERY_TIME)
   if (typeof s.schedule !== 'string' || s.schedule === '')
     problems.push({ path: 'schedule', message: 'a schedule is required' });
   else {
-    const tz = scheduleTimeZoneProblem(s.schedule);
-    if (tz) problems.push({ path: 'schedule', message: tz });
+    const every = /^@every /.test(s.schedule.trim()) ? s.schedule.trim().slice('@every '.length) : undefined;
+    const syntax =
+      every === undefined
+        ? scheduleSyntaxProblem(s.schedule)
+        : parseGoDuration(every) === undefined
+          ? `@every takes a Go duration such as 1h30m, received ${show(every)}`
+          : undefined;
+    const problem =
+      scheduleTimeZoneProblem(s.schedule) ?? (syntax ? `received ${show(s.schedule)}; ${syntax}` : undefined);
+    if (problem) problems.push({ path: 'schedule', message: problem });
   }
+  if (s.concurrencyPolicy !== undefined && !CONCURRENCY_POLICIES.includes(s.concurrencyPolicy as string))
+    problems.push({
+      path: 'concurrencyPolicy',
+      message: `received ${show(s.concurrencyPolicy)}; supported values: "Allow", "Forbid", "Replace"`,
+    });
   if (s.timeZone !== undefined && s.timeZone !== null) {
     const tz =
       typeof s.timeZone === 'string'

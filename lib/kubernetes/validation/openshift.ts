@@ -89,15 +89,10 @@ function rangeProblems(at: string, value: unknown): Problem[] {
   });
 }
 
-/** The whole object: `metadata.namespace` (cluster-scoped) and the body. Paths are absolute. */
+/** The whole object's body (a namespace on this cluster-scoped kind is dropped by the API server). Paths are absolute. */
 export function securityContextConstraintsProblems(scc: unknown): Problem[] {
   const s = asRecord(scc) ?? {};
   const problems: Problem[] = [];
-  if (asRecord(s.metadata)?.namespace !== undefined)
-    problems.push({
-      path: 'metadata.namespace',
-      message: 'not allowed on this type: SecurityContextConstraints are cluster-scoped',
-    });
   for (const key of Object.keys(s)) {
     if (!['apiVersion', 'kind', 'metadata'].includes(key) && FIELDS[key] === undefined)
       problems.push({ path: key, message: 'unknown field (the CRD would drop it)' });

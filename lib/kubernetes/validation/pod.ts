@@ -4,15 +4,19 @@
  *
  * Sources (kubernetes v1.28.8, pkg/apis/core/validation/validation.go; v1.33.3 differs only in
  * rules for fields the core never sets):
- * - ValidateVolumes: volume names required, DNS-1123 labels, unique; validateVolumeSource (exactly
- *   one volume type; hostPath, secret, configMap, emptyDir sizeLimit ≥ 0, persistentVolumeClaim
- *   claimName required, ephemeral).
+ * - ValidateVolumes: volume names required, DNS-1123 labels, unique; validateVolumeSource (at most
+ *   one volume type: v1 SetDefaults_Volume makes a volume without one an emptyDir; hostPath, secret,
+ *   configMap, emptyDir sizeLimit ≥ 0, persistentVolumeClaim claimName required, ephemeral).
  * - validateContainers / validateInitContainers / validateContainerCommon: at least one container;
  *   names required, DNS-1123 labels, unique across init and regular containers (a clash is
  *   reported on the init container); image required; ValidateEnv; ValidateResourceRequirements;
  *   ValidateVolumeMounts: the volume must exist among the pod's valid volumes, mountPath required
  *   and unique within the container, subPath/subPathExpr local descending paths and mutually
- *   exclusive.
+ *   exclusive; validateContainerPorts (containerPort 1-65535, names IANA service names and unique,
+ *   protocol TCP, UDP or SCTP); imagePullPolicy Always, IfNotPresent or Never.
+ * - Server-side apply (structured-merge-diff, the list-map keys of the v1 schema) refuses duplicate
+ *   keys the validation allows: env by name, ports by containerPort and protocol, imagePullSecrets
+ *   by name.
  * - ValidatePodSpec: nodeSelector is a label map (ValidateLabels), affinity, tolerations,
  *   serviceAccountName / priorityClassName / nodeName DNS-1123 subdomains, hostname / subdomain
  *   DNS-1123 labels, activeDeadlineSeconds 1..2^31-1.
@@ -108,7 +112,6 @@ function volumesProblems(volumes: readonly unknown[], valid: Set<string>): Probl
     const at = fieldPath('volumes', i);
     const types = Object.keys(v).filter((k) => k !== 'name');
     const problems = problemAt(fieldPath(at, 'name'), requiredLabelProblem(v.name, 'volume'));
-    if (types.length === 0) problems.push({ path: at, message: 'must specify a volume type' });
     if (types.length > 1)
       problems.push({
         path: at,
@@ -181,6 +184,68 @@ function mountsRule(valid: ReadonlySet<string>): Rule {
 }
 
 const NO_VOLUMES: readonly unknown[] = [];
+const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
+const IANA_SVC_NAME = /^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** Problems at `<field>[i].name` for names seen before in the list (server-side apply keys the list by name). */
+function duplicateNames(list: readonly unknown[], field: string, what: string): Problem[] {
+  const seen = new Set<string>();
+  const problems: Problem[] = [];
+  list.forEach((item, i) => {
+    const name = stringOf(asRecord(item)?.name);
+    if (seen.has(name))
+      problems.push({
+        path: fieldPath(fieldPath(field, i), 'name'),
+        message: `received ${show(name)}; ${what} must be unique (server-side apply keys the list by name)`,
+      });
+    seen.add(name);
+  });
+  return problems;
+}
+
+/** A container's `ports`: numbers, names, protocols, and no port twice. */
+function portsProblems(ports: readonly unknown[]): Problem[] {
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  return ports.flatMap((port, i) => {
+    const p = asRecord(port) ?? {};
+    const at = (field: string) => fieldPath(fieldPath('ports', i), field);
+    const problems: Problem[] = [];
+    const number = p.containerPort;
+    if (!(typeof number === 'number' && Number.isInteger(number) && number >= 1 && number <= 65535))
+      problems.push({
+        path: at('containerPort'),
+        message: `received ${show(number)}; must be between 1 and 65535, inclusive`,
+      });
+    const protocol = p.protocol ?? 'TCP';
+    if (!PROTOCOLS.includes(protocol as string))
+      problems.push({
+        path: at('protocol'),
+        message: `received ${show(protocol)}; supported values: "SCTP", "TCP", "UDP"`,
+      });
+    const key = `${show(number)}/${show(protocol)}`;
+    if (keys.has(key))
+      problems.push({
+        path: at('containerPort'),
+        message: `received ${show(number)} (${show(protocol)}); a port must be listed once (server-side apply keys ports by containerPort and protocol)`,
+      });
+    keys.add(key);
+    const name = stringOf(p.name);
+    if (name !== '' && !IANA_SVC_NAME.test(name))
+      problems.push({
+        path: at('name'),
+        message: `received ${show(name)}; must be an IANA service name: at most 15 lower case letters, digits and '-', at least one letter, '-' only between letters or digits`,
+      });
+    else if (name !== '' && names.has(name))
+      problems.push({
+        path: at('name'),
+        message: `received ${show(name)}; port names must be unique within the container`,
+      });
+    names.add(name);
+    return problems;
+  });
+}
 
 function containerProblems(container: unknown, volumes: ReadonlySet<string>, checked: Checks): Problem[] {
   const c = asRecord(container) ?? {};
@@ -190,7 +255,17 @@ function containerProblems(container: unknown, volumes: ReadonlySet<string>, che
     ...(stringOf(c.image).trim() !== stringOf(c.image)
       ? [{ path: 'image', message: `received ${show(c.image)}; must not have leading or trailing whitespace` }]
       : []),
+    ...(c.imagePullPolicy === undefined || IMAGE_PULL_POLICIES.includes(c.imagePullPolicy as string)
+      ? []
+      : [
+          {
+            path: 'imagePullPolicy',
+            message: `received ${show(c.imagePullPolicy)}; supported values: "Always", "IfNotPresent", "Never"`,
+          },
+        ]),
     ...envProblems(asList(c.env), checked),
+    ...duplicateNames(asList(c.env), 'env', 'env var names'),
+    ...portsProblems(asList(c.ports)),
     ...checked.check(checked.derive(mountsRule, volumes), c.volumeMounts),
     ...under('resources', checked.check(resourceRequirementsProblems, c.resources)),
   ];
@@ -252,6 +327,7 @@ export function podSpecProblems(spec: unknown, checked: Checks = EVERY_TIME): Pr
     problems.push(...under(fieldPath('initContainers', i), containerProblems(c, validVolumes, checked))),
   );
   problems.push(...containerNameClashes(containers, initContainers));
+  problems.push(...duplicateNames(asList(s.imagePullSecrets), 'imagePullSecrets', 'image pull Secret names'));
   problems.push(...under('nodeSelector', labelsProblems(s.nodeSelector, checked)));
   problems.push(...under('affinity', checked.check(affinityProblems, s.affinity)));
   asList(s.tolerations).forEach((t, i) =>

@@ -27,6 +27,29 @@ describe('CronJob specs', () => {
     ).toEqual(['startingDeadlineSeconds', 'failedJobsHistoryLimit', 'schedule']);
   });
 
+  test('the schedule parses as the API server parses it; a schedule that never runs and @every pass', () => {
+    const schedule = (value: string) => cronJobSpecProblems({ ...valid, schedule: value });
+    expect(schedule('0 0 31 2 *')).toEqual([]);
+    expect(schedule('@every 1h30m')).toEqual([]);
+    expect(schedule('61 * * * *')).toEqual([
+      { path: 'schedule', message: expect.stringMatching(/^received "61 \* \* \* \*"; .*"minute".*0-59/) as string },
+    ]);
+    expect(paths(schedule('H 3 * * *'))).toEqual(['schedule']);
+    expect(paths(schedule('@every 1d'))).toEqual(['schedule']);
+  });
+
+  test('the time zone exists, concurrencyPolicy is one of three', () => {
+    expect(cronJobSpecProblems({ ...valid, timeZone: 'Europe/Nowhere', concurrencyPolicy: 'forbid' })).toEqual([
+      { path: 'concurrencyPolicy', message: 'received "forbid"; supported values: "Allow", "Forbid", "Replace"' },
+      {
+        path: 'timeZone',
+        message: expect.stringContaining(
+          'received "Europe/Nowhere"; timeZone "Europe/Nowhere" is not a known IANA time zone',
+        ) as string,
+      },
+    ]);
+  });
+
   test('no TZ= or CRON_TZ= in the schedule', () => {
     expect(scheduleTimeZoneProblem('CRON_TZ=Europe/Paris 0 3 * * *')).toContain('use timeZone field instead');
     expect(scheduleTimeZoneProblem('TZ=UTC 0 3 * * *')).toBeDefined();

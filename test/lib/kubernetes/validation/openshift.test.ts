@@ -12,7 +12,6 @@ test('restricted-v2 as OpenShift prints it passes the guard', () => {
 });
 
 test.each<[string, string, unknown, string]>([
-  ['cluster-scoped', 'metadata.namespace', 'default', 'metadata.namespace'],
   ['name', 'metadata.name', 'Restricted_V2', 'metadata.name'],
   ['unknown field (the CRD would drop it)', 'allowHostPath', true, 'allowHostPath'],
   ['required bool', 'allowHostNetwork', undefined, 'allowHostNetwork'],

@@ -27,10 +27,8 @@ describe('volumes', () => {
     expect(problems[2].message).toBe('a volume needs a name');
   });
 
-  test('exactly one volume type', () => {
-    expect(podSpecProblems({ containers: [container('main')], volumes: [{ name: 'v' }] })).toEqual([
-      { path: 'volumes[0]', message: 'must specify a volume type' },
-    ]);
+  test('at most one volume type; none is an emptyDir (v1 defaulting), as the API server has it', () => {
+    expect(podSpecProblems({ containers: [container('main')], volumes: [{ name: 'v' }] })).toEqual([]);
     expect(
       podSpecProblems({
         containers: [container('main')],
@@ -212,5 +210,75 @@ describe('the rest of the pod spec', () => {
         }),
       ),
     ).toEqual(['metadata.labels[a]', 'metadata.annotations[b c]']);
+  });
+});
+
+describe('the list keys of server-side apply, ports, pull policies', () => {
+  const spec = (c: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    containers: [container('main', c)],
+    ...extra,
+  });
+
+  test('env names, imagePullSecrets, ports (containerPort and protocol) are each listed once', () => {
+    expect(
+      podSpecProblems(
+        spec(
+          {
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'A', value: '2' },
+            ],
+            ports: [
+              { containerPort: 80 },
+              { containerPort: 80, protocol: 'TCP' },
+              { containerPort: 80, protocol: 'UDP' },
+            ],
+          },
+          { imagePullSecrets: [{ name: 'r' }, { name: 'r' }] },
+        ),
+      ),
+    ).toEqual([
+      {
+        path: 'containers[0].env[1].name',
+        message: 'received "A"; env var names must be unique (server-side apply keys the list by name)',
+      },
+      {
+        path: 'containers[0].ports[1].containerPort',
+        message:
+          'received 80 ("TCP"); a port must be listed once (server-side apply keys ports by containerPort and protocol)',
+      },
+      {
+        path: 'imagePullSecrets[1].name',
+        message: 'received "r"; image pull Secret names must be unique (server-side apply keys the list by name)',
+      },
+    ]);
+  });
+
+  test('port numbers, names and protocols; image pull policies', () => {
+    const problems = podSpecProblems(
+      spec({
+        imagePullPolicy: 'always',
+        ports: [
+          { containerPort: 0, name: 'a--b' },
+          { containerPort: 65536, protocol: 'tcp', name: 'web' },
+          { containerPort: 1, name: 'web' },
+        ],
+      }),
+    );
+    expect(problems.map((p) => p.path)).toEqual([
+      'containers[0].imagePullPolicy',
+      'containers[0].ports[0].containerPort',
+      'containers[0].ports[0].name',
+      'containers[0].ports[1].containerPort',
+      'containers[0].ports[1].protocol',
+      'containers[0].ports[2].name',
+    ]);
+    expect(problems[1].message).toBe('received 0; must be between 1 and 65535, inclusive');
+    expect(problems[5].message).toBe('received "web"; port names must be unique within the container');
+    expect(
+      podSpecProblems(
+        spec({ imagePullPolicy: 'Never', ports: [{ containerPort: 65535, name: 'a-1', protocol: 'SCTP' }] }),
+      ),
+    ).toEqual([]);
   });
 });
