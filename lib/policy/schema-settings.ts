@@ -123,8 +123,9 @@ const pod = obj('Pod settings.', {
     },
   ),
   imagePullSecrets: arr(
-    'Names of image pull Secrets.',
+    'Names of image pull Secrets, each once (the API server keys the list by name: server-side apply refuses a duplicate).',
     str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+    { uniqueItems: true },
   ),
   priorityClassName: str('PriorityClass name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
   serviceAccountName: str('ServiceAccount name (default: the namespace default, no API token mounted).', {

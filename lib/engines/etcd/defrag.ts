@@ -89,5 +89,7 @@ export function defragPod(spec: ResolvedEtcd, defrag: ResolvedDefragmentation, c
     securityContext: rootPodSecurity(),
     hostNetwork: spec.hostNetwork || undefined,
     placement: enginePlacement(spec, undefined, true),
+    // the snapshots' priority: in their serialization group, a snapshot of higher priority would preempt it
+    priorityClassName: ETCD_DEFAULTS.priorityClassName,
   };
 }

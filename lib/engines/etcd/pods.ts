@@ -386,5 +386,7 @@ export function prunePod(
     securityContext: pruneSecurity(spec),
     hostNetwork: d.kind === 's3' ? spec.hostNetwork || undefined : undefined,
     placement: enginePlacement(spec, node, true),
+    // the snapshots' priority: in their serialization group, a snapshot of higher priority would preempt it
+    priorityClassName: ETCD_DEFAULTS.priorityClassName,
   };
 }

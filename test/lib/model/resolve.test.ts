@@ -83,3 +83,45 @@ describe('objectByKey', () => {
     expect(() => objectByKey(new Map<string, number>(), undefined, 'x')).toThrow('x: there is none');
   });
 });
+
+describe('one priority per serialization group', () => {
+  // On the real kube-scheduler a pending pod of a group preempts a running one of lower priority
+  // (test/kube/scheduling.test.ts): the model refuses a group whose pods would run at two priorities.
+  const GROUP = { placement: { serializationGroup: { name: 'vt', scope: 'node' } } };
+  const schedules = (weeklyPod?: Record<string, unknown>) => [
+    { name: 'daily', schedule: '0 2 * * *', strategies: [{ keyspace: 'customer', shards: ['-80'] }] },
+    {
+      name: 'weekly',
+      schedule: '0 3 * * 0',
+      ...(weeklyPod ? { pod: weeklyPod } : {}),
+      strategies: [{ keyspace: 'customer', shards: ['80-'] }],
+    },
+  ];
+
+  test('two priorities in one group are refused at the level that sets the other one', () => {
+    expect(() =>
+      resolvePolicy(vitessPolicy({ schedules: schedules({ priorityClassName: 'high' }) }, { defaults: GROUP })),
+    ).toThrow(
+      'spec.vitess.schedules[1].pod.priorityClassName: CronJob example-weekly-customer-80-x would run at priorityClassName "high", ' +
+        'and example-daily-customer-x-80 of the same serialization group "vt" at none (the cluster default)',
+    );
+  });
+
+  test('one priority for the whole group, or groups of their own, are accepted', () => {
+    const everywhere = { defaults: { ...GROUP, pod: { priorityClassName: 'high' } } };
+    expect(() => resolvePolicy(vitessPolicy({ schedules: schedules() }, everywhere))).not.toThrow();
+    expect(() => resolvePolicy(vitessPolicy({ schedules: schedules({ priorityClassName: 'high' }) }))).not.toThrow();
+  });
+
+  test('etcd: the prune and defragmentation pods share the snapshots’ system-node-critical', () => {
+    const r = resolvePolicy(
+      etcdPolicy(
+        { mode: 'perNode', nodes: ['cp-1', 'cp-2'], defragmentation: { schedule: '30 3 * * 0' } },
+        { retention: { keepLast: 3, schedule: '0 5 * * *' } },
+      ),
+    );
+    const grouped = r.targets.filter((t) => t.serializationGroup);
+    expect(new Set(grouped.map((t) => t.component))).toEqual(new Set(['backup', 'retention-prune', 'maintenance']));
+    expect(new Set(grouped.map((t) => t.pod.priorityClassName))).toEqual(new Set(['system-node-critical']));
+  });
+});
