@@ -1,9 +1,27 @@
 /** @type {import('jest').Config} */
-module.exports = {
+const project = {
   preset: 'ts-jest',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
+};
 
+module.exports = {
+  projects: [
+    {
+      ...project,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['<rootDir>/test/kube/'],
+    },
+    // The tests against the real control plane: its global setup starts it once per run, and only
+    // when one of these tests is selected.
+    {
+      ...project,
+      displayName: 'kube',
+      testMatch: ['<rootDir>/test/kube/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/kube/global-setup.ts',
+      globalTeardown: '<rootDir>/test/kube/global-teardown.ts',
+    },
+  ],
   testTimeout: 60000,
   maxWorkers: 2,
 };
