@@ -9,7 +9,8 @@ export const PATTERNS = {
   duration: DURATION_PATTERN,
   size: SIZE_PATTERN,
   quantity: '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m)?$',
-  envName: '^[-._a-zA-Z][-._a-zA-Z0-9]*$',
+  /** An env var name (IsEnvVarName): not ".", and not starting with ".." (the API server's path rule). */
+  envName: '^(?!\\.$)(?!\\.\\.)[-._a-zA-Z][-._a-zA-Z0-9]*$',
   url: '^https?://[^\\s]+$',
   absolutePath: '^/',
   /** A container image: the API server refuses leading or trailing whitespace. */
@@ -29,7 +30,8 @@ export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   [PATTERNS.duration]: DURATION_GRAMMAR,
   [PATTERNS.size]: SIZE_GRAMMAR,
   [PATTERNS.quantity]: 'a Kubernetes quantity, e.g. "10Gi", "500Mi", "250m"',
-  [PATTERNS.envName]: 'an environment variable name: letters, digits, "_", "-", "."; not starting with a digit',
+  [PATTERNS.envName]:
+    'an environment variable name: letters, digits, "_", "-", "."; not starting with a digit, not "." and not starting with ".."',
   [PATTERNS.url]: 'an http:// or https:// URL',
   [PATTERNS.absolutePath]: 'an absolute path',
   [PATTERNS.image]: 'an image reference without leading or trailing whitespace',
