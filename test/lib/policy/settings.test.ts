@@ -6,7 +6,9 @@ describe('pod options', () => {
   // found by test/kube/differential.test.ts: the API server refuses these names; they reached the render's last guard
   test.each(['.', '..', '..x'])('the env name %j is refused at its path', (name) => {
     const doc = redisPolicy({}, { defaults: { pod: { env: [{ name, value: '1' }] } } });
-    expect(() => validatePolicy(doc)).toThrow(/spec\.defaults\.pod\.env\[0\]\.name: .*not "\." and not starting with "\.\."/);
+    expect(() => validatePolicy(doc)).toThrow(
+      /spec\.defaults\.pod\.env\[0\]\.name: .*not "\." and not starting with "\.\."/,
+    );
   });
 
   // found by test/lib/model/fuzz: the container got both, the API server warns and the later one wins
