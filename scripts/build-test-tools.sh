@@ -22,8 +22,17 @@ fail() {
   exit 1
 }
 
+modules() {
+  for d in "$root"/tools/*/; do
+    d="${d%/}"
+    echo "${d##*/}"
+  done
+}
+
 conf() {
-  [ -f "$root/tools/$1/build.conf" ] && [ -f "$root/tools/$1/go.mod" ] || fail "no tools module tools/$1 (known: $(cd "$root/tools" && ls -d -- */ | tr -d / | tr '\n' ' '))"
+  if [ ! -f "$root/tools/$1/build.conf" ] || [ ! -f "$root/tools/$1/go.mod" ]; then
+    fail "no tools module tools/$1 (known: $(modules | tr '\n' ' '))"
+  fi
   VERSION="" LDFLAGS="" RENAME="" BINARIES="" COPY="" PACKAGES="tool"
   # shellcheck disable=SC1090
   . "$root/tools/$1/build.conf"
@@ -47,7 +56,7 @@ fi
 command -v go >/dev/null 2>&1 || fail "Go is not installed (need Go 1.26 or newer: the polyglot machine has it; on Debian: apt-get install golang-go, then check 'go version')"
 
 names="$*"
-[ -n "$names" ] || names="$(cd "$root/tools" && ls -d -- */ | tr -d /)"
+[ -n "$names" ] || names="$(modules)"
 for name in $names; do
   conf "$name"
   dir="$(bin_dir "$name")"
@@ -78,7 +87,9 @@ for name in $names; do
   for pair in $COPY; do
     mod="${pair%%:*}"
     src="$(cd "$root/tools/$name" && GOFLAGS=-mod=readonly go mod download -json "$mod" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-    [ -n "$src" ] && [ -f "$src/${pair#*:}" ] || fail "tools/$name: no ${pair#*:} in $mod (go mod download failed, or the file moved)"
+    if [ -z "$src" ] || [ ! -f "$src/${pair#*:}" ]; then
+      fail "tools/$name: no ${pair#*:} in $mod (go mod download failed, or the file moved)"
+    fi
     mkdir -p "$tmp/share"
     cp "$src/${pair#*:}" "$tmp/share/"
   done
