@@ -60,6 +60,7 @@ async function main(): Promise<void> {
         strategies: [{ keyspace: 'customer', shards: shardNames(SHARDS) }],
       },
     ];
+    doc.spec.vitess = vitess;
     doc.spec.defaults = {
       ...doc.spec.defaults,
       timeZone: 'Etc/UTC',
@@ -72,6 +73,8 @@ async function main(): Promise<void> {
     doc.spec.retention = undefined;
     const objects = render(doc);
     const applied = Date.now();
+    const cronJobs = objects.filter((o) => o.kind === 'CronJob').length;
+    if (cronJobs !== SHARDS) throw new Error(`the policy renders ${cronJobs} CronJobs, not ${SHARDS}`);
     const refused = await applyObjects(api, objects);
     if (refused.length) throw new Error(`refused: ${JSON.stringify(refused.slice(0, 3))}`);
     process.stderr.write(
