@@ -4,7 +4,7 @@ import { Manifest } from '../../lib';
 import { KubeApi } from './support/api';
 import { applyObjects } from './support/apply';
 import { testCluster } from './support/cluster';
-import { cronJobsOf, examplePolicy, render } from './support/policies';
+import { cronJobsOf, examplePolicy, render, jobFrom } from './support/policies';
 import { until } from './support/wait';
 
 const ENFORCE = 'pod-security.kubernetes.io/enforce';
@@ -17,16 +17,7 @@ beforeAll(async () => {
 
 /** A Job of each CronJob's template (as `kubectl create job --from=cronjob/…`). */
 function jobsFrom(objects: readonly Manifest[]): Manifest[] {
-  return cronJobsOf(objects).map((cj) => {
-    const spec = (cj as unknown as { spec: { jobTemplate: { metadata?: Record<string, unknown>; spec: unknown } } })
-      .spec;
-    return {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { ...spec.jobTemplate.metadata, name: `${cj.metadata.name}-manual`, namespace: cj.metadata.namespace },
-      spec: spec.jobTemplate.spec,
-    };
-  });
+  return cronJobsOf(objects).map((cj) => jobFrom(cj, `${cj.metadata.name}-manual`));
 }
 
 /** Each Job's outcome at the pod level: its pod was created, or the Job controller's FailedCreate message. */

@@ -11,7 +11,7 @@ import { testCluster } from './support/cluster';
 import { createNode, provisionScratch } from './support/control-plane';
 import { FakeKubelet, PodHistory, PodView } from './support/fake-kubelet';
 import { CONTROL_PLANE_LABEL, DATABASE_LABEL } from './support/nodes';
-import { PolicyDoc, cronJobsOf, examplePolicy, render } from './support/policies';
+import { PolicyDoc, cronJobsOf, examplePolicy, render, jobFrom } from './support/policies';
 import { sleep, until } from './support/wait';
 
 const MINUTE = 60_000;
@@ -33,18 +33,6 @@ async function namespace(prefix: string): Promise<string> {
   const ns = await (await testCluster()).createNamespace(prefix);
   namespaces.push(ns);
   return ns;
-}
-
-/** A Job made from a CronJob's template, as `kubectl create job --from=cronjob/<name>` makes it. */
-function jobFrom(cronJob: Manifest, name: string): Manifest {
-  const spec = (cronJob as unknown as { spec: { jobTemplate: { metadata?: Record<string, unknown>; spec: unknown } } })
-    .spec;
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { ...spec.jobTemplate.metadata, name, namespace: cronJob.metadata.namespace },
-    spec: spec.jobTemplate.spec,
-  };
 }
 
 async function boundPod(ns: string, job: string, timeoutMs = 60_000): Promise<PodView> {

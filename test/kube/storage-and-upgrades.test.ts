@@ -9,7 +9,7 @@ import { applyObjects } from './support/apply';
 import { TestCluster, testCluster } from './support/cluster';
 import { provisionScratch } from './support/control-plane';
 import { FakeKubelet } from './support/fake-kubelet';
-import { PolicyDoc, cronJobsOf, examplePolicy, redisPolicy, render } from './support/policies';
+import { PolicyDoc, cronJobsOf, examplePolicy, redisPolicy, render, jobFrom } from './support/policies';
 import { until } from './support/wait';
 
 let cluster: TestCluster;
@@ -25,17 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await kubelet?.stop();
 });
-
-function jobFrom(cronJob: Manifest, name: string): Manifest {
-  const spec = (cronJob as unknown as { spec: { jobTemplate: { metadata?: Record<string, unknown>; spec: unknown } } })
-    .spec;
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { ...spec.jobTemplate.metadata, name, namespace: cronJob.metadata.namespace },
-    spec: spec.jobTemplate.spec,
-  };
-}
 
 const claimsOf = (ns: string): Promise<KubeItem[]> => api.list(`/api/v1/namespaces/${ns}/persistentvolumeclaims`);
 

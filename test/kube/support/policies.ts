@@ -39,3 +39,15 @@ export function redisPolicy(
 export const render = (doc: PolicyDoc): Manifest[] => renderPolicy(doc);
 
 export const cronJobsOf = (objects: readonly Manifest[]): Manifest[] => objects.filter((o) => o.kind === 'CronJob');
+
+/** A Job made from a CronJob's template, as `kubectl create job --from=cronjob/<name>` makes it. */
+export function jobFrom(cronJob: Manifest, name: string): Manifest {
+  const spec = (cronJob as unknown as { spec: { jobTemplate: { metadata?: Record<string, unknown>; spec: unknown } } })
+    .spec;
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { ...spec.jobTemplate.metadata, name, namespace: cronJob.metadata.namespace },
+    spec: spec.jobTemplate.spec,
+  };
+}
