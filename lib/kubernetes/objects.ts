@@ -24,7 +24,7 @@ export interface EnvVar {
   readonly value?: string;
   readonly valueFrom?: {
     readonly secretKeyRef?: { readonly name: string; readonly key: string; readonly optional?: boolean };
-    readonly fieldRef?: { readonly fieldPath: string };
+    readonly fieldRef?: { readonly apiVersion?: string; readonly fieldPath: string };
   };
 }
 

@@ -153,16 +153,33 @@ function container(c: EngineContainer, scripts: ScriptsRendering): Container {
     volumeMounts: [...(c.volumeMounts ?? []), ...scriptMounts(c, scripts)],
     args: c.args?.map(kubeletText),
     env: c.env?.map((e) =>
-      e.value === undefined ? { name: e.name, valueFrom: e.valueFrom } : { name: e.name, value: kubeletText(e.value) },
+      e.value === undefined
+        ? { name: e.name, valueFrom: storedSource(e.valueFrom) }
+        : valueEnv(e.name, kubeletText(e.value)),
     ),
   };
+}
+
+/*
+ * Env vars as the API server stores them. It drops an empty `value` and gives a `fieldRef` its default
+ * `apiVersion`; a fieldRef is atomic for server-side apply, so a second field manager applying the same
+ * manifest (a GitOps tool taking over from kubectl) would conflict with the normalized value (seen on the
+ * real API server: test/kube/acceptance.test.ts).
+ */
+const valueEnv = (name: string, value: string): EnvVar => (value === '' ? { name } : { name, value });
+
+function storedSource(source: EnvVar['valueFrom']): EnvVar['valueFrom'] {
+  const fieldRef = source?.fieldRef;
+  return fieldRef && fieldRef.apiVersion === undefined
+    ? { ...source, fieldRef: { apiVersion: 'v1', fieldPath: fieldRef.fieldPath } }
+    : source;
 }
 
 function extraEnv(pod: PodOptions): EnvVar[] {
   return (pod.env ?? []).map((e) =>
     e.secretKeyRef
       ? { name: e.name, valueFrom: { secretKeyRef: { name: e.secretKeyRef.name, key: e.secretKeyRef.key } } }
-      : { name: e.name, value: kubeletText(e.value ?? '') },
+      : valueEnv(e.name, kubeletText(e.value ?? '')),
   );
 }
 

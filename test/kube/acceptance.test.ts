@@ -85,6 +85,13 @@ describe('the API server accepts every object the package renders', () => {
       }
       expect(refused).toEqual([]);
       expect(objects).toBeGreaterThan(all.length);
+      // The objects are what the server stores: a second field manager (a GitOps tool taking over from
+      // kubectl) applying the same manifests, without forcing, meets no conflict.
+      const conflicts = [];
+      for (const p of all)
+        for (const r of await applyObjects(api, p.objects, { fieldManager: 'gitops-takeover', force: false }))
+          conflicts.push({ source: p.source, ...r });
+      expect(conflicts).toEqual([]);
     },
     300_000,
   );

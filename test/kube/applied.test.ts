@@ -9,6 +9,8 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../../lib/cli';
 import { referencedPolicyFiles, sectionCodeBlocks } from '../package/readme-blocks';
+import { codeBlocks } from '../support/markdown';
+import { matchesOutput } from './pulumi/stack';
 import { ensureNamespace } from './support/apply';
 import { testCluster } from './support/cluster';
 
@@ -40,6 +42,18 @@ function cdk8sSynth(): string {
  * checkout's source (test/package runs the same block against the packed tarball).
  */
 function readmeCdk8sSynth(): string {
+  const project = readmeCdk8sProject();
+  const out = path.join(project, 'dist');
+  execFileSync(path.join(ROOT, 'node_modules/.bin/cdk8s'), ['synth', '--output', out], {
+    cwd: project,
+    env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
+    stdio: 'pipe',
+  });
+  return out;
+}
+
+/** A project directory holding the README's cdk8s app (main.ts, cdk8s.yaml, its policy files). */
+function readmeCdk8sProject(): string {
   const [block] = sectionCodeBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), '## cdk8s', 'ts');
   fs.mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   const project = fs.mkdtempSync(path.join(ROOT, '.tmp', 'readme-cdk8s-'));
@@ -53,13 +67,7 @@ function readmeCdk8sSynth(): string {
     fs.mkdirSync(path.join(project, path.dirname(file)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, 'examples', file), path.join(project, file));
   }
-  const out = path.join(project, 'dist');
-  execFileSync(path.join(ROOT, 'node_modules/.bin/cdk8s'), ['synth', '--output', out], {
-    cwd: project,
-    env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
-    stdio: 'pipe',
-  });
-  return out;
+  return project;
 }
 
 /** Every namespaced object's namespace and identity, from the files. */
@@ -127,6 +135,71 @@ describe.each([
       expect(await versions()).toEqual(before);
     } finally {
       fs.rmSync(dir.endsWith('/dist') ? path.dirname(dir) : dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+describe('the cdk8s guide’s session (docs/frontends/cdk8s.md)', () => {
+  const DOC = 'docs/frontends/cdk8s.md';
+
+  /** The session block: each command with the output shown under it. */
+  function session(): { command: string; expected: string }[] {
+    const blocks = codeBlocks(fs.readFileSync(path.join(ROOT, DOC), 'utf8'), DOC).filter(
+      (b) => b.section === "## A session with the README's app" && b.language === 'sh',
+    );
+    expect(blocks).toHaveLength(1);
+    const steps: { command: string; lines: string[] }[] = [];
+    for (const line of blocks[0].text.replace(/\n$/, '').split('\n')) {
+      if (line.startsWith('$ ')) steps.push({ command: line.slice(2), lines: [] });
+      else steps.at(-1)!.lines.push(line);
+    }
+    return steps.map((s) => ({ command: s.command, expected: s.lines.join('\n') }));
+  }
+
+  test('each command prints what the docs show, on the real API server', async () => {
+    const cluster = await testCluster();
+    const project = readmeCdk8sProject();
+    try {
+      const steps = session();
+      expect(steps.map((s) => s.command.split(' ').find((w) => !w.includes('='))).sort()).toEqual([
+        'kubectl',
+        'kubectl',
+        'kubectl',
+        'npx',
+      ]);
+      for (const { command, expected } of steps) {
+        const [env, words] = [
+          command.split(' ').filter((w) => /^\w+=/.test(w)),
+          command.split(' ').filter((w) => !/^\w+=/.test(w)),
+        ];
+        let output: string;
+        if (words[0] === 'npx' && words[1] === 'cdk8s') {
+          output = execFileSync(path.join(ROOT, 'node_modules/.bin/cdk8s'), words.slice(2), {
+            cwd: project,
+            env: {
+              ...process.env,
+              ...Object.fromEntries(env.map((e): [string, string] => [e.split('=')[0], e.split('=')[1]])),
+            },
+            encoding: 'utf8',
+          });
+          // the namespaces the app's objects name exist, as they would on the user's cluster
+          for (const o of objectsOf(path.join(project, 'dist')))
+            if (o.namespace) await ensureNamespace(cluster.api, o.namespace);
+        } else {
+          expect(words[0]).toBe('kubectl');
+          const args = words.slice(1).map((w) => (w === 'dist/' ? path.join(project, 'dist') : w));
+          const r = await cluster.kubectlRaw(args);
+          expect({ command, code: r.code, stderr: r.stderr }).toEqual({ command, code: 0, stderr: '' });
+          output = r.stdout.toString();
+        }
+        expect({ command, output, matches: matchesOutput(expected, output) }).toEqual({
+          command,
+          output,
+          matches: true,
+        });
+      }
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
     }
   }, 180_000);
 });

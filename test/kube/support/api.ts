@@ -107,11 +107,16 @@ export class KubeApi {
   }
 
   /**
-   * Server-side apply of one object (force, field manager `backup-cronjobs-test`), refusing unknown
-   * and duplicate fields as kubectl does (`fieldValidation=Strict`).
+   * Server-side apply of one object, refusing unknown and duplicate fields as kubectl does
+   * (`fieldValidation=Strict`). By default as field manager `backup-cronjobs-test`, forcing conflicts.
    */
-  apply<T = KubeItem>(path: string, body: unknown, dryRun = false): Promise<T> {
-    const q = `fieldManager=backup-cronjobs-test&force=true&fieldValidation=Strict${dryRun ? '&dryRun=All' : ''}`;
+  apply<T = KubeItem>(
+    path: string,
+    body: unknown,
+    dryRun = false,
+    manager: { fieldManager: string; force: boolean } = { fieldManager: 'backup-cronjobs-test', force: true },
+  ): Promise<T> {
+    const q = `fieldManager=${manager.fieldManager}&force=${manager.force}&fieldValidation=Strict${dryRun ? '&dryRun=All' : ''}`;
     return this.request<T>('PATCH', `${path}?${q}`, body, 'application/apply-patch+yaml');
   }
 

@@ -35,7 +35,7 @@ export async function ensureNamespace(api: KubeApi, name: string, labels: Record
 export async function applyObjects(
   api: KubeApi,
   objects: readonly ApiObject[],
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; fieldManager?: string; force?: boolean } = {},
 ): Promise<Refusal[]> {
   const refusals: Refusal[] = [];
   const namespaces = new Set<string>();
@@ -46,7 +46,10 @@ export async function applyObjects(
       namespaces.add(ns);
     }
     try {
-      await api.apply(objectPath(o), o, options.dryRun);
+      await api.apply(objectPath(o), o, options.dryRun, {
+        fieldManager: options.fieldManager ?? 'backup-cronjobs-test',
+        force: options.force ?? true,
+      });
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       let message = e.body;
