@@ -55,6 +55,9 @@ function bases(ns: string): Record<Base, Obj> {
     const m = o.metadata as Obj;
     if (m.namespace !== undefined || o.kind === 'Job') m.namespace = ns;
   }
+  // A cluster-scoped object of this name may exist from another test: a dry-run apply would merge the
+  // sample into it (a field the sample drops would still be there), so the SCC gets a name of its own.
+  (all.scc.metadata as Obj).name = `differential-${ns}`;
   return all;
 }
 
