@@ -19,6 +19,7 @@ import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registr
 import { SCRIPTS_DIR, SCRIPTS_VOLUME } from '../workload/scripts';
 import { ResolvedMetricsAuth, withMetricsEndpoint } from '../workload/metrics-endpoint';
 import { defaultResources, resolveResources, resourceOverrides } from '../workload/resources';
+import { GroupPriorities } from './group-priorities';
 import { policyContext, validatePolicy } from './validate';
 
 export { MANAGED_BY };
@@ -122,14 +123,8 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       metrics: metrics !== undefined,
     };
     const pod = withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle);
-    checkPodAgainstEngine(
-      pod,
-      settings[i],
-      t.overrides?.pod ? t.settingsPath : 'spec.defaults',
-      policy.metadata.annotations,
-      scripts,
-      issues,
-    );
+    const podLevel = t.overrides?.pod ? t.settingsPath : 'spec.defaults';
+    checkPodAgainstEngine(pod, settings[i], podLevel, policy.metadata.annotations, scripts, issues);
     // the CronJob carries the policy's annotations and the provenance ones
     const own = annotationsSizeProblem({
       ...policy.metadata.annotations,
@@ -138,15 +133,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     if (own && !issues.issues.some((i) => i.path === 'metadata.annotations'))
       issues.add('metadata.annotations', `${own}, with the backup-cronjobs.io annotations of CronJob ${name}`);
     const group = settings[i].placement.serializationGroup ?? pod.placement?.serializationGroup;
-    if (group) {
-      const own = settings[i].pod.priorityClassName;
-      priorities.add(
-        group.name,
-        own ?? pod.priorityClassName,
-        name,
-        childPath(childPath(t.overrides?.pod ? t.settingsPath : 'spec.defaults', 'pod'), 'priorityClassName'),
-      );
-    }
+    if (group) priorities.add(group.name, settings[i].pod.priorityClassName ?? pod.priorityClassName, name, podLevel);
     targets.push({
       id: t.id,
       key: t.key ?? t.nameParts.join('/'),
@@ -185,38 +172,6 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     rule: resolveRule(policy),
     targets,
   };
-}
-
-/**
- * The pods of one serialization group must run at one priority. The scheduler resolves a pod's
- * required anti-affinity by preemption: a pending pod of the group evicts a running one of lower
- * priority (seen on the real kube-scheduler: an etcd snapshot, system-node-critical, preempted the
- * running defragmentation), so two priorities in a group would break its one-at-a-time promise.
- */
-class GroupPriorities {
-  private readonly groups = new Map<string, { priority: string | undefined; cronJob: string; path: string }[]>();
-
-  add(group: string, priority: string | undefined, cronJob: string, path: string): void {
-    const members = this.groups.get(group);
-    if (members) members.push({ priority, cronJob, path });
-    else this.groups.set(group, [{ priority, cronJob, path }]);
-  }
-
-  check(issues: IssueList): void {
-    for (const [group, members] of this.groups) {
-      const first = members[0];
-      for (const m of members) {
-        if (m.priority === first.priority) continue;
-        const name = (p: string | undefined) => (p === undefined ? 'none (the cluster default)' : show(p));
-        issues.add(
-          m.path,
-          `CronJob ${m.cronJob} would run at priorityClassName ${name(m.priority)}, and ${first.cronJob} of the same ` +
-            `serialization group ${show(group)} at ${name(first.priority)}: the scheduler preempts a running pod of the ` +
-            'group for a pending one of higher priority, so every pod of a group must have the same priorityClassName',
-        );
-      }
-    }
-  }
 }
 
 /**
