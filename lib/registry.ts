@@ -4,6 +4,8 @@
  * Adding an engine: its folder under `lib/engines/`, one line here (and its
  * two thin adapters, docs and tests: see ARCHITECTURE.md, "Adding an engine").
  */
+import type { EngineConverter } from './engines/convert';
+import type { EngineDiscover } from './engines/discover';
 import type { EngineDefinition, EngineProps } from './engines/engine';
 import { COMMON_PASS_THROUGH } from './engines/props';
 import type { PassThroughFields } from './engines/props';
@@ -81,3 +83,22 @@ export const PASS_THROUGH_FIELDS: readonly PassThroughFields[] = [COMMON_PASS_TH
 export const ENGINE_DURATION_KEYS: readonly string[] = [
   ...new Set(ENGINE_KEYS.flatMap((key) => ENGINES[key].props?.fields.durations ?? [])),
 ];
+
+/**
+ * The order in which `convert` names the kinds it reads and writes the policies (kept from before the
+ * converters moved into their engines, so its messages and output stay as they were); an engine left
+ * out comes after these, in registry order.
+ */
+const CONVERT_ORDER: readonly EngineKey[] = ['vitess', 'etcd', 'redis'];
+
+/** Every engine's converters (`backup-cronjobs convert`), in `convert`'s order. */
+export const CONVERTERS: readonly EngineConverter[] = [
+  ...CONVERT_ORDER,
+  ...ENGINE_KEYS.filter((key) => !CONVERT_ORDER.includes(key)),
+].flatMap((key) => (ENGINES[key] as EngineDefinition<unknown>).converters ?? []);
+
+/** Every engine's part of `backup-cronjobs discover`, in registry order. */
+export const DISCOVERERS: readonly EngineDiscover[] = ENGINE_KEYS.flatMap((key) => {
+  const discover = (ENGINES[key] as EngineDefinition<unknown>).discover;
+  return discover ? [discover] : [];
+});

@@ -6,28 +6,19 @@
  */
 import { validatePolicy } from '../model/validate';
 import { PolicyError } from '../policy/errors';
-import { convertOpenShiftBackup } from './openshift';
-import { convertShardedRedisBackup } from './redis';
+import { CONVERTERS } from '../registry';
+import type { EngineConverter, SourceKind } from '../engines/convert';
 import { ConvertedPolicy, Draft, Note, Notes, Obj, asObj, asStr, objectName } from './types';
-import { convertVitess } from './vitess';
 
 export type { ConvertedPolicy, FieldComment, Note } from './types';
 
-/** The kinds `convert` reads (a Sentinel only for a ShardedRedisBackup's `sentinelRef`). */
-const SOURCE_KINDS = [
-  { apiVersion: 'planetscale.com/v2', kind: 'VitessCluster' },
-  { apiVersion: 'planetscale.com/v2', kind: 'VitessBackupSchedule' },
-  { apiVersion: 'config.openshift.io/v1alpha1', kind: 'Backup' },
-  { apiVersion: 'saas.3scale.net/v1alpha1', kind: 'ShardedRedisBackup' },
-  { apiVersion: 'saas.3scale.net/v1alpha1', kind: 'Sentinel' },
-] as const;
-
-type SourceKind = (typeof SOURCE_KINDS)[number]['kind'];
+/** The kinds `convert` reads: every engine's converters' (through the registry). */
+const SOURCE_KINDS: readonly SourceKind[] = CONVERTERS.flatMap((c) => c.kinds);
 
 const KNOWN = SOURCE_KINDS.map((k) => `${k.kind} (${k.apiVersion})`).join(', ');
 
 function sourceKind(doc: Obj): SourceKind | undefined {
-  return SOURCE_KINDS.find((k) => k.apiVersion === doc.apiVersion && k.kind === doc.kind)?.kind;
+  return SOURCE_KINDS.find((k) => k.apiVersion === doc.apiVersion && k.kind === doc.kind);
 }
 
 /**
@@ -36,7 +27,7 @@ function sourceKind(doc: Obj): SourceKind | undefined {
  */
 export function convertHint(doc: unknown): string | undefined {
   const o = asObj(doc);
-  const kind = o && sourceKind(o);
+  const kind = o && sourceKind(o)?.kind;
   return kind
     ? `this is a ${kind} (${String(o.apiVersion)}), not a BackupPolicy: \`backup-cronjobs convert FILE...\` writes the equivalent BackupPolicy`
     : undefined;
@@ -73,24 +64,13 @@ export function convertDocuments(
     }
     byKind.set(kind, [...(byKind.get(kind) ?? []), o]);
   });
-  const of = (kind: SourceKind) => byKind.get(kind) ?? [];
   if (byKind.size === 0 && notes.items.length === 0)
     notes.error(source, '(document)', `no document; convert reads ${KNOWN}`);
-  const drafts: Draft[] = [
-    ...convertVitess(of('VitessCluster'), of('VitessBackupSchedule'), notes),
-    ...of('Backup').map((d) => convertOpenShiftBackup(d, notes)),
-    ...of('ShardedRedisBackup').map((d) => convertShardedRedisBackup(d, of('Sentinel'), notes)),
-  ].filter((d): d is Draft => d !== undefined);
-  for (const sentinel of of('Sentinel')) {
-    const name = asStr(asObj(sentinel.metadata)?.name);
-    if (!of('ShardedRedisBackup').some((b) => asStr(asObj(b.spec)?.sentinelRef) === name)) {
-      notes.note(
-        objectName('Sentinel', asObj(sentinel.metadata)),
-        '(document)',
-        "read only for a ShardedRedisBackup's sentinelRef, and none names it: nothing converted from it",
-      );
-    }
-  }
+  const ofConverter = (converter: EngineConverter) => (kind: string) =>
+    converter.kinds.filter((k) => k.kind === kind).flatMap((k) => byKind.get(k) ?? []);
+  const drafts: Draft[] = CONVERTERS.flatMap((converter) => converter.convert(ofConverter(converter), notes)).filter(
+    (d): d is Draft => d !== undefined,
+  );
   const policies = drafts.flatMap((draft) => validated(draft, notes));
   return { policies, notes: notes.items };
 }

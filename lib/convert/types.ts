@@ -1,12 +1,20 @@
 /** What a conversion produces: policies with the comments to print, and notes for the user. */
-import { childPath } from '../policy/errors';
 import type { BackupPolicy } from '../registry';
+import type { FieldComment } from '../engines/convert';
 
-/** A YAML comment printed above one field of the converted policy (`path` [] = the document). */
-export interface FieldComment {
-  readonly path: readonly (string | number)[];
-  readonly text: string;
-}
+export type { Draft, FieldComment, Note, Obj } from '../engines/convert';
+export {
+  Notes,
+  asArr,
+  asBool,
+  asInt,
+  asObj,
+  asStr,
+  asStringMap,
+  at,
+  objectName,
+  splitCronTimeZone,
+} from '../engines/convert';
 
 /** One BackupPolicy converted from operator objects. */
 export interface ConvertedPolicy {
@@ -14,112 +22,4 @@ export interface ConvertedPolicy {
   readonly source: string;
   readonly document: BackupPolicy;
   readonly comments: readonly FieldComment[];
-}
-
-/**
- * A policy before its validation: the document, its comments, and where
- * some of its fields came from (policy path → source object and field path),
- * to point a validation problem at the field the user wrote.
- */
-export interface Draft {
-  readonly source: string;
-  readonly document: Record<string, unknown>;
-  readonly comments: readonly FieldComment[];
-  readonly origins?: Readonly<Record<string, { readonly object: string; readonly path: string }>>;
-}
-
-/**
- * A field of a source object without an equivalent (`note`: what the user
- * should do), or a reason why an object cannot be converted (`error`).
- */
-export interface Note {
-  readonly level: 'error' | 'note';
-  /** The source object, e.g. `VitessBackupSchedule example/example-vbsc-daily-1234abcd`. */
-  readonly object: string;
-  /** Field path in the source object, e.g. `spec.affinity`. */
-  readonly path: string;
-  readonly message: string;
-}
-
-export type Obj = Readonly<Record<string, unknown>>;
-
-export function asObj(value: unknown): Obj | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : undefined;
-}
-
-export function asArr(value: unknown): readonly unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-/** A non-empty string, or undefined. */
-export function asStr(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-export function asInt(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
-}
-
-export function asBool(value: unknown): boolean | undefined {
-  return typeof value === 'boolean' ? value : undefined;
-}
-
-/** A map of strings (YAML may have parsed `cpu: 1` as a number: kept as its text). */
-export function asStringMap(value: unknown): Record<string, string> | undefined {
-  const o = asObj(value);
-  if (!o) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(o))
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/** `Kind namespace/name` (`Kind name` for cluster-scoped objects). */
-export function objectName(kind: string, meta: Obj | undefined): string {
-  const name = asStr(meta?.name) ?? '(no name)';
-  const ns = asStr(meta?.namespace);
-  return ns ? `${kind} ${ns}/${name}` : `${kind} ${name}`;
-}
-
-/** Collects the notes of one conversion, each once (a template shared by many shards is noted once). */
-export class Notes {
-  readonly items: Note[] = [];
-  private readonly seen = new Set<string>();
-
-  note(object: string, path: string, message: string): void {
-    this.add({ level: 'note', object, path, message });
-  }
-
-  error(object: string, path: string, message: string): void {
-    this.add({ level: 'error', object, path, message });
-  }
-
-  private add(note: Note): void {
-    const key = JSON.stringify(note);
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    this.items.push(note);
-  }
-
-  /** Notes each field of `value` that `known` does not list: convert does not carry it over. */
-  unknownFields(object: string, path: string, value: Obj | undefined, known: readonly string[], source: string): void {
-    for (const key of Object.keys(value ?? {}).filter((k) => !known.includes(k))) {
-      this.note(object, at(path, key), `not a field of ${source} that convert knows: not carried over`);
-    }
-  }
-
-  get errorCount(): number {
-    return this.items.filter((n) => n.level === 'error').length;
-  }
-}
-
-/** `a.b` + `c` → `a.b.c`, `[n]` for numbers (the policy's own path syntax). */
-export function at(path: string, ...keys: (string | number)[]): string {
-  return keys.reduce<string>((p, k) => childPath(p, k), path);
-}
-
-/** A `CRON_TZ=`/`TZ=` prefix (robfig/cron accepts it; the CronJob API wants `timeZone`) taken out of a schedule. */
-export function splitCronTimeZone(schedule: string): { schedule: string; timeZone?: string } {
-  const m = /^(?:CRON_TZ|TZ)=(\S+)\s+(.+)$/.exec(schedule.trim());
-  return m ? { schedule: m[2], timeZone: m[1] } : { schedule };
 }

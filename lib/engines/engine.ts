@@ -18,6 +18,8 @@ import type {
 } from '../policy/types';
 import type { RetentionOptions } from '../policy/retention-options';
 import type { RetentionDestinationKind } from '../retention';
+import type { EngineConverter } from './convert';
+import type { EngineDiscover } from './discover';
 import type { PropsFields, PropsLayout } from './props';
 
 /** The policy around an engine's spec: what every engine may read besides its own spec. */
@@ -261,6 +263,13 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
   readonly schema: Schema;
   /** Prefix of the metric names its scripts push. */
   readonly metricsPrefix: string;
+  /**
+   * Its converters for `backup-cronjobs convert`: other operators' objects that become its policies.
+   * @default - none
+   */
+  readonly converters?: readonly EngineConverter[];
+  /** Its part of `backup-cronjobs discover`: asking a running cluster for its shards. @default - none */
+  readonly discover?: EngineDiscover;
   /** Where its backups live, for the retention rules it supports. @default - every rule */
   retentionDestination?(spec: Spec): RetentionDestinationKind;
   /** Checks beyond the schema, its settings levels included. The spec may lack parts the schema refused. */

@@ -82,16 +82,60 @@ test('lib/policy knows no engine and nothing above it', () => {
   }
 });
 
-test('no engine imports another engine; only the registry, the package index and convert import engines', () => {
-  for (const file of FILES.filter((f) => f.startsWith('lib/'))) {
-    const own = /^lib\/engines\/([^/]+)\//.exec(file)?.[1];
-    const engineImports = imports(file)
+test('no engine imports another engine', () => {
+  for (const file of FILES.filter((f) => /^lib\/engines\/[^/]+\//.test(f))) {
+    const own = /^lib\/engines\/([^/]+)\//.exec(file)![1];
+    const other = imports(file)
       .files.map((d) => /^lib\/engines\/([^/]+)\//.exec(d)?.[1])
-      .filter((e): e is string => e !== undefined);
-    if (own) expect({ file, other: engineImports.filter((e) => e !== own) }).toEqual({ file, other: [] });
-    else if (file !== 'lib/registry.ts' && file !== 'lib/index.ts' && !file.startsWith('lib/convert/'))
-      expect({ file, engines: engineImports }).toEqual({ file, engines: [] });
+      .filter((e): e is string => e !== undefined && e !== own);
+    expect({ file, other }).toEqual({ file, other: [] });
   }
+});
+
+/**
+ * The files outside an engine's folder that import from inside one, besides the registry, and why. Each
+ * only re-exports (`export … from`): nothing outside the engine uses its code except through the registry.
+ */
+const ENGINE_IMPORT_EXCEPTIONS: Readonly<Record<string, string>> = {
+  'lib/index.ts': "the public API names each engine's spec and props types (reviewed in api/backup-cronjobs.api.md)",
+  'lib/cli/discover.ts':
+    'test/lib/cli/discover.test.ts imports vitessShards and sentinelMasters from this path, as before they moved into their engines',
+  'lib/convert/openshift.ts':
+    'test/lib/convert imports BACKUP_FIELDS from this path (moved to lib/engines/etcd/convert.ts)',
+  'lib/convert/redis.ts': 'test/lib/convert imports SRB_FIELDS from this path (moved to lib/engines/redis/convert.ts)',
+  'lib/convert/vitess-names.ts':
+    "test/lib/convert imports the operator's naming rules from this path (moved to lib/engines/vitess/convert/names.ts)",
+  'lib/convert/vitess-pool.ts':
+    'test/lib/convert imports VITESS_BACKUP_FIELDS from this path (moved to lib/engines/vitess/convert/pool.ts)',
+  'lib/convert/vitess-schedules.ts':
+    'test/lib/convert imports SCHEDULE_FIELDS and STRATEGY_FIELDS from this path (moved to lib/engines/vitess/convert/schedules.ts)',
+};
+
+test('engine code lives with its engine: outside lib/engines/<engine>/, only the registry imports from inside it (through its index), and the listed exceptions only re-export', () => {
+  const inEngine = (f: string) => /^lib\/engines\/[^/]+\//.test(f);
+  for (const file of FILES.filter((f) => !inEngine(f))) {
+    const edges = (tree[file] ?? []).filter((d) => d.id !== null && inEngine(d.id));
+    if (file === 'lib/registry.ts')
+      expect({
+        file,
+        notIndex: edges.map((d) => d.id).filter((id) => !/^lib\/engines\/[^/]+\/index\.ts$/.test(id!)),
+      }).toEqual({
+        file,
+        notIndex: [],
+      });
+    else if (file in ENGINE_IMPORT_EXCEPTIONS)
+      expect({ file, notReExports: edges.filter((d) => String(d.kind) !== 'StaticExport').map((d) => d.id) }).toEqual({
+        file,
+        notReExports: [],
+      });
+    else expect({ file, engineImports: edges.map((d) => d.id) }).toEqual({ file, engineImports: [] });
+  }
+  // every exception is still needed (a stale one would hide nothing, but says something false)
+  for (const file of Object.keys(ENGINE_IMPORT_EXCEPTIONS))
+    expect({ file, importsAnEngine: (tree[file] ?? []).some((d) => d.id !== null && inEngine(d.id)) }).toEqual({
+      file,
+      importsAnEngine: true,
+    });
 });
 
 test('lib/convert sits above the core: only the CLI and the package index import it', () => {

@@ -14,6 +14,7 @@ import type { EtcdScheduleProps } from './props';
 import { ETCD_PROPS } from './props';
 import type { ETCD_FIELDS } from './props';
 import { validateEtcd } from './validate';
+import { openShiftBackupConverter } from './convert';
 
 export * from './types';
 export { DISTRIBUTIONS, ETCD_DEFAULTS, ETCD_PATHS, NODE_ROLES } from './defaults';
@@ -38,6 +39,7 @@ function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
 export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof ETCD_FIELDS> = {
   props: ETCD_PROPS,
   schema: etcdSchema,
+  converters: [openShiftBackupConverter],
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
   sourceAlarms: ETCD_ALARMS,
   contentChecks: true,

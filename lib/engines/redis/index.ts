@@ -8,6 +8,8 @@ import type { RedisSpec } from './types';
 import type { REDIS_FIELDS, RedisScheduleProps } from './props';
 import { REDIS_PROPS } from './props';
 import { validateRedis } from './validate';
+import { shardedRedisBackupConverter } from './convert';
+import { redisDiscover } from './discover';
 
 export * from './types';
 export { REDIS_DEFAULTS } from './defaults';
@@ -19,6 +21,8 @@ export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps, typeof
   props: REDIS_PROPS,
   schema: redisSchema,
   metricsPrefix: REDIS_DEFAULTS.metricsPrefix,
+  converters: [shardedRedisBackupConverter],
+  discover: redisDiscover,
   retentionDestination: () => 's3',
   validate: (spec, policy, issues) => validateRedis(spec, policy.path, issues),
   targets: (spec, policy) => redisTargets(resolveRedis(spec, policy.path), policy),

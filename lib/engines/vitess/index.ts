@@ -9,6 +9,8 @@ import type { VITESS_FIELDS, VitessScheduleProps } from './props';
 import { VITESS_PROPS } from './props';
 import { validateVitess } from './validate';
 import { vitessPointInTime } from './restore';
+import { vitessConverter } from './convert';
+import { vitessDiscover } from './discover';
 
 export * from './types';
 export { VITESS_DEFAULTS } from './defaults';
@@ -20,6 +22,8 @@ export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typ
   props: VITESS_PROPS,
   schema: vitessSchema,
   metricsPrefix: JOB_DEFAULTS.metricsPrefix,
+  converters: [vitessConverter],
+  discover: vitessDiscover,
   retentionDestination: () => 'vitess',
   reportsCoverage: true,
   validate: (spec, policy, issues) => validateVitess(spec, policy.path, issues),

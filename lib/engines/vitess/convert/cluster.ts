@@ -4,10 +4,10 @@
  * shard what the pod takes from the shard template's first tablet pool
  * (reference vitess.md §2.6-§2.8).
  */
-import type { ExtraEnvVar, ExtraVolume, ResourceRequirements, SecretKeyRef, Toleration } from '../policy/types';
-import type { VitessScratch, VitessSpec, VitessStorage } from '../engines/vitess/types';
-import { Notes, Obj, asArr, asInt, asObj, asStr, asStringMap, at } from './types';
-import { compareKeyRanges, equalKeyRanges, globalEtcdName, vtctldServiceName } from './vitess-names';
+import type { ExtraEnvVar, ExtraVolume, ResourceRequirements, SecretKeyRef, Toleration } from '../../../policy/types';
+import type { VitessScratch, VitessSpec, VitessStorage } from '../types';
+import { Notes, Obj, asArr, asInt, asObj, asStr, asStringMap, at } from '../../convert';
+import { compareKeyRanges, equalKeyRanges, globalEtcdName, vtctldServiceName } from './names';
 import {
   VITESS_BACKUP_FIELDS,
   VITESS_SOURCE,
@@ -19,7 +19,7 @@ import {
   resources,
   scratch,
   tolerations,
-} from './vitess-pool';
+} from './pool';
 
 /** vitess-operator's `DefaultImages` (pkg/apis/planetscale/v2/defaults.go) for a cluster that names none. */
 const OPERATOR_DEFAULT_IMAGES = {

@@ -6,10 +6,10 @@
  * scope to every shard of every keyspace not claimed by a Keyspace-scope
  * strategy of this or another valid, running schedule of the same cluster.
  */
-import { safeShard } from '../kubernetes/names';
-import { ScheduleError, frequencyMinutes } from '../schedule';
-import type { ClusterInfo } from './vitess-cluster';
-import { Obj, asArr, asBool, asObj, asStr, at } from './types';
+import { safeShard } from '../../../kubernetes/names';
+import { ScheduleError, frequencyMinutes } from '../../../schedule';
+import type { ClusterInfo } from './cluster';
+import { Obj, asArr, asBool, asObj, asStr, at } from '../../convert';
 
 /** One schedule of a cluster: a template of `spec.backup.schedules`, or a VitessBackupSchedule's spec. */
 export interface OperatorSchedule {

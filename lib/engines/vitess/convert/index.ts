@@ -5,16 +5,17 @@
  * schedules. One policy per cluster, or one per group of keyspaces when their
  * storage, images or init script differ (a policy has one of each).
  */
-import { canonicalFlag } from '../engines/vitess/flags';
-import type { VitessScratch, VitessSpec } from '../engines/vitess/types';
-import { reservedFlags } from '../engines/vitess/validate';
-import { API_VERSION, KIND } from '../policy/types';
-import { parseSize } from '../units';
-import { ClusterInfo, ShardBackupSettings, readCluster } from './vitess-cluster';
-import { OperatorSchedule, expandSchedule, scheduleProblems } from './vitess-expand';
-import { PolicyTarget, policySchedules } from './vitess-schedules';
-import { backupScheduleName } from './vitess-names';
-import { Draft, Notes, Obj, asArr, asObj, asStr, at, objectName } from './types';
+import { canonicalFlag } from '../flags';
+import type { VitessScratch, VitessSpec } from '../types';
+import { reservedFlags } from '../validate';
+import { API_VERSION, KIND } from '../../../policy/types';
+import { parseSize } from '../../../units';
+import { ClusterInfo, ShardBackupSettings, readCluster } from './cluster';
+import { OperatorSchedule, expandSchedule, scheduleProblems } from './expand';
+import { PolicyTarget, policySchedules } from './schedules';
+import { backupScheduleName } from './names';
+import type { EngineConverter } from '../../convert';
+import { Draft, Notes, Obj, asArr, asObj, asStr, at, objectName } from '../../convert';
 
 export function convertVitess(clusters: readonly Obj[], schedules: readonly Obj[], notes: Notes): Draft[] {
   const joined = new Set<Obj>();
@@ -293,3 +294,12 @@ function scratch(targets: readonly PolicyTarget[], cluster: ClusterInfo, notes: 
     );
   return { scratch: largest };
 }
+
+/** `convert` for vitess-operator's objects: a VitessCluster (with the VitessBackupSchedules naming it) gives its policies. */
+export const vitessConverter: EngineConverter = {
+  kinds: [
+    { apiVersion: 'planetscale.com/v2', kind: 'VitessCluster' },
+    { apiVersion: 'planetscale.com/v2', kind: 'VitessBackupSchedule' },
+  ],
+  convert: (of, notes) => convertVitess(of('VitessCluster'), of('VitessBackupSchedule'), notes),
+};
