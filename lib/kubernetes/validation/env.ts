@@ -26,7 +26,8 @@ const ENV_VAR_NAME_FMT = '[-._a-zA-Z][-._a-zA-Z0-9]*';
 const ENV_VAR_NAME_MSG =
   "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
 const ENV_VAR_NAME = anchored(ENV_VAR_NAME_FMT);
-const ENV_FIELD_PATHS = [
+/** The pod fields an env var's fieldRef may name (besides labels and annotations by key), as the API server allows them. */
+export const ENV_FIELD_PATHS = [
   'metadata.name',
   'metadata.namespace',
   'metadata.uid',

@@ -69,6 +69,210 @@ const name64 = name63 + 'd';
 const subdomain253 = [repeat('a', 63), repeat('b', 63), repeat('c', 63), repeat('d', 61)].join('.');
 const subdomain254 = subdomain253 + 'e';
 
+/** A pool of values: plausible ones, and adversarial ones drawn now and then (`pick`). */
+export interface ValuePool<T> {
+  readonly plausible: readonly T[];
+  readonly adversarial: readonly T[];
+}
+
+/** Every value of a pool, plausible first. */
+export const allValues = <T>(pool: ValuePool<T>): T[] => [...pool.plausible, ...pool.adversarial];
+
+/** The value pools the generators draw from, shared with the API-server differential test (test/kube/differential-samples.ts). */
+export const FUZZ_VALUES = {
+  dnsLabels: {
+    plausible: ['db', 'prod', 'a', 'x1', 'commerce', 'customer-2'],
+    adversarial: [name63, 'a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z-0-1-2-3-4', '0', '9-9'],
+  },
+  subdomains: {
+    plausible: ['my-secret', 'creds.v2', 'aws-credentials', 'a'],
+    adversarial: [name63, name64, subdomain253, subdomain254, 'a.b.c', '0.0'],
+  },
+  secretKeys: {
+    plausible: ['key', 'password', 'credentials.json', 'AWS_KEY'],
+    adversarial: ['.hidden', '..x', '-', '_', repeat('k', 253), repeat('k', 254), 'a..b', '...'],
+  },
+  /** Label keys: plain, prefixed, too long, with the engine's own keys (which the engine's labels win over). */
+  labelKeys: {
+    plausible: ['app', 'team', 'example.com/tier', 'env', 'node-role.kubernetes.io/db', 'topology.kubernetes.io/zone'],
+    adversarial: [
+      name63,
+      name64,
+      `${subdomain253}/x`,
+      `${subdomain254}/x`,
+      `example.com/${name63}`,
+      `example.com/${name64}`,
+      '-app',
+      'app-',
+      '_x',
+      'x_',
+      'a.b_c-d',
+      'Example.com/x',
+      'example.com/',
+      '/x',
+      'a/b/c',
+      'ünï',
+      'a$b',
+      'app.kubernetes.io/component',
+      'app.kubernetes.io/managed-by',
+      'backup-cronjobs.io/target',
+      'backup-cronjobs.io/serialization-group',
+      'kubernetes.io/hostname',
+      '',
+    ],
+  },
+  labelValues: {
+    plausible: ['prod', 'true', 'a', 'db-1', 'v1.2.3', ''],
+    adversarial: [
+      name63,
+      'a'.repeat(63),
+      '.a',
+      'a.',
+      '_a',
+      'a_',
+      '-a',
+      'a-',
+      'x y',
+      'ünï',
+      '$(X)',
+      'a$b',
+      'A.B_C-D',
+      '1',
+      '00',
+    ],
+  },
+  quantities: {
+    plausible: ['100m', '250m', '1', '2', '128Mi', '1Gi', '512Mi', '2Gi'],
+    adversarial: [
+      '0',
+      '0.5',
+      '0.0001',
+      '1.5Gi',
+      '0.1m',
+      '1000000000000000000000Ei',
+      '99999999999999999999',
+      '1.000000001',
+      '1k',
+      '1M',
+      '1E',
+      '10Ti',
+    ],
+  },
+  resourceNames: {
+    plausible: ['cpu', 'memory', 'ephemeral-storage'],
+    adversarial: [
+      'nvidia.com/gpu',
+      'hugepages-2Mi',
+      'example.com/foo',
+      'bogus',
+      'requests.cpu',
+      'Memory',
+      'kubernetes.io/x',
+      'a/b/c',
+      'cpu ',
+      'example.com/' + name64,
+      'hugepages-1Gi',
+    ],
+  },
+  schedules: {
+    plausible: [
+      '@daily',
+      '@hourly',
+      '0 2 * * *',
+      '*/15 * * * *',
+      '30 1 * * 1-5',
+      'H 3 * * *',
+      'H/30 * * * *',
+      'H(0-29) 4 * * *',
+      '0 0,12 * * *',
+      '@weekly',
+    ],
+    adversarial: [
+      '0 0 * * 7',
+      '* * * *',
+      'CRON_TZ=UTC 0 0 * * *',
+      'TZ=Europe/Berlin 0 0 * * *',
+      '@reboot',
+      '@every 1h',
+      '61 * * * *',
+      '0 0 31 2 *',
+      'H H H H H',
+      '$(X) * * * *',
+      '0 0 * JAN MON',
+    ],
+  },
+  timeZones: {
+    plausible: ['Etc/UTC', 'UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'],
+    adversarial: [
+      'Local',
+      'Mars/Olympus',
+      'utc',
+      'Etc/GMT+14',
+      'America/Argentina/ComodRivadavia',
+      '../etc/passwd',
+      ' UTC',
+    ],
+  },
+  topologyKeys: {
+    plausible: ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'kubernetes.io/os'],
+    adversarial: ['bad key', name64, '/x', 'example.com/', `example.com/${name64}`, 'a$b', '-x'],
+  },
+  nodeNames: {
+    plausible: ['cp-0', 'cp-1', 'node-a.example.com', 'master-2'],
+    adversarial: [name63, name64, subdomain253, `${name64}.example.com`, 'a.b', '0', `${repeat('n', 62)}x.y`],
+  },
+  gtLtValues: {
+    plausible: ['1', '10', '-5', '0'],
+    adversarial: ['9223372036854775807', '9223372036854775808', '-9223372036854775809', '1.5', 'x', '+1', '007'],
+  },
+  tolerationSeconds: {
+    plausible: [0, 60, 3600, 2 ** 40],
+    adversarial: [2 ** 53 - 1, 2 ** 53, 2 ** 63, 1e21],
+  },
+  /** Env names: plain ones, odd but valid ones, and the names the engines set themselves. */
+  envNames: {
+    plausible: ['EXTRA', 'LOG_LEVEL', 'my.var', 'TZ_HINT'],
+    adversarial: [
+      '-x',
+      '.x',
+      '_',
+      'PATH',
+      'HOME',
+      'BACKUP_JOB',
+      'AWS_SECRET_ACCESS_KEY',
+      'S3_BUCKET',
+      'ETCD_BACKUP_NODE',
+      'REDIS_PASSWORD',
+      'a'.repeat(300),
+    ],
+  },
+  mountPaths: {
+    plausible: ['/extra', '/etc/extra', '/data/x', '/opt/conf'],
+    adversarial: [
+      '/tmp',
+      '/',
+      '/a/../b',
+      '/x:y',
+      '/vt/bin',
+      '/backup',
+      '/scratch',
+      '/etcd-backup',
+      '/extra/',
+      '//x',
+      '/ü',
+      '/$(X)',
+    ],
+  },
+  hostPaths: {
+    plausible: ['/var/lib/etcd-backup', '/srv/backup', '/var/lib/etcd-restore'],
+    adversarial: ['/a/../b', '/x:y', '/var/lib/$(X)', '/ü/x', '/a//b', '/..'],
+  },
+  sizeLimits: { plausible: ['1Gi', '500Mi'], adversarial: ['0', '0.5Ki', '1E'] },
+} satisfies Record<string, ValuePool<unknown>>;
+
+/** A pool's values as an arbitrary (`pick`). */
+const pool = <T>(pools: Pools, values: ValuePool<T>) => pick(pools, values.plausible, values.adversarial);
+
 /** Text with `$`: what the kubelet would expand if the builder forgot to escape it. */
 export const DOLLAR_FRAGMENTS = [
   '$',
@@ -126,66 +330,22 @@ function freeText(pools: Pools, plausible: readonly string[]): fc.Arbitrary<stri
   );
 }
 
-const dnsLabels = ['db', 'prod', 'a', 'x1', 'commerce', 'customer-2'];
-const dnsLabelAdversarial = [name63, 'a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z-0-1-2-3-4', '0', '9-9'];
-const dnsLabel = (pools: Pools) => pick(pools, dnsLabels, dnsLabelAdversarial);
-
-const subdomains = ['my-secret', 'creds.v2', 'aws-credentials', 'a'];
-const subdomain = (pools: Pools) =>
-  pick(pools, subdomains, [name63, name64, subdomain253, subdomain254, 'a.b.c', '0.0']);
-
-const secretKeys = (pools: Pools) =>
-  pick(
-    pools,
-    ['key', 'password', 'credentials.json', 'AWS_KEY'],
-    ['.hidden', '..x', '-', '_', repeat('k', 253), repeat('k', 254), 'a..b', '...'],
-  );
+const dnsLabel = (pools: Pools) => pool(pools, FUZZ_VALUES.dnsLabels);
+const subdomain = (pools: Pools) => pool(pools, FUZZ_VALUES.subdomains);
+const secretKeys = (pools: Pools) => pool(pools, FUZZ_VALUES.secretKeys);
 const secretRef = (pools: Pools) => rec({ name: subdomain(pools), key: secretKeys(pools) });
 
-/** Label keys: plain, prefixed, too long, with the engine's own keys (which the engine's labels win over). */
-const labelKeys = (pools: Pools) =>
-  pick(
-    pools,
-    ['app', 'team', 'example.com/tier', 'env', 'node-role.kubernetes.io/db', 'topology.kubernetes.io/zone'],
-    [
-      name63,
-      name64,
-      `${subdomain253}/x`,
-      `${subdomain254}/x`,
-      `example.com/${name63}`,
-      `example.com/${name64}`,
-      '-app',
-      'app-',
-      '_x',
-      'x_',
-      'a.b_c-d',
-      'Example.com/x',
-      'example.com/',
-      '/x',
-      'a/b/c',
-      'ünï',
-      'a$b',
-      'app.kubernetes.io/component',
-      'app.kubernetes.io/managed-by',
-      'backup-cronjobs.io/target',
-      'backup-cronjobs.io/serialization-group',
-      'kubernetes.io/hostname',
-      '',
-    ],
-  );
-const labelValues = (pools: Pools) =>
-  pick(
-    pools,
-    ['prod', 'true', 'a', 'db-1', 'v1.2.3', ''],
-    [name63, 'a'.repeat(63), '.a', 'a.', '_a', 'a_', '-a', 'a-', 'x y', 'ünï', '$(X)', 'a$b', 'A.B_C-D', '1', '00'],
-  );
+const labelKeys = (pools: Pools) => pool(pools, FUZZ_VALUES.labelKeys);
+const labelValues = (pools: Pools) => pool(pools, FUZZ_VALUES.labelValues);
 const labels = (pools: Pools) => fc.dictionary(labelKeys(pools), labelValues(pools), { maxKeys: 3 });
 
 /**
  * Annotations: small ones, `$` in values, and (adversarial) one that brings the total of keys and
  * values a few bytes under, at or over 256 KiB, or to half of it (twice that, with another level's).
  */
-const ANNOTATION_LIMIT = 256 * 1024;
+export const ANNOTATION_LIMIT = 256 * 1024;
+/** How far under (or over, if negative) the limit a large annotation brings the total. */
+export const ANNOTATION_SLACK = [-1, 0, 1, 23, 24, 25, 100];
 const annotationValues = (pools: Pools) =>
   pools.adversarial
     ? fc.oneof(
@@ -195,7 +355,7 @@ const annotationValues = (pools: Pools) =>
     : fc.constantFrom('value', 'a note');
 const largeAnnotation = (pools: Pools) =>
   fc
-    .tuple(labelKeys(pools), fc.constantFrom(-1, 0, 1, 23, 24, 25, 100, ANNOTATION_LIMIT / 2))
+    .tuple(labelKeys(pools), fc.constantFrom(...ANNOTATION_SLACK, ANNOTATION_LIMIT / 2))
     .map(([key, slack]) => ({ [key]: 'z'.repeat(Math.max(0, ANNOTATION_LIMIT - key.length - slack)) }));
 const annotations = (pools: Pools) =>
   fc
@@ -205,80 +365,12 @@ const annotations = (pools: Pools) =>
     )
     .map(([small, large]) => ({ ...small, ...large }));
 
-const quantities = (pools: Pools) =>
-  pick(
-    pools,
-    ['100m', '250m', '1', '2', '128Mi', '1Gi', '512Mi', '2Gi'],
-    [
-      '0',
-      '0.5',
-      '0.0001',
-      '1.5Gi',
-      '0.1m',
-      '1000000000000000000000Ei',
-      '99999999999999999999',
-      '1.000000001',
-      '1k',
-      '1M',
-      '1E',
-      '10Ti',
-    ],
-  );
-const resourceNames = (pools: Pools) =>
-  pick(
-    pools,
-    ['cpu', 'memory', 'ephemeral-storage'],
-    [
-      'nvidia.com/gpu',
-      'hugepages-2Mi',
-      'example.com/foo',
-      'bogus',
-      'requests.cpu',
-      'Memory',
-      'kubernetes.io/x',
-      'a/b/c',
-      'cpu ',
-      'example.com/' + name64,
-      'hugepages-1Gi',
-    ],
-  );
+const quantities = (pools: Pools) => pool(pools, FUZZ_VALUES.quantities);
+const resourceNames = (pools: Pools) => pool(pools, FUZZ_VALUES.resourceNames);
 const resourceMap = (pools: Pools) => fc.dictionary(resourceNames(pools), quantities(pools), { maxKeys: 3 });
 
-const schedules = (pools: Pools) =>
-  pick(
-    pools,
-    [
-      '@daily',
-      '@hourly',
-      '0 2 * * *',
-      '*/15 * * * *',
-      '30 1 * * 1-5',
-      'H 3 * * *',
-      'H/30 * * * *',
-      'H(0-29) 4 * * *',
-      '0 0,12 * * *',
-      '@weekly',
-    ],
-    [
-      '0 0 * * 7',
-      '* * * *',
-      'CRON_TZ=UTC 0 0 * * *',
-      'TZ=Europe/Berlin 0 0 * * *',
-      '@reboot',
-      '@every 1h',
-      '61 * * * *',
-      '0 0 31 2 *',
-      'H H H H H',
-      '$(X) * * * *',
-      '0 0 * JAN MON',
-    ],
-  );
-const timeZones = (pools: Pools) =>
-  pick(
-    pools,
-    ['Etc/UTC', 'UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'],
-    ['Local', 'Mars/Olympus', 'utc', 'Etc/GMT+14', 'America/Argentina/ComodRivadavia', '../etc/passwd', ' UTC'],
-  );
+const schedules = (pools: Pools) => pool(pools, FUZZ_VALUES.schedules);
+const timeZones = (pools: Pools) => pool(pools, FUZZ_VALUES.timeZones);
 const durations = (pools: Pools) =>
   pick(
     pools,
@@ -289,18 +381,8 @@ const durations = (pools: Pools) =>
 // ---------------------------------------------------------------------------------------------
 // job settings (spec.defaults and every override level)
 
-const topologyKeys = (pools: Pools) =>
-  pick(
-    pools,
-    ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'kubernetes.io/os'],
-    ['bad key', name64, '/x', 'example.com/', `example.com/${name64}`, 'a$b', '-x'],
-  );
-const nodeNames = (pools: Pools) =>
-  pick(
-    pools,
-    ['cp-0', 'cp-1', 'node-a.example.com', 'master-2'],
-    [name63, name64, subdomain253, `${name64}.example.com`, 'a.b', '0', `${repeat('n', 62)}x.y`],
-  );
+const topologyKeys = (pools: Pools) => pool(pools, FUZZ_VALUES.topologyKeys);
+const nodeNames = (pools: Pools) => pool(pools, FUZZ_VALUES.nodeNames);
 
 const nodeRequirement = (pools: Pools) =>
   fc.oneof(
@@ -318,15 +400,7 @@ const nodeRequirement = (pools: Pools) =>
     rec({
       key: labelKeys(pools),
       operator: fc.constantFrom('Gt', 'Lt'),
-      values: fc
-        .tuple(
-          pick(
-            pools,
-            ['1', '10', '-5', '0'],
-            ['9223372036854775807', '9223372036854775808', '-9223372036854775809', '1.5', 'x', '+1', '007'],
-          ),
-        )
-        .map((v) => [...v]),
+      values: fc.tuple(pool(pools, FUZZ_VALUES.gtLtValues)).map((v) => [...v]),
       weight: some(fc.integer({ min: 1, max: 100 })),
     }),
     rec({
@@ -353,7 +427,7 @@ const toleration = (pools: Pools) =>
       key: labelKeys(pools),
       operator: some(fc.constantFrom('Equal', 'Exists')),
       effect: fc.constant('NoExecute'),
-      tolerationSeconds: pick(pools, [0, 60, 3600, 2 ** 40], [2 ** 53 - 1, 2 ** 53, 2 ** 63, 1e21]),
+      tolerationSeconds: pool(pools, FUZZ_VALUES.tolerationSeconds),
     }),
   );
 
@@ -381,37 +455,14 @@ export const placement = (pools: Pools) =>
     ),
   });
 
-/** Env names: plain ones, odd but valid ones, and the names the engines set themselves. */
-const envNames = (pools: Pools) =>
-  pick(
-    pools,
-    ['EXTRA', 'LOG_LEVEL', 'my.var', 'TZ_HINT'],
-    [
-      '-x',
-      '.x',
-      '_',
-      'PATH',
-      'HOME',
-      'BACKUP_JOB',
-      'AWS_SECRET_ACCESS_KEY',
-      'S3_BUCKET',
-      'ETCD_BACKUP_NODE',
-      'REDIS_PASSWORD',
-      'a'.repeat(300),
-    ],
-  );
+const envNames = (pools: Pools) => pool(pools, FUZZ_VALUES.envNames);
 const envVar = (pools: Pools) =>
   fc.oneof(
     rec({ name: envNames(pools), value: freeText(pools, ['1', 'debug', '', 'a=b']) }),
     rec({ name: envNames(pools), secretKeyRef: secretRef(pools) }),
   );
 
-const mountPaths = (pools: Pools) =>
-  pick(
-    pools,
-    ['/extra', '/etc/extra', '/data/x', '/opt/conf'],
-    ['/tmp', '/', '/a/../b', '/x:y', '/vt/bin', '/backup', '/scratch', '/etcd-backup', '/extra/', '//x', '/ü', '/$(X)'],
-  );
+const mountPaths = (pools: Pools) => pool(pools, FUZZ_VALUES.mountPaths);
 const extraVolume = (pools: Pools) =>
   fc
     .tuple(
@@ -428,7 +479,7 @@ const extraVolume = (pools: Pools) =>
         rec({ secret: rec({ secretName: subdomain(pools) }) }),
         rec({ configMap: rec({ name: subdomain(pools) }) }),
         rec({ persistentVolumeClaim: rec({ claimName: subdomain(pools) }) }),
-        rec({ emptyDir: rec({ sizeLimit: some(pick(pools, ['1Gi', '500Mi'], ['0', '0.5Ki', '1E'])) }) }),
+        rec({ emptyDir: rec({ sizeLimit: some(pool(pools, FUZZ_VALUES.sizeLimits)) }) }),
       ),
     )
     .map(([v, source]) => ({ ...v, ...source }));
@@ -987,12 +1038,7 @@ export const redisSpec = (pools: Pools) =>
 /** The name of a shard or node given as a name or as `{name, ...settings}`. */
 const entryName = (entry: string | { name: string }) => (typeof entry === 'string' ? entry : entry.name);
 
-const hostPaths = (pools: Pools) =>
-  pick(
-    pools,
-    ['/var/lib/etcd-backup', '/srv/backup', '/var/lib/etcd-restore'],
-    ['/a/../b', '/x:y', '/var/lib/$(X)', '/ü/x', '/a//b', '/..'],
-  );
+const hostPaths = (pools: Pools) => pool(pools, FUZZ_VALUES.hostPaths);
 const etcdNode = (pools: Pools) =>
   fc.oneof(
     { weight: 2, arbitrary: nodeNames(pools) },
