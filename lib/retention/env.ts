@@ -143,73 +143,107 @@ export type RetentionDestination =
       readonly incrementalChains?: boolean;
     };
 
-/** Problems with a destination (messages name `path.field`). */
-export function validateRetentionDestination(dest: RetentionDestination, path: string): string[] {
-  const errors: string[] = [];
-  const req = (field: string, value: string | undefined): void => {
-    if (typeof value !== 'string' || value === '')
-      errors.push(`${path}.${field}: required, got ${JSON.stringify(value)}`);
-  };
-  if (dest.kind === 'dir' || dest.kind === 's3') {
-    req('namePrefix', dest.namePrefix);
-    if (/[/\t\n]/.test(dest.namePrefix ?? '')) {
-      errors.push(`${path}.namePrefix: must not contain "/", tab or newline, got ${JSON.stringify(dest.namePrefix)}`);
+type DestinationOf<K extends RetentionDestinationKind> = Extract<RetentionDestination, { readonly kind: K }>;
+type Require = (field: string, value: string | undefined) => void;
+
+/** The checks of a destination that names its backups (`dir`, `s3`), before the field that says where. */
+function namedChecks(dest: DestinationOf<'dir' | 's3'>, path: string, req: Require, errors: string[]): void {
+  req('namePrefix', dest.namePrefix);
+  if (/[/\t\n]/.test(dest.namePrefix ?? '')) {
+    errors.push(`${path}.namePrefix: must not contain "/", tab or newline, got ${JSON.stringify(dest.namePrefix)}`);
+  }
+  if (/[/\t\n]/.test(nameText(dest.nameSuffix) ?? '')) {
+    errors.push(`${path}.nameSuffix: must not contain "/", tab or newline, got ${JSON.stringify(dest.nameSuffix)}`);
+  }
+  (dest.sidecarSuffixes ?? []).forEach((s, i) => {
+    if (s === '' || /[\s/*?[]/.test(s)) {
+      errors.push(
+        `${path}.sidecarSuffixes[${i}]: must be non-empty without spaces, "/", "*", "?" or "[", got ${JSON.stringify(s)}`,
+      );
     }
-    if (/[/\t\n]/.test(nameText(dest.nameSuffix) ?? '')) {
-      errors.push(`${path}.nameSuffix: must not contain "/", tab or newline, got ${JSON.stringify(dest.nameSuffix)}`);
-    }
-    (dest.sidecarSuffixes ?? []).forEach((s, i) => {
-      if (s === '' || /[\s/*?[]/.test(s)) {
-        errors.push(
-          `${path}.sidecarSuffixes[${i}]: must be non-empty without spaces, "/", "*", "?" or "[", got ${JSON.stringify(s)}`,
-        );
-      }
-    });
-    if (dest.kind === 'dir') req('dir', dest.dir);
-    else req('bucket', dest.bucket);
-  } else {
+  });
+}
+
+/** Each kind's checks (messages name `path.field`). */
+const DESTINATION_CHECKS: {
+  readonly [K in RetentionDestinationKind]: (
+    dest: DestinationOf<K>,
+    path: string,
+    req: Require,
+    errors: string[],
+  ) => void;
+} = {
+  dir: (dest, path, req, errors) => {
+    namedChecks(dest, path, req, errors);
+    req('dir', dest.dir);
+  },
+  s3: (dest, path, req, errors) => {
+    namedChecks(dest, path, req, errors);
+    req('bucket', dest.bucket);
+  },
+  vitess: (dest, _path, req) => {
     req('server', dest.server);
     req('keyspace', dest.keyspace);
     req('shard', dest.shard);
-  }
+  },
+};
+
+/** Problems with a destination (messages name `path.field`). */
+export function validateRetentionDestination(dest: RetentionDestination, path: string): string[] {
+  const errors: string[] = [];
+  const req: Require = (field, value) => {
+    if (typeof value !== 'string' || value === '')
+      errors.push(`${path}.${field}: required, got ${JSON.stringify(value)}`);
+  };
+  (DESTINATION_CHECKS[dest.kind] as (d: RetentionDestination, path: string, req: Require, errors: string[]) => void)(
+    dest,
+    path,
+    req,
+    errors,
+  );
   return errors;
 }
+
+type Add = (name: string, value: string | Expansion | undefined) => void;
+
+/** Each kind's env, besides BACKUP_DEST_KIND. */
+const DESTINATION_ENV: { readonly [K in RetentionDestinationKind]: (dest: DestinationOf<K>, add: Add) => void } = {
+  dir: (dest, add) => {
+    add(RETENTION_ENV.dir, dest.dir);
+    add(RETENTION_ENV.namePrefix, dest.namePrefix);
+    add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
+    add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
+  },
+  s3: (dest, add) => {
+    add(RETENTION_ENV.s3Bucket, dest.bucket);
+    add(RETENTION_ENV.s3Prefix, dest.prefix);
+    add(RETENTION_ENV.namePrefix, dest.namePrefix);
+    add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
+    add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
+    add(RETENTION_ENV.s3Endpoint, dest.endpoint);
+    if (dest.forcePathStyle) add(RETENTION_ENV.s3ForcePathStyle, 'true');
+    if (dest.objectLock) {
+      add(RETENTION_ENV.s3ObjectLockMode, dest.objectLock.mode);
+      add(RETENTION_ENV.s3ObjectLockSeconds, String(dest.objectLock.seconds));
+    }
+  },
+  vitess: (dest, add) => {
+    add(RETENTION_ENV.vtctldServer, dest.server);
+    add(RETENTION_ENV.vitessKeyspace, dest.keyspace);
+    add(RETENTION_ENV.vitessShard, dest.shard);
+    if (dest.incrementalChains) add(RETENTION_ENV.vitessIncrementalChains, 'true');
+  },
+};
 
 /** Env describing the destination, sorted by name. Throws on an invalid destination. */
 export function retentionDestinationEnv(dest: RetentionDestination): DestinationEnvVar[] {
   const errors = validateRetentionDestination(dest, 'destination');
   if (errors.length > 0) throw new Error(errors.join('\n'));
   const env: DestinationEnvVar[] = [{ name: RETENTION_ENV.destKind, value: dest.kind }];
-  const add = (name: string, value: string | Expansion | undefined): void => {
+  const add: Add = (name, value) => {
     if (value !== undefined && value !== '') env.push({ name, value });
   };
-  switch (dest.kind) {
-    case 'dir':
-      add(RETENTION_ENV.dir, dest.dir);
-      add(RETENTION_ENV.namePrefix, dest.namePrefix);
-      add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
-      add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
-      break;
-    case 's3':
-      add(RETENTION_ENV.s3Bucket, dest.bucket);
-      add(RETENTION_ENV.s3Prefix, dest.prefix);
-      add(RETENTION_ENV.namePrefix, dest.namePrefix);
-      add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
-      add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
-      add(RETENTION_ENV.s3Endpoint, dest.endpoint);
-      if (dest.forcePathStyle) add(RETENTION_ENV.s3ForcePathStyle, 'true');
-      if (dest.objectLock) {
-        add(RETENTION_ENV.s3ObjectLockMode, dest.objectLock.mode);
-        add(RETENTION_ENV.s3ObjectLockSeconds, String(dest.objectLock.seconds));
-      }
-      break;
-    case 'vitess':
-      add(RETENTION_ENV.vtctldServer, dest.server);
-      add(RETENTION_ENV.vitessKeyspace, dest.keyspace);
-      add(RETENTION_ENV.vitessShard, dest.shard);
-      if (dest.incrementalChains) add(RETENTION_ENV.vitessIncrementalChains, 'true');
-      break;
-  }
+  (DESTINATION_ENV[dest.kind] as (d: RetentionDestination, add: Add) => void)(dest, add);
   return env.sort(byName);
 }
 

@@ -112,18 +112,20 @@ export type RetentionDestinationKind = 'dir' | 's3' | 'vitess';
 const ALL_RULES: readonly RetentionRuleName[] = RETENTION_RULE_NAMES;
 
 /**
- * Which rules each destination supports: Vitess lists backups through
- * `vtctldclient GetBackups`, which reports no sizes, so `maxTotalSize` is
- * unavailable there.
+ * The rules each destination cannot apply, each with why: Vitess lists backups through
+ * `vtctldclient GetBackups`, which reports no sizes, so `maxTotalSize` is unavailable there.
  */
+const UNSUPPORTED_RULES: Readonly<
+  Record<RetentionDestinationKind, Readonly<Partial<Record<RetentionRuleName, string>>>>
+> = {
+  dir: {},
+  s3: {},
+  vitess: { maxTotalSize: 'vtctldclient GetBackups reports no backup sizes' },
+};
+
+/** Which rules each destination supports (every rule but its {@link UNSUPPORTED_RULES}). */
 export function supportedRetentionRules(kind: RetentionDestinationKind): readonly RetentionRuleName[] {
-  switch (kind) {
-    case 'dir':
-    case 's3':
-      return ALL_RULES;
-    case 'vitess':
-      return ALL_RULES.filter((r) => r !== 'maxTotalSize');
-  }
+  return ALL_RULES.filter((r) => UNSUPPORTED_RULES[kind][r] === undefined);
 }
 
 /** Options of {@link validateRetention}. */
@@ -171,9 +173,10 @@ export function validateRetention(rules: unknown, path: string, opts: ValidateRe
       if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
     }
     if (opts.destination !== undefined && !supportedRetentionRules(opts.destination).includes(key)) {
+      const why = UNSUPPORTED_RULES[opts.destination][key];
       errors.push(
         `${at}: not supported for ${opts.destination} destinations` +
-          (opts.destination === 'vitess' ? ' (vtctldclient GetBackups reports no backup sizes)' : '') +
+          (why !== undefined ? ` (${why})` : '') +
           `; supported there: ${supportedRetentionRules(opts.destination).join(', ')}`,
       );
     }

@@ -1,64 +1,12 @@
 /** vtbackup flags as vitess-operator renders them: sorted `--key=value`. */
 import { VITESS_DEFAULTS } from './defaults';
 import type { ResolvedVitess } from './resolve';
-import type { VitessStorage } from './types';
+import { SECRET_DIRS, storageFlags } from './storage';
 
-/** The secret directories vitess-operator mounts per storage kind. */
-export const SECRET_DIRS = {
-  s3: '/vt/secrets/s3-backup-auth',
-  gcs: '/vt/secrets/gcs-backup-auth',
-  azblob: '/vt/secrets/azblob-backup-auth',
-  ceph: '/vt/secrets/ceph-backup-auth',
-  dbInit: '/vt/secrets/db-init-script',
-} as const;
+export { SECRET_DIRS, storageRoot } from './storage';
 
 /** Flags the entry script adds at run time; extraFlags may not set them. */
 export const RUNTIME_FLAGS = ['initial_backup', 'allow_first_backup'] as const;
-
-/** `root(prefix, cluster)` of vitess-operator: `<prefix>/<cluster>` or `<cluster>`. */
-export function storageRoot(prefix: string | undefined, cluster: string): string {
-  const p = (prefix ?? '').replace(/\/+$/, '');
-  return p ? `${p}/${cluster}` : cluster;
-}
-
-export function storageFlags(storage: VitessStorage, cluster: string): Record<string, string> {
-  if (storage.s3) {
-    const s3 = storage.s3;
-    return {
-      backup_storage_implementation: 's3',
-      s3_backup_aws_region: s3.region,
-      s3_backup_storage_bucket: s3.bucket,
-      s3_backup_storage_root: storageRoot(s3.keyPrefix, cluster),
-      s3_backup_force_path_style: String(s3.forcePathStyle),
-      ...(s3.endpoint ? { s3_backup_aws_endpoint: s3.endpoint } : {}),
-      ...(s3.minPartSize ? { s3_backup_aws_min_partsize: String(s3.minPartSize) } : {}),
-    };
-  }
-  if (storage.gcs) {
-    return {
-      backup_storage_implementation: 'gcs',
-      gcs_backup_storage_bucket: storage.gcs.bucket,
-      gcs_backup_storage_root: storageRoot(storage.gcs.keyPrefix, cluster),
-    };
-  }
-  if (storage.azblob) {
-    const az = storage.azblob;
-    return {
-      backup_storage_implementation: 'azblob',
-      azblob_backup_account_name: az.account,
-      azblob_backup_account_key_file: `${SECRET_DIRS.azblob}/${az.authSecret.key}`,
-      azblob_backup_container_name: az.container,
-      azblob_backup_storage_root: storageRoot(az.keyPrefix, cluster),
-    };
-  }
-  if (storage.ceph) {
-    return {
-      backup_storage_implementation: 'ceph',
-      ceph_backup_storage_config: `${SECRET_DIRS.ceph}/${storage.ceph.authSecret.key}`,
-    };
-  }
-  return { backup_storage_implementation: 'file', file_backup_storage_root: `/vt/backups/${cluster}` };
-}
 
 /** `--mysql_server_version` from a numeric image tag (`mysql:8.0.40` → `8.0.40-Vitess`). */
 export function mysqlServerVersion(image: string): string | undefined {

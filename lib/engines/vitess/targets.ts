@@ -5,7 +5,7 @@
  * (incremental.ts); with `spec.retention.schedule`, one retention-prune
  * CronJob per keyspace/shard.
  */
-import type { EngineContainer, EngineEnvVar, EnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
+import type { EngineContainer, EngineEnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
 import { labelValue, safeShard } from '../../kubernetes/names';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import { pickSettings } from '../../policy/settings';
@@ -15,11 +15,11 @@ import { cronFromFrequency } from '../../schedule';
 import { shellCommand } from '../../scripts';
 import { STEP_RESOURCES, resolveResources, resourceOverrides } from '../../workload/resources';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../workload/security';
-import { caBundleParts } from '../../workload/ca-bundle';
 import { ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
 import { SECRET_DIRS, shardArgs } from './flags';
+import { storageParts } from './storage';
 import { incrementalTarget } from './incremental';
 import type { ResolvedVitess } from './resolve';
 import type { VitessSchedule } from './types';
@@ -166,7 +166,7 @@ function prunePod(
       ...ctx.env,
       { name: 'PATH', value: VITESS_PATH },
       ...destinationEnv(spec, keyspace, shard),
-      ...pruneEnv(policy.retention, ctx.settings.timeZone),
+      ...pruneEnv(policy.retention, ctx.settings.zone),
     ],
   });
 }
@@ -185,7 +185,7 @@ interface ShardPodParts {
 }
 
 function shardPodParts(spec: ResolvedVitess): ShardPodParts {
-  const storage = storageParts(spec);
+  const storage = storageParts(spec.storage);
   const scratch = spec.scratch;
   const volumes: Volume[] = [
     ...storage.volumes,
@@ -276,7 +276,7 @@ function vitessPod(
     ...destinationEnv(spec, keyspace, shard),
     { name: 'VITESS_ALLOW_FIRST_BACKUP', value: String(spec.allowFirstBackup) },
     { name: 'BACKUP_POLICY_SHARDS', value: covered },
-    ...(prunes ? pruneEnv(policy.retention, ctx.settings.timeZone) : []),
+    ...(prunes ? pruneEnv(policy.retention, ctx.settings.zone) : []),
   ];
 
   const init: EngineContainer = {
@@ -307,59 +307,4 @@ function vitessPod(
     securityContext: parts.podSecurity,
     terminationGracePeriodSeconds: VITESS_DEFAULTS.terminationGracePeriodSeconds,
   };
-}
-
-function storageParts(spec: ResolvedVitess): { volumes: Volume[]; mounts: VolumeMount[]; env: EnvVar[] } {
-  const st = spec.storage;
-  const secretVolume = (name: string, ref: { name: string; key: string }): Volume => ({
-    name,
-    secret: { secretName: ref.name, items: [{ key: ref.key, path: ref.key }], defaultMode: 0o444 },
-  });
-  if (st.s3) {
-    const auth = st.s3.authSecret;
-    // vtbackup's S3 client (aws-sdk-go-v2 with its own *http.Client) fails with
-    // AWS_CA_BUNDLE set; Go's TLS roots take extra directories from SSL_CERT_DIR,
-    // besides the image's bundle file.
-    const ca = st.s3.caBundle && caBundleParts(st.s3.caBundle, 's3');
-    return {
-      volumes: [...(auth ? [secretVolume('s3-backup-auth-secret', auth)] : []), ...(ca ? [ca.volume] : [])],
-      mounts: [
-        ...(auth ? [{ name: 's3-backup-auth-secret', mountPath: SECRET_DIRS.s3, readOnly: true }] : []),
-        ...(ca ? [ca.mount] : []),
-      ],
-      env: [
-        ...(auth ? [{ name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${SECRET_DIRS.s3}/${auth.key}` }] : []),
-        ...(ca ? [{ name: 'SSL_CERT_DIR', value: `${VITESS_DEFAULTS.systemCertDir}:${ca.dir}` }] : []),
-      ],
-    };
-  }
-  if (st.gcs?.authSecret) {
-    return {
-      volumes: [secretVolume('gcs-backup-auth-secret', st.gcs.authSecret)],
-      mounts: [{ name: 'gcs-backup-auth-secret', mountPath: SECRET_DIRS.gcs, readOnly: true }],
-      env: [{ name: 'GOOGLE_APPLICATION_CREDENTIALS', value: `${SECRET_DIRS.gcs}/${st.gcs.authSecret.key}` }],
-    };
-  }
-  if (st.azblob) {
-    return {
-      volumes: [secretVolume('azblob-backup-auth-secret', st.azblob.authSecret)],
-      mounts: [{ name: 'azblob-backup-auth-secret', mountPath: SECRET_DIRS.azblob, readOnly: true }],
-      env: [],
-    };
-  }
-  if (st.ceph) {
-    return {
-      volumes: [secretVolume('ceph-backup-auth-secret', st.ceph.authSecret)],
-      mounts: [{ name: 'ceph-backup-auth-secret', mountPath: SECRET_DIRS.ceph, readOnly: true }],
-      env: [{ name: 'CEPH_CREDENTIALS_FILE', value: `${SECRET_DIRS.ceph}/${st.ceph.authSecret.key}` }],
-    };
-  }
-  if (st.file) {
-    return {
-      volumes: [{ name: 'vitess-backups', persistentVolumeClaim: { claimName: st.file.claimName } }],
-      mounts: [{ name: 'vitess-backups', mountPath: '/vt/backups', subPath: st.file.subPath }],
-      env: [],
-    };
-  }
-  return { volumes: [], mounts: [], env: [] };
 }
