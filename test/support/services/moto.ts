@@ -15,13 +15,10 @@
  * neither refuses a retain-until date in the past nor a shorter lock or COMPLIANCE to GOVERNANCE.
  */
 import { execFileSync } from 'child_process';
-import * as fs from 'fs';
-import * as fsp from 'fs/promises';
-import * as http from 'http';
 import * as path from 'path';
 import { awsCliPath, cleanEnv, runOk } from './commands';
 import { BaseHandle, freePort, launch, waitReady } from './processes';
-import { S3Object, S3Response, s3Client } from './s3';
+import { S3Object, S3Response, awsCliEnv, httpStatus, s3Client } from './s3';
 
 const INSTALL = 'scripts/install-moto.sh';
 
@@ -96,17 +93,12 @@ export async function startMoto(
     argv: ({ port }) => ['-H', '127.0.0.1', '-p', String(port)],
     env: (dir) => cleanEnv({ HOME: dir, PYTHONUNBUFFERED: '1' }),
     ready: async (p, { port }) => {
-      await waitReady(p, `HTTP GET http://127.0.0.1:${port}/moto-api/`, 30000, async () => {
-        const status = await new Promise<number>((resolve, reject) => {
-          const r = http.get({ host: '127.0.0.1', port, path: '/moto-api/', timeout: 2000 }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          });
-          r.on('timeout', () => r.destroy(new Error('timeout')));
-          r.on('error', reject);
-        });
-        return status === 200;
-      });
+      await waitReady(
+        p,
+        `HTTP GET http://127.0.0.1:${port}/moto-api/`,
+        30000,
+        async () => (await httpStatus(port, '/moto-api/')) === 200,
+      );
     },
   });
   const { port } = params;
@@ -121,22 +113,7 @@ export async function startMoto(
   });
 
   const tmpFiles = path.join(base.tmpDir, 'aws');
-  await fsp.mkdir(tmpFiles, { recursive: true });
-  const awsEnv = (): Record<string, string> => {
-    const cfg = path.join(tmpFiles, 'config');
-    const cred = path.join(tmpFiles, 'credentials');
-    for (const f of [cfg, cred]) if (!fs.existsSync(f)) fs.writeFileSync(f, '');
-    return {
-      AWS_ACCESS_KEY_ID: accessKeyId,
-      AWS_SECRET_ACCESS_KEY: secretAccessKey,
-      AWS_DEFAULT_REGION: region,
-      AWS_REGION: region,
-      AWS_CONFIG_FILE: cfg,
-      AWS_SHARED_CREDENTIALS_FILE: cred,
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_PAGER: '',
-    };
-  };
+  const awsEnv = await awsCliEnv(tmpFiles, { accessKeyId, secretAccessKey, region });
 
   const createBucket = async (bucket: string, o: { objectLock?: boolean } = {}): Promise<void> => {
     const r = await client.request(

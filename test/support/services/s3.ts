@@ -244,6 +244,49 @@ export function s3Client(o: S3ClientOptions) {
   };
 }
 
+/** The HTTP status of a GET to a loopback port (HTTPS when `ca` is given); rejects on a connection error or after 2 s. */
+export function httpStatus(port: number, urlPath: string, ca?: Buffer): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const r = (ca ? https : http).get(
+      { host: '127.0.0.1', port, path: urlPath, timeout: 2000, ...(ca ? { ca } : {}) },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    r.on('timeout', () => r.destroy(new Error('timeout')));
+    r.on('error', reject);
+  });
+}
+
+/**
+ * The environment of an aws CLI that talks to a test S3 server with these credentials: empty config and
+ * credentials files of its own in `dir` (never the machine's), no instance metadata, no pager.
+ */
+export async function awsCliEnv(
+  dir: string,
+  creds: { accessKeyId: string; secretAccessKey: string; region: string },
+  caFile?: string,
+): Promise<() => Record<string, string>> {
+  await fsp.mkdir(dir, { recursive: true });
+  return () => {
+    const cfg = path.join(dir, 'config');
+    const cred = path.join(dir, 'credentials');
+    for (const f of [cfg, cred]) if (!fs.existsSync(f)) fs.writeFileSync(f, '');
+    return {
+      AWS_ACCESS_KEY_ID: creds.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: creds.secretAccessKey,
+      AWS_DEFAULT_REGION: creds.region,
+      AWS_REGION: creds.region,
+      AWS_CONFIG_FILE: cfg,
+      AWS_SHARED_CREDENTIALS_FILE: cred,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_PAGER: '',
+      ...(caFile ? { AWS_CA_BUNDLE: caFile } : {}),
+    };
+  };
+}
+
 export interface S3Options {
   buckets?: string[];
   readyTimeoutMs?: number;
@@ -283,20 +326,12 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
     ],
     env: (dir) => cleanEnv({ HOME: dir }),
     ready: async (p, { port }) => {
-      await waitReady(p, `HTTP GET http://127.0.0.1:${port}/`, opts.readyTimeoutMs ?? 15000, async () => {
-        const status = await new Promise<number>((resolve, reject) => {
-          const r = (ca ? https : http).get(
-            { host: '127.0.0.1', port, path: '/', timeout: 2000, ...(ca ? { ca } : {}) },
-            (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            },
-          );
-          r.on('timeout', () => r.destroy(new Error('timeout')));
-          r.on('error', reject);
-        });
-        return status > 0;
-      });
+      await waitReady(
+        p,
+        `HTTP GET http://127.0.0.1:${port}/`,
+        opts.readyTimeoutMs ?? 15000,
+        async () => (await httpStatus(port, '/', ca)) > 0,
+      );
     },
   });
   const { port, dataDir } = params;
@@ -313,23 +348,7 @@ export async function startS3(opts: S3Options = {}): Promise<S3Handle> {
   });
 
   const tmpFiles = path.join(base.tmpDir, 'aws');
-  await fsp.mkdir(tmpFiles, { recursive: true });
-  const awsEnv = (): Record<string, string> => {
-    const cfg = path.join(tmpFiles, 'config');
-    const cred = path.join(tmpFiles, 'credentials');
-    for (const f of [cfg, cred]) if (!fs.existsSync(f)) fs.writeFileSync(f, '');
-    return {
-      AWS_ACCESS_KEY_ID: accessKeyId,
-      AWS_SECRET_ACCESS_KEY: secretAccessKey,
-      AWS_DEFAULT_REGION: region,
-      AWS_REGION: region,
-      AWS_CONFIG_FILE: cfg,
-      AWS_SHARED_CREDENTIALS_FILE: cred,
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_PAGER: '',
-      ...(opts.tls ? { AWS_CA_BUNDLE: opts.tls.caFile } : {}),
-    };
-  };
+  const awsEnv = await awsCliEnv(tmpFiles, { accessKeyId, secretAccessKey, region }, opts.tls?.caFile);
 
   return {
     ...base,
