@@ -49,6 +49,7 @@ import {
   toolsEnv,
 } from './pods';
 import type { ResolvedEtcd } from './resolve';
+import { destinationKind } from './destinations';
 import { shellCommand } from '../../scripts';
 
 /** The drill pod of one backup target: a `perNode` node's snapshots (`node`), or every node's (cluster mode). */
@@ -132,11 +133,10 @@ export function drillPod(
     mainContainers: [...steps, restore, report].map((c) => c.name),
     volumes: [...l.volumes, scratchVolume, ...(identity?.volumes ?? []), ...s3Volumes(spec)],
     securityContext: s3 ? restrictedPodSecurity(ETCD_DEFAULTS.s3DrillUid) : rootPodSecurity(),
-    placement:
-      d.kind === 'hostPath'
-        ? enginePlacement(spec, node, false)
-        : d.kind === 'persistentVolumeClaim'
-          ? enginePlacement(spec, undefined, false)
-          : undefined,
+    placement: {
+      node: () => enginePlacement(spec, node, false),
+      role: () => enginePlacement(spec, undefined, false),
+      anywhere: () => undefined,
+    }[destinationKind(d).readers](),
   };
 }

@@ -39,6 +39,10 @@ import { contentCheckEnv } from '../../workload/content-checks';
 import { ETCD_ALARMS, ETCD_DEFAULTS, ETCD_PATHS as P, NODE_VARIABLE } from './defaults';
 import { snapshotGroup, stepsInAwsCli } from './resolve';
 import type { ResolvedEtcd } from './resolve';
+import { destinationKind } from './destinations';
+import type { Layout } from './destinations';
+
+export type { Layout } from './destinations';
 
 export const fieldEnv = (name: string, fieldPath: string): EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
 
@@ -54,36 +58,9 @@ export function enginePlacement(spec: ResolvedEtcd, node: string | undefined, se
   };
 }
 
-/** Paths and volumes of the destination. */
-export interface Layout {
-  /**
-   * Where the clear snapshot (and files archive) is written and verified: the
-   * destination directory (same filesystem as the final name: an atomic
-   * rename), or scratch for S3 and for encrypted snapshots (the clear
-   * snapshot never rests outside the pod's scratch).
-   */
-  readonly workDir: string;
-  readonly volumes: Volume[];
-  /** Mount of the destination (none for S3). */
-  readonly mount?: VolumeMount;
-}
-
+/** Paths and volumes of the destination (its kind's row). */
 export function layout(spec: ResolvedEtcd, encrypted = false): Layout {
-  const d = spec.destination;
-  if (d.kind === 's3') return { workDir: P.scratch, volumes: [] };
-  const workDir = encrypted ? P.scratch : P.backup;
-  if (d.kind === 'persistentVolumeClaim') {
-    return {
-      workDir,
-      volumes: [{ name: 'backup', persistentVolumeClaim: { claimName: d.claimName } }],
-      mount: { name: 'backup', mountPath: P.backup, subPath: d.subPath },
-    };
-  }
-  return {
-    workDir,
-    volumes: [{ name: 'backup', hostPath: { path: d.path, type: 'DirectoryOrCreate' } }],
-    mount: { name: 'backup', mountPath: P.backup },
-  };
+  return destinationKind(spec.destination).layout(spec.destination, encrypted);
 }
 
 /**

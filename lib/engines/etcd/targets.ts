@@ -17,6 +17,7 @@ import { drillPod } from './drill';
 import { backupPod, prunePod } from './pods';
 import type { ResolvedDefragmentation, ResolvedEtcd, ResolvedNode } from './resolve';
 import { snapshotGroup } from './resolve';
+import { destinationKind } from './destinations';
 
 const LABEL_PREFIX = 'backup-cronjobs.io';
 
@@ -27,7 +28,7 @@ export function etcdTargets(spec: ResolvedEtcd, policy: PolicyContext): EngineTa
   const prunes =
     pruneSchedule === undefined
       ? []
-      : spec.destination.kind === 'hostPath'
+      : destinationKind(spec.destination).readers === 'node'
         ? spec.nodes.map((node) => pruneTarget(spec, policy, node, pruneSchedule))
         : [pruneTarget(spec, policy, undefined, pruneSchedule)];
   const drills = policy.drill ? nodes.map((node) => drillTarget(spec, policy, node)) : [];
