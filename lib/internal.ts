@@ -8,6 +8,7 @@ export { IssueList, childPath, show } from './policy/errors';
 export * as units from './units';
 export { sortKeys } from './yaml';
 export { isPlainObject } from './kubernetes/objects';
+export { literal } from './kubernetes/expansion';
 export { findCollisions, formatCollision, objectKey } from './model/collisions';
 export { objectByKey, objectKeys } from './model/object-keys';
 export type { ObjectKeys } from './model/object-keys';

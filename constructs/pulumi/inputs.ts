@@ -1,14 +1,33 @@
 /**
- * `pulumi.Input` values in a component's args. The objects are rendered once,
+ * `pulumi.Input` values in a component's args. The policy is rendered once,
  * when the component is constructed, with a validated stand-in for each
  * Output (or Promise); the children's args then get the Output itself at
- * exactly the places its stand-in landed. Only fields that pass through
- * unchanged take an Input (`lib/engines/props.ts`): whatever shapes the
- * objects is a plain value, known at construction.
+ * exactly the places its stand-in landed. Once the values are known they are
+ * validated with the whole policy (resolved, not rendered again). Only fields
+ * that pass through unchanged take an Input (`lib/engines/props.ts`):
+ * whatever shapes the objects is a plain value, known at construction.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { PASS_THROUGH_FIELDS, childPath, isPlainObject, passThroughFormat } from '../../lib/internal';
-import type { COMMON_PASS_THROUGH, EngineFields, PassThroughFormat } from '../../lib/internal';
+import {
+  PASS_THROUGH_FIELDS,
+  PolicyError,
+  childPath,
+  isPlainObject,
+  literal,
+  passThroughFormat,
+  renderResolved,
+  resolvePolicy,
+  show,
+} from '../../lib/internal';
+import type {
+  COMMON_PASS_THROUGH,
+  EngineFields,
+  Manifest,
+  PassThroughFormat,
+  ResolvedPolicy,
+} from '../../lib/internal';
+import { atPropPaths } from '../core';
+import type { PolicySource } from '../core';
 
 /** The common pass-through fields and every engine's own (from the core's registry). */
 type Fields = typeof COMMON_PASS_THROUGH | EngineFields['passThrough'];
@@ -182,4 +201,109 @@ function escapeRegExp(text: string): string {
 /** A Promise, from any realm. */
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** The policy rendered at construction, with a stand-in for each Output. */
+export interface Rendering {
+  readonly resolved: ResolvedPolicy;
+  readonly manifests: Manifest[];
+  /** The policy with a marker for each slot. */
+  readonly template: unknown;
+  readonly slots: readonly InputSlot[];
+  /** The stand-in each slot was rendered with. */
+  readonly standIns: readonly string[];
+  /** The slot of `metadata.namespace`, when it is an Output. */
+  readonly namespaceSlot?: number;
+  /** The slots rendered into text the kubelet expands (`$(VAR)` in a container's command, args, env values). */
+  readonly expandedSlots: ReadonlySet<number>;
+}
+
+/**
+ * The one render of a component: the policy of the args, an Output (or
+ * Promise) standing in as a valid placeholder. Throws `PolicyError` with the
+ * problems at the arg paths written, or an Error naming an Output where a
+ * value shapes the objects.
+ */
+export function renderWithStandIns(source: PolicySource, label: string): Rendering {
+  const { marked, slots } = markInputs(source.props);
+  const template = source.toPolicy(marked);
+  const paths = markerPaths(template);
+  const standIns = slotFormats(slots, paths).map((format, i) => standIn(format, i, 'a'));
+  try {
+    const resolved = resolvePolicy(fillMarkers(template, standIns), label);
+    const manifests = renderResolved(resolved);
+    const namespaceSlot = paths.indexOf('metadata.namespace');
+    const expanded = standIns.length > 0 ? kubeletExpandedTexts(manifests) : [];
+    return {
+      resolved,
+      manifests,
+      template,
+      slots,
+      standIns,
+      namespaceSlot: namespaceSlot < 0 ? undefined : namespaceSlot,
+      expandedSlots: new Set(standIns.flatMap((s, i) => (expanded.some((t) => t.includes(s)) ? [i] : []))),
+    };
+  } catch (e) {
+    throw e instanceof PolicyError ? atPropPaths(e, source) : e;
+  }
+}
+
+/**
+ * What is wrong with the slots' values, once known, or undefined: a value
+ * that is not a string; the whole policy with the values, resolved as the
+ * plain args would be (its `PolicyError` at the arg paths); a value the core
+ * would write otherwise than as written, because its stand-in landed in text
+ * the kubelet expands and the value holds a `$` (the core writes it `$$`).
+ * Nothing is rendered: the objects are those of `r` with the values in place.
+ */
+export function valuesProblem(
+  r: Rendering,
+  values: readonly unknown[],
+  source: PolicySource,
+  label: string,
+): string | undefined {
+  const notStrings = values.flatMap((v, i) =>
+    typeof v === 'string' ? [] : [`  ${r.slots[i].propPath}: the Output resolved to ${show(v)}; a string is required`],
+  );
+  if (notStrings.length > 0) return `${label}: invalid Output value(s)\n${notStrings.join('\n')}`;
+  try {
+    resolvePolicy(fillMarkers(r.template, values), label);
+  } catch (e) {
+    if (!(e instanceof PolicyError)) throw e;
+    return atPropPaths(e, source).message;
+  }
+  const escaped = [...r.expandedSlots].filter((i) => literal(values[i] as string) !== values[i]);
+  if (escaped.length > 0) {
+    return (
+      `${label}: the value(s) of ${escaped.map((i) => r.slots[i].propPath).join(', ')} render differently from the value as written ` +
+      "(escaped for the kubelet's $(VAR) expansion): pass such a value as a plain string"
+    );
+  }
+  return undefined;
+}
+
+/** Keys of a pod spec's container lists. */
+const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
+
+/** Every string of `manifests` the kubelet expands `$(VAR)` in: each container's command, args and env values. */
+export function kubeletExpandedTexts(manifests: readonly unknown[]): string[] {
+  const texts: string[] = [];
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (isPlainObject(value)) {
+      for (const [k, v] of Object.entries(value)) {
+        if (!CONTAINER_LISTS.has(k) || !Array.isArray(v)) {
+          visit(v);
+          continue;
+        }
+        for (const c of v.filter(isPlainObject)) {
+          const env = Array.isArray(c.env) ? c.env.filter(isPlainObject).map((e) => e.value) : [];
+          texts.push(...strings(c.command), ...strings(c.args), ...strings(env));
+        }
+      }
+    }
+  };
+  visit(manifests);
+  return texts;
 }

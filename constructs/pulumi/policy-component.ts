@@ -1,20 +1,12 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import {
-  PolicyError,
-  formatCollision,
-  objectByKey,
-  objectKey,
-  renderResolved,
-  resolvePolicy,
-  show,
-  sortKeys,
-} from '../../lib/internal';
-import type { Manifest, ResolvedPolicy } from '../../lib/internal';
-import { atPropPaths, handles } from '../core';
+import { formatCollision, objectByKey, objectKey } from '../../lib/internal';
+import type { Manifest } from '../../lib/internal';
+import { handles } from '../core';
 import type { PolicySource } from '../core';
 import { checkChildren, createChildren } from './children';
-import { InputSlot, fillMarkers, markInputs, markerPaths, slotFormats, standIn, substitute } from './inputs';
+import { renderWithStandIns, substitute, valuesProblem } from './inputs';
+import type { Rendering } from './inputs';
 
 /** Objects already rendered in this program, per Pulumi runtime (each `setMocks` or deployment) and per kubernetes provider. */
 const rendered = new WeakMap<object, Map<unknown, Map<string, string>>>();
@@ -39,31 +31,21 @@ function claimObjects(component: pulumi.ComponentResource, label: string, manife
 /** `<package>:<module>` of every component's type token (`backup-cronjobs:index:BackupPolicy`). */
 export const TYPE_TOKEN_PREFIX = 'backup-cronjobs:index';
 
-/** The policy rendered at construction, with a stand-in for each Output. */
-interface Rendering {
-  readonly resolved: ResolvedPolicy;
-  readonly manifests: Manifest[];
-  /** The policy with a marker for each slot. */
-  readonly template: unknown;
-  readonly slots: readonly InputSlot[];
-  /** The stand-in each slot was rendered with. */
-  readonly standIns: readonly string[];
-  /** The slot of `metadata.namespace`, when it is an Output. */
-  readonly namespaceSlot?: number;
-}
-
 /**
  * The one implementation behind every component of this package. It renders
- * the policy with the engine-neutral core first: an invalid policy throws
- * `PolicyError` (every problem, at the arg paths written) before anything is
- * registered. Then one typed `@pulumi/kubernetes` child per object, in render
- * order, named `<name>-<kind>-<metadata.name>`, each with `{ parent: this }`.
+ * the policy once, with the engine-neutral core, when it is constructed: an
+ * invalid policy throws `PolicyError` (every problem, at the arg paths
+ * written) before anything is registered. Then one typed `@pulumi/kubernetes`
+ * child per object, in render order, named `<name>-<kind>-<metadata.name>`,
+ * each with `{ parent: this }`: every child is registered at construction, so
+ * a preview shows them all, with their names, even while an Output is unknown.
  *
  * An arg that is an Output is rendered as a validated stand-in and reaches
  * the children's args as that Output, at exactly the places it is rendered.
- * Its value is validated once known (with the whole policy): an invalid one
- * fails the deployment with the arg path in the message. With an Output
- * namespace, objects another component renders too are detected then as well.
+ * Its value is validated once known (`pulumi.output(...).apply`: the whole
+ * policy resolved with it, not rendered again): an invalid one fails the
+ * deployment with the arg path in the message. With an Output namespace,
+ * objects another component renders too are detected then as well.
  *
  * Engine components are thin subclasses: a type name and an args → policy
  * mapping from the core.
@@ -98,7 +80,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   protected constructor(type: string, name: string, source: PolicySource, opts?: pulumi.ComponentResourceOptions) {
     const token = `${TYPE_TOKEN_PREFIX}:${type}`;
     const label = `${token}::${name}`;
-    const rendering = render(source, label);
+    const rendering = renderWithStandIns(source, label);
     const { manifests, resolved, standIns, namespaceSlot } = rendering;
     checkChildren(name, manifests);
     super(token, name, {}, opts);
@@ -158,45 +140,27 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   }
 
   /**
-   * Each slot's value, released only once the whole policy rendered with the
-   * real values is valid and equals the objects with the values in place of
-   * their stand-ins; a failure is a `ResourceError` of this component naming
-   * the arg paths. A slot keeps its own secretness.
+   * Each slot's value, released only once the values are valid with the
+   * whole policy (`valuesProblem`); a failure is a `ResourceError` of this
+   * component naming the arg paths. A slot keeps its own secretness.
    */
   private checkedValues(r: Rendering, source: PolicySource, label: string): pulumi.Output<unknown>[] {
     if (r.slots.length === 0) return [];
     const fail = (message: string): never => {
       throw new pulumi.ResourceError(message, this, true);
     };
-    const checked = pulumi.all(r.slots.map((s) => s.value)).apply((values) => {
-      const problems = values.flatMap((v, i) =>
-        typeof v === 'string'
-          ? []
-          : [`  ${r.slots[i].propPath}: the Output resolved to ${show(v)}; a string is required`],
-      );
-      if (problems.length > 0) fail(`${label}: invalid Output value(s)\n${problems.join('\n')}`);
-      let real: Manifest[] = [];
-      try {
-        real = renderResolved(resolvePolicy(fillMarkers(r.template, values), label));
-      } catch (e) {
-        if (!(e instanceof PolicyError)) throw e;
-        fail(atPropPaths(e, source).message);
-      }
-      const placed = substitute(
-        r.manifests,
-        r.standIns,
-        (i) => values[i] as string,
-        (parts) => parts.join(''),
-      );
-      if (JSON.stringify(sortKeys(real)) !== JSON.stringify(sortKeys(placed))) {
-        fail(
-          `${label}: the value(s) of ${r.slots.map((s) => s.propPath).join(', ')} render differently from the value as written ` +
-            "(e.g. escaped for the kubelet's $(VAR) expansion): pass such a value as a plain string",
-        );
-      }
+    const checked = pulumi.output(r.slots.map((s) => s.value)).apply((values) => {
+      const problem = valuesProblem(r, values, source, label);
+      if (problem !== undefined) fail(problem);
       if (r.namespaceSlot !== undefined) {
+        const placed = substitute(
+          r.manifests,
+          r.standIns,
+          (i) => values[i] as string,
+          (parts) => parts.join(''),
+        ) as Manifest[];
         try {
-          claimObjects(this, `component ${label}`, real);
+          claimObjects(this, `component ${label}`, placed);
         } catch (e) {
           fail((e as Error).message);
         }
@@ -205,27 +169,5 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     });
     const released = pulumi.unsecret(checked);
     return r.slots.map((s) => pulumi.all([released, s.value]).apply(([, v]) => v));
-  }
-}
-
-/** The policy of the args, rendered with a stand-in for each Output; problems at the arg paths written. */
-function render(source: PolicySource, label: string): Rendering {
-  const { marked, slots } = markInputs(source.props);
-  const template = source.toPolicy(marked);
-  const paths = markerPaths(template);
-  const standIns = slotFormats(slots, paths).map((format, i) => standIn(format, i, 'a'));
-  try {
-    const resolved = resolvePolicy(fillMarkers(template, standIns), label);
-    const namespaceSlot = paths.indexOf('metadata.namespace');
-    return {
-      resolved,
-      manifests: renderResolved(resolved),
-      template,
-      slots,
-      standIns,
-      namespaceSlot: namespaceSlot < 0 ? undefined : namespaceSlot,
-    };
-  } catch (e) {
-    throw e instanceof PolicyError ? atPropPaths(e, source) : e;
   }
 }
