@@ -9,7 +9,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../../lib/cli';
 import { referencedPolicyFiles, sectionCodeBlocks } from '../package/readme-blocks';
-import { codeBlocks } from '../support/markdown';
+import { sessionSteps } from '../support/markdown';
 import { matchesOutput } from './pulumi/stack';
 import { ensureNamespace } from './support/apply';
 import { testCluster } from './support/cluster';
@@ -142,19 +142,8 @@ describe.each([
 describe('the cdk8s guide’s session (docs/frontends/cdk8s.md)', () => {
   const DOC = 'docs/frontends/cdk8s.md';
 
-  /** The session block: each command with the output shown under it. */
-  function session(): { command: string; expected: string }[] {
-    const blocks = codeBlocks(fs.readFileSync(path.join(ROOT, DOC), 'utf8'), DOC).filter(
-      (b) => b.section === "## A session with the README's app" && b.language === 'sh',
-    );
-    expect(blocks).toHaveLength(1);
-    const steps: { command: string; lines: string[] }[] = [];
-    for (const line of blocks[0].text.replace(/\n$/, '').split('\n')) {
-      if (line.startsWith('$ ')) steps.push({ command: line.slice(2), lines: [] });
-      else steps.at(-1)!.lines.push(line);
-    }
-    return steps.map((s) => ({ command: s.command, expected: s.lines.join('\n') }));
-  }
+  const session = () =>
+    sessionSteps(fs.readFileSync(path.join(ROOT, DOC), 'utf8'), DOC, "## A session with the README's app");
 
   test('each command prints what the docs show, on the real API server', async () => {
     const cluster = await testCluster();

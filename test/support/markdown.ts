@@ -123,3 +123,23 @@ export function relativeLinks(markdown: string): Link[] {
   });
   return links;
 }
+
+/** One step of a shell session shown in the docs: a `$ ` command (without a trailing `# comment`) and what it prints. */
+export interface SessionStep {
+  readonly command: string;
+  readonly expected: string;
+}
+
+/** The steps of the one `sh` block under `section` of a docs file: each `$ ` line with the lines under it. */
+export function sessionSteps(markdown: string, file: string, section: string): SessionStep[] {
+  const blocks = codeBlocks(markdown, file).filter((b) => b.section === section && b.language === 'sh');
+  if (blocks.length !== 1) throw new Error(`${file}: ${blocks.length} sh blocks under "${section}", expected 1`);
+  const steps: { command: string; lines: string[] }[] = [];
+  for (const line of blocks[0].text.replace(/\n$/, '').split('\n')) {
+    if (line.startsWith('$ ')) steps.push({ command: line.slice(2).split(/\s+#/)[0].trim(), lines: [] });
+    else if (steps.length === 0)
+      throw new Error(`${file}: the session under "${section}" starts with output, not a $ command`);
+    else steps.at(-1)!.lines.push(line);
+  }
+  return steps.map((s) => ({ command: s.command, expected: s.lines.join('\n') }));
+}

@@ -11,7 +11,7 @@ import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
 import * as components from '../../../constructs/pulumi';
 import { sectionCodeBlocks } from '../../package/readme-blocks';
-import { codeBlocks } from '../../support/markdown';
+import { sessionSteps } from '../../support/markdown';
 import { runCommand } from '../../support/services/commands';
 import { testCluster, type TestCluster } from '../support/cluster';
 import {
@@ -87,21 +87,7 @@ spec:
 `;
 
 /** The session block: its commands, each with the output shown under it. */
-function session(): { command: string; expected: string }[] {
-  const blocks = codeBlocks(fs.readFileSync(path.join(REPO, DOC), 'utf8'), DOC).filter(
-    (b) => b.section === SESSION_SECTION && b.language === 'sh',
-  );
-  expect(blocks).toHaveLength(1);
-  const steps: { command: string; lines: string[] }[] = [];
-  for (const line of blocks[0].text.replace(/\n$/, '').split('\n')) {
-    if (line.startsWith('$ ')) steps.push({ command: line.slice(2).split(/\s+#/)[0].trim(), lines: [] });
-    else {
-      expect(steps.length).toBeGreaterThan(0);
-      steps.at(-1)!.lines.push(line);
-    }
-  }
-  return steps.map((s) => ({ command: s.command, expected: s.lines.join('\n') }));
-}
+const session = () => sessionSteps(fs.readFileSync(path.join(REPO, DOC), 'utf8'), DOC, SESSION_SECTION);
 
 describe("the README's Pulumi program, deployed by the Pulumi engine", () => {
   let cluster: TestCluster;
