@@ -48,24 +48,37 @@ function validateOwned(doc: unknown, source: string | undefined): BackupPolicy {
 /** Every problem of a document (schema and beyond), in one list. */
 export function policyIssues(doc: unknown): PolicyIssue[] {
   const problems = validateAgainstSchema(policySchema, doc);
-  if (problems.length === 0) return semanticIssues(doc as BackupPolicy, false);
+  if (problems.length === 0) return semanticIssues(doc as BackupPolicy, () => true);
   // Checks beyond the schema still run on what the schema accepted: invalid values are taken out first.
   const pruned = prune(doc, problems);
-  const reported = new Set(problems.map((p) => p.issue.path));
-  const more = typeof pruned === 'object' && pruned !== null ? semanticIssues(pruned as BackupPolicy, true) : [];
-  return [...problems.map((p) => p.issue), ...more.filter((i) => !reported.has(i.path))];
+  const issues = problems.map((p) => p.issue);
+  if (typeof pruned !== 'object' || pruned === null || Array.isArray(pruned)) return issues;
+  // What could not be taken out (a refused array item, a missing required field) keeps the checks that read it from running.
+  const refused = validateAgainstSchema(policySchema, pruned).map((p) => p.issue.path);
+  const accepted = (inputs: readonly string[]) => !refused.some((r) => inputs.some((i) => isWithin(r, i)));
+  const reported = new Set(issues.map((i) => i.path));
+  const more = semanticIssues(pruned as BackupPolicy, accepted);
+  return [...issues, ...more.filter((i) => !reported.has(i.path))];
 }
 
-/** The checks beyond the schema. `lenient`: parts the schema refused are missing, so a check that trips over that is skipped. */
-function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
+/** Whether `path` is `root` or a path below it. */
+function isWithin(path: string, root: string): boolean {
+  return path === root || (path.startsWith(root) && (path[root.length] === '.' || path[root.length] === '['));
+}
+
+/**
+ * The checks beyond the schema. Each runs only when `accepted` says the schema found nothing wrong in the parts
+ * it reads (its inputs), so a check never sees a shape the schema refused; a check that throws anyway is a bug.
+ */
+function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly string[]) => boolean): PolicyIssue[] {
   const issues = new IssueList();
   const spec = policy.spec ?? {};
-  const guarded = (check: () => void) => {
-    if (!lenient) return check();
+  const run = (inputs: readonly string[], check: () => void) => {
+    if (!accepted(inputs)) return;
     try {
       check();
-    } catch {
-      // a part of the document the schema refused; its problems are reported already
+    } catch (e) {
+      throw checkBug(e, inputs);
     }
   };
   const engines = enginesOf(spec);
@@ -75,30 +88,55 @@ function semanticIssues(policy: BackupPolicy, lenient: boolean): PolicyIssue[] {
       `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`,
     );
   }
-  guarded(() => validateSettings(spec.defaults, 'spec.defaults', issues));
-  guarded(() => {
-    checkLabels(policy.metadata?.labels, 'metadata.labels', issues);
-    checkAnnotations(policy.metadata?.annotations, 'metadata.annotations', issues);
+  run(['spec.defaults'], () => validateSettings(spec.defaults, 'spec.defaults', issues));
+  run(['metadata.labels'], () => checkLabels(policy.metadata?.labels, 'metadata.labels', issues));
+  run(['metadata.annotations'], () => checkAnnotations(policy.metadata?.annotations, 'metadata.annotations', issues));
+  run(['spec.metrics'], () => {
     checkLabels(spec.metrics?.prometheusRule?.labels, 'spec.metrics.prometheusRule.labels', issues);
     checkLabels(spec.metrics?.grafanaDashboard?.labels, 'spec.metrics.grafanaDashboard.labels', issues);
   });
   const only = engines.length === 1 ? engines[0] : undefined;
   if (spec.retention) {
-    guarded(() => {
+    run(['spec.retention', ...(only ? [childPath('spec', only)] : [])], () => {
       const engine = only && engineDefinition(only);
       validateRetentionOptions(spec.retention!, 'spec.retention', issues, engine?.retentionDestination?.(spec[only!]));
     });
   }
-  guarded(() => validateFeatures(spec, only, issues));
-  if (spec.metrics) guarded(() => validateMetricsEndpoint(spec.metrics!, issues));
+  run([], () => validateFeatureSupport(spec, only, issues));
+  run(['spec.encryption'], () => validateEncryption(spec, issues));
+  run(['spec.drill'], () => validateDrill(spec, issues));
+  if (spec.metrics) run(['spec.metrics'], () => validateMetricsEndpoint(spec.metrics!, issues));
   for (const key of engines) {
-    guarded(() => engineDefinition(key).validate(spec[key], policyContext(policy, key), issues));
+    run([childPath('spec', key), 'metadata.namespace', ...ENGINE_CONTEXT], () =>
+      engineDefinition(key).validate(spec[key], policyContext(policy, key), issues),
+    );
   }
   return [...issues.issues];
 }
 
-/** `spec.encryption`, `spec.drill` and `spec.contentChecks`: only for engines that implement them, each complete. */
-function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefined, issues: IssueList): void {
+/** The parts of `spec` an engine's checks read besides its own (PolicyContext). */
+const ENGINE_CONTEXT = [
+  'spec.defaults',
+  'spec.retention',
+  'spec.metrics',
+  'spec.encryption',
+  'spec.drill',
+  'spec.contentChecks',
+] as const;
+
+/** A check that threw on input the schema accepted: a bug in backup-cronjobs, reported as one with the check's own error and stack. */
+function checkBug(error: unknown, inputs: readonly string[]): Error {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  const bug = new Error(
+    `a check of the policy${inputs.length > 0 ? ` (${inputs.join(', ')})` : ''} threw, which is a bug in backup-cronjobs (please report it with the policy): ${cause.name}: ${cause.message}`,
+    { cause },
+  );
+  bug.stack = `${bug.name}: ${bug.message}\n${cause.stack ?? ''}`;
+  return bug;
+}
+
+/** `spec.encryption`, `spec.drill` and `spec.contentChecks`: only for engines that implement them. */
+function validateFeatureSupport(spec: BackupPolicy['spec'], engine: EngineKey | undefined, issues: IssueList): void {
   const features = { encryption: spec.encryption, drill: spec.drill, contentChecks: spec.contentChecks } as const;
   const names = { encryption: 'client-side encryption', drill: 'restore drills', contentChecks: 'content checks' };
   for (const [feature, value] of Object.entries(features)) {
@@ -113,6 +151,10 @@ function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefi
       }; ${supported.length > 0 ? `supported by: ${supported.join(', ')}` : 'no engine supports it yet'}`,
     );
   }
+}
+
+/** `spec.encryption`: one source of recipients, and an identity when drills decrypt. */
+function validateEncryption(spec: BackupPolicy['spec'], issues: IssueList): void {
   const age = spec.encryption?.age;
   if (age) {
     const sources = (['recipients', 'recipientsSecret', 'recipientsConfigMap'] as const).filter(
@@ -131,6 +173,10 @@ function validateFeatures(spec: BackupPolicy['spec'], engine: EngineKey | undefi
       );
     }
   }
+}
+
+/** `spec.drill`: its settings, and a limit on the age of the backup it restores of at least a minute. */
+function validateDrill(spec: BackupPolicy['spec'], issues: IssueList): void {
   if (spec.drill) {
     validateSettings(spec.drill, 'spec.drill', issues);
     if (spec.drill.maxBackupAge !== undefined)

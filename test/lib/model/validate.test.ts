@@ -1,5 +1,6 @@
 // Bad input never produces manifests: it produces every error, each naming the path, the value and what is allowed.
-import { loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
+import { PolicyError, loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
+import * as settings from '../../../lib/policy/settings';
 import { vitessPolicy } from '../engines/vitess/fixtures';
 import { at, obj } from '../../support/json-paths';
 import { policyIssues } from '../../support/policy-issues';
@@ -223,5 +224,55 @@ describe('YAML loading', () => {
 
   test('an empty file is an error', () => {
     expect(policyIssues(() => loadPolicies('# nothing\n'))).toEqual(['(document): no BackupPolicy document found']);
+  });
+});
+
+describe('checks beyond the schema', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  test('a check that throws on a policy the schema accepts is a bug, reported as one with its own error and stack', () => {
+    const error = new TypeError('Cannot read properties of undefined');
+    jest.spyOn(settings, 'validateSettings').mockImplementation(() => {
+      throw error;
+    });
+    let thrown: unknown;
+    try {
+      validatePolicy(withDefaults({ schedule: '@daily' }));
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).not.toBeInstanceOf(PolicyError);
+    const bug = thrown as Error;
+    expect(bug.message).toMatch(/a bug in backup-cronjobs/);
+    expect(bug.message).toContain('spec.defaults');
+    expect(bug.message).toContain('TypeError: Cannot read properties of undefined');
+    expect(bug.cause).toBe(error);
+    expect(bug.stack).toContain(error.stack);
+  });
+
+  test('a check that throws on a policy the schema refuses is a bug too, not swallowed', () => {
+    jest.spyOn(settings, 'validateSettings').mockImplementation(() => {
+      throw new TypeError('a check tripped');
+    });
+    // the schema refuses spec.metrics.pushgatewayUrl only: spec.defaults is accepted, so its check runs
+    const doc = vitessPolicy({}, { defaults: { schedule: '@daily' }, metrics: { pushgatewayUrl: 'ftp://x' } });
+    expect(() => validatePolicy(doc)).toThrow(/a bug in backup-cronjobs.*TypeError: a check tripped/);
+  });
+
+  test('a part the schema refuses and that cannot be taken out keeps the checks that read it from running, and the others report', () => {
+    // a null volume would trip the pod checks (v.name of null); the metrics check still runs
+    const doc = vitessPolicy(
+      {},
+      {
+        defaults: { pod: { volumes: [null] } },
+        metrics: { basicAuthSecret: { name: 'push-auth' } },
+      },
+    );
+    const issues = policyIssues(() => validatePolicy(doc));
+    expect(issues.some((i) => i.startsWith('spec.defaults.pod.volumes[0]: expected object'))).toBe(true);
+    expect(issues).toContain(
+      'spec.metrics.basicAuthSecret: applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it',
+    );
   });
 });
