@@ -141,13 +141,14 @@ export function fillMarkers(policy: unknown, values: readonly unknown[]): unknow
 
 /**
  * A stand-in accepted wherever a value of `format` is (a DNS label, a
- * `host:port`, an http URL) that nothing the core renders contains by
- * itself. `set` tells two stand-ins of one slot apart.
+ * `host:port`, an https URL: a CA bundle beside it is accepted too, and an
+ * http value is refused there once known) that nothing the core renders
+ * contains by itself. `set` tells two stand-ins of one slot apart.
  */
 export function standIn(format: PassThroughFormat, index: number, set: 'a' | 'b'): string {
   const token = `pulumi-input-${index}-${set}-4f1d0c`;
   if (format === 'address') return `${token}:1`;
-  if (format === 'url') return `http://${token}`;
+  if (format === 'url') return `https://${token}`;
   return token;
 }
 

@@ -378,7 +378,7 @@ describe('the stand-in helpers', () => {
     expect([standIn('name', 0, 'a'), standIn('address', 1, 'a'), standIn('url', 2, 'b')]).toEqual([
       'pulumi-input-0-a-4f1d0c',
       'pulumi-input-1-a-4f1d0c:1',
-      'http://pulumi-input-2-b-4f1d0c',
+      'https://pulumi-input-2-b-4f1d0c',
     ]);
   });
 

@@ -63,6 +63,8 @@ const REDIS = {
   s3: { bucket: 'cache-backups', region: 'us-east-1', endpoint: 'http://minio.minio.svc:9000' },
 };
 
+const HTTPS_METRICS = { pushgatewayUrl: 'https://pushgateway.monitoring.svc:9091' };
+
 test('plain args: one render and one resolve, at construction', async () => {
   const { BackupPolicy, RedisBackupSchedule } = await load();
   const { renders, resolves } = countCalls();
@@ -94,6 +96,21 @@ test('Output args: one render, at construction; the values, once known, are reso
   // the children are the plain render of the values
   const inputs = urns.map((urn) => plainInputs(registered.find((r) => r.name === parseUrn(urn).name)!.inputs));
   expect(inputs.map(canonicalJson)).toEqual(renderPolicy(redisSchedulePolicyOf(REDIS)).map(canonicalJson));
+});
+
+test('an https URL as an Output beside a CA bundle is accepted (its stand-in is an https URL), and rendered as written', async () => {
+  const { RedisBackupSchedule } = await load();
+  const args = {
+    ...REDIS,
+    metrics: { ...HTTPS_METRICS, caBundle: { configMap: { name: 'kube-root-ca.crt', key: 'ca.crt' } } },
+  };
+  const schedule = new RedisBackupSchedule('ca', {
+    ...args,
+    metrics: { ...args.metrics, pushgatewayUrl: pulumi.output(HTTPS_METRICS.pushgatewayUrl) },
+  });
+  const urns = await settle(schedule);
+  const inputs = urns.map((urn) => plainInputs(registered.find((r) => r.name === parseUrn(urn).name)!.inputs));
+  expect(inputs.map(canonicalJson)).toEqual(renderPolicy(redisSchedulePolicyOf(args)).map(canonicalJson));
 });
 
 test('with or without Outputs, the CronJob children depend on the ConfigMap child, and nothing else on anything', async () => {
@@ -165,6 +182,20 @@ describe('a value in place of its stand-in gives the plain render of that value,
       ],
     },
     {
+      // a CA bundle beside an https URL: accepted while the URL is an Output, refused once known if it is http
+      engine: 'redis',
+      args: {
+        ...REDIS,
+        metrics: { ...HTTPS_METRICS, caBundle: { configMap: { name: 'kube-root-ca.crt', key: 'ca.crt' } } },
+        s3: {
+          ...REDIS.s3,
+          endpoint: 'https://minio.minio.svc:9000',
+          caBundle: { secret: { name: 'minio-ca', key: 'ca.crt' } },
+        },
+      },
+      paths: ['metrics.pushgatewayUrl', 's3.endpoint'],
+    },
+    {
       engine: 'etcd',
       args: {
         name: 'etcd',
@@ -218,7 +249,7 @@ describe('a value in place of its stand-in gives the plain render of that value,
   ];
   const outcomes = new Map<string, number>();
 
-  test.each(ROWS)('$engine', ({ engine, args, paths }) => {
+  test.each(ROWS)('$engine $paths.0', ({ engine, args, paths }) => {
     const label = `test::${engine}`;
     for (const path of paths) {
       const source = scheduleSource(engine, setAt(args, path, pulumi.output('unused')), 'nightly');
