@@ -50,7 +50,15 @@ export abstract class PolicyConstruct extends Construct {
   public readonly pruneCronJobs: ReadonlyMap<string, ApiObject>;
   /** The restore-drill CronJobs (with `spec.drill`), by the key of the backups they drill. */
   public readonly drillCronJobs: ReadonlyMap<string, ApiObject>;
-  /** The Vitess incremental-backup CronJobs (a schedule's `incremental`), by the key of the shard's backup CronJob. */
+  /**
+   * The engine's other CronJobs by role (its component label), each by the key of the backups they go with:
+   * `incremental-backup` (Vitess, a schedule's `incremental`, by the key of the shard's backup CronJob).
+   */
+  public readonly extraCronJobs: ReadonlyMap<string, ReadonlyMap<string, ApiObject>>;
+  /**
+   * The Vitess incremental-backup CronJobs (a schedule's `incremental`), by the key of the shard's backup CronJob.
+   * @deprecated `extraCronJobs.get('incremental-backup')`
+   */
   public readonly incrementalCronJobs: ReadonlyMap<string, ApiObject>;
   /** The PrometheusRule (with `metrics.prometheusRule`). @default - none */
   public readonly prometheusRule?: ApiObject;
@@ -63,7 +71,7 @@ export abstract class PolicyConstruct extends Construct {
     this.manifests = renderResolved(resolved);
     this.apiObjects = addApiObjects(this, this.manifests);
     this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
-    const { backups, prunes, drills, incrementals } = handles(
+    const { backups, prunes, drills, extras } = handles(
       resolved,
       this.manifests,
       this.apiObjects,
@@ -72,7 +80,8 @@ export abstract class PolicyConstruct extends Construct {
     this.backupCronJobs = backups;
     this.pruneCronJobs = prunes;
     this.drillCronJobs = drills;
-    this.incrementalCronJobs = incrementals;
+    this.extraCronJobs = extras;
+    this.incrementalCronJobs = extras.get('incremental-backup') ?? new Map<string, ApiObject>();
     this.prometheusRule = this.apiObjects.find((o) => o.kind === 'PrometheusRule');
     this.node.addValidation({ validate: () => this.collisions() });
   }
@@ -96,9 +105,24 @@ export abstract class PolicyConstruct extends Construct {
     return objectByKey(this.drillCronJobs, key, `${this.node.path}: restore-drill CronJob`);
   }
 
-  /** The Vitess incremental-backup CronJob of a shard (a schedule's `incremental`), by its backup CronJob's key; without a key, the only one. */
+  /**
+   * One of the engine's other CronJobs (`extraCronJobs`) of a role, by the key of the backups it goes with:
+   * `extraCronJob('incremental-backup', 'commerce/-80')`; without a key, the only one of the role.
+   */
+  public extraCronJob(role: string, key?: string): ApiObject {
+    return objectByKey(
+      this.extraCronJobs.get(role) ?? new Map<string, ApiObject>(),
+      key,
+      `${this.node.path}: ${role} CronJob`,
+    );
+  }
+
+  /**
+   * The Vitess incremental-backup CronJob of a shard (a schedule's `incremental`), by its backup CronJob's key; without a key, the only one.
+   * @deprecated `extraCronJob('incremental-backup', key)`
+   */
   public incrementalCronJob(key?: string): ApiObject {
-    return objectByKey(this.incrementalCronJobs, key, `${this.node.path}: incremental-backup CronJob`);
+    return this.extraCronJob('incremental-backup', key);
   }
 
   /** Objects this construct renders that an earlier policy construct of the same app renders too. */

@@ -79,8 +79,8 @@ export interface Handles<T> {
   readonly prunes: ReadonlyMap<string, T>;
   /** Restore-drill CronJobs (with `spec.drill`), by the key of the backups they drill. */
   readonly drills: ReadonlyMap<string, T>;
-  /** Vitess incremental-backup CronJobs (a schedule's `incremental`), by the key of the shard's full backups. */
-  readonly incrementals: ReadonlyMap<string, T>;
+  /** The engine's extra CronJobs by role (its `extraCronJobs`), each by the key of the backups they go with. */
+  readonly extras: ReadonlyMap<string, ReadonlyMap<string, T>>;
 }
 
 /** The handles of `resolved`'s CronJobs among a front end's objects. */
@@ -104,6 +104,6 @@ export function handles<T>(
     backups: byKey(keys.backups, backupKeyPrefix),
     prunes: byKey(keys.prunes),
     drills: byKey(keys.drills),
-    incrementals: byKey(keys.incrementals, backupKeyPrefix),
+    extras: new Map([...keys.extras].map(([role, names]) => [role, byKey(names, backupKeyPrefix)])),
   };
 }

@@ -67,7 +67,15 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
   public readonly pruneCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
   /** The restore-drill CronJob children (with `spec.drill`), by target key. */
   public readonly drillCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
-  /** The Vitess incremental-backup CronJob children (a schedule's `incremental`), by the key of the shard's backup CronJob. */
+  /**
+   * The engine's other CronJob children by role (their component label), each by the key of the backups they go
+   * with: `incremental-backup` (Vitess, a schedule's `incremental`, by the key of the shard's backup CronJob).
+   */
+  public readonly extraCronJobs: ReadonlyMap<string, ReadonlyMap<string, k8s.batch.v1.CronJob>>;
+  /**
+   * The Vitess incremental-backup CronJob children (a schedule's `incremental`), by the key of the shard's backup CronJob.
+   * @deprecated `extraCronJobs.get('incremental-backup')`
+   */
   public readonly incrementalCronJobs: ReadonlyMap<string, k8s.batch.v1.CronJob>;
   /** `<type token>::<name>`, for messages. */
   protected readonly label: string;
@@ -106,7 +114,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
       .map((m) => m.metadata.name);
     this.cronJobNames = pulumi.output(cronJobNames);
     this.cronJobs = this.resources.filter((r): r is k8s.batch.v1.CronJob => k8s.batch.v1.CronJob.isInstance(r));
-    const { backups, prunes, drills, incrementals } = handles(
+    const { backups, prunes, drills, extras } = handles(
       resolved,
       manifests,
       this.resources as k8s.batch.v1.CronJob[],
@@ -115,7 +123,8 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     this.backupCronJobs = backups;
     this.pruneCronJobs = prunes;
     this.drillCronJobs = drills;
-    this.incrementalCronJobs = incrementals;
+    this.extraCronJobs = extras;
+    this.incrementalCronJobs = extras.get('incremental-backup') ?? new Map<string, k8s.batch.v1.CronJob>();
     this.registerOutputs({ cronJobNames: this.cronJobNames, namespace: this.namespace });
   }
 
@@ -134,9 +143,24 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     return objectByKey(this.drillCronJobs, key, `${this.label}: restore-drill CronJob`);
   }
 
-  /** The Vitess incremental-backup CronJob child of a shard (a schedule's `incremental`), by its backup CronJob's key; without a key, the only one. */
+  /**
+   * One of the engine's other CronJob children (`extraCronJobs`) of a role, by the key of the backups it goes
+   * with: `extraCronJob('incremental-backup', 'commerce/-80')`; without a key, the only one of the role.
+   */
+  public extraCronJob(role: string, key?: string): k8s.batch.v1.CronJob {
+    return objectByKey(
+      this.extraCronJobs.get(role) ?? new Map<string, k8s.batch.v1.CronJob>(),
+      key,
+      `${this.label}: ${role} CronJob`,
+    );
+  }
+
+  /**
+   * The Vitess incremental-backup CronJob child of a shard (a schedule's `incremental`), by its backup CronJob's key; without a key, the only one.
+   * @deprecated `extraCronJob('incremental-backup', key)`
+   */
   public incrementalCronJob(key?: string): k8s.batch.v1.CronJob {
-    return objectByKey(this.incrementalCronJobs, key, `${this.label}: incremental-backup CronJob`);
+    return this.extraCronJob('incremental-backup', key);
   }
 
   /**

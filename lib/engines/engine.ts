@@ -270,6 +270,12 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
   readonly converters?: readonly EngineConverter[];
   /** Its part of `backup-cronjobs discover`: asking a running cluster for its shards. @default - none */
   readonly discover?: EngineDiscover;
+  /**
+   * Its CronJobs besides backups, prunes and drills that the front ends hand out (their `extraCronJobs`,
+   * by role): each role (the component) with what its CronJobs are; keyed as the backups they go with.
+   * @default - none
+   */
+  readonly extraCronJobs?: Readonly<Partial<Record<TargetComponent, string>>>;
   /** Where its backups live, for the retention rules it supports. @default - every rule */
   retentionDestination?(spec: Spec): RetentionDestinationKind;
   /** Checks beyond the schema, its settings levels included. The spec may lack parts the schema refused. */

@@ -1,5 +1,6 @@
 /** The objects of a resolved policy by the keys users name them with (the construct and component handles). */
 import { closest, show } from '../policy/errors';
+import { engineDefinition } from '../registry';
 import type { ResolvedPolicy, ResolvedTarget } from './resolve';
 
 /** Object names by the keys users name them with: what the handles of the constructs and components look up. */
@@ -10,8 +11,11 @@ export interface ObjectKeys {
   readonly prunes: ReadonlyMap<string, string>;
   /** Restore-drill CronJob names by target key. */
   readonly drills: ReadonlyMap<string, string>;
-  /** Incremental-backup CronJob names (Vitess `incremental`) by target key, as their full backups'. */
-  readonly incrementals: ReadonlyMap<string, string>;
+  /**
+   * The CronJob names of each of the engine's extra roles (its `extraCronJobs`: Vitess's
+   * `incremental-backup`), by target key, as the backups' they go with.
+   */
+  readonly extras: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 export function objectKeys(r: ResolvedPolicy): ObjectKeys {
@@ -21,7 +25,12 @@ export function objectKeys(r: ResolvedPolicy): ObjectKeys {
     backups: names('backup'),
     prunes: names('retention-prune'),
     drills: names('restore-drill'),
-    incrementals: names('incremental-backup'),
+    extras: new Map(
+      (Object.keys(engineDefinition(r.engine).extraCronJobs ?? {}) as ResolvedTarget['component'][]).map((role) => [
+        role,
+        names(role),
+      ]),
+    ),
   };
 }
 

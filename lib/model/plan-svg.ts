@@ -70,7 +70,7 @@ export function groupColours(targets: readonly PlanTarget[]): Map<string, string
 
 function groupKey(t: PlanTarget): string | undefined {
   const g = t.serializationGroup;
-  return g && JSON.stringify([t.namespace, g.name, g.scope]);
+  return g && JSON.stringify([t.namespace, g.name, g.scope ?? 'node']);
 }
 
 /** The picture of [plan.from, plan.from + span). */
@@ -125,7 +125,7 @@ export function planSvg(plan: Plan, span: PlanSpan): string {
     );
     const detail = [
       t.namespace,
-      `${t.schedule.resolved} ${t.schedule.zone}`,
+      `${t.schedule.resolved} ${t.schedule.timeZone ?? 'UTC'}`,
       `${formatDuration(t.windowSeconds)} window`,
       ...(t.node !== undefined ? [`node ${t.node}`] : []),
     ].join(' · ');

@@ -6,9 +6,11 @@
 import type { Container, EngineContainer, EnvVar, Manifest, Volume, VolumeMount } from '../kubernetes/objects';
 import { compact, compactLike, nonEmpty } from '../kubernetes/objects';
 import { kubeletText } from '../kubernetes/expansion';
-import type { ResolvedJobSettings, ResolvedPodOptions } from '../policy/resolve-settings';
+import { JOB_DEFAULTS } from '../policy/defaults';
+import type { ResolvedJobSettings } from '../policy/settings';
 import type { ExtraVolume, PodOptions } from '../policy/types';
-import { RenderedPlacement, ResolvedPod, renderPlacement } from './placement';
+import type { EnginePod } from '../engines/engine';
+import { RenderedPlacement, mergePlacement, renderPlacement } from './placement';
 import { withResources } from './resources';
 import { INLINE_SCRIPTS, ScriptsRendering, renderCommand, scriptMounts, scriptVolumes } from './scripts';
 
@@ -27,7 +29,7 @@ export function buildCronJob(
   id: WorkloadIdentity,
   schedule: { readonly resolved: string; readonly timeZone?: string },
   settings: ResolvedJobSettings,
-  pod: ResolvedPod,
+  pod: EnginePod,
   scripts: ScriptsRendering = INLINE_SCRIPTS,
   earlier?: Manifest,
 ): Manifest {
@@ -58,7 +60,7 @@ export function buildCronJob(
 export function buildJob(
   id: WorkloadIdentity,
   settings: ResolvedJobSettings,
-  pod: ResolvedPod,
+  pod: EnginePod,
   scripts: ScriptsRendering = INLINE_SCRIPTS,
 ): Manifest {
   return compact({
@@ -82,10 +84,10 @@ function objectMeta(id: WorkloadIdentity): Manifest['metadata'] {
 function jobSpec(
   id: WorkloadIdentity,
   settings: ResolvedJobSettings,
-  pod: ResolvedPod,
+  pod: EnginePod,
   scripts: ScriptsRendering,
 ): Record<string, unknown> {
-  const placement = renderPlacement(pod.placement, id.namespace);
+  const placement = renderPlacement(mergePlacement(pod.placement, settings.placement), id.namespace);
   const options = settings.pod;
   return {
     backoffLimit: settings.backoffLimit,
@@ -103,18 +105,16 @@ function jobSpec(
 }
 
 function podSpec(
-  engine: ResolvedPod,
-  pod: ResolvedPodOptions,
+  engine: EnginePod,
+  pod: PodOptions,
   placement: RenderedPlacement,
   scripts: ScriptsRendering,
 ): Record<string, unknown> {
   const extraVolumes = pod.volumes ?? [];
   const mains = new Set(engine.mainContainers);
+  const pullPolicy = (c: EngineContainer) => pod.imagePullPolicy ?? c.imagePullPolicy ?? JOB_DEFAULTS.imagePullPolicy;
   const decorate = (c: EngineContainer): Container => {
-    const base = {
-      ...container(withResources(c, pod, mains.has(c.name)), scripts),
-      imagePullPolicy: pod.imagePullPolicy,
-    };
+    const base = { ...container(withResources(c, pod, mains.has(c.name)), scripts), imagePullPolicy: pullPolicy(c) };
     if (!mains.has(c.name)) return base;
     return {
       ...base,

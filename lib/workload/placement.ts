@@ -1,11 +1,7 @@
 /** Placement value objects → pod `nodeSelector`, `affinity`, `tolerations`. */
-import { SERIALIZATION_GROUP_LABEL } from '../policy/defaults';
-import type { ResolvedPlacement } from '../policy/resolve-settings';
-import type { EnginePod } from '../engines/engine';
+import { JOB_DEFAULTS, SERIALIZATION_GROUP_LABEL } from '../policy/defaults';
+import type { NodeRequirement, Placement, PodAffinityTerm, Toleration } from '../policy/types';
 import { nonEmpty, withoutUndefined } from '../kubernetes/objects';
-
-type Requirement = NonNullable<ResolvedPlacement['nodeAffinity']>[number];
-type Term = NonNullable<ResolvedPlacement['podAntiAffinity']>[number];
 
 export interface RenderedPlacement {
   readonly nodeSelector?: Record<string, string>;
@@ -15,20 +11,35 @@ export interface RenderedPlacement {
   readonly podLabels: Record<string, string>;
 }
 
-/** An engine's pod with its placement merged with the policy's and resolved (resolvePodPlacement). */
-export type ResolvedPod = Omit<EnginePod, 'placement'> & { readonly placement: ResolvedPlacement };
+/** Engine placement first, then the policy's; lists are concatenated, maps merged. */
+export function mergePlacement(base: Placement | undefined, over: Placement | undefined): Placement {
+  if (!base) return over ?? {};
+  if (!over) return base;
+  return {
+    nodeSelector: nonEmpty({ ...base.nodeSelector, ...over.nodeSelector }),
+    nodeAffinity: [...(base.nodeAffinity ?? []), ...(over.nodeAffinity ?? [])],
+    tolerations: [...(base.tolerations ?? []), ...(over.tolerations ?? [])],
+    podAffinity: [...(base.podAffinity ?? []), ...(over.podAffinity ?? [])],
+    podAntiAffinity: [...(base.podAntiAffinity ?? []), ...(over.podAntiAffinity ?? [])],
+    serializationGroup: over.serializationGroup ?? base.serializationGroup,
+  };
+}
 
-export function renderPlacement(placement: ResolvedPlacement, namespace: string): RenderedPlacement {
+export function renderPlacement(placement: Placement, namespace: string): RenderedPlacement {
   const hardNode = (placement.nodeAffinity ?? []).filter((r) => r.weight === undefined);
   const softNode = (placement.nodeAffinity ?? []).filter((r) => r.weight !== undefined);
-  const antiTerms: Term[] = [...(placement.podAntiAffinity ?? [])];
+  const antiTerms: PodAffinityTerm[] = [...(placement.podAntiAffinity ?? [])];
   const podLabels: Record<string, string> = {};
   const group = placement.serializationGroup;
   if (group) {
     podLabels[SERIALIZATION_GROUP_LABEL] = group.name;
+    const scope = group.scope ?? JOB_DEFAULTS.serializationScope;
     antiTerms.unshift({
       labels: { [SERIALIZATION_GROUP_LABEL]: group.name },
-      topologyKey: group.topologyKey,
+      topologyKey:
+        scope === 'cluster'
+          ? (group.clusterTopologyKey ?? JOB_DEFAULTS.clusterTopologyKey)
+          : JOB_DEFAULTS.nodeTopologyKey,
       namespaces: [namespace],
     });
   }
@@ -55,18 +66,18 @@ export function renderPlacement(placement: ResolvedPlacement, namespace: string)
   };
 }
 
-function matchExpression(r: Requirement): Record<string, unknown> {
+function matchExpression(r: NodeRequirement): Record<string, unknown> {
   return withoutUndefined({
     key: r.key,
-    operator: r.operator,
+    operator: r.operator ?? JOB_DEFAULTS.nodeRequirementOperator,
     values: r.values ? [...r.values] : undefined,
   });
 }
 
-function podTerms(terms: readonly Term[], namespace: string): Record<string, unknown> | undefined {
-  const term = (t: Term) => ({
+function podTerms(terms: readonly PodAffinityTerm[], namespace: string): Record<string, unknown> | undefined {
+  const term = (t: PodAffinityTerm) => ({
     labelSelector: { matchLabels: { ...t.labels } },
-    topologyKey: t.topologyKey,
+    topologyKey: t.topologyKey ?? JOB_DEFAULTS.nodeTopologyKey,
     namespaces: [...(t.namespaces ?? [namespace])],
   });
   const hard = terms.filter((t) => t.weight === undefined).map(term);
@@ -79,10 +90,10 @@ function podTerms(terms: readonly Term[], namespace: string): Record<string, unk
   );
 }
 
-function renderToleration(t: NonNullable<ResolvedPlacement['tolerations']>[number]): Record<string, unknown> {
+function renderToleration(t: Toleration): Record<string, unknown> {
   return withoutUndefined({
     key: t.key,
-    operator: t.operator,
+    operator: t.operator ?? JOB_DEFAULTS.tolerationOperator,
     value: t.value,
     effect: t.effect,
     tolerationSeconds: t.tolerationSeconds,

@@ -83,6 +83,5 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof ET
   },
   encryption: true,
   drill: true,
-  alertRules: (spec, context) =>
-    etcdAlertRules(resolveEtcd(spec, context.policy, 'spec.etcd').defragmentation, context),
+  alertRules: (spec, context) => etcdAlertRules(spec, context),
 };

@@ -11,7 +11,8 @@ import { parseDuration } from '../../units';
 import type { EnginePod, EngineTarget, PodContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
 import { goDuration } from './flags';
-import type { ResolvedIncremental, ResolvedVitess, ResolvedVitessSchedule } from './resolve';
+import type { ResolvedVitess } from './resolve';
+import type { VitessIncremental, VitessSchedule } from './types';
 import { vtctldPod } from './vtctld-pod';
 
 /** What the incremental target shares with the shard's other targets (made in targets.ts). */
@@ -27,7 +28,7 @@ const STOP_WAIT_SECONDS = 30;
 
 export function incrementalTarget(
   spec: ResolvedVitess,
-  sched: ResolvedVitessSchedule & { readonly incremental: ResolvedIncremental },
+  sched: VitessSchedule & { readonly incremental: VitessIncremental },
   sPath: string,
   keyspace: string,
   shard: string,
@@ -45,7 +46,7 @@ export function incrementalTarget(
     overrides: {
       ...pickSettings(sched),
       schedule: incremental.schedule,
-      timeout: incremental.timeout,
+      timeout: incremental.timeout ?? VITESS_DEFAULTS.incrementalTimeout,
       ...(incremental.suspend !== undefined ? { suspend: incremental.suspend } : {}),
     },
     settingsPath: `${sPath}.incremental`,
@@ -60,7 +61,7 @@ export function incrementalTarget(
 
 function incrementalPod(
   spec: ResolvedVitess,
-  incremental: ResolvedIncremental,
+  incremental: VitessIncremental,
   keyspace: string,
   shard: string,
   parts: ShardParts,
@@ -80,7 +81,7 @@ function incrementalPod(
         { name: 'VITESS_SHARD', value: shard },
         {
           name: 'VITESS_INCREMENTAL_ALLOW_PRIMARY',
-          value: String(incremental.allowPrimary),
+          value: String(incremental.allowPrimary ?? VITESS_DEFAULTS.incrementalAllowPrimary),
         },
         { name: 'VITESS_INCREMENTAL_ACTION_TIMEOUT', value: goDuration(actionTimeout) },
         { name: 'VITESS_STOP_WAIT_SECONDS', value: String(STOP_WAIT_SECONDS) },

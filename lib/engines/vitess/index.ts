@@ -24,6 +24,7 @@ export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typ
   metricsPrefix: JOB_DEFAULTS.metricsPrefix,
   converters: [vitessConverter],
   discover: vitessDiscover,
+  extraCronJobs: { 'incremental-backup': "a schedule's `incremental`, by the key of the shard's backup CronJob" },
   retentionDestination: () => 'vitess',
   reportsCoverage: true,
   validate: (spec, policy, issues) => validateVitess(spec, policy.path, issues),

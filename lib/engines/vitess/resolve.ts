@@ -1,19 +1,8 @@
 /** `spec.vitess` with every default applied, once. */
 import type { SecretKeyRef } from '../../policy/types';
 import { parseDuration } from '../../units';
-import { VITESS_DEFAULTS, vitessBackupEngine } from './defaults';
-import type { VitessIncremental, VitessSchedule, VitessSpec, VitessStorage } from './types';
-
-/** `schedules[].incremental` with its defaults. */
-export interface ResolvedIncremental extends VitessIncremental {
-  readonly timeout: string;
-  readonly allowPrimary: boolean;
-}
-
-/** A schedule with its incremental backups' defaults applied. */
-export type ResolvedVitessSchedule = Omit<VitessSchedule, 'incremental'> & {
-  readonly incremental?: ResolvedIncremental;
-};
+import { VITESS_DEFAULTS } from './defaults';
+import type { VitessSchedule, VitessSpec, VitessStorage } from './types';
 
 export interface ResolvedVitess {
   readonly cluster: string;
@@ -42,7 +31,7 @@ export interface ResolvedVitess {
   };
   /** Extra flags by name without leading dashes. */
   readonly extraFlags: Readonly<Record<string, string>>;
-  readonly schedules: readonly ResolvedVitessSchedule[];
+  readonly schedules: readonly VitessSchedule[];
 }
 
 export function resolveVitess(spec: VitessSpec): ResolvedVitess {
@@ -54,7 +43,7 @@ export function resolveVitess(spec: VitessSpec): ResolvedVitess {
       mysqld: spec.images?.mysqld ?? VITESS_DEFAULTS.image,
     },
     mysqlFlavor: spec.mysqlFlavor ?? VITESS_DEFAULTS.mysqlFlavor,
-    backupEngine: vitessBackupEngine(spec),
+    backupEngine: spec.backupEngine ?? VITESS_DEFAULTS.backupEngine,
     topology: {
       implementation: spec.topology.implementation ?? VITESS_DEFAULTS.topologyImplementation,
       globalServerAddress: spec.topology.globalServerAddress,
@@ -78,17 +67,6 @@ export function resolveVitess(spec: VitessSpec): ResolvedVitess {
       minRetentionCount: retention.minRetentionCount ?? VITESS_DEFAULTS.minRetentionCount,
     },
     extraFlags: Object.fromEntries(Object.entries(spec.extraFlags ?? {}).map(([k, v]) => [k.replace(/^-+/, ''), v])),
-    schedules: spec.schedules.map(({ incremental, ...schedule }): ResolvedVitessSchedule =>
-      incremental
-        ? {
-            ...schedule,
-            incremental: {
-              ...incremental,
-              timeout: incremental.timeout ?? VITESS_DEFAULTS.incrementalTimeout,
-              allowPrimary: incremental.allowPrimary ?? VITESS_DEFAULTS.incrementalAllowPrimary,
-            },
-          }
-        : schedule,
-    ),
+    schedules: spec.schedules,
   };
 }

@@ -61,6 +61,21 @@ test("Vitess incremental backups: incrementalCronJob by the key of the shard's b
   );
 });
 
+test("an engine's other CronJobs: extraCronJobs by role (its extraCronJobs in the registry), incrementalCronJobs its deprecated alias", () => {
+  const chart = Testing.chart();
+  const schedule = new VitessBackupSchedule(chart, 'nightly', {
+    ...vitessProps,
+    incremental: { schedule: '*/15 4-23 * * *', maxRecoveryPointAge: Duration.hours(6) },
+  });
+  expect([...schedule.extraCronJobs.keys()]).toEqual(['incremental-backup']);
+  expect(schedule.extraCronJobs.get('incremental-backup')).toBe(schedule.incrementalCronJobs);
+  expect(schedule.extraCronJob('incremental-backup', 'commerce/-80').name).toBe('shop-nightly-commerce-x-80-incr');
+  expect(() => schedule.extraCronJob('maintenance')).toThrow('test/nightly: maintenance CronJob: there is none');
+  const redis = new RedisBackupSchedule(chart, 'cache', redisProps);
+  expect(redis.extraCronJobs.size).toBe(0);
+  expect(redis.incrementalCronJobs.size).toBe(0);
+});
+
 test('etcd: by node; cluster mode: the one CronJob, key "cluster"', () => {
   const chart = Testing.chart();
   const perNode = new EtcdBackupSchedule(chart, 'per-node', etcdProps);
