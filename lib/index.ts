@@ -64,6 +64,7 @@ export { validatePolicy } from './model/validate';
 export { resolvePolicy } from './model/resolve';
 export type { ResolvedPolicy, ResolvedTarget, ResolvedSchedule } from './model/resolve';
 export type { ResolvedJobSettings } from './policy/settings';
+export type { ResolvedPlacement, ResolvedPodOptions, ResolvedSerializationGroup } from './policy/resolve-settings';
 export { renderPolicy, renderResolved } from './model/render';
 export type { Manifest, ObjectMeta } from './kubernetes/objects';
 

@@ -21,6 +21,9 @@ import type { CaBundleRef } from '../policy/types';
 import { durationProblem, parseDuration } from '../units';
 import type { RetentionDestination, RetentionDestinationName } from '../retention';
 import { caBundleParts } from '../workload/ca-bundle';
+import { S3_DEFAULTS, s3CredentialKeys } from './s3-defaults';
+
+export { S3_DEFAULTS };
 
 /** S3 credentials: a Secret holding an access key pair. */
 export interface S3Credentials {
@@ -79,12 +82,6 @@ export interface S3Destination {
   /** Lock every object a run writes for a period (S3 Object Lock; the bucket must have it enabled). @default - not locked */
   readonly objectLock?: S3ObjectLock;
 }
-
-/** S3 defaults, defined once: the schema (hence the field reference), the checks and the renderers read these. */
-export const S3_DEFAULTS = {
-  accessKeyIdKey: 'AWS_ACCESS_KEY_ID',
-  secretAccessKeyKey: 'AWS_SECRET_ACCESS_KEY',
-} as const;
 
 /** Env names of the upload options, read by the upload scripts (redis-upload.sh, etcd-finalize.sh). */
 export const S3_UPLOAD_ENV = {
@@ -178,8 +175,8 @@ export function resolveS3(s3: S3Destination): ResolvedS3 {
     forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== undefined,
     credentials: creds && {
       name: creds.name,
-      accessKeyIdKey: creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey,
-      secretAccessKeyKey: creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey,
+      accessKeyIdKey: s3CredentialKeys(creds).accessKeyId,
+      secretAccessKeyKey: s3CredentialKeys(creds).secretAccessKey,
       sessionTokenKey: creds.sessionTokenKey,
     },
     storageClass: s3.storageClass,
@@ -208,11 +205,8 @@ export function validateS3(s3: S3Destination, path: string, issues: IssueList): 
     issues.add(childPath(childPath(path, 'objectLock'), 'period'), `received ${show(lock)}; must be at least 1s`);
   const creds = s3.credentialsSecret;
   if (creds) {
-    const keys = [
-      creds.accessKeyIdKey ?? S3_DEFAULTS.accessKeyIdKey,
-      creds.secretAccessKeyKey ?? S3_DEFAULTS.secretAccessKeyKey,
-      creds.sessionTokenKey,
-    ].filter((k): k is string => k !== undefined);
+    const { accessKeyId, secretAccessKey } = s3CredentialKeys(creds);
+    const keys = [accessKeyId, secretAccessKey, creds.sessionTokenKey].filter((k): k is string => k !== undefined);
     if (new Set(keys).size !== keys.length)
       issues.add(
         childPath(path, 'credentialsSecret'),

@@ -6,6 +6,7 @@
  */
 import type { BackupStore } from '../engines/engine';
 import { retentionRules } from '../policy/retention-options';
+import { timeZoneOf } from '../policy/defaults';
 import type { BackupPolicy } from '../registry';
 import { engineDefinition, enginesOf } from '../registry';
 import { formatUtc, planRetention } from '../retention';
@@ -104,7 +105,7 @@ export function listStore(
     return parts ? [{ ...o, ...parts }] : [];
   });
   const rules = retentionRules(policy.spec.retention);
-  const timeZone = policy.spec.defaults?.timeZone ?? 'UTC';
+  const timeZone = timeZoneOf(policy.spec.defaults?.timeZone);
   const plans = new Map<string, { keep: boolean; reasons: readonly RetentionReason[] }>();
   if (rules !== undefined) {
     const groups = new Map<string, typeof found>();

@@ -70,7 +70,7 @@ export function groupColours(targets: readonly PlanTarget[]): Map<string, string
 
 function groupKey(t: PlanTarget): string | undefined {
   const g = t.serializationGroup;
-  return g && JSON.stringify([t.namespace, g.name, g.scope ?? 'node']);
+  return g && JSON.stringify([t.namespace, g.name, g.scope]);
 }
 
 /** The picture of [plan.from, plan.from + span). */
@@ -125,7 +125,7 @@ export function planSvg(plan: Plan, span: PlanSpan): string {
     );
     const detail = [
       t.namespace,
-      `${t.schedule.resolved} ${t.schedule.timeZone ?? 'UTC'}`,
+      `${t.schedule.resolved} ${t.schedule.zone}`,
       `${formatDuration(t.windowSeconds)} window`,
       ...(t.node !== undefined ? [`node ${t.node}`] : []),
     ].join(' · ');

@@ -24,14 +24,14 @@ export const targetName = (t: PlanTarget): string => `${t.namespace}/${t.name}`;
 
 /** The schedule as resolved, with what was written when it differs, and the time zone. */
 function scheduleText(t: PlanTarget): string {
-  const { written, resolved, timeZone } = t.schedule;
-  return `${resolved}${written !== resolved ? ` (written ${written})` : ''}, time zone ${timeZone ?? 'UTC (not set)'}`;
+  const { written, resolved, timeZone, zone } = t.schedule;
+  return `${resolved}${written !== resolved ? ` (written ${written})` : ''}, time zone ${timeZone ?? `${zone} (not set)`}`;
 }
 
 /** A CronJob's serialization group; of two CronJobs, the one with the wider scope (a cluster-wide term keeps both apart). */
 function groupText(a: PlanTarget, b: PlanTarget = a): string | undefined {
   const g = b.serializationGroup?.scope === 'cluster' ? b.serializationGroup : a.serializationGroup;
-  return g && `${g.name} (scope ${g.scope ?? 'node'})`;
+  return g && `${g.name} (scope ${g.scope})`;
 }
 
 /** Every warning of the plan, collisions first. */
@@ -149,7 +149,7 @@ export function planJson(plan: Plan, warnings: readonly PlanWarning[]): unknown 
       suspended: t.suspended,
       windowSeconds: t.windowSeconds,
       serializationGroup: t.serializationGroup
-        ? { name: t.serializationGroup.name, scope: t.serializationGroup.scope ?? 'node' }
+        ? { name: t.serializationGroup.name, scope: t.serializationGroup.scope }
         : null,
       node: t.node ?? null,
       nextRuns: t.next.map(run),

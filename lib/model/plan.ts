@@ -5,9 +5,7 @@
  * overlap, and local times a daylight-saving change skips or repeats. Read
  * from the resolved model only.
  */
-import type { ResolvedJobSettings } from '../policy/settings';
-import type { SerializationGroup } from '../policy/types';
-import { JOB_DEFAULTS } from '../policy/defaults';
+import type { ResolvedJobSettings, ResolvedSerializationGroup } from '../policy/resolve-settings';
 import { DstAmbiguity, dstAmbiguities, nextRuns, runsBetween } from '../schedule';
 import type { ResolvedPolicy, ResolvedSchedule, ResolvedTarget } from './resolve';
 
@@ -39,7 +37,7 @@ export interface PlanTarget {
   readonly concurrencyPolicy: ResolvedJobSettings['concurrencyPolicy'];
   /** The run window: activeDeadlineSeconds. */
   readonly windowSeconds: number;
-  readonly serializationGroup?: SerializationGroup;
+  readonly serializationGroup?: ResolvedSerializationGroup;
   readonly node?: string;
   /** The database shard it backs up (ResolvedTarget.shard). @default - none */
   readonly shard?: string;
@@ -89,7 +87,7 @@ export function planPolicies(policies: readonly ResolvedPolicy[], options: PlanO
   const targets = policies.flatMap((p) => p.targets.map((t) => planTarget(p, t, options, to)));
   const dst = targets.flatMap((t, i) =>
     (t.suspended ? [] : dstAmbiguities(t.schedule.resolved, t.schedule.timeZone, options.from, new Date(to))).map(
-      (d) => ({ ...d, target: i, timeZone: t.schedule.timeZone ?? 'UTC' }),
+      (d) => ({ ...d, target: i, timeZone: t.schedule.zone }),
     ),
   );
   return { from, to, targets, overlaps: findOverlaps(targets), dst };
@@ -125,7 +123,7 @@ function conflict(a: PlanTarget, b: PlanTarget): PlanOverlap['reason'] | undefin
   if (ga && gb && a.namespace === b.namespace && ga.name === gb.name) {
     // the scheduler applies each pod's anti-affinity to the other too: one cluster-wide term keeps them apart
     // anywhere; two per-node terms only on one node (pods pinned to different nodes never meet)
-    const clusterWide = scope(ga) === 'cluster' || scope(gb) === 'cluster';
+    const clusterWide = ga.scope === 'cluster' || gb.scope === 'cluster';
     if (clusterWide || a.node === undefined || b.node === undefined || a.node === b.node) return 'group';
   }
   if (a.node !== undefined && a.node === b.node) return 'node';
@@ -134,8 +132,6 @@ function conflict(a: PlanTarget, b: PlanTarget): PlanOverlap['reason'] | undefin
     return 'shard';
   return undefined;
 }
-
-const scope = (g: SerializationGroup) => g.scope ?? JOB_DEFAULTS.serializationScope;
 
 /** Every pair of CronJobs with a conflict (and every CronJob) whose windows overlap: one sweep over all runs by start. */
 function findOverlaps(targets: readonly PlanTarget[]): PlanOverlap[] {

@@ -4,7 +4,6 @@ import { CleanParts, validateObject } from '../kubernetes/validation';
 import { buildCronJob } from '../workload/jobs';
 import { INLINE_SCRIPTS, ScriptsRendering, scriptsConfigMap } from '../workload/scripts';
 import { DNS_SUBDOMAIN_MAX, joinName } from '../kubernetes/names';
-import { METRICS_DEFAULTS } from '../policy/defaults';
 import { prometheusRule } from './alerts';
 import { grafanaDashboard } from './dashboard';
 import { provenance } from './provenance';
@@ -63,8 +62,7 @@ export function renderResolved(r: ResolvedPolicy): Manifest[] {
 
 /** `spec.metrics.grafanaDashboard`: the dashboard of this policy, in a ConfigMap for Grafana's dashboard sidecar. */
 function dashboardConfigMap(r: ResolvedPolicy): Manifest | undefined {
-  const options = r.policy.spec.metrics?.grafanaDashboard;
-  if (!options || !r.metrics) return undefined;
+  if (!r.dashboard || !r.metrics) return undefined;
   const dashboard = grafanaDashboard({ namespace: r.namespace, policy: r.name, prefix: r.metrics.prefix });
   return {
     apiVersion: 'v1',
@@ -74,7 +72,7 @@ function dashboardConfigMap(r: ResolvedPolicy): Manifest | undefined {
       namespace: r.namespace,
       labels: {
         ...commonLabels(r.policy, r.engine, 'dashboard'),
-        ...(options.labels ?? METRICS_DEFAULTS.grafanaDashboardLabels),
+        ...r.dashboard.labels,
       },
     },
     data: { [`backup-cronjobs-${r.namespace}-${r.name}.json`]: `${JSON.stringify(dashboard, null, 2)}\n` },

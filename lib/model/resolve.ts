@@ -7,19 +7,26 @@
 import type { EnvVar } from '../kubernetes/objects';
 import { joinName, labelValue } from '../kubernetes/names';
 import { IssueList, childPath, closest, show } from '../policy/errors';
-import { JOB_DEFAULTS, METRICS_DEFAULTS } from '../policy/defaults';
-import { ResolvedJobSettings, mergeSettings, resolveSettings } from '../policy/settings';
-import type { CaBundleRef, SerializationGroup } from '../policy/types';
-import { ScheduleError, containsHash, resolveHashedSchedule, staggerSchedules, validateSchedule } from '../schedule';
+import { JOB_DEFAULTS, METRICS_DEFAULTS, basicAuthKeys } from '../policy/defaults';
+import { mergeSettings } from '../policy/settings';
+import {
+  ResolvedJobSettings,
+  ResolvedSerializationGroup,
+  resolvePodPlacement,
+  resolveSettings,
+} from '../policy/resolve-settings';
+import type { CaBundleRef } from '../policy/types';
 import { parseDuration } from '../units';
 import { annotationsSizeProblem } from '../kubernetes/validation';
 import { MANAGED_BY, provenance } from './provenance';
 import type { EnginePod, EngineTarget, PodContext } from '../engines/engine';
 import { BackupPolicy, EngineKey, engineDefinition, enginesOf } from '../registry';
 import { SCRIPTS_DIR, SCRIPTS_VOLUME } from '../workload/scripts';
+import type { ResolvedPod } from '../workload/placement';
 import { ResolvedMetricsAuth, withMetricsEndpoint } from '../workload/metrics-endpoint';
 import { defaultResources, resolveResources, resourceOverrides } from '../workload/resources';
 import { GroupPriorities } from './group-priorities';
+import { resolveSchedules } from './resolve-schedules';
 import { policyContext, validatePolicy } from './validate';
 
 export { MANAGED_BY };
@@ -30,7 +37,10 @@ export interface ResolvedSchedule {
   readonly written: string;
   /** What the CronJob runs: H fields hashed, stagger applied. */
   readonly resolved: string;
+  /** As written: the CronJob gets it only when set. @default - unset (the controller's zone) */
   readonly timeZone?: string;
+  /** The zone its runs are computed in: `timeZone`, else TIME_ZONE_DEFAULT. */
+  readonly zone: string;
 }
 
 /** One CronJob of the policy. */
@@ -50,14 +60,15 @@ export interface ResolvedTarget {
   /** The node the target is pinned to. @default - any node */
   readonly node?: string;
   /** The serialization group its pods are in (the policy's or the engine's). */
-  readonly serializationGroup?: SerializationGroup;
+  readonly serializationGroup?: ResolvedSerializationGroup;
   /** Every run restores the newest backup first and pushes the restore-drill metrics (EngineTarget.restoresFirst). */
   readonly restoresFirst: boolean;
   /** The database shard it backs up (EngineTarget.shard). @default - none */
   readonly shard?: string;
   /** Incremental backups: the recovery point promised, in seconds (EngineTarget.maxRecoveryPointAgeSeconds). @default - from the schedule */
   readonly maxRecoveryPointAgeSeconds?: number;
-  readonly pod: EnginePod;
+  /** The engine's pod, its placement merged with the policy's and resolved. */
+  readonly pod: ResolvedPod;
 }
 
 export interface ResolvedPolicy {
@@ -79,6 +90,8 @@ export interface ResolvedPolicy {
     /** @default - the image's trusted CAs */
     readonly caBundle?: CaBundleRef;
   };
+  /** The Grafana dashboard's ConfigMap (spec.metrics.grafanaDashboard, with a Pushgateway). @default - none */
+  readonly dashboard?: { readonly labels: Readonly<Record<string, string>> };
   /** The alert rule options. @default - no PrometheusRule */
   readonly rule?: {
     readonly labels: Readonly<Record<string, string>>;
@@ -122,7 +135,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       settings: settings[i],
       metrics: metrics !== undefined,
     };
-    const pod = withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle);
+    const pod = resolvePodPlacement(withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle), settings[i]);
     const podLevel = t.overrides?.pod ? t.settingsPath : 'spec.defaults';
     checkPodAgainstEngine(pod, settings[i], podLevel, policy.metadata.annotations, scripts, issues);
     // the CronJob carries the policy's annotations and the provenance ones
@@ -132,7 +145,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     });
     if (own && !issues.issues.some((i) => i.path === 'metadata.annotations'))
       issues.add('metadata.annotations', `${own}, with the backup-cronjobs.io annotations of CronJob ${name}`);
-    const group = settings[i].placement.serializationGroup ?? pod.placement?.serializationGroup;
+    const group = pod.placement.serializationGroup;
     if (group) priorities.add(group.name, settings[i].pod.priorityClassName ?? pod.priorityClassName, name, podLevel);
     targets.push({
       id: t.id,
@@ -146,7 +159,12 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
         t.labels,
       ),
       settingsPath: t.settingsPath,
-      schedule: { written: settings[i].schedule, resolved: schedule, timeZone: settings[i].timeZone },
+      schedule: {
+        written: settings[i].schedule,
+        resolved: schedule,
+        timeZone: settings[i].timeZone,
+        zone: settings[i].zone,
+      },
       settings: settings[i],
       node: t.node,
       restoresFirst: t.restoresFirst ?? false,
@@ -169,6 +187,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
     annotations: policy.metadata.annotations,
     scripts,
     metrics,
+    dashboard: resolveDashboard(policy, metrics),
     rule: resolveRule(policy),
     targets,
   };
@@ -325,14 +344,21 @@ function resolveMetrics(policy: BackupPolicy, prefix: string): ResolvedPolicy['m
   const url = metrics?.pushgatewayUrl;
   if (url === undefined) return undefined;
   const basic = metrics?.basicAuthSecret;
-  const auth: ResolvedMetricsAuth | undefined = basic
-    ? {
-        kind: 'basic',
-        username: { name: basic.name, key: basic.usernameKey ?? METRICS_DEFAULTS.basicAuthUsernameKey },
-        password: { name: basic.name, key: basic.passwordKey ?? METRICS_DEFAULTS.basicAuthPasswordKey },
-      }
-    : metrics?.bearerTokenSecret && { kind: 'bearer', token: metrics.bearerTokenSecret };
+  const keys = basic && basicAuthKeys(basic);
+  const auth: ResolvedMetricsAuth | undefined =
+    basic && keys
+      ? {
+          kind: 'basic',
+          username: { name: basic.name, key: keys.username },
+          password: { name: basic.name, key: keys.password },
+        }
+      : metrics?.bearerTokenSecret && { kind: 'bearer', token: metrics.bearerTokenSecret };
   return { pushgatewayUrl: url, prefix, auth, caBundle: metrics?.caBundle };
+}
+
+function resolveDashboard(policy: BackupPolicy, metrics: ResolvedPolicy['metrics']): ResolvedPolicy['dashboard'] {
+  const dashboard = policy.spec.metrics?.grafanaDashboard;
+  return dashboard && metrics && { labels: dashboard.labels ?? METRICS_DEFAULTS.grafanaDashboardLabels };
 }
 
 function resolveRule(policy: BackupPolicy): ResolvedPolicy['rule'] {
@@ -344,48 +370,4 @@ function resolveRule(policy: BackupPolicy): ResolvedPolicy['rule'] {
       staleAfterIntervals: rule.staleAfterIntervals ?? JOB_DEFAULTS.staleAfterIntervals,
     }
   );
-}
-
-/** Every target's final schedule: hashed fields, then stagger over the targets sharing a schedule, window and time zone. */
-function resolveSchedules(
-  targets: readonly EngineTarget[],
-  settings: readonly ResolvedJobSettings[],
-  issues: IssueList,
-): (string | undefined)[] {
-  const result: (string | undefined)[] = targets.map(() => undefined);
-  const groups = new Map<string, number[]>();
-  targets.forEach((t, i) => {
-    const { schedule, stagger, timeZone } = settings[i];
-    if (stagger) {
-      const key = JSON.stringify([schedule, stagger.window, timeZone ?? '']);
-      groups.set(key, [...(groups.get(key) ?? []), i]);
-      return;
-    }
-    result[i] = checked(containsHash(schedule) ? resolveHashedSchedule(schedule, t.id) : schedule, t, issues);
-  });
-  for (const [key, members] of groups) {
-    const [base, window] = JSON.parse(key) as [string, string];
-    try {
-      const spread = staggerSchedules(
-        base,
-        members.map((i) => targets[i].id),
-        parseDuration(window) / 60,
-      );
-      members.forEach((i, k) => (result[i] = checked(spread[k], targets[i], issues)));
-    } catch (e) {
-      if (!(e instanceof ScheduleError)) throw e;
-      issues.add(
-        childPath(targets[members[0]].settingsPath, 'stagger'),
-        `cannot stagger ${members.length} target(s) of schedule ${show(base)} over ${show(window)}: ${e.message}`,
-      );
-    }
-  }
-  return result;
-}
-
-function checked(schedule: string, target: EngineTarget, issues: IssueList): string | undefined {
-  const problem = validateSchedule(schedule);
-  if (!problem) return schedule;
-  issues.add(childPath(target.settingsPath, 'schedule'), `resolved to ${show(schedule)}; ${problem}`);
-  return undefined;
 }

@@ -9,7 +9,8 @@
 import type { EnvVar, Manifest } from '../kubernetes/objects';
 import { DNS_LABEL_MAX, joinName } from '../kubernetes/names';
 import { IssueList } from '../policy/errors';
-import { mergeSettings, resolveSettings } from '../policy/settings';
+import { mergeSettings } from '../policy/settings';
+import { resolvePodPlacement, resolveSettings } from '../policy/resolve-settings';
 import type { PointInTimeRequest, RestoreRequest } from '../engines/engine';
 import { engineDefinition } from '../registry';
 import { buildJob } from '../workload/jobs';
@@ -75,7 +76,7 @@ export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: 
     { name: 'BACKUP_POLICY', value: r.name },
     { name: 'BACKUP_ENGINE', value: r.engine },
   ];
-  const pod = job.pod({ env, settings, metrics: false });
+  const pod = resolvePodPlacement(job.pod({ env, settings, metrics: false }), settings);
   const issues = new IssueList();
   // a Job applied by hand carries its scripts inline: it needs no ConfigMap of the policy
   checkPodAgainstEngine(

@@ -11,7 +11,7 @@ import type { SchemaProblem } from '../policy/schema-validate';
 import { validateRetentionOptions } from '../policy/retention-options';
 import { validateSettings } from '../policy/settings';
 import { checkAnnotations, checkLabels } from '../policy/kubernetes-checks';
-import { JOB_DEFAULTS, METRICS_DEFAULTS } from '../policy/defaults';
+import { basicAuthKeys, policyNamespace } from '../policy/defaults';
 import type { MetricsOptions } from '../policy/types';
 import type { PolicyContext } from '../engines/engine';
 import { BackupPolicy, ENGINE_KEYS, EngineKey, engineDefinition, enginesOf, policySchema } from '../registry';
@@ -210,12 +210,11 @@ function validateMetricsEndpoint(metrics: MetricsOptions, issues: IssueList): vo
       'received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)',
     );
   }
-  const basic = metrics.basicAuthSecret;
-  const usernameKey = basic?.usernameKey ?? METRICS_DEFAULTS.basicAuthUsernameKey;
-  if (basic && usernameKey === (basic.passwordKey ?? METRICS_DEFAULTS.basicAuthPasswordKey)) {
+  const keys = metrics.basicAuthSecret && basicAuthKeys(metrics.basicAuthSecret);
+  if (keys && keys.username === keys.password) {
     issues.add(
       'spec.metrics.basicAuthSecret',
-      `received the same key ${show(usernameKey)} for the username and the password; each needs its own key`,
+      `received the same key ${show(keys.username)} for the username and the password; each needs its own key`,
     );
   }
   if (metrics.caBundle && metrics.pushgatewayUrl.startsWith('http://')) {
@@ -236,7 +235,7 @@ function checkMinimum(value: string, minimumSeconds: number, path: string, issue
 export function policyContext(policy: BackupPolicy, key: string): PolicyContext {
   return {
     metadata: policy.metadata,
-    namespace: policy.metadata?.namespace ?? JOB_DEFAULTS.namespace,
+    namespace: policyNamespace(policy.metadata),
     defaults: policy.spec.defaults,
     retention: policy.spec.retention,
     metrics: policy.spec.metrics,

@@ -17,7 +17,7 @@ import {
 } from '../kubernetes/validation';
 import { IssueList, childPath } from './errors';
 import type { Placement, PodOptions } from './types';
-import { JOB_DEFAULTS } from './defaults';
+import { nodeRequirementOperator, tolerationOperator } from './defaults';
 
 /** The node label that pins a pod to one node. */
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
@@ -80,7 +80,7 @@ export function checkPlacement(placement: Placement, path: string, issues: Issue
     const at = childPath(childPath(path, 'nodeAffinity'), i);
     const keyProblem = qualifiedNameProblem(r.key);
     if (keyProblem) issues.add(childPath(at, 'key'), keyProblem);
-    const op = r.operator ?? JOB_DEFAULTS.nodeRequirementOperator;
+    const op = nodeRequirementOperator(r);
     // every value, Gt and Lt thresholds too, is compared with node label values: a label value itself
     const pin = r.key === HOSTNAME_LABEL && (op === 'In' || op === 'NotIn');
     r.values?.forEach((v, j) =>
@@ -89,7 +89,7 @@ export function checkPlacement(placement: Placement, path: string, issues: Issue
   });
   placement.tolerations?.forEach((t, i) => {
     const at = childPath(childPath(path, 'tolerations'), i);
-    const op = t.operator ?? JOB_DEFAULTS.tolerationOperator;
+    const op = tolerationOperator(t);
     if (t.key) issues.addProblem(childPath(at, 'key'), tolerationKeyProblem(t.key, op));
     if (t.value !== undefined) issues.addProblem(childPath(at, 'value'), tolerationValueProblem(t.value, op));
   });

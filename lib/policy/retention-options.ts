@@ -52,8 +52,8 @@ export function prunesAfterBackup(options: RetentionOptions | undefined): boolea
 }
 
 /** Rule env for retention.sh (empty without rules); bucket periods in the schedule's time zone. */
-export function pruneEnv(options: RetentionOptions | undefined, timeZone: string | undefined): EnvVar[] {
+export function pruneEnv(options: RetentionOptions | undefined, timeZone: string): EnvVar[] {
   const rules = retentionRules(options);
   if (!hasRetentionRules(rules)) return [];
-  return retentionEnv(rules, timeZone ?? 'UTC', options?.dryRun ?? false);
+  return retentionEnv(rules, timeZone, options?.dryRun ?? false);
 }

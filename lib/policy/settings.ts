@@ -1,15 +1,18 @@
 /**
- * Job settings: the checks beyond the schema (every level), the field-by-field
- * merge of levels, and their resolution with every default applied once.
+ * Job settings: the checks beyond the schema (every level) and the field-by-field
+ * merge of levels; their resolution, every default applied once, is resolve-settings.ts.
  */
 import { IssueList, childPath, show } from './errors';
-import { JOB_DEFAULTS } from './defaults';
-import type { JobSettings, NodeRequirement, Placement, PodOptions, StaggerOptions, Toleration } from './types';
+import { nodeRequirementOperator, tolerationOperator } from './defaults';
+import type { JobSettings, NodeRequirement, PodOptions, Toleration } from './types';
 import { ScheduleError, containsHash, resolveHashedSchedule, validateSchedule, validateTimeZone } from '../schedule';
 import { durationProblem, parseDuration } from '../units';
 import { checkPlacement, checkPodOptions } from './kubernetes-checks';
 import { isInt64 } from '../kubernetes/validation';
 import { mergeResources } from './resources';
+
+export { resolveSettings } from './resolve-settings';
+export type { EngineSettingsDefaults, ResolvedJobSettings } from './resolve-settings';
 
 /** The largest value of the API's int32 fields. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -100,7 +103,7 @@ export function checkedDuration(text: string | undefined, path: string, issues: 
 }
 
 function checkNodeRequirement(r: NodeRequirement, path: string, issues: IssueList): void {
-  const op = r.operator ?? JOB_DEFAULTS.nodeRequirementOperator;
+  const op = nodeRequirementOperator(r);
   const n = r.values?.length ?? 0;
   if ((op === 'In' || op === 'NotIn') && n === 0)
     issues.add(childPath(path, 'values'), `operator ${op} needs at least one value`);
@@ -115,7 +118,7 @@ function checkNodeRequirement(r: NodeRequirement, path: string, issues: IssueLis
 }
 
 function checkToleration(t: Toleration, path: string, issues: IssueList): void {
-  const op = t.operator ?? JOB_DEFAULTS.tolerationOperator;
+  const op = tolerationOperator(t);
   if (op === 'Exists' && t.value !== undefined)
     issues.add(childPath(path, 'value'), `received ${show(t.value)}; operator Exists takes no value`);
   if (!t.key && op !== 'Exists')
@@ -178,56 +181,4 @@ function mergePod(earlier: PodOptions | undefined, later: PodOptions | undefined
         )
       : merged.containerResources;
   return { ...merged, ...(resources ? { resources } : {}), ...(containerResources ? { containerResources } : {}) };
-}
-
-/** What an engine sets for its targets, under every level of the policy's settings. */
-export interface EngineSettingsDefaults {
-  /** Run deadline. */
-  readonly timeout: string;
-  /** A stagger the engine applies unless the policy sets one or hashes its schedule (H fields). @default - none */
-  readonly stagger?: StaggerOptions;
-}
-
-/** Job settings with every default applied: what the workload builder and every other consumer read. */
-export interface ResolvedJobSettings {
-  /** The schedule as written (before hashing and stagger). */
-  readonly schedule: string;
-  readonly timeZone?: string;
-  readonly stagger?: StaggerOptions;
-  readonly suspend: boolean;
-  readonly concurrencyPolicy: 'Forbid' | 'Allow' | 'Replace';
-  readonly startingDeadlineSeconds: number;
-  readonly successfulJobsHistoryLimit: number;
-  readonly failedJobsHistoryLimit: number;
-  readonly activeDeadlineSeconds: number;
-  readonly backoffLimit: number;
-  readonly ttlSecondsAfterFinished?: number;
-  readonly placement: Placement;
-  readonly pod: PodOptions;
-}
-
-/** Merged settings (validated) → resolved settings, with the engine's defaults under the policy's. */
-export function resolveSettings(
-  settings: JobSettings,
-  engine: EngineSettingsDefaults,
-  schedule?: string,
-): ResolvedJobSettings {
-  const written = schedule ?? settings.schedule ?? JOB_DEFAULTS.schedule;
-  const stagger = settings.stagger ?? (engine.stagger && !containsHash(written) ? engine.stagger : undefined);
-  return {
-    schedule: written,
-    timeZone: settings.timeZone,
-    stagger,
-    suspend: settings.suspend ?? JOB_DEFAULTS.suspend,
-    concurrencyPolicy: settings.concurrencyPolicy ?? JOB_DEFAULTS.concurrencyPolicy,
-    startingDeadlineSeconds: parseDuration(settings.startingDeadline ?? JOB_DEFAULTS.startingDeadline),
-    successfulJobsHistoryLimit: settings.successfulJobsHistoryLimit ?? JOB_DEFAULTS.successfulJobsHistoryLimit,
-    failedJobsHistoryLimit: settings.failedJobsHistoryLimit ?? JOB_DEFAULTS.failedJobsHistoryLimit,
-    activeDeadlineSeconds: parseDuration(settings.timeout ?? engine.timeout),
-    backoffLimit: settings.backoffLimit ?? JOB_DEFAULTS.backoffLimit,
-    ttlSecondsAfterFinished:
-      settings.ttlAfterFinished !== undefined ? parseDuration(settings.ttlAfterFinished) : undefined,
-    placement: settings.placement ?? {},
-    pod: settings.pod ?? {},
-  };
 }

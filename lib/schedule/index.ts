@@ -6,7 +6,7 @@ export type { ParsedField, ParsedSchedule } from './cron';
 export { validateTimeZone } from './timezone';
 export { containsHash, hash64, hashModulo, resolveHashedSchedule } from './hash';
 export { staggerSchedules } from './stagger';
-export { nextRuns, runsBetween, shortestIntervalMinutes } from './runs';
+export { TIME_ZONE_DEFAULT, nextRuns, runsBetween, shortestIntervalMinutes } from './runs';
 export { cronFromFrequency, frequencyMinutes, parseGoDuration } from './frequency';
 export { dstAmbiguities, offsetChanges } from './dst';
 export type { DstAmbiguity, OffsetChange } from './dst';

@@ -82,9 +82,15 @@ export function shortestInterval(schedule: ParsedSchedule, zone: string): number
   return shortest / MINUTE;
 }
 
-/** `timeZone` (UTC when unset), or ScheduleError when the API server would refuse it. */
+/**
+ * The zone of a CronJob without `timeZone`: kube-controller-manager's, UTC on every managed cluster. Every
+ * computation of its runs (plan, alerts, retention buckets, list) is made in it.
+ */
+export const TIME_ZONE_DEFAULT = 'UTC';
+
+/** `timeZone` (TIME_ZONE_DEFAULT when unset), or ScheduleError when the API server would refuse it. */
 export function checkedZone(timeZone: string | undefined): string {
-  const zone = timeZone ?? 'UTC';
+  const zone = timeZone ?? TIME_ZONE_DEFAULT;
   const problem = validateTimeZone(zone);
   if (problem) throw new ScheduleError(problem);
   return zone;

@@ -6,11 +6,9 @@
 import type { Container, EngineContainer, EnvVar, Manifest, Volume, VolumeMount } from '../kubernetes/objects';
 import { compact, compactLike, nonEmpty } from '../kubernetes/objects';
 import { kubeletText } from '../kubernetes/expansion';
-import { JOB_DEFAULTS } from '../policy/defaults';
-import type { ResolvedJobSettings } from '../policy/settings';
+import type { ResolvedJobSettings, ResolvedPodOptions } from '../policy/resolve-settings';
 import type { ExtraVolume, PodOptions } from '../policy/types';
-import type { EnginePod } from '../engines/engine';
-import { RenderedPlacement, mergePlacement, renderPlacement } from './placement';
+import { RenderedPlacement, ResolvedPod, renderPlacement } from './placement';
 import { withResources } from './resources';
 import { INLINE_SCRIPTS, ScriptsRendering, renderCommand, scriptMounts, scriptVolumes } from './scripts';
 
@@ -29,7 +27,7 @@ export function buildCronJob(
   id: WorkloadIdentity,
   schedule: { readonly resolved: string; readonly timeZone?: string },
   settings: ResolvedJobSettings,
-  pod: EnginePod,
+  pod: ResolvedPod,
   scripts: ScriptsRendering = INLINE_SCRIPTS,
   earlier?: Manifest,
 ): Manifest {
@@ -60,7 +58,7 @@ export function buildCronJob(
 export function buildJob(
   id: WorkloadIdentity,
   settings: ResolvedJobSettings,
-  pod: EnginePod,
+  pod: ResolvedPod,
   scripts: ScriptsRendering = INLINE_SCRIPTS,
 ): Manifest {
   return compact({
@@ -84,10 +82,10 @@ function objectMeta(id: WorkloadIdentity): Manifest['metadata'] {
 function jobSpec(
   id: WorkloadIdentity,
   settings: ResolvedJobSettings,
-  pod: EnginePod,
+  pod: ResolvedPod,
   scripts: ScriptsRendering,
 ): Record<string, unknown> {
-  const placement = renderPlacement(mergePlacement(pod.placement, settings.placement), id.namespace);
+  const placement = renderPlacement(pod.placement, id.namespace);
   const options = settings.pod;
   return {
     backoffLimit: settings.backoffLimit,
@@ -105,16 +103,18 @@ function jobSpec(
 }
 
 function podSpec(
-  engine: EnginePod,
-  pod: PodOptions,
+  engine: ResolvedPod,
+  pod: ResolvedPodOptions,
   placement: RenderedPlacement,
   scripts: ScriptsRendering,
 ): Record<string, unknown> {
   const extraVolumes = pod.volumes ?? [];
   const mains = new Set(engine.mainContainers);
-  const pullPolicy = (c: EngineContainer) => pod.imagePullPolicy ?? c.imagePullPolicy ?? JOB_DEFAULTS.imagePullPolicy;
   const decorate = (c: EngineContainer): Container => {
-    const base = { ...container(withResources(c, pod, mains.has(c.name)), scripts), imagePullPolicy: pullPolicy(c) };
+    const base = {
+      ...container(withResources(c, pod, mains.has(c.name)), scripts),
+      imagePullPolicy: pod.imagePullPolicy,
+    };
     if (!mains.has(c.name)) return base;
     return {
       ...base,

@@ -1,7 +1,11 @@
 /** Placement value objects → pod `nodeSelector`, `affinity`, `tolerations`. */
-import { JOB_DEFAULTS, SERIALIZATION_GROUP_LABEL } from '../policy/defaults';
-import type { NodeRequirement, Placement, PodAffinityTerm, Toleration } from '../policy/types';
+import { SERIALIZATION_GROUP_LABEL } from '../policy/defaults';
+import type { ResolvedPlacement } from '../policy/resolve-settings';
+import type { EnginePod } from '../engines/engine';
 import { nonEmpty, withoutUndefined } from '../kubernetes/objects';
+
+type Requirement = NonNullable<ResolvedPlacement['nodeAffinity']>[number];
+type Term = NonNullable<ResolvedPlacement['podAntiAffinity']>[number];
 
 export interface RenderedPlacement {
   readonly nodeSelector?: Record<string, string>;
@@ -11,35 +15,20 @@ export interface RenderedPlacement {
   readonly podLabels: Record<string, string>;
 }
 
-/** Engine placement first, then the policy's; lists are concatenated, maps merged. */
-export function mergePlacement(base: Placement | undefined, over: Placement | undefined): Placement {
-  if (!base) return over ?? {};
-  if (!over) return base;
-  return {
-    nodeSelector: nonEmpty({ ...base.nodeSelector, ...over.nodeSelector }),
-    nodeAffinity: [...(base.nodeAffinity ?? []), ...(over.nodeAffinity ?? [])],
-    tolerations: [...(base.tolerations ?? []), ...(over.tolerations ?? [])],
-    podAffinity: [...(base.podAffinity ?? []), ...(over.podAffinity ?? [])],
-    podAntiAffinity: [...(base.podAntiAffinity ?? []), ...(over.podAntiAffinity ?? [])],
-    serializationGroup: over.serializationGroup ?? base.serializationGroup,
-  };
-}
+/** An engine's pod with its placement merged with the policy's and resolved (resolvePodPlacement). */
+export type ResolvedPod = Omit<EnginePod, 'placement'> & { readonly placement: ResolvedPlacement };
 
-export function renderPlacement(placement: Placement, namespace: string): RenderedPlacement {
+export function renderPlacement(placement: ResolvedPlacement, namespace: string): RenderedPlacement {
   const hardNode = (placement.nodeAffinity ?? []).filter((r) => r.weight === undefined);
   const softNode = (placement.nodeAffinity ?? []).filter((r) => r.weight !== undefined);
-  const antiTerms: PodAffinityTerm[] = [...(placement.podAntiAffinity ?? [])];
+  const antiTerms: Term[] = [...(placement.podAntiAffinity ?? [])];
   const podLabels: Record<string, string> = {};
   const group = placement.serializationGroup;
   if (group) {
     podLabels[SERIALIZATION_GROUP_LABEL] = group.name;
-    const scope = group.scope ?? JOB_DEFAULTS.serializationScope;
     antiTerms.unshift({
       labels: { [SERIALIZATION_GROUP_LABEL]: group.name },
-      topologyKey:
-        scope === 'cluster'
-          ? (group.clusterTopologyKey ?? JOB_DEFAULTS.clusterTopologyKey)
-          : JOB_DEFAULTS.nodeTopologyKey,
+      topologyKey: group.topologyKey,
       namespaces: [namespace],
     });
   }
@@ -66,18 +55,18 @@ export function renderPlacement(placement: Placement, namespace: string): Render
   };
 }
 
-function matchExpression(r: NodeRequirement): Record<string, unknown> {
+function matchExpression(r: Requirement): Record<string, unknown> {
   return withoutUndefined({
     key: r.key,
-    operator: r.operator ?? JOB_DEFAULTS.nodeRequirementOperator,
+    operator: r.operator,
     values: r.values ? [...r.values] : undefined,
   });
 }
 
-function podTerms(terms: readonly PodAffinityTerm[], namespace: string): Record<string, unknown> | undefined {
-  const term = (t: PodAffinityTerm) => ({
+function podTerms(terms: readonly Term[], namespace: string): Record<string, unknown> | undefined {
+  const term = (t: Term) => ({
     labelSelector: { matchLabels: { ...t.labels } },
-    topologyKey: t.topologyKey ?? JOB_DEFAULTS.nodeTopologyKey,
+    topologyKey: t.topologyKey,
     namespaces: [...(t.namespaces ?? [namespace])],
   });
   const hard = terms.filter((t) => t.weight === undefined).map(term);
@@ -90,10 +79,10 @@ function podTerms(terms: readonly PodAffinityTerm[], namespace: string): Record<
   );
 }
 
-function renderToleration(t: Toleration): Record<string, unknown> {
+function renderToleration(t: NonNullable<ResolvedPlacement['tolerations']>[number]): Record<string, unknown> {
   return withoutUndefined({
     key: t.key,
-    operator: t.operator ?? JOB_DEFAULTS.tolerationOperator,
+    operator: t.operator,
     value: t.value,
     effect: t.effect,
     tolerationSeconds: t.tolerationSeconds,

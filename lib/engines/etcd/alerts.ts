@@ -11,13 +11,15 @@
  */
 import type { AlertContext } from '../engine';
 import { ETCD_DEFAULTS } from './defaults';
-import type { EtcdSpec } from './types';
+import type { ResolvedDefragmentation } from './resolve';
 
-export function etcdAlertRules(spec: EtcdSpec, c: AlertContext): Record<string, unknown>[] {
-  const defrag = spec.defragmentation;
+export function etcdAlertRules(
+  defrag: ResolvedDefragmentation | undefined,
+  c: AlertContext,
+): Record<string, unknown>[] {
   const names = c.targets('maintenance');
   if (!defrag || names.length === 0) return [];
-  const threshold = defrag.thresholdPercent ?? ETCD_DEFAULTS.defragThresholdPercent;
+  const threshold = defrag.thresholdPercent;
   const byMember = (metric: string) => `max by (namespace, policy, member) (${c.series(metric, 'maintenance')})`;
   const floor = ETCD_DEFAULTS.defragAlertMinBytes;
   return [

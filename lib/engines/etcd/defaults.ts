@@ -189,3 +189,32 @@ export const NODE_ROLES = {
     ],
   },
 } as const;
+
+/*
+ * The defaults the checks of spec.etcd need (a combination of fields, a default's own limit): the resolve
+ * (resolve.ts) applies them through the same helpers.
+ */
+
+/** `spec.etcd.mode` with its default. */
+export function etcdMode<M extends string>(spec: { readonly mode?: M }): M | typeof ETCD_DEFAULTS.mode {
+  return spec.mode ?? ETCD_DEFAULTS.mode;
+}
+
+/** `spec.etcd.distribution` with its default. */
+export function etcdDistribution<D extends keyof typeof DISTRIBUTIONS>(spec: {
+  readonly distribution?: D;
+}): D | typeof ETCD_DEFAULTS.distribution {
+  return spec.distribution ?? ETCD_DEFAULTS.distribution;
+}
+
+/** `spec.etcd.retentionScope` with its default. */
+export function etcdRetentionScope<S extends string>(spec: {
+  readonly retentionScope?: S;
+}): S | typeof ETCD_DEFAULTS.retentionScope {
+  return spec.retentionScope ?? ETCD_DEFAULTS.retentionScope;
+}
+
+/** `spec.etcd.defragmentation.memberTimeout` with its default. */
+export function defragMemberTimeout(defrag: { readonly memberTimeout?: string }): string {
+  return defrag.memberTimeout ?? ETCD_DEFAULTS.defragMemberTimeout;
+}

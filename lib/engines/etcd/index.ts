@@ -83,5 +83,6 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof ET
   },
   encryption: true,
   drill: true,
-  alertRules: (spec, context) => etcdAlertRules(spec, context),
+  alertRules: (spec, context) =>
+    etcdAlertRules(resolveEtcd(spec, context.policy, 'spec.etcd').defragmentation, context),
 };

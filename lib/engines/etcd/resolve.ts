@@ -7,8 +7,16 @@ import { namedEntry } from '../../policy/named-entries';
 import { ResolvedS3, resolveS3 } from '../s3';
 import { ResolvedS3Copy, resolveS3Copies } from '../s3-copies';
 import { DNS_LABEL_MAX, joinName } from '../../kubernetes/names';
-import { DISTRIBUTIONS, ETCD_DEFAULTS, NODE_ROLES } from './defaults';
-import type { EtcdDistribution, EtcdSpec } from './types';
+import {
+  DISTRIBUTIONS,
+  ETCD_DEFAULTS,
+  NODE_ROLES,
+  defragMemberTimeout,
+  etcdDistribution,
+  etcdMode,
+  etcdRetentionScope,
+} from './defaults';
+import type { EtcdDistribution, EtcdRestoreSpec, EtcdSpec } from './types';
 
 export type ResolvedDestination =
   | { readonly kind: 'hostPath'; readonly path: string }
@@ -70,6 +78,24 @@ export interface ResolvedEtcd {
   readonly images: { readonly etcd: string; readonly busybox: string; readonly shell: string; readonly awsCli: string };
 }
 
+/** `spec.etcd.restore` with its defaults. */
+export interface ResolvedRestore {
+  readonly initialCluster?: string;
+  /** The new member's peer URL (may name the node's variables). */
+  readonly peerUrl: string;
+  readonly hostPath: string;
+  readonly bumpRevision?: number;
+}
+
+export function resolveRestore(restore: EtcdRestoreSpec = {}): ResolvedRestore {
+  return {
+    initialCluster: restore.initialCluster,
+    peerUrl: restore.peerUrl ?? ETCD_DEFAULTS.restorePeerUrl,
+    hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath,
+    bumpRevision: restore.bumpRevision,
+  };
+}
+
 /** The file name prefix of a policy's snapshots: `spec.etcd.namePrefix`, else `etcd-snapshot_<policy>_`. */
 export function etcdNamePrefix(spec: EtcdSpec, policyName: string): string {
   return spec.namePrefix ?? `${ETCD_DEFAULTS.namePrefixBase}${policyName}_`;
@@ -105,8 +131,8 @@ export function etcdServiceAccountName(policyName: string): string {
 }
 
 export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): ResolvedEtcd {
-  const mode = spec.mode ?? ETCD_DEFAULTS.mode;
-  const distribution = spec.distribution ?? ETCD_DEFAULTS.distribution;
+  const mode = etcdMode(spec);
+  const distribution = etcdDistribution(spec);
   const profile = DISTRIBUTIONS[distribution];
   const nodes = (spec.nodes ?? []).map((entry, i) => ({
     ...namedEntry(entry),
@@ -145,12 +171,12 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
     destination,
     copies: resolveS3Copies(spec.copies),
     namePrefix: etcdNamePrefix(spec, policyName),
-    retentionScope: spec.retentionScope ?? ETCD_DEFAULTS.retentionScope,
+    retentionScope: etcdRetentionScope(spec),
     restoreCheck: spec.restoreCheck ?? ETCD_DEFAULTS.restoreCheck,
     controlPlaneFiles: spec.controlPlaneFiles ? (spec.controlPlaneFiles.paths ?? profile.controlPlaneFiles) : undefined,
     defragmentation: defrag && {
       thresholdPercent: defrag.thresholdPercent ?? ETCD_DEFAULTS.defragThresholdPercent,
-      memberTimeoutSeconds: parseDuration(defrag.memberTimeout ?? ETCD_DEFAULTS.defragMemberTimeout),
+      memberTimeoutSeconds: parseDuration(defragMemberTimeout(defrag)),
       settings: pickSettings(defrag),
       path: childPath(path, 'defragmentation'),
     },

@@ -32,17 +32,8 @@ import {
   toolsContainer,
   toolsEnv,
 } from './pods';
-import type { ResolvedEtcd } from './resolve';
+import { ResolvedEtcd, ResolvedRestore, resolveRestore } from './resolve';
 import type { EtcdRestoreSpec } from './types';
-
-/** `spec.etcd.restore` with its defaults. */
-interface ResolvedRestore {
-  readonly initialCluster?: string;
-  /** Undefined: the default URL from the node's IP. */
-  readonly peerUrl?: string;
-  readonly hostPath: string;
-  readonly bumpRevision?: number;
-}
 
 /** The restore Job for `request`, or each flag that does not fit the policy (validated specs only). */
 export function etcdRestoreJob(
@@ -122,15 +113,6 @@ export function etcdRestoreJob(
       backoffLimit: 0,
       pod: (ctx) => restorePod(spec, restore, node, request.snapshot, ctx, encrypted ? age : undefined),
     },
-  };
-}
-
-function resolveRestore(restore: EtcdRestoreSpec = {}): ResolvedRestore {
-  return {
-    initialCluster: restore.initialCluster,
-    peerUrl: restore.peerUrl,
-    hostPath: restore.hostPath ?? ETCD_DEFAULTS.restoreHostPath,
-    bumpRevision: restore.bumpRevision,
   };
 }
 
@@ -228,7 +210,7 @@ function restorePod(
       ...toolsEnv,
       ...restoreEnv,
       // The kubelet fills in the node's name and IP.
-      { name: 'ETCD_RESTORE_PEER_URL', value: withNodeVariables(restore.peerUrl ?? ETCD_DEFAULTS.restorePeerUrl) },
+      { name: 'ETCD_RESTORE_PEER_URL', value: withNodeVariables(restore.peerUrl) },
       {
         name: 'ETCD_RESTORE_INITIAL_CLUSTER',
         value:

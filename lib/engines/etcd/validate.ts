@@ -6,7 +6,14 @@ import { BUCKET_RULES } from '../../retention';
 import type { PolicyContext } from '../engine';
 import { validateS3 } from '../s3';
 import { validateS3Copies } from '../s3-copies';
-import { DISTRIBUTIONS, ETCD_DEFAULTS } from './defaults';
+import {
+  DISTRIBUTIONS,
+  ETCD_DEFAULTS,
+  defragMemberTimeout,
+  etcdDistribution,
+  etcdMode,
+  etcdRetentionScope,
+} from './defaults';
 import { destinationKind, isTls, snapshotGroup, stepsInAwsCli } from './resolve';
 import type { EtcdSpec } from './types';
 import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernetes/validation';
@@ -16,7 +23,7 @@ import { durationProblem, formatDuration, parseDuration } from '../../units';
 export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const path = policy.path;
   const at = (field: string) => childPath(path, field);
-  const mode = spec.mode ?? ETCD_DEFAULTS.mode;
+  const mode = etcdMode(spec);
   const nodes = (spec.nodes ?? []).map(namedEntry);
   if (mode === 'perNode' && nodes.length === 0) {
     issues.add(at('nodes'), 'perNode mode needs the control-plane nodes to back up (one CronJob each)');
@@ -60,7 +67,7 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
   validateDefragmentation(spec, policy, issues);
 
   const kind = destinationKind(spec);
-  if ((spec.retentionScope ?? ETCD_DEFAULTS.retentionScope) === 'cluster' && kind === 'hostPath') {
+  if (etcdRetentionScope(spec) === 'cluster' && kind === 'hostPath') {
     issues.add(
       at('retentionScope'),
       'received "cluster"; a hostPath destination holds only its own node\'s snapshots, so retention can only count per node: use "node", or a PVC or S3 destination',
@@ -122,7 +129,7 @@ function validateControlPlaneFiles(spec: EtcdSpec, policy: PolicyContext, issues
   const files = spec.controlPlaneFiles;
   if (!files) return;
   const at = childPath(policy.path, 'controlPlaneFiles');
-  const paths = files.paths ?? DISTRIBUTIONS[spec.distribution ?? ETCD_DEFAULTS.distribution].controlPlaneFiles;
+  const paths = files.paths ?? DISTRIBUTIONS[etcdDistribution(spec)].controlPlaneFiles;
   paths.forEach((p, i) => {
     const here = childPath(childPath(at, 'paths'), i);
     issues.addProblem(here, hostPathProblem(p));
@@ -157,10 +164,10 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
   const at = childPath(policy.path, 'defragmentation');
   validateSettings(d, at, issues);
   const memberPath = childPath(at, 'memberTimeout');
-  const member =
-    checkedDuration(d.memberTimeout, memberPath, issues) ?? parseDuration(ETCD_DEFAULTS.defragMemberTimeout);
+  // undefined when written and not a duration (reported)
+  const member = checkedDuration(defragMemberTimeout(d), memberPath, issues);
   if (member === 0) issues.add(memberPath, `received ${show(d.memberTimeout)}; must be longer than 0s`);
-  if (member > GO_DURATION_MAX_SECONDS) {
+  if (member !== undefined && member > GO_DURATION_MAX_SECONDS) {
     issues.add(
       memberPath,
       `received ${show(d.memberTimeout)}; etcdctl's --command-timeout is a Go duration (int64 nanoseconds): at most ${formatDuration(GO_DURATION_MAX_SECONDS)}`,
@@ -173,10 +180,10 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
       : policy.defaults?.timeout !== undefined
         ? ['spec.defaults.timeout', policy.defaults.timeout]
         : ['the default timeout', ETCD_DEFAULTS.defragTimeout];
-  if (member > 0 && durationProblem(timeout) === undefined && member >= parseDuration(timeout)) {
+  if (member && durationProblem(timeout) === undefined && member >= parseDuration(timeout)) {
     issues.add(
       memberPath,
-      `received ${show(d.memberTimeout ?? ETCD_DEFAULTS.defragMemberTimeout)}; must be shorter than the run's timeout (${timeoutPath}: ${show(timeout)}), or the Job's deadline stops a member's defragmentation midway: at most ${formatDuration(Math.max(parseDuration(timeout) - 1, 1))}, or raise ${childPath(at, 'timeout')}`,
+      `received ${show(defragMemberTimeout(d))}; must be shorter than the run's timeout (${timeoutPath}: ${show(timeout)}), or the Job's deadline stops a member's defragmentation midway: at most ${formatDuration(Math.max(parseDuration(timeout) - 1, 1))}, or raise ${childPath(at, 'timeout')}`,
     );
   }
   if (d.placement?.serializationGroup !== undefined) {

@@ -28,3 +28,10 @@ export const VITESS_DEFAULTS = {
    */
   terminationGracePeriodSeconds: 150,
 } as const;
+
+/** `spec.vitess.backupEngine` with its default: the resolve and the check of incremental backups read it here. */
+export function vitessBackupEngine<E extends string>(spec: {
+  readonly backupEngine?: E;
+}): E | typeof VITESS_DEFAULTS.backupEngine {
+  return spec.backupEngine ?? VITESS_DEFAULTS.backupEngine;
+}

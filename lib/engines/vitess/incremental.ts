@@ -11,8 +11,7 @@ import { parseDuration } from '../../units';
 import type { EnginePod, EngineTarget, PodContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
 import { goDuration } from './flags';
-import type { ResolvedVitess } from './resolve';
-import type { VitessIncremental, VitessSchedule } from './types';
+import type { ResolvedIncremental, ResolvedVitess, ResolvedVitessSchedule } from './resolve';
 import { vtctldPod } from './vtctld-pod';
 
 /** What the incremental target shares with the shard's other targets (made in targets.ts). */
@@ -28,7 +27,7 @@ const STOP_WAIT_SECONDS = 30;
 
 export function incrementalTarget(
   spec: ResolvedVitess,
-  sched: VitessSchedule & { readonly incremental: VitessIncremental },
+  sched: ResolvedVitessSchedule & { readonly incremental: ResolvedIncremental },
   sPath: string,
   keyspace: string,
   shard: string,
@@ -46,7 +45,7 @@ export function incrementalTarget(
     overrides: {
       ...pickSettings(sched),
       schedule: incremental.schedule,
-      timeout: incremental.timeout ?? VITESS_DEFAULTS.incrementalTimeout,
+      timeout: incremental.timeout,
       ...(incremental.suspend !== undefined ? { suspend: incremental.suspend } : {}),
     },
     settingsPath: `${sPath}.incremental`,
@@ -61,7 +60,7 @@ export function incrementalTarget(
 
 function incrementalPod(
   spec: ResolvedVitess,
-  incremental: VitessIncremental,
+  incremental: ResolvedIncremental,
   keyspace: string,
   shard: string,
   parts: ShardParts,
@@ -81,7 +80,7 @@ function incrementalPod(
         { name: 'VITESS_SHARD', value: shard },
         {
           name: 'VITESS_INCREMENTAL_ALLOW_PRIMARY',
-          value: String(incremental.allowPrimary ?? VITESS_DEFAULTS.incrementalAllowPrimary),
+          value: String(incremental.allowPrimary),
         },
         { name: 'VITESS_INCREMENTAL_ACTION_TIMEOUT', value: goDuration(actionTimeout) },
         { name: 'VITESS_STOP_WAIT_SECONDS', value: String(STOP_WAIT_SECONDS) },

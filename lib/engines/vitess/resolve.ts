@@ -1,8 +1,19 @@
 /** `spec.vitess` with every default applied, once. */
 import type { SecretKeyRef } from '../../policy/types';
 import { parseDuration } from '../../units';
-import { VITESS_DEFAULTS } from './defaults';
-import type { VitessSchedule, VitessSpec, VitessStorage } from './types';
+import { VITESS_DEFAULTS, vitessBackupEngine } from './defaults';
+import type { VitessIncremental, VitessSchedule, VitessSpec, VitessStorage } from './types';
+
+/** `schedules[].incremental` with its defaults. */
+export interface ResolvedIncremental extends VitessIncremental {
+  readonly timeout: string;
+  readonly allowPrimary: boolean;
+}
+
+/** A schedule with its incremental backups' defaults applied. */
+export type ResolvedVitessSchedule = Omit<VitessSchedule, 'incremental'> & {
+  readonly incremental?: ResolvedIncremental;
+};
 
 export interface ResolvedVitess {
   readonly cluster: string;
@@ -31,7 +42,7 @@ export interface ResolvedVitess {
   };
   /** Extra flags by name without leading dashes. */
   readonly extraFlags: Readonly<Record<string, string>>;
-  readonly schedules: readonly VitessSchedule[];
+  readonly schedules: readonly ResolvedVitessSchedule[];
 }
 
 export function resolveVitess(spec: VitessSpec): ResolvedVitess {
@@ -43,7 +54,7 @@ export function resolveVitess(spec: VitessSpec): ResolvedVitess {
       mysqld: spec.images?.mysqld ?? VITESS_DEFAULTS.image,
     },
     mysqlFlavor: spec.mysqlFlavor ?? VITESS_DEFAULTS.mysqlFlavor,
-    backupEngine: spec.backupEngine ?? VITESS_DEFAULTS.backupEngine,
+    backupEngine: vitessBackupEngine(spec),
     topology: {
       implementation: spec.topology.implementation ?? VITESS_DEFAULTS.topologyImplementation,
       globalServerAddress: spec.topology.globalServerAddress,
@@ -67,6 +78,17 @@ export function resolveVitess(spec: VitessSpec): ResolvedVitess {
       minRetentionCount: retention.minRetentionCount ?? VITESS_DEFAULTS.minRetentionCount,
     },
     extraFlags: Object.fromEntries(Object.entries(spec.extraFlags ?? {}).map(([k, v]) => [k.replace(/^-+/, ''), v])),
-    schedules: spec.schedules,
+    schedules: spec.schedules.map(({ incremental, ...schedule }): ResolvedVitessSchedule =>
+      incremental
+        ? {
+            ...schedule,
+            incremental: {
+              ...incremental,
+              timeout: incremental.timeout ?? VITESS_DEFAULTS.incrementalTimeout,
+              allowPrimary: incremental.allowPrimary ?? VITESS_DEFAULTS.incrementalAllowPrimary,
+            },
+          }
+        : schedule,
+    ),
   };
 }

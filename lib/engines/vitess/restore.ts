@@ -4,7 +4,8 @@
  * `RestoreFromBackup --restore-to-timestamp`, vitessio/website
  * content/en/docs/18.0/user-guides/operating-vitess/backup-and-restore/bootstrap-and-restore.md).
  */
-import { parseDuration } from '../../units';
+import { mergeSettings } from '../../policy/settings';
+import { resolveSettings } from '../../policy/resolve-settings';
 import type { PointInTimeProcedure, PointInTimeRequest, PolicyContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
 import { goDuration } from './flags';
@@ -24,7 +25,10 @@ function incrementalShards(spec: VitessSpec, policy: PolicyContext): Shard[] {
   const found = new Map<string, Shard>();
   for (const sched of spec.schedules) {
     if (!sched.incremental) continue;
-    const timeout = sched.timeout ?? policy.defaults?.timeout ?? VITESS_DEFAULTS.timeout;
+    // the schedule's own deadline, as its backup CronJob gets it
+    const { activeDeadlineSeconds } = resolveSettings(mergeSettings(policy.defaults, sched), {
+      timeout: VITESS_DEFAULTS.timeout,
+    });
     for (const strategy of sched.strategies)
       for (const shard of strategy.shards) {
         const key = `${strategy.keyspace}/${shard}`;
@@ -34,7 +38,7 @@ function incrementalShards(spec: VitessSpec, policy: PolicyContext): Shard[] {
             shard,
             schedule: sched.name,
             incremental: sched.incremental.schedule,
-            timeout: goDuration(parseDuration(timeout)),
+            timeout: goDuration(activeDeadlineSeconds),
           });
       }
   }

@@ -2,7 +2,7 @@
 import { IssueList, childPath, show } from '../../policy/errors';
 import { checkedDuration, validateSettings } from '../../policy/settings';
 import { parseDuration } from '../../units';
-import { VITESS_DEFAULTS } from './defaults';
+import { vitessBackupEngine } from './defaults';
 import { ScheduleError, cronFromFrequency } from '../../schedule';
 import { RUNTIME_FLAGS, canonicalFlag, requiredFlags } from './flags';
 import { resolveVitess } from './resolve';
@@ -135,7 +135,7 @@ function validateIncrementals(spec: VitessSpec, path: string, issues: IssueList)
     const age = childPath(at, 'maxRecoveryPointAge');
     if (checkedDuration(incremental.maxRecoveryPointAge, age, issues) === 0)
       issues.add(age, `received ${show(incremental.maxRecoveryPointAge)}; must be longer than 0s`);
-    const engine = spec.backupEngine ?? VITESS_DEFAULTS.backupEngine;
+    const engine = vitessBackupEngine(spec);
     if (engine !== 'builtin')
       issues.add(
         at,

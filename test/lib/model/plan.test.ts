@@ -36,13 +36,18 @@ test('each CronJob: its schedules, window (start + activeDeadlineSeconds), group
       suspended: false,
       concurrencyPolicy: 'Forbid',
       windowSeconds: 2400,
-      serializationGroup: { name: 'etcd-snapshot', scope: 'cluster' },
+      serializationGroup: { name: 'etcd-snapshot', scope: 'cluster', topologyKey: 'kubernetes.io/os' },
       node: 'a',
       next: [1, 2, 3].map((d) => ({ start: t(`2026-12-0${d}T03:00:00Z`), end: t(`2026-12-0${d}T03:40:00Z`) })),
       runs: [1, 2, 3].map((d) => ({ start: t(`2026-12-0${d}T03:00:00Z`), end: t(`2026-12-0${d}T03:40:00Z`) })),
     },
   ]);
-  expect(target.schedule).toEqual({ written: '0 3 * * *', resolved: '0 3 * * *', timeZone: undefined });
+  expect(target.schedule).toEqual({
+    written: '0 3 * * *',
+    resolved: '0 3 * * *',
+    timeZone: undefined,
+    zone: 'UTC',
+  });
 });
 
 test('the next runs may reach past the horizon; the runs stop at it', () => {

@@ -58,7 +58,11 @@ test('perNode mode: still one CronJob for the cluster, not pinned, in the cluste
   expect(term?.topologyKey).toBe('kubernetes.io/os');
   const r = resolvePolicy(defragPolicy({ mode: 'perNode', nodes: ['cp-1'] }));
   const defrag = r.targets.find((t) => t.component === 'maintenance')!;
-  expect(defrag.serializationGroup).toEqual({ name: 'etcd-snapshot', scope: 'cluster' });
+  expect(defrag.serializationGroup).toEqual({
+    name: 'etcd-snapshot',
+    scope: 'cluster',
+    topologyKey: 'kubernetes.io/os',
+  });
   expect(defrag.node).toBeUndefined();
 });
 
