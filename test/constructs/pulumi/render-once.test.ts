@@ -113,6 +113,39 @@ test('an https URL as an Output beside a CA bundle is accepted (its stand-in is 
   expect(inputs.map(canonicalJson)).toEqual(renderPolicy(redisSchedulePolicyOf(args)).map(canonicalJson));
 });
 
+test('in a preview where an Output is unknown, every child is registered with its name (none waits inside an apply)', async () => {
+  const names: string[] = [];
+  void pulumi.runtime.setMocks(
+    {
+      newResource: (a) => {
+        names.push(a.name);
+        // the Secret's outputs as a preview of its create has them: not known yet
+        const state = a.type === 'kubernetes:core/v1:Secret' ? {} : (a.inputs as Record<string, unknown>);
+        return { id: undefined as unknown as string, state };
+      },
+      call: (a) => a.inputs as Record<string, unknown>,
+    },
+    'project',
+    'stack',
+    true,
+  );
+  const k8s = await import('@pulumi/kubernetes');
+  const { RedisBackupSchedule } = await load();
+  const secret = new k8s.core.v1.Secret('aws', { metadata: { name: 'aws', namespace: 'redis' } });
+  let known = false;
+  secret.metadata.uid.apply(() => (known = true));
+  const schedule = new RedisBackupSchedule('cache', {
+    ...REDIS,
+    s3: { ...REDIS.s3, credentialsSecret: { name: secret.metadata.uid } },
+  });
+  const urns = await settle(schedule);
+  expect(known).toBe(false);
+  const children = urns.map((urn) => parseUrn(urn).name);
+  expect(children[0]).toMatch(/^cache-configmap-cache-scripts-[0-9a-f]{10}$/);
+  expect(children.slice(1)).toEqual(['cache-cronjob-cache-shard01', 'cache-cronjob-cache-shard02']);
+  expect(names.slice().sort()).toEqual(['aws', 'cache', ...children].sort());
+});
+
 test('with or without Outputs, the CronJob children depend on the ConfigMap child, and nothing else on anything', async () => {
   const { RedisBackupSchedule } = await load();
   const plain = new RedisBackupSchedule('plain', { ...REDIS, name: 'plain' });
