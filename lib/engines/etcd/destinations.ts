@@ -3,7 +3,8 @@
  * mount, and where the retention-prune and the restore drill run (a host directory lives on one node).
  */
 import type { Volume, VolumeMount } from '../../kubernetes/objects';
-import { ETCD_PATHS as P } from './defaults';
+import { restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
+import { ETCD_DEFAULTS, ETCD_PATHS as P } from './defaults';
 import type { ResolvedDestination } from './resolve';
 
 /** Paths and volumes of the destination. */
@@ -30,6 +31,11 @@ interface DestinationKind<D> {
    * backups mount the volume); `anywhere`.
    */
   readonly readers: 'node' | 'role' | 'anywhere';
+  /**
+   * The retention-prune pod's security: non-root where the destination allows it (S3, a PVC that honours
+   * fsGroup), else uid 0 (the snapshots' owner, mode 0600).
+   */
+  pruneSecurity(destination: D): Record<string, unknown>;
 }
 
 type Kind = ResolvedDestination['kind'];
@@ -42,6 +48,7 @@ const DESTINATION_KINDS: { readonly [K in Kind]: DestinationKind<Extract<Resolve
       mount: { name: 'backup', mountPath: P.backup },
     }),
     readers: 'node',
+    pruneSecurity: () => rootPodSecurity(),
   },
   persistentVolumeClaim: {
     layout: (d, encrypted) => ({
@@ -50,8 +57,14 @@ const DESTINATION_KINDS: { readonly [K in Kind]: DestinationKind<Extract<Resolve
       mount: { name: 'backup', mountPath: P.backup, subPath: d.subPath },
     }),
     readers: 'role',
+    pruneSecurity: (d) =>
+      d.fsGroup !== undefined ? restrictedPodSecurity(ETCD_DEFAULTS.pvcPruneUid, d.fsGroup) : rootPodSecurity(),
   },
-  s3: { layout: () => ({ workDir: P.scratch, volumes: [] }), readers: 'anywhere' },
+  s3: {
+    layout: () => ({ workDir: P.scratch, volumes: [] }),
+    readers: 'anywhere',
+    pruneSecurity: () => restrictedPodSecurity(ETCD_DEFAULTS.s3PruneUid),
+  },
 };
 
 /** The row of a destination's kind. */

@@ -30,7 +30,7 @@ import { retentionDestinationEnv } from '../../retention';
 import type { RetentionDestination } from '../../retention';
 import { ScriptCommand, ScriptFeatures, shellCommand } from '../../scripts';
 import { STEP_RESOURCES } from '../../workload/resources';
-import { restrictedContainerSecurity, restrictedPodSecurity, rootPodSecurity } from '../../workload/security';
+import { restrictedContainerSecurity, rootPodSecurity } from '../../workload/security';
 import type { EnginePod, PodContext, PolicyContext } from '../engine';
 import { ENCRYPTED_SUFFIX, ageContainer, ageRecipientsParts } from '../../workload/encryption';
 import { awsEnv, s3CaMounts, s3CaVolumes, s3RetentionDestination, s3UploadEnv } from '../s3';
@@ -307,13 +307,6 @@ function fsGroupOf(spec: ResolvedEtcd): number | undefined {
   return spec.destination.kind === 'persistentVolumeClaim' ? spec.destination.fsGroup : undefined;
 }
 
-/** Non-root where the destination allows it: S3, and a PVC that honours fsGroup; else uid 0 (the snapshots' owner). */
-function pruneSecurity(spec: ResolvedEtcd): Record<string, unknown> {
-  if (spec.destination.kind === 's3') return restrictedPodSecurity(ETCD_DEFAULTS.s3PruneUid);
-  const fsGroup = fsGroupOf(spec);
-  return fsGroup !== undefined ? restrictedPodSecurity(ETCD_DEFAULTS.pvcPruneUid, fsGroup) : rootPodSecurity();
-}
-
 /**
  * The retention-prune pod: one `retention-prune` container running
  * etcd-prune.sh in the finalize step's image. Least privilege per destination:
@@ -360,7 +353,7 @@ export function prunePod(
     containers: [prune],
     mainContainers: ['retention-prune'],
     volumes: [...l.volumes, scratchVolume, ...s3Volumes(spec)],
-    securityContext: pruneSecurity(spec),
+    securityContext: destinationKind(spec.destination).pruneSecurity(spec.destination),
     hostNetwork: d.kind === 's3' ? spec.hostNetwork || undefined : undefined,
     placement: enginePlacement(spec, node, true),
     // the snapshots' priority: in their serialization group, a snapshot of higher priority would preempt it
