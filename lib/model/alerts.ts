@@ -140,10 +140,14 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
     ];
   };
 
-  /** The last Job of the CronJobs failed (kube-state-metrics), or the last run pushed a failure. */
+  /**
+   * The last Job of the CronJobs failed (kube-state-metrics), or the last run pushed a failure. A
+   * failed Job is one whose Failed condition is true (`kube_job_failed`): `kube_job_status_failed`
+   * counts failed pods, and a Job whose pod failed may still retry and succeed (backoffLimit).
+   */
   const ksmFailed = (names: readonly string[], pushedFailed: string | undefined) => {
     const jobs = `${ns}, job_name=~"(${names.join('|')})-[0-9]+"`;
-    const lastFailedStart = `max by (namespace, cronjob) (label_replace(kube_job_status_start_time{${jobs}} and on (namespace, job_name) (kube_job_status_failed{${jobs}} > 0), "cronjob", "$1", "job_name", "^(.+)-[0-9]+$"))`;
+    const lastFailedStart = `max by (namespace, cronjob) (label_replace(kube_job_status_start_time{${jobs}} and on (namespace, job_name) (kube_job_failed{${jobs}, condition="true"} == 1), "cronjob", "$1", "job_name", "^(.+)-[0-9]+$"))`;
     const ksmSuccess = `max by (namespace, cronjob) (kube_cronjob_status_last_successful_time{${cronjobs(names)}})`;
     return `${lastFailedStart} unless on (namespace, cronjob) (${ksmSuccess} >= on (namespace, cronjob) ${lastFailedStart})${pushedFailed ? ` or ${pushedFailed}` : ''}`;
   };

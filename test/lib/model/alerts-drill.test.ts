@@ -6,7 +6,7 @@ import { prometheusRule } from '../../../lib/model/alerts';
 import { ResolvedPolicy, ResolvedTarget, resolvePolicy } from '../../../lib/model/resolve';
 import { alertingRulesOf } from '../../support/kube';
 import { vitessPolicy } from '../engines/vitess/fixtures';
-import { jobSeries, ksm, promtoolTest, pushed } from './promtool.harness';
+import { failedJob, ksm, promtoolTest, pushed } from './promtool.harness';
 
 const DRILL = 'example-orders-drill';
 const BACKUP = 'example-nightly-commerce-x-x';
@@ -99,11 +99,7 @@ test('promtool: a failed drill (pushed, or its Job failed), a stale drill, a dri
     },
     {
       interval: '1m',
-      input_series: [
-        ksm('kube_cronjob_created', DRILL, '0+0x10'),
-        jobSeries('kube_job_status_start_time', `${DRILL}-29000000`, '60+0x10'),
-        jobSeries('kube_job_status_failed', `${DRILL}-29000000`, '1+0x10'),
-      ],
+      input_series: [ksm('kube_cronjob_created', DRILL, '0+0x10'), ...failedJob(`${DRILL}-29000000`, 60, 10)],
       alert_rule_test: [
         {
           eval_time: '5m',

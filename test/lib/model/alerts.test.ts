@@ -3,7 +3,7 @@ import { BackupPolicy, renderPolicy } from '../../../lib';
 import { expectValidManifests } from '../../support/k8s-validate';
 import { KubeObject, alertingRulesOf } from '../../support/kube';
 import { vitessPolicy } from '../engines/vitess/fixtures';
-import { jobSeries, ksm, promtoolTest, pushed } from './promtool.harness';
+import { failedJob, ksm, promtoolTest, pushed, retriedJob } from './promtool.harness';
 
 const policy = vitessPolicy(
   {
@@ -143,11 +143,12 @@ test('promtool: without a Pushgateway (or when it lost its state), kube-state-me
         ksm('kube_cronjob_status_last_successful_time', HOURLY, '0+0x240'),
         // commerce: a Job failed after its last success → failed; customer: never succeeded
         ksm('kube_cronjob_status_last_successful_time', COMMERCE, '60+0x240'),
-        jobSeries('kube_job_status_start_time', `${COMMERCE}-29000000`, '3600+0x240'),
-        jobSeries('kube_job_status_failed', `${COMMERCE}-29000000`, '1+0x240'),
+        ...failedJob(`${COMMERCE}-29000000`, 3600, 240),
         // an older failed Job of hourly, before its success, raises nothing
-        jobSeries('kube_job_status_start_time', `${HOURLY}-28999999`, '-60+0x240'),
-        jobSeries('kube_job_status_failed', `${HOURLY}-28999999`, '1+0x240'),
+        ...failedJob(`${HOURLY}-28999999`, -60, 240),
+        // nor does a Job of customer whose pod failed and that is retrying: kube_job_status_failed
+        // counts failed pods, the Job has not failed
+        ...retriedJob(`${CUSTOMER}-29000001`, 3600, 240),
         // customer's next run was due at t=0 and never started; the others are due in the future
         ksm('kube_cronjob_next_schedule_time', CUSTOMER, '0+0x240'),
         ksm('kube_cronjob_next_schedule_time', HOURLY, '100000+0x240'),

@@ -25,10 +25,33 @@ export const ksm = (metric: string, cronjob: string, values: string) => ({
   values,
 });
 /** A kube-state-metrics Job series. */
-export const jobSeries = (metric: string, jobName: string, values: string) => ({
-  series: labels(metric, { job_name: jobName, job: 'kube-state-metrics' }),
+export const jobSeries = (metric: string, jobName: string, values: string, extra: Record<string, string> = {}) => ({
+  series: labels(metric, { job_name: jobName, job: 'kube-state-metrics', ...extra }),
   values,
 });
+/**
+ * The series kube-state-metrics (v2.19.1, as test/kube/alerts-ksm.test.ts sees them) exports of a
+ * Job that started at `start` (seconds) and failed, for `points` more points: `kube_job_failed` by
+ * condition (its Failed condition is true), and `kube_job_status_failed` by reason, 1 for the reason
+ * of its Failed condition and 0 for the other known ones (not the number of failed pods).
+ */
+export const failedJob = (jobName: string, start: number, points: number, reason = 'BackoffLimitExceeded') => [
+  jobSeries('kube_job_status_start_time', jobName, `${start}+0x${points}`),
+  ...['true', 'false', 'unknown'].map((condition) =>
+    jobSeries('kube_job_failed', jobName, `${condition === 'true' ? 1 : 0}+0x${points}`, { condition }),
+  ),
+  ...['BackoffLimitExceeded', 'DeadlineExceeded', 'Evicted'].map((r) =>
+    jobSeries('kube_job_status_failed', jobName, `${r === reason ? 1 : 0}+0x${points}`, { reason: r }),
+  ),
+];
+/**
+ * The same of a Job one of whose pods failed and that retried (backoffLimit), still running or
+ * succeeded since: its failed pods under reason "", and no `kube_job_failed` (no Failed condition).
+ */
+export const retriedJob = (jobName: string, start: number, points: number) => [
+  jobSeries('kube_job_status_start_time', jobName, `${start}+0x${points}`),
+  jobSeries('kube_job_status_failed', jobName, `1+0x${points}`, { reason: '' }),
+];
 
 /** Runs `promtool test rules` with the rule file of `r` and the given tests; returns its output. */
 export function promtoolTest(r: KubeObject | undefined, tests: unknown[]): string {

@@ -1,4 +1,4 @@
-/** A real Prometheus (Debian's `prometheus`) scraping given targets every second, for queries in tests. */
+/** A real Prometheus (Debian's `prometheus`) scraping given targets every second, for queries (and alerting rules) in tests. */
 import * as fs from 'fs';
 import * as path from 'path';
 import { BaseHandle, freePort, launch, waitReady } from './processes';
@@ -10,10 +10,38 @@ export interface PrometheusHandle extends BaseHandle {
   query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
   /** Waits until a scrape of every target has happened after this call (up == 1 with a newer timestamp). */
   scraped(timeoutMs?: number): Promise<void>;
+  /** GET /api/v1/alerts: the alerts of the rule files, pending and firing. */
+  alerts(): Promise<PrometheusAlert[]>;
+  /** Waits until every rule group has been evaluated after this call (GET /api/v1/rules, lastEvaluation). */
+  evaluated(timeoutMs?: number): Promise<void>;
 }
 
-/** Prometheus with one scrape job `pushgateway` (honor_labels, as the Pushgateway's docs ask) over `targets` (host:port). */
-export async function startPrometheus(targets: readonly string[]): Promise<PrometheusHandle> {
+/** An alert as GET /api/v1/alerts lists it. */
+export interface PrometheusAlert {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly state: 'pending' | 'firing';
+  readonly activeAt: string;
+  readonly value: string;
+}
+
+export interface PrometheusOptions {
+  /** The scrape job's name (the `job` label). @default 'pushgateway' */
+  readonly job?: string;
+  /** Rule files to load (evaluated every second). @default none */
+  readonly ruleFiles?: readonly string[];
+}
+
+/**
+ * Prometheus with one scrape job (`pushgateway` unless `options.job`; honor_labels, as the
+ * Pushgateway's docs ask and kube-prometheus-stack sets for kube-state-metrics) over `targets`
+ * (host:port), scraped and evaluated every second.
+ */
+export async function startPrometheus(
+  targets: readonly string[],
+  options: PrometheusOptions = {},
+): Promise<PrometheusHandle> {
+  const job = options.job ?? 'pushgateway';
   const { params, base } = await launch({
     label: 'prometheus',
     binary: 'prometheus',
@@ -22,8 +50,11 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
         'global:',
         '  scrape_interval: 1s',
         '  evaluation_interval: 1s',
+        ...(options.ruleFiles?.length
+          ? ['rule_files:', ...options.ruleFiles.map((f) => `  - ${JSON.stringify(f)}`)]
+          : []),
         'scrape_configs:',
-        '  - job_name: pushgateway',
+        `  - job_name: ${job}`,
         '    honor_labels: true',
         '    static_configs:',
         `      - targets: [${targets.map((t) => JSON.stringify(t)).join(', ')}]`,
@@ -48,6 +79,13 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
     },
   });
   const url = `http://127.0.0.1:${params.port}`;
+  const getJson = async <T>(p: string): Promise<T> => {
+    const r = await httpGetText(`${url}${p}`, { timeoutMs: 10000 });
+    const body = JSON.parse(r.body) as { status: string; error?: string; data?: T };
+    if (r.status !== 200 || body.status !== 'success')
+      throw new Error(`GET ${p}: HTTP ${r.status} ${body.error ?? r.body}`);
+    return body.data!;
+  };
   const query = async (expr: string) => {
     const r = await httpGetText(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`, { timeoutMs: 10000 });
     const body = JSON.parse(r.body) as {
@@ -68,10 +106,22 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
       const since = Date.now() / 1000;
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const up = await query('timestamp(up{job="pushgateway"})');
+        const up = await query(`timestamp(up{job=${JSON.stringify(job)}})`);
         if (up.length === targets.length && up.every((s) => Number(s.value[1]) > since)) return;
         if (Date.now() > deadline)
           throw new Error(`prometheus: no scrape of ${targets.join(', ')} within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    },
+    alerts: async () => (await getJson<{ alerts: PrometheusAlert[] }>('/api/v1/alerts')).alerts,
+    evaluated: async (timeoutMs = 30000) => {
+      const since = Date.now();
+      const deadline = since + timeoutMs;
+      for (;;) {
+        const { groups } = await getJson<{ groups: { name: string; lastEvaluation: string }[] }>('/api/v1/rules');
+        if (groups.length > 0 && groups.every((g) => Date.parse(g.lastEvaluation) > since)) return;
+        if (Date.now() > deadline)
+          throw new Error(`prometheus: no evaluation of every rule group within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 250));
       }
     },
