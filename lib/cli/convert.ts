@@ -1,5 +1,4 @@
 /** `convert`: the operators' own objects in, the equivalent BackupPolicy out. */
-import { parseAllDocuments } from 'yaml';
 import { convertHint } from '../convert';
 import { runConvert } from '../convert/command';
 import { CliIO, Command, EXIT, parseCommand, readInput } from './command';
@@ -45,15 +44,14 @@ function convert(args: readonly string[], io: CliIO): number {
   return result.code;
 }
 
-/** For a file that is no policy: a line per document that `convert` would take instead. */
-export function convertHints(file: string, text: string): string[] {
-  try {
-    const docs = parseAllDocuments(text);
-    return (Array.isArray(docs) ? docs : [docs]).flatMap((doc, i) => {
-      const hint = doc.errors.length === 0 ? convertHint(doc.toJS({ maxAliasCount: 100 })) : undefined;
-      return hint ? [`${file}: document ${i + 1}: ${hint}`] : [];
-    });
-  } catch {
-    return [];
-  }
+/**
+ * For a file that is no policy: a line per document that `convert` would take instead. `documents` are
+ * the values the loader read (`readPolicies`): the file is not parsed again (a second parse of an
+ * 80,000-key map, with `yaml`'s quadratic repeated-key check, took a minute).
+ */
+export function convertHints(file: string, documents: readonly unknown[]): string[] {
+  return documents.flatMap((doc, i) => {
+    const hint = doc === undefined ? undefined : convertHint(doc);
+    return hint ? [`${file}: document ${i + 1}: ${hint}`] : [];
+  });
 }

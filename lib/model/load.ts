@@ -13,14 +13,40 @@ const MAX_ALIAS_COUNT = 100;
  * document, in file order. A text over MAX_INPUT_BYTES is refused before it is parsed.
  */
 export function loadPolicies(text: string, source?: string): BackupPolicy[] {
+  const read = readPolicies(text, source);
+  if (read.error) throw read.error;
+  return read.policies;
+}
+
+/** What `readPolicies` found: the policies, or the problems; and what each document holds. */
+export interface ReadPolicies {
+  readonly policies: BackupPolicy[];
+  /** Every problem of every document, as `loadPolicies` throws it. */
+  readonly error?: PolicyError;
+  /**
+   * Each document's value, in file order (undefined for one that could not be read: a syntax error, a
+   * repeated key, too many aliases); none for a text over MAX_INPUT_BYTES. The CLI tells from them what a
+   * file that is no policy is (`convert`'s hints) without parsing it again.
+   */
+  readonly documents: readonly unknown[];
+}
+
+/**
+ * `loadPolicies` without the throw: the text is parsed once, and every problem's position is looked up
+ * in that parse (`offsetOf`, each map indexed once), whatever the document's size and wherever the
+ * problem is.
+ */
+export function readPolicies(text: string, source?: string): ReadPolicies {
   const sizeProblem = inputSizeProblem(text);
-  if (sizeProblem !== undefined) throw new PolicyError([{ path: '(file)', message: sizeProblem }], source);
+  if (sizeProblem !== undefined)
+    return { policies: [], error: new PolicyError([{ path: '(file)', message: sizeProblem }], source), documents: [] };
   const lineCounter = new LineCounter();
   // Duplicate keys are found by duplicateKeys (linear); the parser's own check is quadratic.
   const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false, lineCounter });
   const list = Array.isArray(docs) ? docs : [docs];
   const policies: BackupPolicy[] = [];
   const issues: PolicyIssue[] = [];
+  const documents: unknown[] = list.map(() => undefined);
   const position = (offset: number) => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -56,6 +82,7 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
       });
       return;
     }
+    documents[i] = value;
     if (value === null || value === undefined) return;
     let problems: readonly PolicyIssue[];
     try {
@@ -68,10 +95,12 @@ export function loadPolicies(text: string, source?: string): BackupPolicy[] {
     const placed = problems.map((p) => ({ ...p, path: prefix(p.path), ...position(offsetOf(doc, p.path)) }));
     issues.push(...placed.sort((a, b) => a.line - b.line || a.column - b.column));
   });
-  if (issues.length > 0) throw new PolicyError(issues, source);
-  if (policies.length === 0)
-    throw new PolicyError([{ path: '(document)', message: 'no BackupPolicy document found' }], source);
-  return policies;
+  if (issues.length > 0) return { policies: [], error: new PolicyError(issues, source), documents };
+  if (policies.length === 0) {
+    const error = new PolicyError([{ path: '(document)', message: 'no BackupPolicy document found' }], source);
+    return { policies: [], error, documents };
+  }
+  return { policies, documents };
 }
 
 /** The pairs of each map by key, made once per map looked into (many problems in one large map stay linear). */

@@ -1,27 +1,13 @@
 /**
- * What every YAML input of the package gets before it is read: a size limit checked before parsing,
- * and a duplicate-key check linear in the document's size (the `yaml` package's own `uniqueKeys`
- * compares each key with every earlier key of its map: an 80,000-key map took minutes).
+ * What every YAML input of the package gets before it is read: a size limit checked before parsing
+ * (`./input-size`, which loads no parser), and a duplicate-key check linear in the document's size (the
+ * `yaml` package's own `uniqueKeys` compares each key with every earlier key of its map: an 80,000-key
+ * map took minutes).
  */
 import { Document, Node, isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
 import { childPath } from '../policy/errors';
 
-/**
- * The largest input file, in bytes: 1.5 MiB, etcd's default request limit (`--max-request-bytes`
- * 1572864), which every object the API server stores fits: an operator object that `convert` reads,
- * and every object a policy renders (each carries the policy's labels and annotations). A policy of
- * 10,000 Vitess shards is about 120 kB. A file this size is parsed and validated in about a second
- * (`npm run bench:parse`).
- */
-export const MAX_INPUT_BYTES = 1572864;
-
-/** The problem with `text`'s size, or undefined when it is within MAX_INPUT_BYTES. */
-export function inputSizeProblem(text: string): string | undefined {
-  if (text.length * 3 <= MAX_INPUT_BYTES) return undefined; // at most 3 UTF-8 bytes per UTF-16 unit
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes <= MAX_INPUT_BYTES) return undefined;
-  return `the input is ${bytes} bytes (${(bytes / 1024 / 1024).toFixed(1)} MiB); at most ${MAX_INPUT_BYTES} (1.5 MiB, etcd's request limit, which every Kubernetes object fits) are read: split the input into several files`;
-}
+export { MAX_INPUT_BYTES, inputSizeProblem } from './input-size';
 
 /** A key that appears twice in one map of the document. */
 export interface DuplicateKey {

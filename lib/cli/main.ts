@@ -1,0 +1,39 @@
+/**
+ * The CLI's entry point (bin/backup-cronjobs.js): `runCli` of ./index, loading only the command it runs.
+ * ./index loads every command (its usage lists them all, with what each engine adds), and with them the
+ * parser, every engine's schema and the renderer: a few hundred ms before the first line of input is read.
+ * Here `validate` loads them only for a file it reads, so a file over the size limit is refused in a few
+ * milliseconds; the other commands load what they import. Help, --version and unknown commands go to
+ * ./index. The same exit codes and output as `runCli` (test/lib/cli/main.test.ts).
+ */
+import { CliIO, Command, EXIT, UsageError, processIO } from './command';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded when it runs (above) */
+/** Each command of ./index's table by name, loaded when called. */
+export const COMMAND_MODULES: Readonly<Record<string, () => Command>> = {
+  synth: () => (require('./synth') as typeof import('./synth')).synthCommand,
+  validate: () => (require('./validate') as typeof import('./validate')).validateCommand,
+  plan: () => (require('./plan') as typeof import('./plan')).planCommand,
+  list: () => (require('./list') as typeof import('./list')).listCommand,
+  restore: () => (require('./restore') as typeof import('./restore')).restoreCommand,
+  convert: () => (require('./convert') as typeof import('./convert')).convertCommand,
+  discover: () => (require('./discover') as typeof import('./discover')).discoverCommand,
+  schema: () => (require('./schema') as typeof import('./schema')).schemaCommand,
+  dashboard: () => (require('./dashboard') as typeof import('./dashboard')).dashboardCommand,
+  retention: () => (require('./retention') as typeof import('./retention')).retentionCommand,
+};
+
+/** `runCli` of ./index: runs the command named by `argv[0]`; returns the exit code. */
+export function main(argv: readonly string[], io: CliIO = processIO): number {
+  const [name, ...rest] = argv;
+  if (name === undefined || !Object.hasOwn(COMMAND_MODULES, name))
+    return (require('./index') as typeof import('./index')).runCli(argv, io);
+  try {
+    return COMMAND_MODULES[name]().run(rest, io);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr(`${e.message}\nRun "backup-cronjobs ${e.command ?? name} --help" for usage.\n`);
+    return EXIT.usage;
+  }
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
