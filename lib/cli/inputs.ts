@@ -2,7 +2,7 @@
 import type { Manifest } from '../kubernetes/objects';
 import { statSync } from 'fs';
 import { PolicyError } from '../policy/errors';
-import { byteSizeProblem } from '../model/input-size';
+import { byteSizeProblem, inputSizeProblem } from '../model/input-size';
 import type { ResolvedPolicy } from '../model/resolve';
 import type { Collision } from '../model/collisions';
 import { CliIO, readInput } from './command';
@@ -25,11 +25,15 @@ export interface Loaded {
 export function loadInputs(paths: readonly string[], io: CliIO): Loaded | undefined {
   const files: LoadedFile[] = [];
   let failed = false;
+  /** A file over the size limit: its problem, as the loader words it; neither parsed nor loaded. */
+  const refuse = (name: string, problem: string) => {
+    io.stderr(`${new PolicyError([{ path: '(file)', message: problem }], name).message}\n`);
+    failed = true;
+  };
   for (const path of paths) {
     const tooLarge = sizeProblem(path);
     if (tooLarge !== undefined) {
-      io.stderr(`${new PolicyError([{ path: '(file)', message: tooLarge }], path).message}\n`);
-      failed = true;
+      refuse(path, tooLarge);
       continue;
     }
     let input: { name: string; text: string };
@@ -38,6 +42,12 @@ export function loadInputs(paths: readonly string[], io: CliIO): Loaded | undefi
     } catch (e) {
       io.stderr(`${path}: cannot read: ${(e as Error).message}\n`);
       failed = true;
+      continue;
+    }
+    // standard input (or a pipe) is measured once read, still before the parser is loaded
+    const textTooLarge = inputSizeProblem(input.text);
+    if (textTooLarge !== undefined) {
+      refuse(input.name, textTooLarge);
       continue;
     }
     const { convertHints, readPolicies, renderResolved, resolvePolicy } = model();

@@ -13,10 +13,14 @@ import { CliRun, tempDir, writePolicy } from './fixtures';
 const dir = tempDir('main');
 const root = join(__dirname, '..', '..', '..');
 
-function capture(cli: typeof runCli, args: readonly string[]): CliRun {
+function capture(cli: typeof runCli, args: readonly string[], stdin?: string): CliRun {
   let stdout = '';
   let stderr = '';
-  const code = cli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const code = cli(args, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    ...(stdin === undefined ? {} : { stdin: () => stdin }),
+  });
   return { code, stdout, stderr };
 }
 
@@ -84,4 +88,13 @@ test('validate refuses a file over the size limit before it loads the parser, th
   const r = spawnSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
   expect(r.stderr).toBe('');
   expect(JSON.parse(r.stdout)).toEqual({ code: 1, loaded: [] });
+});
+
+test('standard input over the size limit is refused with its size in bytes, as a file is', () => {
+  const text = `# ${'é'.repeat(MAX_INPUT_BYTES / 2)}\n`;
+  expect(capture(main, ['validate', '-'], text)).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: `<stdin>: invalid BackupPolicy (1 problem)\n  (file): the input is ${MAX_INPUT_BYTES + 3} bytes (1.5 MiB); at most 1572864 (1.5 MiB, etcd's request limit, which every Kubernetes object fits) are read: split the input into several files\n`,
+  });
 });
