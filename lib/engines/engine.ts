@@ -40,6 +40,9 @@ export interface PolicyContext {
   readonly path: string;
 }
 
+/** Whether the schema found nothing wrong at or below a path of the policy (`spec.redis.shards`). */
+export type Accepted = (path: string) => boolean;
+
 /** What an engine contributes to one pod. */
 export interface EnginePod {
   readonly initContainers?: readonly EngineContainer[];
@@ -278,8 +281,12 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
   readonly extraCronJobs?: Readonly<Partial<Record<TargetComponent, string>>>;
   /** Where its backups live, for the retention rules it supports. @default - every rule */
   retentionDestination?(spec: Spec): RetentionDestinationKind;
-  /** Checks beyond the schema, its settings levels included. The spec may lack parts the schema refused. */
-  validate(spec: Spec, policy: PolicyContext, issues: IssueList): void;
+  /**
+   * Checks beyond the schema, its settings levels included. The spec may lack parts the schema refused;
+   * `accepted(path)` says whether the schema found nothing wrong at or below `path`, and a check reads only
+   * accepted parts (so a refused bucket name does not hide a duplicate shard name).
+   */
+  validate(spec: Spec, policy: PolicyContext, issues: IssueList, accepted: Accepted): void;
   /** One target per CronJob, in policy order (validated specs only). */
   targets(spec: Spec, policy: PolicyContext): EngineTarget[];
   /**

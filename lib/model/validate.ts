@@ -106,9 +106,10 @@ function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly string
   run(['spec.encryption'], () => validateEncryption(spec, issues));
   run(['spec.drill'], () => validateDrill(spec, issues));
   if (spec.metrics) run(['spec.metrics'], () => validateMetricsEndpoint(spec.metrics!, issues));
+  // An engine's checks read its spec part by part, each when the schema accepted that part (`accepted`).
   for (const key of engines) {
-    run([childPath('spec', key), 'metadata.namespace', ...ENGINE_CONTEXT], () =>
-      engineDefinition(key).validate(spec[key], policyContext(policy, key), issues),
+    run(['metadata.namespace', ...ENGINE_CONTEXT], () =>
+      engineDefinition(key).validate(spec[key], policyContext(policy, key), issues, (path) => accepted([path])),
     );
   }
   return [...issues.issues];

@@ -43,7 +43,7 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof ET
   metricsPrefix: ETCD_DEFAULTS.metricsPrefix,
   sourceAlarms: ETCD_ALARMS,
   contentChecks: true,
-  validate: (spec, policy, issues) => validateEtcd(spec, policy, issues),
+  validate: (spec, policy, issues, accepted) => validateEtcd(spec, policy, issues, accepted),
   targets: (spec, policy) => {
     const r = resolved(spec, policy);
     return withServiceAccount(r, etcdTargets(r, policy));

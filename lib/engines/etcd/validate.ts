@@ -3,7 +3,7 @@ import { IssueList, childPath, show } from '../../policy/errors';
 import { namedEntry, validateNamedEntries } from '../../policy/named-entries';
 import { retentionRules } from '../../policy/retention-options';
 import { BUCKET_RULES } from '../../retention';
-import type { PolicyContext } from '../engine';
+import type { Accepted, PolicyContext } from '../engine';
 import { validateS3 } from '../s3';
 import { validateS3Copies } from '../s3-copies';
 import {
@@ -20,27 +20,14 @@ import { hostPathProblem, nodePinProblem, subPathProblem } from '../../kubernete
 import { checkedDuration, validateSettings } from '../../policy/settings';
 import { durationProblem, formatDuration, parseDuration } from '../../units';
 
-export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
+/** The nodes' own checks run when the schema accepted the nodes and the mode; the rest reads the spec as a whole. */
+export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList, accepted: Accepted): void {
   const path = policy.path;
   const at = (field: string) => childPath(path, field);
+  if (accepted(at('nodes')) && accepted(at('mode'))) validateNodes(spec, path, issues);
+  if (!accepted(path)) return;
   const mode = etcdMode(spec);
   const nodes = (spec.nodes ?? []).map(namedEntry);
-  if (mode === 'perNode' && nodes.length === 0) {
-    issues.add(at('nodes'), 'perNode mode needs the control-plane nodes to back up (one CronJob each)');
-  }
-  if (mode === 'cluster' && spec.nodes !== undefined) {
-    issues.add(
-      at('nodes'),
-      'only valid with mode: perNode (cluster mode runs on any node with the control-plane role)',
-    );
-  }
-  validateNamedEntries(spec.nodes ?? [], path, 'nodes', 'node', issues);
-  // a node name pins pods through the kubernetes.io/hostname label: a label value
-  (spec.nodes ?? []).forEach((entry, i) => {
-    const at = childPath(childPath(path, 'nodes'), i);
-    const problem = nodePinProblem(namedEntry(entry).name);
-    if (problem) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), problem);
-  });
   const hostPaths: [string, string | undefined][] = [
     [childPath(childPath(childPath(path, 'destination'), 'hostPath'), 'path'), spec.destination?.hostPath?.path],
     [childPath(childPath(path, 'certificates'), 'hostPath'), spec.certificates?.hostPath],
@@ -201,5 +188,28 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
       childPath(childPath(childPath(childPath(policy.path, 'nodes'), i), 'placement'), 'serializationGroup'),
       `received ${show(own)}; with spec.etcd.defragmentation every snapshot is in the defragmentation's serialization group (${show(group)}), so that the defragmentation never blocks a member while a snapshot reads from it: remove it here, or name ${show(group)}`,
     );
+  });
+}
+
+/** perNode mode names its nodes (each once, each a node name); cluster mode names none. */
+function validateNodes(spec: EtcdSpec, path: string, issues: IssueList): void {
+  const at = (field: string) => childPath(path, field);
+  const mode = etcdMode(spec);
+  const nodes = (spec.nodes ?? []).map(namedEntry);
+  if (mode === 'perNode' && nodes.length === 0) {
+    issues.add(at('nodes'), 'perNode mode needs the control-plane nodes to back up (one CronJob each)');
+  }
+  if (mode === 'cluster' && spec.nodes !== undefined) {
+    issues.add(
+      at('nodes'),
+      'only valid with mode: perNode (cluster mode runs on any node with the control-plane role)',
+    );
+  }
+  validateNamedEntries(spec.nodes ?? [], path, 'nodes', 'node', issues);
+  // a node name pins pods through the kubernetes.io/hostname label: a label value
+  (spec.nodes ?? []).forEach((entry, i) => {
+    const at = childPath(childPath(path, 'nodes'), i);
+    const problem = nodePinProblem(namedEntry(entry).name);
+    if (problem) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), problem);
   });
 }

@@ -24,7 +24,7 @@ export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps, typeof
   converters: [shardedRedisBackupConverter],
   discover: redisDiscover,
   retentionDestination: () => 's3',
-  validate: (spec, policy, issues) => validateRedis(spec, policy.path, issues),
+  validate: (spec, policy, issues, accepted) => validateRedis(spec, policy.path, issues, accepted),
   targets: (spec, policy) => redisTargets(resolveRedis(spec, policy.path), policy),
   backupStores: (spec, policy) => {
     const { s3, shards } = resolveRedis(spec, policy.path);

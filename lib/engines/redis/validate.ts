@@ -3,11 +3,22 @@ import { IssueList, childPath, show } from '../../policy/errors';
 import { validateNamedEntries } from '../../policy/named-entries';
 import { validateS3 } from '../s3';
 import { validateS3Copies } from '../s3-copies';
+import type { Accepted } from '../engine';
 import type { RedisSpec } from './types';
 
-export function validateRedis(spec: RedisSpec, path: string, issues: IssueList): void {
-  validateNamedEntries(spec.shards ?? [], path, 'shards', 'shard', issues);
+/** Each check reads only its parts, and runs when the schema accepted them. */
+export function validateRedis(spec: RedisSpec, path: string, issues: IssueList, accepted: Accepted): void {
+  const at = (field: string) => childPath(path, field);
+  if (accepted(at('shards'))) validateNamedEntries(spec.shards ?? [], path, 'shards', 'shard', issues);
+  if (accepted(at('sentinel'))) validateSentinel(spec, path, issues);
+  if (accepted(at('scratch'))) validateScratch(spec, path, issues);
+  if (spec.s3 && accepted(at('s3'))) {
+    validateS3(spec.s3, at('s3'), issues);
+    if (spec.copies && accepted(at('copies'))) validateS3Copies(spec.copies, spec.s3, at('copies'), issues);
+  }
+}
 
+function validateSentinel(spec: RedisSpec, path: string, issues: IssueList): void {
   const addresses = new Map<string, number>();
   (spec.sentinel?.addresses ?? []).forEach((address, i) => {
     const at = childPath(childPath(childPath(path, 'sentinel'), 'addresses'), i);
@@ -17,7 +28,9 @@ export function validateRedis(spec: RedisSpec, path: string, issues: IssueList):
     if (prev !== undefined) issues.add(at, `received ${show(address)}; already listed at addresses[${prev}]`);
     else addresses.set(address, i);
   });
+}
 
+function validateScratch(spec: RedisSpec, path: string, issues: IssueList): void {
   const scratch = spec.scratch;
   if (scratch) {
     const at = childPath(path, 'scratch');
@@ -31,7 +44,4 @@ export function validateRedis(spec: RedisSpec, path: string, issues: IssueList):
       );
     }
   }
-
-  if (spec.s3) validateS3(spec.s3, childPath(path, 's3'), issues);
-  if (spec.copies) validateS3Copies(spec.copies, spec.s3, childPath(path, 'copies'), issues);
 }

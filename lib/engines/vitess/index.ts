@@ -27,7 +27,7 @@ export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typ
   extraCronJobs: { 'incremental-backup': "a schedule's `incremental`, by the key of the shard's backup CronJob" },
   retentionDestination: () => 'vitess',
   reportsCoverage: true,
-  validate: (spec, policy, issues) => validateVitess(spec, policy.path, issues),
+  validate: (spec, policy, issues, accepted) => validateVitess(spec, policy.path, issues, accepted),
   targets: (spec, policy) => vitessTargets(resolveVitess(spec), policy),
   listHelp:
     'Vitess backups are listed by vtctld: vtctldclient --server <vtctld> GetBackups <keyspace>/<shard> (list does not read them)',

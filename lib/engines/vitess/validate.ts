@@ -6,6 +6,7 @@ import { vitessBackupEngine } from './defaults';
 import { ScheduleError, cronFromFrequency } from '../../schedule';
 import { RUNTIME_FLAGS, canonicalFlag, requiredFlags } from './flags';
 import { resolveVitess } from './resolve';
+import type { Accepted } from '../engine';
 import type { VitessSpec } from './types';
 import {
   accessModesProblem,
@@ -14,7 +15,50 @@ import {
   subPathProblem,
 } from '../../kubernetes/validation';
 
-export function validateVitess(spec: VitessSpec, path: string, issues: IssueList): void {
+/** The schedules' own checks run when the schema accepted the schedules; the rest reads the spec as a whole. */
+export function validateVitess(spec: VitessSpec, path: string, issues: IssueList, accepted: Accepted): void {
+  if (accepted(childPath(path, 'schedules'))) validateScheduleEntries(spec, path, issues);
+  if (!accepted(path)) return;
+  for (const field of ['minBackupInterval', 'minRetentionTime'] as const) {
+    checkedDuration(spec.vtbackupRetention?.[field], childPath(childPath(path, 'vtbackupRetention'), field), issues);
+  }
+  const scratch = spec.scratch;
+  if (scratch?.accessModes)
+    issues.addProblem(childPath(childPath(path, 'scratch'), 'accessModes'), accessModesProblem(scratch.accessModes));
+  if (scratch?.storageClassName)
+    issues.addProblem(
+      childPath(childPath(path, 'scratch'), 'storageClassName'),
+      storageClassNameProblem(scratch.storageClassName),
+    );
+  const s3 = spec.storage?.s3;
+  if (s3?.caBundle && s3.endpoint?.startsWith('http://')) {
+    issues.add(
+      childPath(childPath(childPath(path, 'storage'), 's3'), 'caBundle'),
+      `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
+    );
+  }
+  const file = spec.storage?.file;
+  if (file?.subPath !== undefined)
+    issues.addProblem(
+      childPath(childPath(childPath(path, 'storage'), 'file'), 'subPath'),
+      subPathProblem(file.subPath),
+    );
+  // Secret keys mounted as files (`items`): key and file name
+  const mounted: [string, string | undefined][] = [
+    [childPath(childPath(path, 'dbInitScriptSecret'), 'key'), spec.dbInitScriptSecret?.key],
+    ...(['s3', 'gcs', 'azblob', 'ceph'] as const).map((kind): [string, string | undefined] => [
+      childPath(childPath(childPath(childPath(path, 'storage'), kind), 'authSecret'), 'key'),
+      spec.storage?.[kind]?.authSecret?.key,
+    ]),
+  ];
+  for (const [at, key] of mounted) if (key !== undefined) issues.addProblem(at, itemKeyProblem(key));
+  if (spec.extraFlags) validateExtraFlags(spec, path, issues);
+  validateIncrementals(spec, path, issues);
+  (spec.schedules ?? []).forEach((s, i) => validateSettings(s, childPath(childPath(path, 'schedules'), i), issues));
+}
+
+/** Each schedule: a unique name, frequency or schedule, each keyspace/shard once with its key range in order. */
+function validateScheduleEntries(spec: VitessSpec, path: string, issues: IssueList): void {
   const names = new Map<string, number>();
   (spec.schedules ?? []).forEach((sched, i) => {
     const sPath = childPath(childPath(path, 'schedules'), i);
@@ -56,42 +100,6 @@ export function validateVitess(spec: VitessSpec, path: string, issues: IssueList
       });
     });
   });
-  for (const field of ['minBackupInterval', 'minRetentionTime'] as const) {
-    checkedDuration(spec.vtbackupRetention?.[field], childPath(childPath(path, 'vtbackupRetention'), field), issues);
-  }
-  const scratch = spec.scratch;
-  if (scratch?.accessModes)
-    issues.addProblem(childPath(childPath(path, 'scratch'), 'accessModes'), accessModesProblem(scratch.accessModes));
-  if (scratch?.storageClassName)
-    issues.addProblem(
-      childPath(childPath(path, 'scratch'), 'storageClassName'),
-      storageClassNameProblem(scratch.storageClassName),
-    );
-  const s3 = spec.storage?.s3;
-  if (s3?.caBundle && s3.endpoint?.startsWith('http://')) {
-    issues.add(
-      childPath(childPath(childPath(path, 'storage'), 's3'), 'caBundle'),
-      `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
-    );
-  }
-  const file = spec.storage?.file;
-  if (file?.subPath !== undefined)
-    issues.addProblem(
-      childPath(childPath(childPath(path, 'storage'), 'file'), 'subPath'),
-      subPathProblem(file.subPath),
-    );
-  // Secret keys mounted as files (`items`): key and file name
-  const mounted: [string, string | undefined][] = [
-    [childPath(childPath(path, 'dbInitScriptSecret'), 'key'), spec.dbInitScriptSecret?.key],
-    ...(['s3', 'gcs', 'azblob', 'ceph'] as const).map((kind): [string, string | undefined] => [
-      childPath(childPath(childPath(childPath(path, 'storage'), kind), 'authSecret'), 'key'),
-      spec.storage?.[kind]?.authSecret?.key,
-    ]),
-  ];
-  for (const [at, key] of mounted) if (key !== undefined) issues.addProblem(at, itemKeyProblem(key));
-  if (spec.extraFlags) validateExtraFlags(spec, path, issues);
-  validateIncrementals(spec, path, issues);
-  (spec.schedules ?? []).forEach((s, i) => validateSettings(s, childPath(childPath(path, 'schedules'), i), issues));
 }
 
 /** The flags (canonical, underscore spelling) that `extraFlags` may not set for this spec. */

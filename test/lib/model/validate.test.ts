@@ -2,6 +2,7 @@
 import { PolicyError, loadPolicies, renderPolicy, validatePolicy } from '../../../lib';
 import * as settings from '../../../lib/policy/settings';
 import { vitessPolicy } from '../engines/vitess/fixtures';
+import { redisPolicy } from '../engines/redis/fixtures';
 import { at, obj } from '../../support/json-paths';
 import { policyIssues } from '../../support/policy-issues';
 
@@ -274,5 +275,20 @@ describe('checks beyond the schema', () => {
     expect(issues).toContain(
       'spec.metrics.basicAuthSecret: applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it',
     );
+  });
+
+  test("an engine's checks run part by part: a refused part of the engine's spec keeps only its own checks from running", () => {
+    // the bucket name is refused (so s3 lacks its required bucket once it is taken out): the S3 checks do not run,
+    // the shard and Sentinel checks still report
+    const doc = redisPolicy({
+      shards: ['shard01', 'shard01'],
+      sentinel: { addresses: ['a:26379', 'a:26379'], passwordSecret: { name: 'sentinel-auth', key: 'password' } },
+      s3: { bucket: 'Cache', region: 'us-east-1', credentialsSecret: { name: 'aws-credentials' } },
+    });
+    expect(policyIssues(() => validatePolicy(doc))).toEqual([
+      'spec.redis.s3.bucket: received "Cache"; must be a string matching ^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$',
+      'spec.redis.shards[1]: received "shard01"; shard names must be unique (also at shards[0])',
+      'spec.redis.sentinel.addresses[1]: received "a:26379"; already listed at addresses[0]',
+    ]);
   });
 });
