@@ -7,7 +7,9 @@ export * from './index';
 export { IssueList, childPath, show } from './policy/errors';
 export * as units from './units';
 export { sortKeys } from './yaml';
-export { isPlainObject } from './kubernetes/objects';
+export { copyManifests, isPlainObject } from './kubernetes/objects';
+// What the objects are built as (siblings share parts): the front ends keep them and hand out copies.
+export { renderShared } from './model/render';
 export { literal } from './kubernetes/expansion';
 export { findCollisions, formatCollision, objectKey } from './model/collisions';
 export { objectByKey, objectKeys } from './model/object-keys';

@@ -3,10 +3,11 @@ import { Construct } from 'constructs';
 import {
   IssueList,
   PolicyError,
+  copyManifests,
   findCollisions,
   formatCollision,
   objectByKey,
-  renderResolved,
+  renderShared,
   resolvePolicy,
 } from '../../lib/internal';
 import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from '../../lib/internal';
@@ -38,8 +39,10 @@ export interface BackupPolicyProps {
 export abstract class PolicyConstruct extends Construct {
   /** The namespace of every object. */
   public readonly namespace: string;
-  /** The plain objects, in render order; they share their identical parts: read-only (change the `apiObjects`). */
-  public readonly manifests: readonly Manifest[];
+  /** The objects as rendered (sibling CronJobs share their identical parts): the construct's own, never handed out. */
+  private readonly rendered: readonly Manifest[];
+  /** `manifests`, copied on first read. */
+  private copies?: Manifest[];
   /** One ApiObject per manifest, in the same order. */
   public readonly apiObjects: readonly ApiObject[];
   /** Every CronJob (backups, retention prunes, restore drills), in render order. */
@@ -68,12 +71,12 @@ export abstract class PolicyConstruct extends Construct {
     const resolved = resolveSource(scope, id, source);
     super(scope, id);
     this.namespace = resolved.namespace;
-    this.manifests = renderResolved(resolved);
-    this.apiObjects = addApiObjects(this, this.manifests);
+    this.rendered = renderShared(resolved);
+    this.apiObjects = addApiObjects(this, this.rendered);
     this.cronJobs = this.apiObjects.filter((o) => o.kind === 'CronJob');
     const { backups, prunes, drills, extras } = handles(
       resolved,
-      this.manifests,
+      this.rendered,
       this.apiObjects,
       source.backupKeyPrefix,
     );
@@ -84,6 +87,16 @@ export abstract class PolicyConstruct extends Construct {
     this.incrementalCronJobs = extras.get('incremental-backup') ?? new Map<string, ApiObject>();
     this.prometheusRule = this.apiObjects.find((o) => o.kind === 'PrometheusRule');
     this.node.addValidation({ validate: () => this.collisions() });
+  }
+
+  /**
+   * The plain objects, in render order: the caller's to change. Each is a tree
+   * of its own (copied on first read), sharing no part with another object,
+   * another construct or the `apiObjects`: a change here changes no other
+   * object and not what synthesizes (change the `apiObjects` for that).
+   */
+  public get manifests(): readonly Manifest[] {
+    return (this.copies ??= copyManifests(this.rendered));
   }
 
   /**
@@ -129,9 +142,9 @@ export abstract class PolicyConstruct extends Construct {
   private collisions(): string[] {
     const all = this.node.root.node
       .findAll()
-      .filter((c): c is PolicyConstruct => c instanceof PolicyConstruct && c.manifests !== undefined);
+      .filter((c): c is PolicyConstruct => c instanceof PolicyConstruct && c.rendered !== undefined);
     const mine = all.indexOf(this);
-    return findCollisions(all.slice(0, mine + 1).map((c) => ({ source: c.node.path, objects: c.manifests })))
+    return findCollisions(all.slice(0, mine + 1).map((c) => ({ source: c.node.path, objects: c.rendered })))
       .filter((c) => c.sources[1] === this.node.path)
       .map(formatCollision);
   }

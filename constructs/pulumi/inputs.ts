@@ -15,7 +15,7 @@ import {
   isPlainObject,
   literal,
   passThroughFormat,
-  renderResolved,
+  renderShared,
   resolvePolicy,
   show,
 } from '../../lib/internal';
@@ -232,7 +232,7 @@ export function renderWithStandIns(source: PolicySource, label: string): Renderi
   const standIns = slotFormats(slots, paths).map((format, i) => standIn(format, i, 'a'));
   try {
     const resolved = resolvePolicy(fillMarkers(template, standIns), label);
-    const manifests = renderResolved(resolved);
+    const manifests = renderShared(resolved);
     const namespaceSlot = paths.indexOf('metadata.namespace');
     const expanded = standIns.length > 0 ? kubeletExpandedTexts(manifests) : [];
     return {

@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { formatCollision, objectByKey, objectKey } from '../../lib/internal';
+import { copyManifests, formatCollision, objectByKey, objectKey } from '../../lib/internal';
 import type { Manifest } from '../../lib/internal';
 import { handles } from '../core';
 import type { PolicySource } from '../core';
@@ -51,8 +51,10 @@ export const TYPE_TOKEN_PREFIX = 'backup-cronjobs:index';
  * mapping from the core.
  */
 export abstract class PolicyComponent extends pulumi.ComponentResource {
-  /** The plain objects, in render order (an Output arg appears as its stand-in `pulumi-input-<n>-a-4f1d0c`); they share their identical parts: read-only. */
-  public readonly manifests: readonly Manifest[];
+  /** The objects as rendered (sibling CronJobs share their identical parts): the component's own, never handed out. */
+  private readonly rendered: readonly Manifest[];
+  /** `manifests`, copied on first read. */
+  private copies?: Manifest[];
   /** Names of the CronJobs, in render order (also a registered output). */
   public readonly cronJobNames: pulumi.Output<string[]>;
   /** Namespace of every object (also a registered output). */
@@ -94,7 +96,7 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     super(token, name, {}, opts);
     if (namespaceSlot === undefined) claimObjects(this, `component ${label}`, manifests);
     this.label = label;
-    this.manifests = manifests;
+    this.rendered = manifests;
     const values = this.checkedValues(rendering, source, label);
     const args = manifests.map((m) =>
       substitute(
@@ -126,6 +128,17 @@ export abstract class PolicyComponent extends pulumi.ComponentResource {
     this.extraCronJobs = extras;
     this.incrementalCronJobs = extras.get('incremental-backup') ?? new Map<string, k8s.batch.v1.CronJob>();
     this.registerOutputs({ cronJobNames: this.cronJobNames, namespace: this.namespace });
+  }
+
+  /**
+   * The plain objects, in render order (an Output arg appears as its stand-in
+   * `pulumi-input-<n>-a-4f1d0c`): the caller's to change. Each is a tree of its
+   * own (copied on first read), sharing no part with another object, another
+   * component or the children's args: a change here changes no other object
+   * and nothing deployed.
+   */
+  public get manifests(): readonly Manifest[] {
+    return (this.copies ??= copyManifests(this.rendered));
   }
 
   /** The backup CronJob child of a target (`cronJob('shard01')`); without a key, the only one. */

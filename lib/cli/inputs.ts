@@ -50,12 +50,12 @@ export function loadInputs(paths: readonly string[], io: CliIO): Loaded | undefi
       refuse(input.name, textTooLarge);
       continue;
     }
-    const { convertHints, readPolicies, renderResolved, resolvePolicy } = model();
+    const { convertHints, readPolicies, renderShared, resolvePolicy } = model();
     const read = readPolicies(input.text, input.name);
     try {
       if (read.error) throw read.error;
       const resolved = read.policies.map((p) => resolvePolicy(p, input.name));
-      files.push({ file: input.name, resolved, manifests: resolved.map(renderResolved) });
+      files.push({ file: input.name, resolved, manifests: resolved.map(renderShared) });
     } catch (e) {
       if (!(e instanceof PolicyError)) throw e;
       io.stderr(`${e.message}\n`);
@@ -96,11 +96,11 @@ function model() {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded when a file is read, not before (above) */
   const { readPolicies } = require('../model/load') as typeof import('../model/load');
   const { resolvePolicy } = require('../model/resolve') as typeof import('../model/resolve');
-  const { renderResolved } = require('../model/render') as typeof import('../model/render');
+  const { renderShared } = require('../model/render') as typeof import('../model/render');
   const { findCollisions, formatCollision } = require('../model/collisions') as typeof import('../model/collisions');
   const { convertHints } = require('./convert') as typeof import('./convert');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { readPolicies, resolvePolicy, renderResolved, findCollisions, formatCollision, convertHints };
+  return { readPolicies, resolvePolicy, renderShared, findCollisions, formatCollision, convertHints };
 }
 
 /** Prints the collisions; true when there were none. */

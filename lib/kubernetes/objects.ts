@@ -93,11 +93,55 @@ export function compact<T>(value: T): T {
  * `compact(value)`, where every part equal to the same part of `earlier` (an
  * object compacted before, e.g. the CronJob of the shard before) is that part
  * of `earlier`: the identical parts of sibling objects are one object in
- * memory, and rules that remember what they checked check them once. Rendered
- * objects are never changed, so sharing is safe.
+ * memory, and rules that remember what they checked check them once. Only
+ * the package's own code holds such objects (the CLI writes them, the front
+ * ends keep them): whatever reaches a user is a copy (`copyManifests`).
  */
 export function compactLike<T>(value: T, earlier: T | undefined): T {
   return strip(value, true, earlier) as T;
+}
+
+/**
+ * Rendered objects as the caller's own: each a tree of new objects and arrays
+ * (strings, numbers, booleans and null as they are), sharing no part with
+ * another object, with the objects given or with another render. What the
+ * public API and the front ends hand out, copied once at that boundary.
+ */
+export function copyManifests(manifests: readonly Manifest[]): Manifest[] {
+  const out = new Array<Manifest>(manifests.length);
+  for (let i = 0; i < manifests.length; i++) out[i] = copyJson(manifests[i]);
+  return out;
+}
+
+/**
+ * A deep copy of a JSON value (plain objects, arrays, primitives), keys in
+ * their order. Specialised: about 1.5× faster than `structuredClone` and 4×
+ * faster than a JSON round trip on rendered CronJobs (docs/operations/performance.md).
+ */
+function copyJson<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const n = value.length;
+    const items = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) items[i] = copyJson(value[i]);
+    return items as T;
+  }
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(source);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    // an own `__proto__` key (JSON.parse makes one) stays a key: assigning it would set the prototype
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: copyJson(source[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = copyJson(source[key]);
+  }
+  return out as T;
 }
 
 /** A plain object (a JSON object, an object literal): not an array, a class instance or null. */

@@ -1,5 +1,6 @@
 /** The resolved model → the ordered list of plain Kubernetes objects. */
 import type { EngineContainer, Manifest, PodSpec } from '../kubernetes/objects';
+import { copyManifests } from '../kubernetes/objects';
 import { CleanParts, validateObject } from '../kubernetes/validation';
 import { buildCronJob } from '../workload/jobs';
 import { INLINE_SCRIPTS, ScriptsRendering, scriptsConfigMap } from '../workload/scripts';
@@ -14,9 +15,8 @@ import { policyContext } from './validate';
 /**
  * Renders a policy document (validated first, unless it already is) into
  * Kubernetes objects. Throws PolicyError naming every problem; never returns
- * a partial result. The objects share their identical parts (the CronJobs of
- * 10,000 shards hold one copy of what their pods have in common): treat them
- * as read-only, and copy one (`structuredClone`) before changing it.
+ * a partial result. The objects are the caller's to change: each is a tree of
+ * its own, sharing no part with another object or with another render.
  */
 export function renderPolicy(doc: unknown, source?: string): Manifest[] {
   return renderResolved(resolvePolicy(doc, source));
@@ -25,9 +25,22 @@ export function renderPolicy(doc: unknown, source?: string): Manifest[] {
 /**
  * The policy's script ConfigMap (configMap mode), then the objects the
  * engine's pods need (e.g. their ServiceAccount), then each CronJob, then the
- * PrometheusRule. Every object carries the provenance annotations.
+ * PrometheusRule. Every object carries the provenance annotations. The
+ * objects are the caller's to change: each is a tree of its own, sharing no
+ * part with another object or with another render.
  */
 export function renderResolved(r: ResolvedPolicy): Manifest[] {
+  return copyManifests(renderShared(r));
+}
+
+/**
+ * `renderResolved`'s objects as built, for the package's own code only (the
+ * CLI writes them, the front ends keep them and hand out `copyManifests`):
+ * each CronJob's parts equal to the previous one's of its component are that
+ * one's (`compactLike`: one pod template in memory per shard kind, each part
+ * checked once). Never changed, never handed to a user.
+ */
+export function renderShared(r: ResolvedPolicy): Manifest[] {
   const configMap =
     r.scripts === 'configMap'
       ? scriptsConfigMap(r.name, r.namespace, commonLabels(r.policy, r.engine, 'scripts'), podContainers(r))

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'util';
 import { compact, compactLike } from '../../../lib/kubernetes/objects';
-import { renderPolicy } from '../../../lib/model/render';
+import { renderShared } from '../../../lib/model/render';
+import { resolvePolicy } from '../../../lib/model/resolve';
 const { benchPolicy } = require('../../../bench/policy') as { benchPolicy: (shards: number) => unknown };
 
 /** JSON-like values with undefined fields and empty lists, as the builders make them. */
@@ -60,9 +61,10 @@ describe('compactLike', () => {
   });
 });
 
-describe('rendered objects share what sibling CronJobs have in common', () => {
+// inside the package only: what renderPolicy and the front ends hand out is a copy (test/independent-outputs.test.ts)
+describe('the internal render shares what sibling CronJobs have in common', () => {
   test('the CronJobs of two shards hold one copy of their pods’ equal parts, and differ where the shards do', () => {
-    const objects = renderPolicy(benchPolicy(3));
+    const objects = renderShared(resolvePolicy(benchPolicy(3)));
     const cronJobs = objects.filter((o) => o.kind === 'CronJob');
     expect(cronJobs).toHaveLength(3);
     type Pod = { volumes: unknown[]; containers: { env: { name: string }[]; volumeMounts: unknown[] }[] };
@@ -76,7 +78,7 @@ describe('rendered objects share what sibling CronJobs have in common', () => {
     expect(shardEnv(b)).not.toEqual(shardEnv(a));
     // the objects are whole values nonetheless: a JSON copy is equal, and no part is shared with another policy's render
     expect(JSON.parse(JSON.stringify(objects))).toEqual(objects);
-    const again = parts(renderPolicy(benchPolicy(3)));
+    const again = parts(renderShared(resolvePolicy(benchPolicy(3))));
     expect([...parts(objects)].filter((p) => again.has(p))).toEqual([]);
   });
 });
