@@ -234,6 +234,12 @@ export function renderWithStandIns(source: PolicySource, label: string): Renderi
     const resolved = resolvePolicy(fillMarkers(template, standIns), label);
     const manifests = renderShared(resolved);
     const namespaceSlot = paths.indexOf('metadata.namespace');
+    if (namespaceSlot >= 0 && resolved.dashboard) {
+      // the dashboard's uid is a hash of the namespace: a stand-in's hash would be written in its place
+      throw new Error(
+        `backup-cronjobs: ${slots[namespaceSlot].propPath}: received a pulumi Output (or Promise) beside spec.metrics.grafanaDashboard; the dashboard's file name and uid are made from the namespace, so it must be a plain value there (or leave out grafanaDashboard)`,
+      );
+    }
     const expanded = standIns.length > 0 ? kubeletExpandedTexts(manifests) : [];
     return {
       resolved,

@@ -227,6 +227,25 @@ test("a namespace and a Secret name from other resources' Outputs reach the chil
   expect(await unwrap(schedule.cronJobNames)).toEqual(['cache-shard01']);
 });
 
+test('an Output namespace beside a Grafana dashboard is refused at construction: the dashboard is made from the namespace', async () => {
+  // its file name (a data key) and its uid (a hash) hold the namespace: a stand-in there would be written as it is
+  const { RedisBackupSchedule } = await load();
+  const args = {
+    name: 'cache',
+    shards: ['shard01'],
+    sentinel: { addresses: ['sentinel.redis.svc:26379'] },
+    metrics: { pushgatewayUrl: 'http://pushgateway:9091', grafanaDashboard: {} },
+    s3: { bucket: 'cache-backups', region: 'us-east-1' },
+  };
+  expect(() => new RedisBackupSchedule('dashboard', { ...args, namespace: pulumi.output('backups') })).toThrow(
+    "backup-cronjobs: namespace: received a pulumi Output (or Promise) beside spec.metrics.grafanaDashboard; the dashboard's file name and uid are made from the namespace, so it must be a plain value there (or leave out grafanaDashboard)",
+  );
+  await settle(new RedisBackupSchedule('dashboard-plain', { ...args, name: 'plain', namespace: 'backups' }));
+  // nothing of the refused component was registered (the plain one's children are dashboard-plain-…)
+  const refused = registered.filter((r) => r.name.startsWith('dashboard') && !r.name.startsWith('dashboard-plain'));
+  expect(refused.map((r) => r.name)).toEqual([]);
+});
+
 test('a secret Output stays secret where it is, and only there', async () => {
   const { RedisBackupSchedule } = await load();
   const schedule = new RedisBackupSchedule('secret', {
