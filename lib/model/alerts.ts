@@ -144,10 +144,15 @@ export function prometheusRule(r: ResolvedPolicy): Manifest | undefined {
    * The last Job of the CronJobs failed (kube-state-metrics), or the last run pushed a failure. A
    * failed Job is one whose Failed condition is true (`kube_job_failed`): `kube_job_status_failed`
    * counts failed pods, and a Job whose pod failed may still retry and succeed (backoffLimit).
+   * A Job is the CronJob's by its controller owner reference (`kube_job_owner`), not by its name: a
+   * Job made with `kubectl create job --from=cronjob/…` has a free name, and the CronJob controller
+   * counts its success too (`lastSuccessfulTime`). The owner series are taken once per Job (`max by`),
+   * so that two kube-state-metrics replicas do not make the match many-to-many.
    */
   const ksmFailed = (names: readonly string[], pushedFailed: string | undefined) => {
-    const jobs = `${ns}, job_name=~"(${names.join('|')})-[0-9]+"`;
-    const lastFailedStart = `max by (namespace, cronjob) (label_replace(kube_job_status_start_time{${jobs}} and on (namespace, job_name) (kube_job_failed{${jobs}, condition="true"} == 1), "cronjob", "$1", "job_name", "^(.+)-[0-9]+$"))`;
+    const failedStart = `kube_job_status_start_time{${ns}} and on (namespace, job_name) (kube_job_failed{${ns}, condition="true"} == 1)`;
+    const owner = `max by (namespace, job_name, owner_name) (kube_job_owner{${ns}, owner_kind="CronJob", owner_is_controller="true", owner_name=~"${names.join('|')}"})`;
+    const lastFailedStart = `max by (namespace, cronjob) (label_replace((${failedStart}) * on (namespace, job_name) group_left (owner_name) ${owner}, "cronjob", "$1", "owner_name", "(.+)"))`;
     const ksmSuccess = `max by (namespace, cronjob) (kube_cronjob_status_last_successful_time{${cronjobs(names)}})`;
     return `${lastFailedStart} unless on (namespace, cronjob) (${ksmSuccess} >= on (namespace, cronjob) ${lastFailedStart})${pushedFailed ? ` or ${pushedFailed}` : ''}`;
   };

@@ -4,7 +4,8 @@
 // PrometheusRule. Three CronJobs of one Redis policy, every minute: `good` succeeds (its first Job
 // after a failed pod and a retry), `failing` succeeded once and then fails, `never` never succeeds.
 // The fake kubelet ends their pods; the Jobs come from the CronJob controller on schedule and, to
-// be quick, from the test as the controller makes them (owner reference, `<cronjob>-<minute>` name).
+// be quick, from the test as the controller makes them (owner reference, `<cronjob>-<minute>` name),
+// and one as `kubectl create job --from=cronjob/…` makes it (owner reference, a free name).
 import * as fs from 'fs';
 import * as path from 'path';
 import { stringify } from 'yaml';
@@ -103,6 +104,27 @@ async function createJob(cj: Manifest, minute: number): Promise<string> {
     },
   });
   return job.metadata.name;
+}
+
+/**
+ * A Job of a CronJob's template with a free name, as `kubectl create job --from=cronjob/<cronjob> <name>`
+ * makes it: the template's labels and annotations plus `cronjob.kubernetes.io/instantiate: manual`,
+ * and an owner reference to the CronJob with `controller: true` (and no blockOwnerDeletion).
+ */
+async function createManualJob(cj: Manifest, name: string): Promise<string> {
+  const live = await api.get(`/apis/batch/v1/namespaces/${ns}/cronjobs/${cj.metadata.name}`);
+  const job = jobFrom(cj, name);
+  await api.post(`/apis/batch/v1/namespaces/${ns}/jobs`, {
+    ...job,
+    metadata: {
+      ...job.metadata,
+      annotations: { 'cronjob.kubernetes.io/instantiate': 'manual', ...job.metadata.annotations },
+      ownerReferences: [
+        { apiVersion: 'batch/v1', kind: 'CronJob', name: live.metadata.name, uid: live.metadata.uid, controller: true },
+      ],
+    },
+  });
+  return name;
 }
 
 const finished = async (job: string, type: 'Complete' | 'Failed'): Promise<boolean> =>
@@ -235,13 +257,51 @@ test(
       expect(Object.keys(a.labels).sort()).toEqual(['alertname', 'cronjob', 'namespace', 'policy', 'severity']);
       expect(a.labels).toMatchObject({ namespace: ns, severity: 'warning' });
     }
+
+    // A Job made by hand from good (kubectl create job --from=cronjob/…), with a free name, that
+    // fails after good's last success: the CronJob is its controller, so BackupFailed fires for good.
+    // (good, whose scheduled runs succeed, since failing's and never's scheduled runs fail too.)
+    // Right after one of good's scheduled successes, so that the next one is most of a minute away.
+    const goodSuccess = async () =>
+      (await api.get<CronJobView>(`/apis/batch/v1/namespaces/${ns}/cronjobs/${name(cronJob.good)}`)).status
+        .lastSuccessfulTime;
+    const before = await goodSuccess();
+    const goodLast = await until(
+      'a scheduled run of good succeeds',
+      async () => {
+        const t = await goodSuccess();
+        return t !== before && t;
+      },
+      2 * MINUTE,
+    );
+    await sleep(Date.parse(goodLast) + 1500 - Date.now());
+    const manualJob = await createManualJob(cronJob.good, `manual-${minute}`);
+    await until('the hand-made Job of good fails', () => finished(manualJob, 'Failed'), MINUTE);
+    await until(
+      'BackupFailed fires for good',
+      async () => (await alertsNow()).includes(`BackupFailed ${name(cronJob.good)} firing`),
+      MINUTE,
+    );
+    // the owner series as kube-state-metrics exports it
+    expect((await prometheus.query(`kube_job_owner{job_name="${manualJob}"}`)).map((x) => x.metric)).toEqual([
+      expect.objectContaining({
+        namespace: ns,
+        job_name: manualJob,
+        owner_kind: 'CronJob',
+        owner_name: name(cronJob.good),
+        owner_is_controller: 'true',
+      }),
+    ]);
   },
-  4 * MINUTE,
+  6 * MINUTE,
 );
 
 test('every kube-state-metrics series the rules select exists, with the labels they match on', async () => {
   const selectors = new Set(rules.flatMap((r) => r.expr.match(/kube_[a-z_]+\{[^}]*\}/g) ?? []));
   expect(selectors.size).toBeGreaterThan(0);
+  // the Jobs' owners (Jobs are linked to their CronJob by it), the Jobs' failure and start time
+  for (const metric of ['kube_job_owner', 'kube_job_failed', 'kube_job_status_start_time'])
+    expect([...selectors].some((s) => s.startsWith(`${metric}{`))).toBe(true);
   for (const s of selectors) {
     const series = await prometheus.query(s);
     expect({ selector: s, found: series.length > 0 }).toEqual({ selector: s, found: true });

@@ -99,7 +99,7 @@ test('promtool: a failed drill (pushed, or its Job failed), a stale drill, a dri
     },
     {
       interval: '1m',
-      input_series: [ksm('kube_cronjob_created', DRILL, '0+0x10'), ...failedJob(`${DRILL}-29000000`, 60, 10)],
+      input_series: [ksm('kube_cronjob_created', DRILL, '0+0x10'), ...failedJob(DRILL, `${DRILL}-29000000`, 60, 10)],
       alert_rule_test: [
         {
           eval_time: '5m',

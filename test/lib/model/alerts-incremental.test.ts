@@ -2,7 +2,7 @@
 import { Manifest, renderPolicy } from '../../../lib';
 import { AlertingRule, alertingRulesOf } from '../../support/kube';
 import { vitessPolicy } from '../engines/vitess/fixtures';
-import { ksm, promtoolTest, pushed } from './promtool.harness';
+import { failedJob, ksm, promtoolTest, pushed } from './promtool.harness';
 
 const metrics = { metrics: { pushgatewayUrl: 'http://pushgateway:9091', prometheusRule: {} } };
 const schedules = (incremental: Record<string, unknown>) => ({
@@ -138,6 +138,27 @@ test('BackupIncrementalFailed: a failed incremental Job or a pushed failure fire
           ],
         },
         { eval_time: '40m', alertname: 'BackupIncrementalFailed', exp_alerts: [] },
+      ],
+    },
+    {
+      // without a push: a failed Job of the incremental CronJob, made by hand (a free name; its
+      // controller owner reference links it), and none of its successes
+      interval: '1m',
+      input_series: [ksm('kube_cronjob_created', INCR, '0+0x60'), ...failedJob(INCR, 'manual-incremental', 60, 60)],
+      alert_rule_test: [
+        {
+          eval_time: '20m',
+          alertname: 'BackupIncrementalFailed',
+          exp_alerts: [
+            {
+              ...firing,
+              exp_annotations: {
+                summary: 'The last run of an incremental backup failed',
+                description: `The last run of incremental backup ${INCR} of policy example failed; see the logs of its last Job.`,
+              },
+            },
+          ],
+        },
       ],
     },
   ]);

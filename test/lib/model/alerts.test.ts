@@ -143,12 +143,12 @@ test('promtool: without a Pushgateway (or when it lost its state), kube-state-me
         ksm('kube_cronjob_status_last_successful_time', HOURLY, '0+0x240'),
         // commerce: a Job failed after its last success → failed; customer: never succeeded
         ksm('kube_cronjob_status_last_successful_time', COMMERCE, '60+0x240'),
-        ...failedJob(`${COMMERCE}-29000000`, 3600, 240),
+        ...failedJob(COMMERCE, `${COMMERCE}-29000000`, 3600, 240),
         // an older failed Job of hourly, before its success, raises nothing
-        ...failedJob(`${HOURLY}-28999999`, -60, 240),
+        ...failedJob(HOURLY, `${HOURLY}-28999999`, -60, 240),
         // nor does a Job of customer whose pod failed and that is retrying: kube_job_status_failed
         // counts failed pods, the Job has not failed
-        ...retriedJob(`${CUSTOMER}-29000001`, 3600, 240),
+        ...retriedJob(CUSTOMER, `${CUSTOMER}-29000001`, 3600, 240),
         // customer's next run was due at t=0 and never started; the others are due in the future
         ksm('kube_cronjob_next_schedule_time', CUSTOMER, '0+0x240'),
         ksm('kube_cronjob_next_schedule_time', HOURLY, '100000+0x240'),
@@ -195,6 +195,24 @@ test('promtool: without a Pushgateway (or when it lost its state), kube-state-me
   expect(promtoolTest(ksmOnly, cases(ksmOnly))).toContain('SUCCESS');
   // with a Pushgateway that lost its state, the same series raise the same alerts, plus the missing metrics
   expect(promtoolTest(rule, cases(rule))).toContain('SUCCESS');
+});
+
+test("promtool: a Job is its CronJob's by its controller owner reference, not by its name", () => {
+  const out = promtoolTest(ksmOnly, [
+    {
+      interval: '1m',
+      input_series: [
+        // a Job made by hand from commerce (kubectl create job --from=cronjob/…): a free name, and
+        // it failed after commerce's last success → BackupFailed for commerce
+        ksm('kube_cronjob_status_last_successful_time', COMMERCE, '60+0x240'),
+        ...failedJob(COMMERCE, 'manual-commerce', 3600, 240),
+        // a Job named like a run of customer but owned by another CronJob: not customer's
+        ...failedJob('other', `${CUSTOMER}-29000000`, 3600, 240),
+      ],
+      alert_rule_test: [{ eval_time: '3h', alertname: 'BackupFailed', exp_alerts: [alert('BackupFailed', COMMERCE)] }],
+    },
+  ]);
+  expect(out).toContain('SUCCESS');
 });
 
 test('promtool: a failure pushed by the last run, and a success in either source, decide', () => {

@@ -30,12 +30,30 @@ export const jobSeries = (metric: string, jobName: string, values: string, extra
   values,
 });
 /**
- * The series kube-state-metrics (v2.19.1, as test/kube/alerts-ksm.test.ts sees them) exports of a
- * Job that started at `start` (seconds) and failed, for `points` more points: `kube_job_failed` by
- * condition (its Failed condition is true), and `kube_job_status_failed` by reason, 1 for the reason
- * of its Failed condition and 0 for the other known ones (not the number of failed pods).
+ * The owner series kube-state-metrics exports of a Job whose controller is CronJob `cronjob` (the
+ * CronJob controller's Jobs and `kubectl create job --from=cronjob/…`'s, whatever their name).
  */
-export const failedJob = (jobName: string, start: number, points: number, reason = 'BackoffLimitExceeded') => [
+export const jobOwner = (cronjob: string, jobName: string, points: number) =>
+  jobSeries('kube_job_owner', jobName, `1+0x${points}`, {
+    owner_kind: 'CronJob',
+    owner_name: cronjob,
+    owner_is_controller: 'true',
+  });
+/**
+ * The series kube-state-metrics (v2.19.1, as test/kube/alerts-ksm.test.ts sees them) exports of a
+ * Job of CronJob `cronjob` that started at `start` (seconds) and failed, for `points` more points:
+ * its owner, `kube_job_failed` by condition (its Failed condition is true), and
+ * `kube_job_status_failed` by reason, 1 for the reason of its Failed condition and 0 for the other
+ * known ones (not the number of failed pods).
+ */
+export const failedJob = (
+  cronjob: string,
+  jobName: string,
+  start: number,
+  points: number,
+  reason = 'BackoffLimitExceeded',
+) => [
+  jobOwner(cronjob, jobName, points),
   jobSeries('kube_job_status_start_time', jobName, `${start}+0x${points}`),
   ...['true', 'false', 'unknown'].map((condition) =>
     jobSeries('kube_job_failed', jobName, `${condition === 'true' ? 1 : 0}+0x${points}`, { condition }),
@@ -48,7 +66,8 @@ export const failedJob = (jobName: string, start: number, points: number, reason
  * The same of a Job one of whose pods failed and that retried (backoffLimit), still running or
  * succeeded since: its failed pods under reason "", and no `kube_job_failed` (no Failed condition).
  */
-export const retriedJob = (jobName: string, start: number, points: number) => [
+export const retriedJob = (cronjob: string, jobName: string, start: number, points: number) => [
+  jobOwner(cronjob, jobName, points),
   jobSeries('kube_job_status_start_time', jobName, `${start}+0x${points}`),
   jobSeries('kube_job_status_failed', jobName, `1+0x${points}`, { reason: '' }),
 ];
