@@ -106,24 +106,9 @@ async function createJob(cj: Manifest, minute: number): Promise<string> {
   return job.metadata.name;
 }
 
-/**
- * A Job of a CronJob's template with a free name, as `kubectl create job --from=cronjob/<cronjob> <name>`
- * makes it: the template's labels and annotations plus `cronjob.kubernetes.io/instantiate: manual`,
- * and an owner reference to the CronJob with `controller: true` (and no blockOwnerDeletion).
- */
+/** A Job of a CronJob with a free name, made by the real `kubectl create job --from=cronjob/<cronjob> <name>`. */
 async function createManualJob(cj: Manifest, name: string): Promise<string> {
-  const live = await api.get(`/apis/batch/v1/namespaces/${ns}/cronjobs/${cj.metadata.name}`);
-  const job = jobFrom(cj, name);
-  await api.post(`/apis/batch/v1/namespaces/${ns}/jobs`, {
-    ...job,
-    metadata: {
-      ...job.metadata,
-      annotations: { 'cronjob.kubernetes.io/instantiate': 'manual', ...job.metadata.annotations },
-      ownerReferences: [
-        { apiVersion: 'batch/v1', kind: 'CronJob', name: live.metadata.name, uid: live.metadata.uid, controller: true },
-      ],
-    },
-  });
+  await (await testCluster()).kubectl(['create', 'job', `--from=cronjob/${cj.metadata.name}`, name, '-n', ns]);
   return name;
 }
 
