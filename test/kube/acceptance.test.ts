@@ -2,6 +2,7 @@
 // docs show (that the package accepts), and of at least 200 random policies the fuzz generators make
 // is created by server-side apply (Strict field validation) on the real kube-apiserver, and
 // accepted. FUZZ_SEED reproduces the random sample.
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import fc from 'fast-check';
@@ -14,6 +15,19 @@ import { testCluster } from './support/cluster';
 
 const ROOT = path.resolve(__dirname, '../..');
 
+/**
+ * The policy moved into a namespace of this test's own (one per namespace it names): other test files apply
+ * other objects of the same names into the namespaces the docs use (the README's app into redis), at the same time.
+ */
+function ownNamespace(doc: unknown): unknown {
+  const policy = doc as { metadata?: { namespace?: string } };
+  const hash = crypto
+    .createHash('sha256')
+    .update(policy.metadata?.namespace ?? 'default')
+    .digest('hex');
+  return { ...policy, metadata: { ...policy.metadata, namespace: `acceptance-${hash.slice(0, 10)}` } };
+}
+
 function examplePolicies(): { source: string; objects: Manifest[] }[] {
   const dir = path.join(ROOT, 'examples/policies');
   return fs
@@ -21,7 +35,10 @@ function examplePolicies(): { source: string; objects: Manifest[] }[] {
     .filter((f) => f.endsWith('.yaml'))
     .sort()
     .flatMap((f) =>
-      loadPolicies(fs.readFileSync(path.join(dir, f), 'utf8'), f).map((p) => ({ source: f, objects: renderPolicy(p) })),
+      loadPolicies(fs.readFileSync(path.join(dir, f), 'utf8'), f).map((p) => ({
+        source: f,
+        objects: renderPolicy(ownNamespace(p)),
+      })),
     );
 }
 
@@ -35,7 +52,7 @@ function docsPolicies(): { source: string; objects: Manifest[] }[] {
         const value: unknown = doc.errors.length ? undefined : doc.toJSON();
         if ((value as { kind?: unknown } | undefined)?.kind !== 'BackupPolicy') continue;
         try {
-          out.push({ source: `${file}:${block.line}`, objects: renderPolicy(value) });
+          out.push({ source: `${file}:${block.line}`, objects: renderPolicy(ownNamespace(value)) });
         } catch (e) {
           if (!(e instanceof PolicyError)) throw e;
         }
@@ -55,7 +72,7 @@ function fuzzPolicies(perEngine: number): { source: string; objects: Manifest[] 
     for (const doc of fc.sample(policyOf(engine, MIXED), { numRuns: perEngine * 8, seed })) {
       drawn++;
       try {
-        out.push({ source: `${engine} #${drawn} (seed ${seed})`, objects: renderPolicy(doc) });
+        out.push({ source: `${engine} #${drawn} (seed ${seed})`, objects: renderPolicy(ownNamespace(doc)) });
       } catch (e) {
         if (!(e instanceof PolicyError)) throw e;
         continue;
