@@ -2,6 +2,8 @@
 const project = {
   preset: 'ts-jest',
   testEnvironment: 'node',
+  // every object rendered in a test goes through the API-server oracle (no longer in the render path)
+  setupFilesAfterEnv: ['<rootDir>/test/support/kubernetes-validation/render-guard.ts'],
 };
 
 module.exports = {

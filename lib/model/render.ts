@@ -1,7 +1,6 @@
 /** The resolved model → the ordered list of plain Kubernetes objects. */
 import type { EngineContainer, Manifest, PodSpec } from '../kubernetes/objects';
 import { copyManifests } from '../kubernetes/objects';
-import { CleanParts, validateObject } from '../kubernetes/validation';
 import { buildCronJob } from '../workload/jobs';
 import { INLINE_SCRIPTS, ScriptsRendering, scriptsConfigMap } from '../workload/scripts';
 import { DNS_SUBDOMAIN_MAX, joinName } from '../kubernetes/names';
@@ -37,8 +36,8 @@ export function renderResolved(r: ResolvedPolicy): Manifest[] {
  * `renderResolved`'s objects as built, for the package's own code only (the
  * CLI writes them, the front ends keep them and hand out `copyManifests`):
  * each CronJob's parts equal to the previous one's of its component are that
- * one's (`compactLike`: one pod template in memory per shard kind, each part
- * checked once). Never changed, never handed to a user.
+ * one's (`compactLike`: one pod template in memory per shard kind). Never
+ * changed, never handed to a user.
  */
 export function renderShared(r: ResolvedPolicy): Manifest[] {
   const configMap =
@@ -60,17 +59,13 @@ export function renderShared(r: ResolvedPolicy): Manifest[] {
   });
   const rule = prometheusRule(r);
   const dashboard = dashboardConfigMap(r);
-  const objects = [
+  return [
     ...(configMap ? [withAnnotations(configMap, annotations())] : []),
     ...engineObjects(r, cronJobs.map(podSpecOf)).map((o) => withAnnotations(o, annotations())),
     ...cronJobs,
     ...(rule ? [withAnnotations(rule, annotations())] : []),
     ...(dashboard ? [withAnnotations(dashboard, annotations())] : []),
   ];
-  // the CronJobs share their identical parts (compactLike): each part is checked once
-  const checked = new CleanParts();
-  for (const o of objects) assertAccepted(o, checked);
-  return objects;
 }
 
 /** `spec.metrics.grafanaDashboard`: the dashboard of this policy, in a ConfigMap for Grafana's dashboard sidecar. */
@@ -117,18 +112,4 @@ function podContainers(r: ResolvedPolicy): EngineContainer[] {
 function withAnnotations(o: Manifest, annotations: Readonly<Record<string, string>>): Manifest {
   // Object.assign rather than spread: spreading maps of annotation keys cost microseconds, for every object
   return { ...o, metadata: { ...o.metadata, annotations: Object.assign({}, o.metadata.annotations, annotations) } };
-}
-
-/**
- * The last guard: an object the API server would refuse never leaves the
- * package. Policy validation reports problems at the policy's paths; reaching
- * this is a bug in backup-cronjobs.
- */
-export function assertAccepted(o: Manifest, checked?: CleanParts): void {
-  const problems = validateObject(o, checked);
-  if (problems.length === 0) return;
-  const list = problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
-  throw new Error(
-    `backup-cronjobs rendered ${o.kind} ${o.metadata.name}, which the API server would refuse (a bug: please report it with the policy):\n${list}`,
-  );
 }

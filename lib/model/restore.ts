@@ -14,7 +14,6 @@ import { resolvePodPlacement, resolveSettings } from '../policy/resolve-settings
 import type { PointInTimeRequest, RestoreRequest } from '../engines/engine';
 import { engineDefinition } from '../registry';
 import { buildJob } from '../workload/jobs';
-import { assertAccepted } from './render';
 import { ResolvedPolicy, checkPodAgainstEngine, commonLabels } from './resolve';
 import { policyContext } from './validate';
 import { provenance } from './provenance';
@@ -100,6 +99,5 @@ export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: 
     ...built,
     metadata: { ...built.metadata, annotations: { ...built.metadata.annotations, ...provenance(r.name) } },
   };
-  assertAccepted(manifest);
   return { kind: 'job', job: manifest, notes };
 }

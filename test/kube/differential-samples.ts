@@ -1,10 +1,11 @@
 /**
- * The samples of the differential test (differential.test.ts): for each rule of lib/kubernetes/validation,
- * objects the package renders, changed to hit the rule just inside its boundary (`inside`: both must accept),
- * just outside (`outside`: both must refuse), or with a value the fuzz generators make
+ * The samples of the differential test (differential.test.ts): for each rule of lib/kubernetes/validation and
+ * test/support/kubernetes-validation, objects the package renders, changed to hit the rule just inside its
+ * boundary (`inside`: both must accept), just outside (`outside`: both must refuse), or with a value the fuzz
+ * generators make
  * (test/lib/model/fuzz/arbitraries.ts; `either`: both must only agree).
  */
-import { ENV_FIELD_PATHS } from '../../lib/kubernetes/validation/env';
+import { ENV_FIELD_PATHS } from '../support/kubernetes-validation';
 import { ANNOTATION_LIMIT, ANNOTATION_SLACK, FUZZ_VALUES, allValues } from '../lib/model/fuzz/arbitraries';
 
 /** The rendered objects the samples start from (differential.test.ts picks them from the example policies). */
@@ -30,7 +31,7 @@ export interface Editor {
 }
 
 export interface Sample {
-  /** The rule of lib/kubernetes/validation (file: rule). */
+  /** The rule of lib/kubernetes/validation or test/support/kubernetes-validation (file: rule). */
   readonly rule: string;
   /** The value tried, as written. */
   readonly value: string;

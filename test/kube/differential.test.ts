@@ -1,13 +1,14 @@
-// The package's copy of the API server's rules (lib/kubernetes/validation) against the real kube-apiserver, in
-// both directions: objects rendered from the example policies, moved into one test namespace and changed to hit
-// each rule just inside and just outside its boundary and with the values of the fuzz generators
-// (differential-samples.ts). For each one, the package refuses when validateObject reports a problem, and the
-// server refuses when a dry-run server-side apply (Strict field validation) fails. Every object one side refuses,
-// the other refuses too, but for the disagreements listed in BEYOND_THE_SERVER with why.
+// The package's copy of the API server's rules (lib/kubernetes/validation, and the tests' oracle
+// test/support/kubernetes-validation that holds the rest) against the real kube-apiserver, in both directions:
+// objects rendered from the example policies, moved into one test namespace and changed to hit each rule just
+// inside and just outside its boundary and with the values of the fuzz generators (differential-samples.ts). For
+// each one, the package refuses when validateObject (the oracle) reports a problem, and the server refuses when
+// a dry-run server-side apply (Strict field validation) fails. Every object one side refuses, the other refuses
+// too, but for the disagreements listed in BEYOND_THE_SERVER with why.
 import * as fs from 'fs';
 import * as path from 'path';
 import { Manifest, loadPolicies, renderPolicy } from '../../lib';
-import { Problem, validateObject } from '../../lib/kubernetes/validation';
+import { Problem, validateObject } from '../support/kubernetes-validation';
 import { ApiError, KubeApi, objectPath } from './support/api';
 import { testCluster } from './support/cluster';
 import { Base, Editor, Sample, samples } from './differential-samples';
@@ -199,7 +200,7 @@ const row = (v: Verdict) => ({
   server: v.refusal ? `${v.refusal.status}: ${v.refusal.message}` : 'accepts',
 });
 
-describe('lib/kubernetes/validation against the API server, both ways', () => {
+describe('the API-server rules (lib/kubernetes/validation, test/support/kubernetes-validation) against the API server, both ways', () => {
   let verdicts: Verdict[] = [];
   let ns = '';
 

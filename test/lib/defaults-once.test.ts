@@ -33,8 +33,6 @@ const NOT_DEFAULTS: readonly (readonly [string, string, string])[] = [
   ['lib/scripts/index.ts', "?? '/bin/sh'", "the shell of an engine's own container, not a policy field"],
   ['lib/workload/scripts.ts', "?? '/bin/sh'", "the shell of an engine's own container, not a policy field"],
   ['lib/cli/discover.ts', "?? 'install it'", 'a message for a tool without install help'],
-  ['lib/kubernetes/validation/pod.ts', "?? 'TCP'", "the API server's default, in the check of its rules"],
-  ['lib/kubernetes/validation/env.ts', "?? 'v1'", "the API server's default, in the check of its rules"],
   ['lib/cli/list.ts', "?? '-'", 'a table cell with nothing in it'],
   [
     'lib/schedule/runs.ts',

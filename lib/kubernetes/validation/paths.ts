@@ -1,16 +1,15 @@
 /**
  * File paths and data keys inside a pod spec as the Kubernetes 1.28 API server checks them, plus
- * the stricter forms we require.
+ * the stricter forms we require: the rules the etcd and Vitess checks apply to host paths, subPaths
+ * and mounted keys. hostPath types, item paths and file modes are the tests' oracle
+ * (test/support/kubernetes-validation/paths.ts): the engines build them.
  *
  * Sources (kubernetes v1.28.8, pkg/apis/core/validation/validation.go; unchanged in v1.33.3):
  * - validateLocalDescendingPath (volumeMount subPath and subPathExpr, gitRepo directory): not
  *   absolute, no `..` element. validatePathNoBacksteps splits on `/` (filepath.ToSlash on a Linux
  *   API server leaves `\` alone).
- * - validateHostPathVolumeSource: path required, no `..` element (validatePathNoBacksteps); type
- *   one of the HostPathType values (validateHostPathType).
- * - validateKeyToPath (secret/configMap `items`): key required, path required and
- *   validateLocalNonReservedPath (relative, no `..` element, not starting with `..`), mode
- *   0-0777 (as are secret/configMap defaultMode).
+ * - validateHostPathVolumeSource: path required, no `..` element (validatePathNoBacksteps).
+ * - validateKeyToPath (secret/configMap `items`): key required.
  * - k8s.io/apimachinery/pkg/util/validation/validation.go IsConfigMapKey: `[-._a-zA-Z0-9]+`,
  *   ≤ 253, not `.` or `..`, not starting with `..` (ConfigMap/Secret data keys, configMapKeyRef
  *   and secretKeyRef keys).
@@ -30,17 +29,6 @@ import { anchored, byteLength, maxLenError, received, regexError } from './probl
 const CONFIG_KEY_FMT = '[-._a-zA-Z0-9]+';
 const CONFIG_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const CONFIG_KEY = anchored(CONFIG_KEY_FMT);
-const HOST_PATH_TYPES = [
-  '',
-  'DirectoryOrCreate',
-  'Directory',
-  'FileOrCreate',
-  'File',
-  'Socket',
-  'CharDevice',
-  'BlockDevice',
-];
-const FILE_MODE_MAX = 0o777;
 
 /** hasChDirPrefix. */
 export function chDirPrefixErrors(value: string): string[] {
@@ -92,14 +80,6 @@ export function hostPathProblem(path: string): string | undefined {
   return received(path, errors);
 }
 
-/** A hostPath volume `type`. */
-export function hostPathTypeProblem(type: string): string | undefined {
-  if (HOST_PATH_TYPES.includes(type)) return undefined;
-  return `received ${show(type)}; supported values: ${HOST_PATH_TYPES.filter((t) => t)
-    .map((t) => show(t))
-    .join(', ')} or ""`;
-}
-
 /**
  * The `key` of a secret/configMap volume item. The API server requires it non-empty; we also
  * require a valid config key, since no ConfigMap or Secret can hold another one.
@@ -107,20 +87,4 @@ export function hostPathTypeProblem(type: string): string | undefined {
 export function itemKeyProblem(key: string): string | undefined {
   if (key === '') return 'received ""; an item needs the key of the Secret or ConfigMap entry to project';
   return configKeyProblem(key);
-}
-
-/** The `path` of a secret/configMap volume item: relative, no `..` element, not starting with `..`. */
-export function itemPathProblem(path: string): string | undefined {
-  if (path === '') return 'received ""; an item needs the relative file path to project the key to';
-  const errors: string[] = [];
-  if (path.startsWith('/')) errors.push('must be a relative path');
-  if (hasBackstep(path)) errors.push("must not contain '..'");
-  else if (path.startsWith('..')) errors.push("must not start with '..'");
-  return received(path, errors);
-}
-
-/** A file mode (`defaultMode`, `items[].mode`): 0 to 0777. */
-export function fileModeProblem(mode: unknown): string | undefined {
-  if (typeof mode === 'number' && Number.isInteger(mode) && mode >= 0 && mode <= FILE_MODE_MAX) return undefined;
-  return `received ${show(mode)}; must be a number between 0 and 0777 (octal), both inclusive`;
 }

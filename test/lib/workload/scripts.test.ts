@@ -2,7 +2,7 @@
 // its content, mounted read-only into each container that runs a script; commands keep their entry's main.
 // scripts-as-written.test.ts checks its content byte for byte against the files.
 import { Manifest, PolicyError, policySchema, renderPolicy } from '../../../lib';
-import { validateObject } from '../../../lib/kubernetes/validation';
+import { validateObject } from '../../support/kubernetes-validation';
 import { checkScriptsSize } from '../../../lib/workload/scripts';
 import { SCRIPT_HEADER } from '../../../lib/scripts';
 import { parseModule } from '../../../lib/scripts/compose';

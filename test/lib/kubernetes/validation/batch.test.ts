@@ -3,7 +3,7 @@ import {
   jobSpecProblems,
   scheduleTimeZoneProblem,
   timeZoneNameProblem,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 const podTemplate = { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36' }] } };

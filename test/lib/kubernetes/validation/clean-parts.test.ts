@@ -1,6 +1,6 @@
 import { compactLike } from '../../../../lib/kubernetes/objects';
-import { CleanParts, validateObject } from '../../../../lib/kubernetes/validation';
-import type { Problem } from '../../../../lib/kubernetes/validation';
+import { CleanParts, validateObject } from '../../../support/kubernetes-validation';
+import type { Problem } from '../../../support/kubernetes-validation';
 import { renderPolicy } from '../../../../lib';
 import type { Manifest } from '../../../../lib';
 const { benchPolicy } = require('../../../../bench/policy') as { benchPolicy: (shards: number) => unknown };

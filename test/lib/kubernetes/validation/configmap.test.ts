@@ -1,4 +1,4 @@
-import { CONFIGMAP_MAX_SIZE_BYTES, configMapProblems } from '../../../../lib/kubernetes/validation';
+import { CONFIGMAP_MAX_SIZE_BYTES, configMapProblems } from '../../../support/kubernetes-validation';
 
 describe('ConfigMap data', () => {
   test('keys are config keys, in data and binaryData, and not in both', () => {

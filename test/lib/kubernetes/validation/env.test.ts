@@ -1,4 +1,4 @@
-import { envFieldPathProblem, envVarNameProblem, envVarProblems } from '../../../../lib/kubernetes/validation';
+import { envFieldPathProblem, envVarNameProblem, envVarProblems } from '../../../support/kubernetes-validation';
 import { goMessage, utilValidationRows } from './go-oracle';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);

@@ -9,7 +9,7 @@ import {
   nodePinProblem,
   nodeSelectorRequirementProblems,
   qualifiedNameProblem,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 import { goMessage, utilValidationRows } from './go-oracle';
 
 const r = (c: string, n: number) => c.repeat(n);

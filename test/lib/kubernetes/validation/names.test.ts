@@ -7,7 +7,7 @@ import {
   namespaceNameProblem,
   objectNameProblem,
   pathSegmentNameProblem,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 import { goMessage, utilValidationRows } from './go-oracle';
 
 const a = (n: number) => 'a'.repeat(n);

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import type { V1CronJob } from '@kubernetes/client-node';
 import { loadPolicies, renderPolicy } from '../../../../lib';
-import { validateObject } from '../../../../lib/kubernetes/validation';
+import { validateObject } from '../../../support/kubernetes-validation';
 import { podTemplateOf, podSpecOf } from '../../../support/kube';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);

@@ -1,7 +1,7 @@
-// The last guard on SecurityContextConstraints (lib/kubernetes/validation/openshift.ts): OpenShift's own
+// The last guard on SecurityContextConstraints (test/support/kubernetes-validation/openshift.ts): OpenShift's own
 // restricted-v2 passes, and each break the strict test oracle (test/support/k8s-validate) reports is
 // refused at the same field.
-import { validateObject } from '../../../../lib/kubernetes/validation';
+import { validateObject } from '../../../support/kubernetes-validation';
 import { validateManifest } from '../../../support/k8s-validate';
 import { mutate, validSecurityContextConstraints } from '../../../support/k8s-validate/fixtures';
 

@@ -6,7 +6,7 @@ import {
   itemKeyProblem,
   itemPathProblem,
   subPathProblem,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 import { goMessage, utilValidationRows } from './go-oracle';
 
 describe('volumeMount subPath (validateLocalDescendingPath)', () => {

@@ -3,7 +3,7 @@ import {
   podSpecProblems,
   podTemplateProblems,
   volumeMountsProblems,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 

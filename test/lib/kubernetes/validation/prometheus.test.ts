@@ -2,7 +2,7 @@ import {
   prometheusLabelNameProblem,
   prometheusLabelValueProblem,
   prometheusRuleSpecProblems,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 

@@ -1,4 +1,4 @@
-import { roleBindingProblems, roleProblems } from '../../../../lib/kubernetes/validation';
+import { roleBindingProblems, roleProblems } from '../../../support/kubernetes-validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 

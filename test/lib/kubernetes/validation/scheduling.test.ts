@@ -6,7 +6,7 @@ import {
   tolerationValueProblem,
   topologyKeyProblem,
   weightProblem,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 

@@ -3,7 +3,7 @@ import {
   ephemeralVolumeProblems,
   persistentVolumeClaimSpecProblems,
   storageClassNameProblem,
-} from '../../../../lib/kubernetes/validation';
+} from '../../../support/kubernetes-validation';
 
 const paths = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
 

@@ -6,12 +6,14 @@
  * per-kind validators cited in batch.ts, configmap.ts, rbac.ts, prometheus.ts, openshift.ts. ServiceAccounts
  * and kinds this module does not know are checked by metadata only.
  */
-import { show } from '../../messages';
+import { show } from '../../../lib/messages';
 import { cronJobSpecProblems, jobSpecProblems } from './batch';
 import { configMapProblems } from './configmap';
 import { annotationsProblems, labelsProblems } from './labels';
+import { type Problem, asRecord, problemAt } from '../../../lib/kubernetes/validation/problems';
+import { under } from './problems';
+import { type Checks, EVERY_TIME } from './clean-parts';
 import { apiGroup, namespaceNameProblem, objectNameProblem } from './names';
-import { type Checks, EVERY_TIME, type Problem, asRecord, problemAt, under } from './problems';
 import { securityContextConstraintsProblems } from './openshift';
 import { prometheusRuleSpecProblems } from './prometheus';
 import { roleBindingProblems, roleProblems } from './rbac';

@@ -14,8 +14,9 @@
  * NewSimpleProvider: a MustRunAs runAsUser names a uid), and fsGroup and supplementalGroups
  * stated (OpenShift would default them to RunAsAny).
  */
-import { show } from '../../messages';
-import { type Problem, asList, asRecord, fieldPath, problemAt } from './problems';
+import { show } from '../../../lib/messages';
+import { type Problem, asRecord, problemAt } from '../../../lib/kubernetes/validation/problems';
+import { asList, fieldPath } from './problems';
 
 type FieldType = 'boolean' | 'integer' | 'strings' | 'object' | 'string';
 

@@ -9,9 +9,11 @@
  * rbac.authorization.k8s.io, which v1 defaulting fills in when empty).
  * Object names are path segments (names.ts).
  */
-import { show } from '../../messages';
-import { dns1123SubdomainProblem, pathSegmentNameProblem } from './names';
-import { type Problem, asList, asRecord, fieldPath, problemAt, under } from './problems';
+import { show } from '../../../lib/messages';
+import { dns1123SubdomainProblem } from '../../../lib/kubernetes/validation/names';
+import { type Problem, asRecord, problemAt } from '../../../lib/kubernetes/validation/problems';
+import { asList, fieldPath, under } from './problems';
+import { pathSegmentNameProblem } from './names';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 

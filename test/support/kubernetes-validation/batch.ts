@@ -17,11 +17,13 @@
  * package never renders) and the zone is one Go's time.LoadLocation knows, both as lib/schedule
  * decides them; validateCronJobSpec: concurrencyPolicy Allow, Forbid or Replace.
  */
-import { show } from '../../messages';
-import { parseGoDuration, scheduleSyntaxProblem, validateTimeZone } from '../../schedule';
+import { show } from '../../../lib/messages';
+import { parseGoDuration, scheduleSyntaxProblem, validateTimeZone } from '../../../lib/schedule';
 import { annotationsProblems, labelsProblems } from './labels';
 import { podTemplateProblems } from './pod';
-import { type Checks, EVERY_TIME, type Problem, asRecord, fieldPath, under } from './problems';
+import { type Problem, asRecord } from '../../../lib/kubernetes/validation/problems';
+import { fieldPath, under } from './problems';
+import { type Checks, EVERY_TIME } from './clean-parts';
 
 const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 const RESTART_POLICIES = ['OnFailure', 'Never'];

@@ -22,31 +22,18 @@
  *   DNS-1123 labels, activeDeadlineSeconds 1..2^31-1.
  * - ValidatePodTemplateSpec: template labels (ValidateLabels) and annotations.
  */
-import { show } from '../../messages';
+import { show } from '../../../lib/messages';
 import { envVarProblems } from './env';
 import { annotationsProblems, labelsProblems } from './labels';
-import { dns1123LabelProblem, dns1123SubdomainProblem } from './names';
-import {
-  fileModeProblem,
-  hostPathProblem,
-  hostPathTypeProblem,
-  itemKeyProblem,
-  itemPathProblem,
-  subPathProblem,
-} from './paths';
-import {
-  type Checks,
-  EVERY_TIME,
-  type Problem,
-  type Rule,
-  asList,
-  asRecord,
-  fieldPath,
-  problemAt,
-  under,
-} from './problems';
-import { decodeQuantity, nonNegativeQuantityProblem } from './quantity';
-import { resourceRequirementsProblems } from './resources';
+import { dns1123LabelProblem } from './names';
+import { fileModeProblem, hostPathTypeProblem, itemPathProblem } from './paths';
+import { dns1123SubdomainProblem } from '../../../lib/kubernetes/validation/names';
+import { hostPathProblem, itemKeyProblem, subPathProblem } from '../../../lib/kubernetes/validation/paths';
+import { type Problem, asRecord, problemAt } from '../../../lib/kubernetes/validation/problems';
+import { asList, fieldPath, under } from './problems';
+import { decodeQuantity, nonNegativeQuantityProblem } from '../../../lib/kubernetes/validation/quantity';
+import { resourceRequirementsProblems } from '../../../lib/kubernetes/validation/resources';
+import { type Checks, EVERY_TIME, type Rule } from './clean-parts';
 import { affinityProblems, tolerationProblems } from './scheduling';
 import { ephemeralVolumeProblems } from './storage';
 

@@ -11,8 +11,9 @@
  * scheme Prometheus offers (Prometheus 3 accepts any UTF-8 by default). PromQL and templates are
  * not parsed here.
  */
-import { show } from '../../messages';
-import { type Problem, asList, asRecord, fieldPath, keyPath, under } from './problems';
+import { show } from '../../../lib/messages';
+import { type Problem, asRecord, keyPath } from '../../../lib/kubernetes/validation/problems';
+import { asList, fieldPath, under } from './problems';
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;

@@ -16,11 +16,19 @@
  *   pkg/fieldpath/fieldpath.go SplitMaybeSubscriptedPath (`path['key']`).
  * Not checked: resourceFieldRef divisors (the core never sets one).
  */
-import { show } from '../../messages';
-import { annotationKeyProblem, qualifiedNameProblem } from './labels';
-import { dns1123SubdomainProblem } from './names';
-import { configKeyProblem, chDirPrefixErrors } from './paths';
-import { type Problem, anchored, asRecord, fieldPath, problemAt, received, regexError, under } from './problems';
+import { show } from '../../../lib/messages';
+import { annotationKeyProblem, qualifiedNameProblem } from '../../../lib/kubernetes/validation/labels';
+import { dns1123SubdomainProblem } from '../../../lib/kubernetes/validation/names';
+import { configKeyProblem, chDirPrefixErrors } from '../../../lib/kubernetes/validation/paths';
+import {
+  type Problem,
+  anchored,
+  asRecord,
+  problemAt,
+  received,
+  regexError,
+} from '../../../lib/kubernetes/validation/problems';
+import { fieldPath, under } from './problems';
 
 const ENV_VAR_NAME_FMT = '[-._a-zA-Z][-._a-zA-Z0-9]*';
 const ENV_VAR_NAME_MSG =
