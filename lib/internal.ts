@@ -16,7 +16,9 @@ export { objectByKey, objectKeys } from './model/object-keys';
 export type { ObjectKeys } from './model/object-keys';
 export { COMMON_PASS_THROUGH, passThroughFormat, withPropPaths } from './engines/props';
 export type { PassThroughFields, PassThroughFormat } from './engines/props';
-export { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, PASS_THROUGH_FIELDS, engineProps } from './registry';
+export { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, PASS_THROUGH_FIELDS, engineProps, policySchema } from './registry';
+export { fieldMeta } from './policy/schema-builders';
+export type { NamedKind, Schema } from './policy/schema-builders';
 export type { EngineFields } from './registry';
 // The synthesis benchmark's floor (bench/floor.js) builds the core's objects from these.
 export { joinName, safeShard } from './kubernetes/names';

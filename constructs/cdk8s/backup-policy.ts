@@ -10,22 +10,11 @@ import {
   renderShared,
   resolvePolicy,
 } from '../../lib/internal';
-import type { BackupPolicySpec, Manifest, PolicyMetadata, ResolvedPolicy } from '../../lib/internal';
+import type { Manifest, PolicyIssue, ResolvedPolicy } from '../../lib/internal';
 import { atPropPaths, documentSource, handles, readPolicyFile } from '../core';
-import type { PolicySource } from '../core';
-import { Cdk8sValues, NamedObject, namespaceIssues, policyValues } from './values';
-
-/**
- * A whole BackupPolicy document, without apiVersion and kind. Wherever the
- * policy takes a duration, a schedule, a Secret name or a claim name, a cdk8s
- * `Duration`, a cdk8s `Cron`, a cdk8s-plus `ISecret` or `IPersistentVolumeClaim`
- * is taken too.
- */
-export interface BackupPolicyProps {
-  /** `name`, `namespace` (default: the chart's namespace, else 'default'), `labels`, `annotations`. */
-  readonly metadata: Cdk8sValues<PolicyMetadata>;
-  readonly spec: Cdk8sValues<BackupPolicySpec>;
-}
+import type { PolicyLike, PolicySource } from '../core';
+import type { BackupPolicyProps } from './props.generated';
+import { NamedObject, namespaceIssues, policyValues } from './values';
 
 /**
  * A construct holding the objects of one rendered policy, one `ApiObject`
@@ -158,36 +147,39 @@ function resolveSource(scope: Construct, id: string, source: PolicySource): Reso
   const path = [scope.node.path, id].filter((p) => p !== '').join('/');
   const valueIssues = new IssueList();
   const named: NamedObject[] = [];
-  const plain = policyValues(source.props, '', valueIssues, named);
-  const policy = source.toPolicy(plain);
+  const policy = policyValues(source.toPolicy(source.props), valueIssues, named) as PolicyLike;
   const chartNamespace = Chart.of(scope).namespace;
-  const placed: { readonly metadata?: { readonly namespace?: unknown } } =
+  const placed: PolicyLike =
     policy.metadata?.namespace === undefined && chartNamespace !== undefined
       ? { ...policy, metadata: { ...policy.metadata, namespace: chartNamespace } }
       : policy;
-  let resolved: ResolvedPolicy;
+  let resolved: ResolvedPolicy | undefined;
+  let policyIssues: readonly PolicyIssue[] = [];
   try {
     resolved = resolvePolicy(placed, path);
   } catch (e) {
     if (!(e instanceof PolicyError)) throw e;
-    if (typeof placed.metadata?.namespace === 'string') namespaceIssues(named, placed.metadata.namespace, valueIssues);
-    const policyError = atPropPaths(e, source);
-    if (valueIssues.empty) throw policyError;
-    // a value left out for its own problem is not reported again as missing or of the wrong type
-    const covered = (p: string) =>
-      valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
-    throw new PolicyError([...valueIssues.issues, ...policyError.issues.filter((i) => !covered(i.path))], path);
+    policyIssues = e.issues;
   }
-  namespaceIssues(named, resolved.namespace, valueIssues);
-  valueIssues.throwIfAny(path);
-  return resolved;
+  const namespace = resolved?.namespace ?? placed.metadata?.namespace;
+  if (typeof namespace === 'string') namespaceIssues(named, namespace, valueIssues);
+  if (resolved !== undefined && valueIssues.empty) return resolved;
+  // a value left out for its own problem is not reported again as missing or of the wrong type
+  const covered = (p: string) =>
+    valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
+  throw atPropPaths(
+    new PolicyError([...valueIssues.issues, ...policyIssues.filter((i) => !covered(i.path))], path),
+    source,
+  );
 }
 
 /** Renders a BackupPolicy into its CronJobs (and the few objects they need). */
 export class BackupPolicy extends PolicyConstruct {
   /** Reads a policy file (YAML or JSON) holding exactly one BackupPolicy. Without a namespace in it, the chart's applies. */
   public static fromFile(scope: Construct, id: string, path: string): BackupPolicy {
-    return new BackupPolicy(scope, id, readPolicyFile(path, 'BackupPolicy.fromFile'));
+    // loaded, not validated yet: the constructor reports what the file gets wrong, at its paths
+    const policy = readPolicyFile(path, 'BackupPolicy.fromFile') as unknown as BackupPolicyProps;
+    return new BackupPolicy(scope, id, policy);
   }
 
   constructor(scope: Construct, id: string, props: BackupPolicyProps) {

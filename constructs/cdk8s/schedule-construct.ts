@@ -1,17 +1,18 @@
 import type { Construct } from 'constructs';
-import type { EngineScheduleProps, ScheduleEngineKey } from '../../lib/internal';
+import type { ScheduleEngineKey } from '../../lib/internal';
 import { scheduleSource } from '../core';
 import { PolicyConstruct } from './backup-policy';
-import type { Cdk8sValues } from './values';
+import type { EtcdBackupScheduleProps, RedisBackupScheduleProps, VitessBackupScheduleProps } from './props.generated';
 
-/**
- * The props of an engine's schedule construct: its flat props (`spec.<engine>`,
- * the job settings, `name`, `namespace` (default: the chart's), `labels`,
- * `annotations`, `retention`, `metrics`, …), where durations also take a cdk8s
- * `Duration`, schedules a `Cron`, sizes a `Size`, Secret names a cdk8s-plus
- * `ISecret`, claim names an `IPersistentVolumeClaim`.
- */
-export type ScheduleProps<K extends ScheduleEngineKey> = Cdk8sValues<EngineScheduleProps<K>>;
+/** The props of each engine's schedule construct, by engine. */
+export interface SchedulePropsByEngine {
+  readonly vitess: VitessBackupScheduleProps;
+  readonly redis: RedisBackupScheduleProps;
+  readonly etcd: EtcdBackupScheduleProps;
+}
+
+/** The props of an engine's schedule construct (`ScheduleProps<'redis'>` is `RedisBackupScheduleProps`). */
+export type ScheduleProps<K extends ScheduleEngineKey> = SchedulePropsByEngine[K];
 
 /** The class of an engine's schedule construct (`new RedisBackupSchedule(chart, 'cache', props)`). */
 export type ScheduleConstructClass<K extends ScheduleEngineKey> = new (

@@ -3,21 +3,14 @@
  * into the policy's own values before the core sees them: a cdk8s `Duration`
  * wherever a duration is taken, a cdk8s `Cron` wherever a schedule is, a
  * cdk8s `Size` wherever a size is, and cdk8s-plus objects wherever the policy
- * names a Secret, a ConfigMap or a PersistentVolumeClaim. cdk8s-plus is an
+ * names a Secret, a ConfigMap or a PersistentVolumeClaim: wherever the
+ * policy's schema says so (lib/policy/schema-builders.ts, `FIELD_META`). cdk8s-plus is an
  * optional peer (cdk8s-plus-28 and newer): its objects are typed structurally
  * and recognized by shape, never imported.
  */
 import type { Cron, Duration, Size } from 'cdk8s';
-import {
-  ENGINE_DURATION_KEYS,
-  ENGINE_PASS_THROUGH,
-  IssueList,
-  childPath,
-  isPlainObject,
-  show,
-  units,
-} from '../../lib/internal';
-import type { EngineFields } from '../../lib/internal';
+import { IssueList, childPath, fieldMeta, isPlainObject, policySchema, show, units } from '../../lib/internal';
+import type { NamedKind, Schema } from '../../lib/internal';
 
 /**
  * A Secret as cdk8s-plus hands it out (`ISecret` of cdk8s-plus-28 to -34:
@@ -64,135 +57,46 @@ export interface NamedObject {
   readonly namespace?: string;
 }
 
-/** Keys of the policy's common durations (the grammar of `lib/units`). */
-const COMMON_DURATION_KEYS = [
-  'window',
-  'startingDeadline',
-  'timeout',
-  'ttlAfterFinished',
-  'maxAge',
-  'maxBackupAge',
-] as const;
-/** Keys of the policy's durations: the common ones and each engine's own. */
-export const DURATION_KEYS: readonly string[] = [...COMMON_DURATION_KEYS, ...ENGINE_DURATION_KEYS];
-/** Keys of the policy's sizes (the grammar of `lib/units`). */
-export const SIZE_KEYS = ['size', 'sizeLimit', 'maxTotalSize'] as const;
-/** Keys of the policy's cron schedules. */
-export const SCHEDULE_KEYS = ['schedule'] as const;
-/** Keys of Secret names. */
-export const SECRET_NAME_KEYS = ['secretName'] as const;
-/** Keys of lists of Secret names. */
-export const SECRET_LIST_KEYS = ['imagePullSecrets'] as const;
-/** Keys of the common Secret references whose `name` is the Secret's name. */
-const COMMON_SECRET_REFERENCE_KEYS = [
-  'secretKeyRef',
-  'credentialsSecret',
-  'basicAuthSecret',
-  'bearerTokenSecret',
-] as const;
-/** Keys of Secret references whose `name` is the Secret's name: the common ones and each engine's own (its pass-through references). */
-export const SECRET_REFERENCE_KEYS: readonly string[] = [
-  ...COMMON_SECRET_REFERENCE_KEYS,
-  ...ENGINE_PASS_THROUGH.flatMap((fields) => fields.references),
-];
-/** Keys of PersistentVolumeClaim names. */
-export const CLAIM_NAME_KEYS = ['claimName'] as const;
-/** Keys of ConfigMap references whose `name` is the ConfigMap's name. */
-export const CONFIG_MAP_REFERENCE_KEYS = ['configMap'] as const;
-
-type DurationKey = (typeof COMMON_DURATION_KEYS)[number] | EngineFields['durations'][number];
-type ScheduleKey = (typeof SCHEDULE_KEYS)[number];
-type SecretNameKey = (typeof SECRET_NAME_KEYS)[number];
-type SecretListKey = (typeof SECRET_LIST_KEYS)[number];
-type SecretReferenceKey =
-  (typeof COMMON_SECRET_REFERENCE_KEYS)[number] | EngineFields['passThrough']['references'][number];
-type ClaimNameKey = (typeof CLAIM_NAME_KEYS)[number];
-type SizeKey = (typeof SIZE_KEYS)[number];
-type ConfigMapReferenceKey = (typeof CONFIG_MAP_REFERENCE_KEYS)[number];
-
-/** A reference (`{ name, key? }`) that the object itself may stand for: when `name` is its only required field. */
-type WholeObject<V, O> = [{ readonly name: string }] extends [NonNullable<V>] ? O : never;
-
-type Field<K, V, Parent extends string> = K extends DurationKey
-  ? V | Duration
-  : K extends ScheduleKey
-    ? V | Cron
-    : K extends SizeKey
-      ? V | Size
-      : K extends SecretNameKey
-        ? V | SecretObject
-        : K extends ClaimNameKey
-          ? V | ClaimObject
-          : K extends SecretListKey
-            ? readonly (string | SecretObject)[] | Extract<V, undefined>
-            : K extends 'name'
-              ? [Parent] extends [SecretReferenceKey]
-                ? V | SecretObject
-                : [Parent] extends [ConfigMapReferenceKey]
-                  ? V | ConfigMapObject
-                  : V
-              : K extends SecretReferenceKey
-                ? Cdk8sValues<V, K> | WholeObject<V, SecretObject>
-                : K extends ConfigMapReferenceKey
-                  ? Cdk8sValues<V, K> | WholeObject<V, ConfigMapObject>
-                  : Cdk8sValues<V, K & string>;
+type Kind = NamedKind;
 
 /**
- * `T` (policy props) where cdk8s value types are accepted too: `Duration`
- * for durations, `Cron` for schedules, `Size` for sizes, a cdk8s-plus
- * `ISecret` for a Secret name (and for a whole `{ name }` Secret reference
- * such as `credentialsSecret`), an `IConfigMap` for a ConfigMap name, an
- * `IPersistentVolumeClaim` for a claim name.
- */
-export type Cdk8sValues<T, Parent extends string = ''> = T extends string | number | boolean
-  ? T
-  : T extends readonly (infer E)[]
-    ? readonly Cdk8sValues<E>[]
-    : { readonly [K in keyof T]: Field<K, T[K], Parent> };
-
-type Kind = 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
-
-const includes = (keys: readonly string[], key: string) => keys.includes(key);
-
-/**
- * The props with every cdk8s value replaced by the policy's own: a Duration
- * by a duration string (`Duration.minutes(90)` → `"1h30m"`), a Cron by its
- * expression, a Size by its quantity (`Size.gibibytes(10)` → `"10Gi"`), a
- * cdk8s-plus Secret, ConfigMap or claim by its name (a Secret or ConfigMap
- * given for a whole reference by `{ name }`). A value that cannot become one
- * (a fraction of a second, a Cron with a seconds or year field, a Secret where
- * a claim is named) is an issue at its prop path, and is left out of the
+ * The policy with every cdk8s value replaced by the policy's own, as the
+ * policy's schema declares each field (`FIELD_META`): a Duration by a duration
+ * string (`Duration.minutes(90)` → `"1h30m"`), a Cron by its expression, a
+ * Size by its quantity (`Size.gibibytes(10)` → `"10Gi"`), a cdk8s-plus
+ * Secret, ConfigMap or claim by its name (a Secret or ConfigMap given for a
+ * whole `{ name }` reference by `{ name }`). A value that cannot become one (a
+ * fraction of a second, a Cron with a seconds or year field, a Secret where a
+ * claim is named) is an issue at its policy path, and is left out of the
  * result, so that the policy's own checks still report every other problem.
  * Each object named is added to `named` (with its namespace when known).
  */
-export function policyValues(value: unknown, path: string, issues: IssueList, named: NamedObject[] = []): unknown {
-  return convert(value, path, '', '', issues, named);
+export function policyValues(value: unknown, issues: IssueList, named: NamedObject[] = []): unknown {
+  return convert(value, policySchema, '', issues, named);
 }
 
 function convert(
   value: unknown,
+  schema: Schema | undefined,
   path: string,
-  key: string,
-  parent: string,
   issues: IssueList,
   named: NamedObject[],
 ): unknown {
   if (Array.isArray(value))
-    return value.map((v, i) =>
-      convert(v, childPath(path, i), includes(SECRET_LIST_KEYS, key) ? key : '', '', issues, named),
-    );
+    return value.map((v, i) => convert(v, schema?.items as Schema | undefined, childPath(path, i), issues, named));
   if (value === null || typeof value !== 'object') return value;
+  const meta = fieldMeta(schema);
   if (isDuration(value))
-    return includes(DURATION_KEYS, key)
+    return meta.grammar === 'duration'
       ? durationText(value, path, issues)
       : misplaced('a cdk8s Duration', path, issues);
   if (isCron(value))
-    return key === 'schedule' ? cronText(value, path, issues) : misplaced('a cdk8s Cron', path, issues);
+    return meta.grammar === 'cron' ? cronText(value, path, issues) : misplaced('a cdk8s Cron', path, issues);
   if (isSize(value))
-    return includes(SIZE_KEYS, key) ? sizeText(value, path, issues) : misplaced('a cdk8s Size', path, issues);
+    return meta.grammar === 'size' ? sizeText(value, path, issues) : misplaced('a cdk8s Size', path, issues);
   if (isKubernetesObject(value)) {
-    const whole = wholeReferenceKind(key);
-    const expected = whole ?? expectedKind(key, parent);
+    const whole = wholeReferenceKind(schema);
+    const expected = whole ?? meta.names;
     if (expected === undefined) return misplaced(`a cdk8s-plus ${value.kind}`, path, issues);
     if (value.kind !== expected) {
       issues.add(path, `received a cdk8s-plus ${value.kind} (${show(value.name)}); expected a ${expected} or its name`);
@@ -208,25 +112,27 @@ function convert(
     return whole ? { name: value.name } : value.name;
   }
   if (!isPlainObject(value)) return value; // the schema names what it is not
+  const properties = (schema?.properties ?? {}) as Record<string, Schema>;
+  const rest = schema?.additionalProperties;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, convert(v, childPath(path, k), k, key, issues, named)]),
+    Object.entries(value).map(([k, v]) => [
+      k,
+      convert(
+        v,
+        Object.hasOwn(properties, k) ? properties[k] : typeof rest === 'object' ? (rest as Schema) : undefined,
+        childPath(path, k),
+        issues,
+        named,
+      ),
+    ]),
   );
 }
 
-/** The kind of object a field names, when it names one. */
-function expectedKind(key: string, parent: string): Kind | undefined {
-  if (includes(SECRET_NAME_KEYS, key) || includes(SECRET_LIST_KEYS, key)) return 'Secret';
-  if (key === 'name' && includes(SECRET_REFERENCE_KEYS, parent)) return 'Secret';
-  if (key === 'name' && includes(CONFIG_MAP_REFERENCE_KEYS, parent)) return 'ConfigMap';
-  if (includes(CLAIM_NAME_KEYS, key)) return 'PersistentVolumeClaim';
-  return undefined;
-}
-
-/** The kind of object a whole reference (`credentialsSecret: secret`, `configMap: configMap`) stands for. */
-function wholeReferenceKind(key: string): Kind | undefined {
-  if (includes(SECRET_REFERENCE_KEYS, key)) return 'Secret';
-  if (includes(CONFIG_MAP_REFERENCE_KEYS, key)) return 'ConfigMap';
-  return undefined;
+/** The kind of object a whole reference (`credentialsSecret: secret`) stands for: only its `name`, naming one, is required. */
+function wholeReferenceKind(schema: Schema | undefined): Kind | undefined {
+  const required = schema?.required as readonly string[] | undefined;
+  if (required?.length !== 1 || required[0] !== 'name') return undefined;
+  return fieldMeta((schema?.properties as Record<string, Schema> | undefined)?.name).names;
 }
 
 /** The namespace of an object the app defines (cdk8s-plus `Resource.metadata`); imported objects have none. */

@@ -5,7 +5,7 @@
  */
 import type { EnvVar } from '../kubernetes/objects';
 import { IssueList, childPath, show } from '../policy/errors';
-import { Schema, arr, dnsLabel, obj } from '../policy/schema-builders';
+import { Schema, arr, dnsLabel, named, obj } from '../policy/schema-builders';
 import { RETENTION_ENV, RETENTION_JSON_SCHEMA, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
 import type { RetentionRules } from '../retention';
 import { ResolvedS3, S3Destination, resolveS3, s3DestinationSchema, validateS3 } from './s3';
@@ -29,17 +29,23 @@ export interface S3Copy {
 export function s3CopiesSchema(endpointDescription: string): Schema {
   return arr(
     'Further copies of every verified backup, each in its own S3 bucket, endpoint or region (default: none).',
-    obj(
-      'One copy.',
-      {
-        name: dnsLabel('Names the copy in logs and metrics (label copy).'),
-        s3: s3DestinationSchema('Where the copy goes.', endpointDescription),
-        retention: obj(
-          "Retention rules of the copy's backups (default: none, every copy kept).",
-          RETENTION_JSON_SCHEMA.properties,
-        ),
-      },
-      ['name', 's3'],
+    named(
+      'S3Copy',
+      obj(
+        'One copy.',
+        {
+          name: dnsLabel('Names the copy in logs and metrics (label copy).'),
+          s3: s3DestinationSchema('Where the copy goes.', endpointDescription),
+          retention: named(
+            'RetentionRules',
+            obj(
+              "Retention rules of the copy's backups (default: none, every copy kept).",
+              RETENTION_JSON_SCHEMA.properties,
+            ),
+          ),
+        },
+        ['name', 's3'],
+      ),
     ),
     { maxItems: 4 },
   );

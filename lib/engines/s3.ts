@@ -12,10 +12,13 @@ import {
   bool,
   caBundleRef,
   duration,
+  named,
   nonEmptyStr,
   obj,
+  objectName,
   str,
   strEnum,
+  withMeta,
 } from '../policy/schema-builders';
 import type { CaBundleRef } from '../policy/types';
 import { durationProblem, parseDuration } from '../units';
@@ -104,43 +107,54 @@ const secretKey = (description: string, extra: Schema = {}): Schema =>
 
 /** Schema of an `S3Destination` (closed), with the engine's own description of it and of `endpoint`. */
 export function s3DestinationSchema(description: string, endpointDescription: string): Schema {
-  return obj(
-    description,
-    {
-      bucket: str('Bucket.', { pattern: BUCKET_PATTERN }),
-      path: str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
-      region: nonEmptyStr('Region.', { pattern: TOKEN_PATTERN }),
-      endpoint: str(endpointDescription, { pattern: PATTERNS.url }),
-      forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
-      credentialsSecret: obj(
-        'Secret with the access key pair (default: ambient credentials).',
-        {
-          name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-          accessKeyIdKey: secretKey('Key of the access key id.', { default: S3_DEFAULTS.accessKeyIdKey }),
-          secretAccessKeyKey: secretKey('Key of the secret access key.', { default: S3_DEFAULTS.secretAccessKeyKey }),
-          sessionTokenKey: secretKey('Key of a session token.'),
-        },
-        ['name'],
-      ),
-      storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
-      serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
-      kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
-      caBundle: caBundleRef(
-        "CA bundle (PEM) that signs an https endpoint's certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image's trusted CAs).",
-      ),
-      objectLock: obj(
-        'S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default: not locked).',
-        {
-          mode: strEnum('GOVERNANCE (bypassable with s3:BypassGovernanceRetention) or COMPLIANCE (by nobody).', [
-            'GOVERNANCE',
-            'COMPLIANCE',
-          ]),
-          period: duration("How long each object stays locked after its upload (S3's retention period), e.g. 30d."),
-        },
-        ['mode', 'period'],
-      ),
-    },
-    ['bucket', 'region'],
+  return named(
+    'S3Destination',
+    obj(
+      description,
+      {
+        bucket: withMeta(str('Bucket.', { pattern: BUCKET_PATTERN }), { passThrough: 'name' }),
+        path: str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
+        region: nonEmptyStr('Region.', { pattern: TOKEN_PATTERN }),
+        endpoint: withMeta(str(endpointDescription, { pattern: PATTERNS.url }), { passThrough: 'url' }),
+        forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
+        credentialsSecret: named(
+          'S3Credentials',
+          obj(
+            'Secret with the access key pair (default: ambient credentials).',
+            {
+              name: objectName('Secret', 'Secret name.'),
+              accessKeyIdKey: secretKey('Key of the access key id.', { default: S3_DEFAULTS.accessKeyIdKey }),
+              secretAccessKeyKey: secretKey('Key of the secret access key.', {
+                default: S3_DEFAULTS.secretAccessKeyKey,
+              }),
+              sessionTokenKey: secretKey('Key of a session token.'),
+            },
+            ['name'],
+          ),
+        ),
+        storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
+        serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
+        kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
+        caBundle: caBundleRef(
+          "CA bundle (PEM) that signs an https endpoint's certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image's trusted CAs).",
+        ),
+        objectLock: named(
+          'S3ObjectLock',
+          obj(
+            'S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default: not locked).',
+            {
+              mode: strEnum('GOVERNANCE (bypassable with s3:BypassGovernanceRetention) or COMPLIANCE (by nobody).', [
+                'GOVERNANCE',
+                'COMPLIANCE',
+              ]),
+              period: duration("How long each object stays locked after its upload (S3's retention period), e.g. 30d."),
+            },
+            ['mode', 'period'],
+          ),
+        ),
+      },
+      ['bucket', 'region'],
+    ),
   );
 }
 

@@ -8,16 +8,20 @@ import {
   bool,
   caBundleRef,
   configMapKeyRef,
+  cron,
   dnsLabel,
   duration,
   image,
   int,
+  named,
   nonEmptyStr,
   obj,
+  objectName,
   secretKeyRef,
   str,
   strEnum,
   stringMap,
+  withMeta,
 } from './schema-builders';
 import { jobSettingsProperties, jobSettingsSchema, labelValues } from './schema-settings';
 import { retentionSchema } from './retention-schema';
@@ -33,139 +37,178 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
       {
         apiVersion: { const: API_VERSION, description: `Always ${API_VERSION}.` },
         kind: { const: KIND, description: `Always ${KIND}.` },
-        metadata: obj(
-          'Policy identity.',
-          {
-            name: dnsLabel('Policy name; prefixes every object name.'),
-            namespace: dnsLabel('Namespace of every object.', { default: JOB_DEFAULTS.namespace }),
-            labels: labelValues('Labels added to every object.'),
-            annotations: stringMap('Annotations added to every object.'),
-          },
-          ['name'],
+        metadata: named(
+          'PolicyMetadata',
+          obj(
+            'Policy identity.',
+            {
+              name: dnsLabel('Policy name; prefixes every object name.'),
+              namespace: withMeta(dnsLabel('Namespace of every object.', { default: JOB_DEFAULTS.namespace }), {
+                passThrough: 'name',
+              }),
+              labels: labelValues('Labels added to every object.'),
+              annotations: stringMap('Annotations added to every object.'),
+            },
+            ['name'],
+          ),
         ),
-        spec: obj(
-          'What to back up and how.',
-          {
-            defaults: jobSettingsSchema,
-            retention: retentionSchema,
-            metrics: obj('Metrics.', {
-              pushgatewayUrl: str('Pushgateway base URL.', { pattern: PATTERNS.url }),
-              basicAuthSecret: obj(
-                'HTTP basic auth for the Pushgateway: a Secret with the username and the password (a kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its arguments or logs.',
-                {
-                  name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-                  usernameKey: nonEmptyStr('Key of the username.', {
-                    pattern: PATTERNS.secretKey,
-                    maxLength: 253,
-                    default: METRICS_DEFAULTS.basicAuthUsernameKey,
+        spec: named(
+          'BackupPolicySpec',
+          obj(
+            'What to back up and how.',
+            {
+              defaults: jobSettingsSchema,
+              retention: retentionSchema,
+              metrics: named(
+                'MetricsOptions',
+                obj('Metrics.', {
+                  pushgatewayUrl: withMeta(str('Pushgateway base URL.', { pattern: PATTERNS.url }), {
+                    passThrough: 'url',
                   }),
-                  passwordKey: nonEmptyStr('Key of the password.', {
-                    pattern: PATTERNS.secretKey,
-                    maxLength: 253,
-                    default: METRICS_DEFAULTS.basicAuthPasswordKey,
-                  }),
-                },
-                ['name'],
-              ),
-              bearerTokenSecret: secretKeyRef(
-                'A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in arguments or logs.',
-              ),
-              caBundle: caBundleRef(
-                "CA bundle (PEM) that signs an https pushgatewayUrl's certificate (default: the image's trusted CAs).",
-              ),
-              prometheusRule: obj(
-                'A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded, failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed metrics with pushgatewayUrl.',
-                {
-                  labels: labelValues('Labels of the PrometheusRule.'),
-                  severity: str('severity label of the alerts.', {
-                    pattern: '^[A-Za-z0-9._-]{1,63}$',
-                    default: JOB_DEFAULTS.alertSeverity,
-                  }),
-                  staleAfterIntervals: int(
-                    'A backup is stale after this many schedule intervals plus the run timeout.',
-                    1,
-                    100,
-                    { default: JOB_DEFAULTS.staleAfterIntervals },
+                  basicAuthSecret: named(
+                    'BasicAuthSecretRef',
+                    obj(
+                      'HTTP basic auth for the Pushgateway: a Secret with the username and the password (a kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its arguments or logs.',
+                      {
+                        name: objectName('Secret', 'Secret name.'),
+                        usernameKey: nonEmptyStr('Key of the username.', {
+                          pattern: PATTERNS.secretKey,
+                          maxLength: 253,
+                          default: METRICS_DEFAULTS.basicAuthUsernameKey,
+                        }),
+                        passwordKey: nonEmptyStr('Key of the password.', {
+                          pattern: PATTERNS.secretKey,
+                          maxLength: 253,
+                          default: METRICS_DEFAULTS.basicAuthPasswordKey,
+                        }),
+                      },
+                      ['name'],
+                    ),
                   ),
-                },
-              ),
-              grafanaDashboard: obj(
-                "A ConfigMap <policy>-grafana-dashboard holding the Grafana dashboard of this policy's pushed metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.",
-                {
-                  labels: labelValues(
-                    'Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1", kube-prometheus-stack\'s).',
+                  bearerTokenSecret: secretKeyRef(
+                    'A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in arguments or logs.',
                   ),
-                },
+                  caBundle: caBundleRef(
+                    "CA bundle (PEM) that signs an https pushgatewayUrl's certificate (default: the image's trusted CAs).",
+                  ),
+                  prometheusRule: named(
+                    'PrometheusRuleOptions',
+                    obj(
+                      'A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded, failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed metrics with pushgatewayUrl.',
+                      {
+                        labels: labelValues('Labels of the PrometheusRule.'),
+                        severity: str('severity label of the alerts.', {
+                          pattern: '^[A-Za-z0-9._-]{1,63}$',
+                          default: JOB_DEFAULTS.alertSeverity,
+                        }),
+                        staleAfterIntervals: int(
+                          'A backup is stale after this many schedule intervals plus the run timeout.',
+                          1,
+                          100,
+                          { default: JOB_DEFAULTS.staleAfterIntervals },
+                        ),
+                      },
+                    ),
+                  ),
+                  grafanaDashboard: named(
+                    'GrafanaDashboardOptions',
+                    obj(
+                      "A ConfigMap <policy>-grafana-dashboard holding the Grafana dashboard of this policy's pushed metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.",
+                      {
+                        labels: labelValues(
+                          'Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1", kube-prometheus-stack\'s).',
+                        ),
+                      },
+                    ),
+                  ),
+                }),
               ),
-            }),
-            scripts: obj('How the containers get their shell scripts.', {
-              mode: strEnum(
-                "configMap: one immutable ConfigMap per policy (<policy>-scripts-<content hash>) holds every script file as written, mounted read-only at /scripts; each command keeps its entry's main and sources the rest (apply it with the CronJobs, prune old ones). inline: each container command holds the functions it runs, comments dropped (self-contained CronJobs).",
-                ['configMap', 'inline'],
-                { default: JOB_DEFAULTS.scriptsMode },
+              scripts: named(
+                'ScriptsOptions',
+                obj('How the containers get their shell scripts.', {
+                  mode: strEnum(
+                    "configMap: one immutable ConfigMap per policy (<policy>-scripts-<content hash>) holds every script file as written, mounted read-only at /scripts; each command keeps its entry's main and sources the rest (apply it with the CronJobs, prune old ones). inline: each container command holds the functions it runs, comments dropped (self-contained CronJobs).",
+                    ['configMap', 'inline'],
+                    { default: JOB_DEFAULTS.scriptsMode },
+                  ),
+                }),
               ),
-            }),
-            encryption: obj(
-              'Client-side encryption of every artifact while it is written (etcd, redis); stored as <name>.age.',
-              {
-                age: obj(
-                  'age (https://age-encryption.org): exactly one of recipients, recipientsSecret, recipientsConfigMap.',
+              encryption: named(
+                'EncryptionOptions',
+                obj(
+                  'Client-side encryption of every artifact while it is written (etcd, redis); stored as <name>.age.',
                   {
-                    recipients: arr(
-                      'age recipients: X25519 public keys (age1…) or SSH public keys.',
-                      str('A recipient.', { pattern: PATTERNS.ageRecipient }),
-                      { minItems: 1, uniqueItems: true },
-                    ),
-                    recipientsSecret: secretKeyRef(
-                      'A Secret key holding a recipients file (one per line, # comments).',
-                    ),
-                    recipientsConfigMap: configMapKeyRef(
-                      'A ConfigMap key holding a recipients file (one per line, # comments).',
-                    ),
-                    identitySecret: secretKeyRef(
-                      'A Secret key holding the age identity file that restore drills decrypt with.',
-                    ),
-                    image: image(
-                      'An image with sh, POSIX tools and age on its PATH (e.g. FROM alpine:3.20, RUN apk add --no-cache age).',
-                      { minLength: 1 },
+                    age: named(
+                      'AgeEncryption',
+                      obj(
+                        'age (https://age-encryption.org): exactly one of recipients, recipientsSecret, recipientsConfigMap.',
+                        {
+                          recipients: arr(
+                            'age recipients: X25519 public keys (age1…) or SSH public keys.',
+                            str('A recipient.', { pattern: PATTERNS.ageRecipient }),
+                            { minItems: 1, uniqueItems: true },
+                          ),
+                          recipientsSecret: secretKeyRef(
+                            'A Secret key holding a recipients file (one per line, # comments).',
+                          ),
+                          recipientsConfigMap: configMapKeyRef(
+                            'A ConfigMap key holding a recipients file (one per line, # comments).',
+                          ),
+                          identitySecret: secretKeyRef(
+                            'A Secret key holding the age identity file that restore drills decrypt with.',
+                          ),
+                          image: image(
+                            'An image with sh, POSIX tools and age on its PATH (e.g. FROM alpine:3.20, RUN apk add --no-cache age).',
+                            { minLength: 1 },
+                          ),
+                        },
+                        ['image'],
+                      ),
                     ),
                   },
-                  ['image'],
+                  ['age'],
                 ),
-              },
-              ['age'],
-            ),
-            drill: obj(
-              'Restore drills: CronJobs that restore the newest backup of each target into a throw-away instance and compare it with what the backup recorded (etcd, redis).',
-              {
-                ...jobSettingsProperties,
-                schedule: nonEmptyStr('When the drills run (5 fields or a macro; H fields are hashed per target).'),
-                maxBackupAge: duration('A drill fails when the newest backup is older than this.'),
-              },
-              ['schedule'],
-            ),
-            contentChecks: obj(
-              "Checks of what each backup holds before it is stored, against the newest earlier backup of the same target (its metadata's key count) (etcd, Redis).",
-              {
-                allowEmpty: bool('The source may be empty: a backup of no keys is stored (else its run fails).', {
-                  default: CONTENT_CHECK_DEFAULTS.allowEmpty,
-                }),
-                shrinkBelowPercent: int(
-                  "A backup holding fewer keys than this percentage of the newest earlier backup's has shrunk.",
-                  1,
-                  100,
-                  { default: CONTENT_CHECK_DEFAULTS.shrinkBelowPercent },
+              ),
+              drill: named(
+                'DrillOptions',
+                obj(
+                  'Restore drills: CronJobs that restore the newest backup of each target into a throw-away instance and compare it with what the backup recorded (etcd, redis).',
+                  {
+                    ...jobSettingsProperties,
+                    schedule: cron('When the drills run (5 fields or a macro; H fields are hashed per target).', {
+                      minLength: 1,
+                    }),
+                    maxBackupAge: duration('A drill fails when the newest backup is older than this.'),
+                  },
+                  ['schedule'],
                 ),
-                onShrink: strEnum(
-                  "A shrunk backup, or one whose content could not be checked (its keys, or the earlier backup's, could not be counted or read): warn stores it with a warning (and the BackupContentShrank or BackupContentUnchecked alert), fail fails the run and stores nothing.",
-                  ['warn', 'fail'],
-                  { default: CONTENT_CHECK_DEFAULTS.onShrink },
+              ),
+              contentChecks: named(
+                'ContentCheckOptions',
+                obj(
+                  "Checks of what each backup holds before it is stored, against the newest earlier backup of the same target (its metadata's key count) (etcd, Redis).",
+                  {
+                    allowEmpty: bool('The source may be empty: a backup of no keys is stored (else its run fails).', {
+                      default: CONTENT_CHECK_DEFAULTS.allowEmpty,
+                    }),
+                    shrinkBelowPercent: int(
+                      "A backup holding fewer keys than this percentage of the newest earlier backup's has shrunk.",
+                      1,
+                      100,
+                      { default: CONTENT_CHECK_DEFAULTS.shrinkBelowPercent },
+                    ),
+                    onShrink: strEnum(
+                      "A shrunk backup, or one whose content could not be checked (its keys, or the earlier backup's, could not be counted or read): warn stores it with a warning (and the BackupContentShrank or BackupContentUnchecked alert), fail fails the run and stores nothing.",
+                      ['warn', 'fail'],
+                      { default: CONTENT_CHECK_DEFAULTS.onShrink },
+                    ),
+                  },
                 ),
-              },
-            ),
-            ...engineSchemas,
-          },
-          [],
+              ),
+              ...engineSchemas,
+            },
+            [],
+          ),
         ),
       },
       ['apiVersion', 'kind', 'metadata', 'spec'],

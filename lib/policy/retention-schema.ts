@@ -1,11 +1,14 @@
 import { RETENTION_JSON_SCHEMA } from '../retention';
-import { bool, obj, str } from './schema-builders';
+import { bool, cron, named, obj } from './schema-builders';
 
 /** Schema of `spec.retention`: the retention engine's rules, plus when and how pruning runs. */
-export const retentionSchema = obj(RETENTION_JSON_SCHEMA.description, {
-  ...RETENTION_JSON_SCHEMA.properties,
-  dryRun: bool('Print the prune plan and delete nothing.', { default: false }),
-  schedule: str(
-    'Schedule of a separate retention-prune CronJob per destination (default: none; pruning runs after each verified backup).',
-  ),
-});
+export const retentionSchema = named(
+  'RetentionOptions',
+  obj(RETENTION_JSON_SCHEMA.description, {
+    ...RETENTION_JSON_SCHEMA.properties,
+    dryRun: bool('Print the prune plan and delete nothing.', { default: false }),
+    schedule: cron(
+      'Schedule of a separate retention-prune CronJob per destination (default: none; pruning runs after each verified backup).',
+    ),
+  }),
+);

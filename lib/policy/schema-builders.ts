@@ -3,6 +3,60 @@ import { DURATION_GRAMMAR, DURATION_PATTERN, SIZE_GRAMMAR, SIZE_PATTERN, duratio
 
 export type Schema = Record<string, unknown>;
 
+/**
+ * What a field's JSON Schema cannot say, kept on the schema under a symbol (so
+ * no JSON output carries it): the name of an object's generated type, how the
+ * front ends take a value (a cdk8s `Duration`, a cdk8s-plus `ISecret`, a
+ * Pulumi `Input`), the text of a default no literal states. The generator
+ * (`scripts/generate-types.ts`) and the front ends read it.
+ */
+export const FIELD_META: unique symbol = Symbol('backup-cronjobs.field');
+
+/** Kubernetes objects a policy field names. */
+export type NamedKind = 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
+
+/** What a pass-through stand-in must look like where it stands (the Pulumi components' `Input`s). */
+export type PassThroughFormat = 'name' | 'address' | 'url';
+
+export interface FieldMeta {
+  /** The generated type of an object (`Placement`). @default - its parent's type name and its key */
+  readonly typeName?: string;
+  /** A value of the policy's duration, size or cron grammar (a cdk8s `Duration`, `Size`, `Cron` too). */
+  readonly grammar?: 'duration' | 'size' | 'cron';
+  /** A string naming an object of this kind (a cdk8s-plus object of the kind too). */
+  readonly names?: NamedKind;
+  /** The value only passes through into the objects (a Pulumi `Input`): the format of its stand-in. */
+  readonly passThrough?: PassThroughFormat;
+  /** Every string field of this object passes through (image references). */
+  readonly passThroughFields?: PassThroughFormat;
+  /** The default in words, where no literal `default` states it (`the chart's namespace`). */
+  readonly defaultText?: string;
+}
+
+/** The field metadata of `schema` (none: `{}`); a string of the duration or size pattern is of that grammar. */
+export function fieldMeta(schema: unknown): FieldMeta {
+  const meta: FieldMeta = (schema as { [FIELD_META]?: FieldMeta } | undefined)?.[FIELD_META] ?? {};
+  if (meta.grammar !== undefined) return meta;
+  const pattern = (schema as { pattern?: unknown } | undefined)?.pattern;
+  const grammar = pattern === DURATION_PATTERN ? 'duration' : pattern === SIZE_PATTERN ? 'size' : undefined;
+  return grammar === undefined ? meta : { ...meta, grammar };
+}
+
+/** `schema` with `meta` added to its field metadata. */
+export function withMeta(schema: Schema, meta: FieldMeta): Schema {
+  return { ...schema, [FIELD_META]: { ...fieldMeta(schema), ...meta } };
+}
+
+/** An object schema whose generated type is `typeName`. */
+export function named(typeName: string, schema: Schema): Schema {
+  return withMeta(schema, { typeName });
+}
+
+/** The default in words, for `extra`: `str('…', defaultText('the namespace default'))`. */
+export function defaultText(text: string): Schema {
+  return { [FIELD_META]: { defaultText: text } };
+}
+
 export const PATTERNS = {
   dnsLabel: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
   dnsSubdomain: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
@@ -97,12 +151,25 @@ export function stringMap(description: string, extra: Schema = {}): Schema {
 }
 
 export function duration(description: string, extra: Schema = {}): Schema {
-  return str(description, { pattern: PATTERNS.duration, ...extra });
+  return withMeta(str(description, { pattern: PATTERNS.duration, ...extra }), { grammar: 'duration' });
+}
+
+/** A CronJob schedule (5 fields or a macro; `H` fields hashed): a cdk8s `Cron` too. */
+export function cron(description: string, extra: Schema = {}): Schema {
+  return withMeta(str(description, extra), { grammar: 'cron' });
+}
+
+/** The name of an object of `kind` in the policy's namespace (a DNS-1123 subdomain). */
+export function objectName(kind: NamedKind, description: string, extra: Schema = {}): Schema {
+  return withMeta(str(description, { pattern: PATTERNS.dnsSubdomain, maxLength: 253, ...extra }), {
+    names: kind,
+    passThrough: 'name',
+  });
 }
 
 /** A size (`10Gi`, `500M`): the policy's one size grammar. */
 export function size(description: string, extra: Schema = {}): Schema {
-  return str(description, { pattern: PATTERNS.size, ...extra });
+  return withMeta(str(description, { pattern: PATTERNS.size, ...extra }), { grammar: 'size' });
 }
 
 /** A resource quantity (`250m`, `1Gi`), for resource requests and limits. */
@@ -120,33 +187,42 @@ export function dnsLabel(description: string, extra: Schema = {}): Schema {
 }
 
 export const configMapKeyRef = (description: string): Schema =>
-  obj(
-    description,
-    {
-      name: str('ConfigMap name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-      key: nonEmptyStr('Key in the ConfigMap.', { pattern: PATTERNS.secretKey, maxLength: 253 }),
-    },
-    ['name', 'key'],
+  named(
+    'ConfigMapKeyRef',
+    obj(
+      description,
+      {
+        name: objectName('ConfigMap', 'ConfigMap name.'),
+        key: nonEmptyStr('Key in the ConfigMap.', { pattern: PATTERNS.secretKey, maxLength: 253 }),
+      },
+      ['name', 'key'],
+    ),
   );
 
 export const secretKeyRef = (description: string): Schema =>
-  obj(
-    description,
-    {
-      name: str('Secret name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-      key: nonEmptyStr('Key in the Secret.', { pattern: PATTERNS.secretKey, maxLength: 253 }),
-    },
-    ['name', 'key'],
+  named(
+    'SecretKeyRef',
+    obj(
+      description,
+      {
+        name: objectName('Secret', 'Secret name.'),
+        key: nonEmptyStr('Key in the Secret.', { pattern: PATTERNS.secretKey, maxLength: 253 }),
+      },
+      ['name', 'key'],
+    ),
   );
 
 /** A CA bundle by reference: exactly one of a ConfigMap key or a Secret key (`CaBundleRef`). */
 export const caBundleRef = (description: string): Schema =>
-  obj(
-    `${description} Exactly one of configMap, secret.`,
-    {
-      configMap: configMapKeyRef('A ConfigMap key holding the PEM bundle.'),
-      secret: secretKeyRef('A Secret key holding the PEM bundle.'),
-    },
-    [],
-    { minProperties: 1, maxProperties: 1 },
+  named(
+    'CaBundleRef',
+    obj(
+      `${description} Exactly one of configMap, secret.`,
+      {
+        configMap: configMapKeyRef('A ConfigMap key holding the PEM bundle.'),
+        secret: secretKeyRef('A Secret key holding the PEM bundle.'),
+      },
+      [],
+      { minProperties: 1, maxProperties: 1 },
+    ),
   );

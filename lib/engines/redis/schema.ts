@@ -6,11 +6,13 @@ import {
   bool,
   image,
   int,
+  named,
   nonEmptyStr,
   obj,
   secretKeyRef,
   size,
   str,
+  withMeta,
 } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 import { s3DestinationSchema } from '../s3';
@@ -28,7 +30,7 @@ const shardName = str('Sentinel master name of the shard.', { pattern: SHARD_NAM
  * A shard: its name, or an object with the name and per-shard job settings.
  * One schema for both (type-specific keywords apply to their type only).
  */
-const shard: Schema = {
+const shard: Schema = named('RedisShardSpec', {
   type: ['string', 'object'],
   description: 'A shard (Sentinel master name), or {name, ...job settings} to override settings for this shard.',
   pattern: SHARD_NAME_PATTERN,
@@ -36,55 +38,73 @@ const shard: Schema = {
   additionalProperties: false,
   properties: { name: shardName, ...jobSettingsProperties },
   required: ['name'],
-};
+});
 
 /** Schema of `spec.redis`. */
-export const redisSchema = obj(
-  'Sharded Redis behind Sentinel, dumped from a read-only replica with redis-cli --rdb and uploaded to S3.',
-  {
-    sentinel: obj(
-      'The Sentinels that monitor the shards.',
-      {
-        addresses: arr(
-          'Sentinel addresses host:port, tried in order until one answers.',
-          str('host:port or [ipv6]:port.', { pattern: ADDRESS_PATTERN }),
-          { minItems: 1 },
+export const redisSchema = named(
+  'RedisSpec',
+  obj(
+    'Sharded Redis behind Sentinel, dumped from a read-only replica with redis-cli --rdb and uploaded to S3.',
+    {
+      sentinel: named(
+        'RedisSentinel',
+        obj(
+          'The Sentinels that monitor the shards.',
+          {
+            addresses: arr(
+              'Sentinel addresses host:port, tried in order until one answers.',
+              withMeta(str('host:port or [ipv6]:port.', { pattern: ADDRESS_PATTERN }), { passThrough: 'address' }),
+              { minItems: 1 },
+            ),
+            username: nonEmptyStr('ACL user for the Sentinels.', { pattern: TOKEN_PATTERN }),
+            passwordSecret: secretKeyRef("The Sentinels' password."),
+          },
+          ['addresses'],
         ),
-        username: nonEmptyStr('ACL user for the Sentinels.', { pattern: TOKEN_PATTERN }),
-        passwordSecret: secretKeyRef("The Sentinels' password."),
-      },
-      ['addresses'],
-    ),
-    username: nonEmptyStr('ACL user for the Redis servers.', { pattern: TOKEN_PATTERN }),
-    passwordSecret: secretKeyRef("The Redis servers' password."),
-    shards: arr('Shards (Sentinel master names); one CronJob each.', shard, { minItems: 1 }),
-    allowMasterFallback: bool('Dump the master when a shard has no healthy read-only replica.', {
-      default: REDIS_DEFAULTS.allowMasterFallback,
-    }),
-    compression: obj('Compression of the dump.', {
-      level: int('gzip level (1 fastest .. 9 smallest).', 1, 9, { default: REDIS_DEFAULTS.compressionLevel }),
-    }),
-    verifyRdb: bool('Check the dump with redis-check-rdb before compressing it.', {
-      default: REDIS_DEFAULTS.verifyRdb,
-    }),
-    scratch: obj('Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).', {
-      sizeLimit: size('emptyDir size limit.'),
-      size: size('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'),
-      storageClassName: str('StorageClass of the per-run PVC (only with size).', {
-        pattern: PATTERNS.dnsSubdomain,
-        maxLength: 253,
+      ),
+      username: nonEmptyStr('ACL user for the Redis servers.', { pattern: TOKEN_PATTERN }),
+      passwordSecret: secretKeyRef("The Redis servers' password."),
+      shards: arr('Shards (Sentinel master names); one CronJob each.', shard, { minItems: 1 }),
+      allowMasterFallback: bool('Dump the master when a shard has no healthy read-only replica.', {
+        default: REDIS_DEFAULTS.allowMasterFallback,
       }),
-    }),
-    s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),
-    copies: s3CopiesSchema('S3-compatible endpoint URL (MinIO etc.).'),
-    images: obj('Images.', {
-      redis: image('Dump step image: sh, redis-cli >= 7.0, redis-check-rdb, gzip, timeout.', {
-        default: REDIS_DEFAULTS.redisImage,
+      compression: named(
+        'RedisCompression',
+        obj('Compression of the dump.', {
+          level: int('gzip level (1 fastest .. 9 smallest).', 1, 9, { default: REDIS_DEFAULTS.compressionLevel }),
+        }),
+      ),
+      verifyRdb: bool('Check the dump with redis-check-rdb before compressing it.', {
+        default: REDIS_DEFAULTS.verifyRdb,
       }),
-      awsCli: image('Upload step image: sh, aws CLI, curl, awk, sort, date, mktemp.', {
-        default: REDIS_DEFAULTS.awsCliImage,
-      }),
-    }),
-  },
-  ['sentinel', 'shards', 's3'],
+      scratch: named(
+        'RedisScratch',
+        obj('Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).', {
+          sizeLimit: size('emptyDir size limit.'),
+          size: size('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'),
+          storageClassName: str('StorageClass of the per-run PVC (only with size).', {
+            pattern: PATTERNS.dnsSubdomain,
+            maxLength: 253,
+          }),
+        }),
+      ),
+      s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),
+      copies: s3CopiesSchema('S3-compatible endpoint URL (MinIO etc.).'),
+      images: withMeta(
+        named(
+          'RedisImages',
+          obj('Images.', {
+            redis: image('Dump step image: sh, redis-cli >= 7.0, redis-check-rdb, gzip, timeout.', {
+              default: REDIS_DEFAULTS.redisImage,
+            }),
+            awsCli: image('Upload step image: sh, aws CLI, curl, awk, sort, date, mktemp.', {
+              default: REDIS_DEFAULTS.awsCliImage,
+            }),
+          }),
+        ),
+        { passThroughFields: 'name' },
+      ),
+    },
+    ['sentinel', 'shards', 's3'],
+  ),
 );

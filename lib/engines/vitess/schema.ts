@@ -5,166 +5,228 @@ import {
   arr,
   bool,
   caBundleRef,
+  cron,
   dnsLabel,
   duration,
   image,
   int,
+  named,
   nonEmptyStr,
   obj,
+  objectName,
   secretKeyRef,
   size,
   str,
   strEnum,
   stringMap,
+  withMeta,
 } from '../../policy/schema-builders';
 import { jobSettingsProperties } from '../../policy/schema-settings';
 
 const keyPrefix = str('Key prefix; the cluster name is appended.');
 
-const storage = obj(
-  'Backup storage: exactly one kind.',
-  {
-    s3: obj(
-      'S3 or S3-compatible storage.',
-      {
-        region: nonEmptyStr('Region.'),
-        bucket: nonEmptyStr('Bucket.'),
-        keyPrefix,
-        endpoint: nonEmptyStr('Endpoint (MinIO etc.).'),
-        forcePathStyle: bool('Path-style addressing.', { default: VITESS_DEFAULTS.forcePathStyle }),
-        minPartSize: int('Minimum multipart part size in bytes.', 1, Number.MAX_SAFE_INTEGER),
-        authSecret: secretKeyRef('Shared-credentials file in a Secret.'),
-        caBundle: caBundleRef(
-          "CA bundle (PEM) that signs an https endpoint's certificate; vtbackup trusts it through SSL_CERT_DIR (default: the image's trusted CAs).",
+const storage = named(
+  'VitessStorage',
+  obj(
+    'Backup storage: exactly one kind.',
+    {
+      s3: named(
+        'VitessS3Storage',
+        obj(
+          'S3 or S3-compatible storage.',
+          {
+            region: nonEmptyStr('Region.'),
+            bucket: withMeta(nonEmptyStr('Bucket.'), { passThrough: 'name' }),
+            keyPrefix,
+            endpoint: withMeta(nonEmptyStr('Endpoint (MinIO etc.).'), { passThrough: 'url' }),
+            forcePathStyle: bool('Path-style addressing.', { default: VITESS_DEFAULTS.forcePathStyle }),
+            minPartSize: int('Minimum multipart part size in bytes.', 1, Number.MAX_SAFE_INTEGER),
+            authSecret: secretKeyRef('Shared-credentials file in a Secret.'),
+            caBundle: caBundleRef(
+              "CA bundle (PEM) that signs an https endpoint's certificate; vtbackup trusts it through SSL_CERT_DIR (default: the image's trusted CAs).",
+            ),
+          },
+          ['region', 'bucket'],
         ),
-      },
-      ['region', 'bucket'],
-    ),
-    gcs: obj(
-      'Google Cloud Storage.',
-      { bucket: nonEmptyStr('Bucket.'), keyPrefix, authSecret: secretKeyRef('Service-account key in a Secret.') },
-      ['bucket'],
-    ),
-    azblob: obj(
-      'Azure Blob Storage.',
-      {
-        account: nonEmptyStr('Account.'),
-        container: nonEmptyStr('Container.'),
-        keyPrefix,
-        authSecret: secretKeyRef('Account key file in a Secret.'),
-      },
-      ['account', 'container', 'authSecret'],
-    ),
-    ceph: obj('Ceph.', { authSecret: secretKeyRef('Ceph JSON configuration in a Secret.') }, ['authSecret']),
-    file: obj(
-      'A shared PersistentVolumeClaim.',
-      {
-        claimName: str('Claim name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-        subPath: str('Sub-path in the volume.'),
-      },
-      ['claimName'],
-    ),
-  },
-  [],
-  { minProperties: 1, maxProperties: 1 },
-);
-
-const incremental = obj(
-  "Incremental backups of the strategies' shards (vtctldclient BackupShard --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.",
-  {
-    schedule: nonEmptyStr('Cron of the incremental backups (5 fields or a macro; H fields hashed per shard).'),
-    timeout: duration('Deadline of one incremental run (activeDeadlineSeconds and --action_timeout).', {
-      default: VITESS_DEFAULTS.incrementalTimeout,
-    }),
-    maxRecoveryPointAge: duration(
-      'BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default: staleAfterIntervals of the shortest interval, plus the timeout).',
-    ),
-    allowPrimary: bool('Take it on the primary when the shard has no replica-type tablet (--allow-primary).', {
-      default: VITESS_DEFAULTS.incrementalAllowPrimary,
-    }),
-    suspend: bool("Pause the incremental CronJobs only (default: the schedule's suspend)."),
-  },
-  ['schedule'],
-);
-
-const schedule: Schema = obj(
-  'A backup schedule: one CronJob per keyspace/shard of its strategies.',
-  {
-    name: dnsLabel('Schedule name, part of every CronJob name.'),
-    frequency: duration('The operator-style frequency (30m, 6h, 24h) instead of schedule.'),
-    strategies: arr(
-      'Keyspaces and their shards.',
-      obj(
-        'A keyspace and shards.',
-        {
-          keyspace: dnsLabel('Keyspace.'),
-          shards: arr(
-            'Shard key ranges such as "-", "-80", "80-".',
-            str('Key range.', { pattern: '^([0-9a-f]*)-([0-9a-f]*)$' }),
-            { minItems: 1 },
-          ),
-        },
-        ['keyspace', 'shards'],
       ),
-      { minItems: 1 },
-    ),
-    incremental,
-    ...jobSettingsProperties,
-  },
-  ['name', 'strategies'],
+      gcs: named(
+        'VitessGcsStorage',
+        obj(
+          'Google Cloud Storage.',
+          {
+            bucket: withMeta(nonEmptyStr('Bucket.'), { passThrough: 'name' }),
+            keyPrefix,
+            authSecret: secretKeyRef('Service-account key in a Secret.'),
+          },
+          ['bucket'],
+        ),
+      ),
+      azblob: named(
+        'VitessAzblobStorage',
+        obj(
+          'Azure Blob Storage.',
+          {
+            account: nonEmptyStr('Account.'),
+            container: nonEmptyStr('Container.'),
+            keyPrefix,
+            authSecret: secretKeyRef('Account key file in a Secret.'),
+          },
+          ['account', 'container', 'authSecret'],
+        ),
+      ),
+      ceph: named(
+        'VitessCephStorage',
+        obj('Ceph.', { authSecret: secretKeyRef('Ceph JSON configuration in a Secret.') }, ['authSecret']),
+      ),
+      file: named(
+        'VitessFileStorage',
+        obj(
+          'A shared PersistentVolumeClaim.',
+          {
+            claimName: objectName('PersistentVolumeClaim', 'Claim name.'),
+            subPath: str('Sub-path in the volume.'),
+          },
+          ['claimName'],
+        ),
+      ),
+    },
+    [],
+    { minProperties: 1, maxProperties: 1 },
+  ),
+);
+
+const incremental = named(
+  'VitessIncremental',
+  obj(
+    "Incremental backups of the strategies' shards (vtctldclient BackupShard --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.",
+    {
+      schedule: cron('Cron of the incremental backups (5 fields or a macro; H fields hashed per shard).', {
+        minLength: 1,
+      }),
+      timeout: duration('Deadline of one incremental run (activeDeadlineSeconds and --action_timeout).', {
+        default: VITESS_DEFAULTS.incrementalTimeout,
+      }),
+      maxRecoveryPointAge: duration(
+        'BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default: staleAfterIntervals of the shortest interval, plus the timeout).',
+      ),
+      allowPrimary: bool('Take it on the primary when the shard has no replica-type tablet (--allow-primary).', {
+        default: VITESS_DEFAULTS.incrementalAllowPrimary,
+      }),
+      suspend: bool("Pause the incremental CronJobs only (default: the schedule's suspend)."),
+    },
+    ['schedule'],
+  ),
+);
+
+const schedule: Schema = named(
+  'VitessSchedule',
+  obj(
+    'A backup schedule: one CronJob per keyspace/shard of its strategies.',
+    {
+      name: dnsLabel('Schedule name, part of every CronJob name.'),
+      frequency: duration('The operator-style frequency (30m, 6h, 24h) instead of schedule.'),
+      strategies: arr(
+        'Keyspaces and their shards.',
+        named(
+          'VitessStrategy',
+          obj(
+            'A keyspace and shards.',
+            {
+              keyspace: dnsLabel('Keyspace.'),
+              shards: arr(
+                'Shard key ranges such as "-", "-80", "80-".',
+                str('Key range.', { pattern: '^([0-9a-f]*)-([0-9a-f]*)$' }),
+                { minItems: 1 },
+              ),
+            },
+            ['keyspace', 'shards'],
+          ),
+        ),
+        { minItems: 1 },
+      ),
+      incremental,
+      ...jobSettingsProperties,
+    },
+    ['name', 'strategies'],
+  ),
 );
 
 /** Schema of `spec.vitess`. */
-export const vitessSchema = obj(
-  'Vitess shards backed up with vtbackup.',
-  {
-    cluster: dnsLabel('Vitess cluster name.'),
-    images: obj('Images.', {
-      vtbackup: image('Image with /vt/bin/vtbackup and /vt/bin/vtctldclient.', { default: VITESS_DEFAULTS.image }),
-      mysqld: image('mysqld image the backup runs in.', { default: VITESS_DEFAULTS.image }),
-    }),
-    mysqlFlavor: strEnum('MySQL flavor.', ['MySQL56', 'MySQL80', 'MariaDB', 'MariaDB103'], {
-      default: VITESS_DEFAULTS.mysqlFlavor,
-    }),
-    backupEngine: strEnum('vtbackup engine.', ['builtin', 'xtrabackup', 'mysqlshell'], {
-      default: VITESS_DEFAULTS.backupEngine,
-    }),
-    topology: obj(
-      'Global topology server.',
-      {
-        implementation: nonEmptyStr('Topology implementation.', { default: VITESS_DEFAULTS.topologyImplementation }),
-        globalServerAddress: nonEmptyStr('Global topology server address.'),
-        globalRoot: nonEmptyStr('Global root (default /vitess/<cluster>/global).'),
-      },
-      ['globalServerAddress'],
-    ),
-    vtctldServer: nonEmptyStr('vtctld gRPC address (host:port) asked for backups and the primary.', {
-      pattern: '^[^\\s:]+:[0-9]+$',
-    }),
-    storage,
-    dbInitScriptSecret: secretKeyRef('Database init script (--init_db_sql_file).'),
-    scratch: obj('Per-run scratch data directory.', {
-      size: size('PVC size; omit for an emptyDir.'),
-      storageClassName: str('StorageClass.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-      accessModes: arr(
-        'Access modes.',
-        strEnum('Access mode.', ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany', 'ReadOnlyMany']),
-        { minItems: 1, default: [...VITESS_DEFAULTS.scratchAccessModes] },
+export const vitessSchema = named(
+  'VitessSpec',
+  obj(
+    'Vitess shards backed up with vtbackup.',
+    {
+      cluster: dnsLabel('Vitess cluster name.'),
+      images: withMeta(
+        named(
+          'VitessImages',
+          obj('Images.', {
+            vtbackup: image('Image with /vt/bin/vtbackup and /vt/bin/vtctldclient.', {
+              default: VITESS_DEFAULTS.image,
+            }),
+            mysqld: image('mysqld image the backup runs in.', { default: VITESS_DEFAULTS.image }),
+          }),
+        ),
+        { passThroughFields: 'name' },
       ),
-    }),
-    allowFirstBackup: bool('Take a first backup from a shard that has a primary but no backup.', {
-      default: VITESS_DEFAULTS.allowFirstBackup,
-    }),
-    flagStyle: strEnum('vtbackup flag spelling.', ['underscore', 'dashed'], { default: VITESS_DEFAULTS.flagStyle }),
-    vtbackupRetention: obj("vtbackup's own retention flags.", {
-      minBackupInterval: duration('--min_backup_interval.', { default: VITESS_DEFAULTS.minBackupInterval }),
-      minRetentionTime: duration('--min_retention_time.', { default: VITESS_DEFAULTS.minRetentionTime }),
-      minRetentionCount: int('--min_retention_count.', 1, Number.MAX_SAFE_INTEGER, {
-        default: VITESS_DEFAULTS.minRetentionCount,
+      mysqlFlavor: strEnum('MySQL flavor.', ['MySQL56', 'MySQL80', 'MariaDB', 'MariaDB103'], {
+        default: VITESS_DEFAULTS.mysqlFlavor,
       }),
-    }),
-    extraFlags: stringMap('Extra vtbackup flags (key without dashes: value).'),
-    schedules: arr('Backup schedules.', schedule, { minItems: 1 }),
-  },
-  ['cluster', 'topology', 'vtctldServer', 'storage', 'schedules'],
+      backupEngine: strEnum('vtbackup engine.', ['builtin', 'xtrabackup', 'mysqlshell'], {
+        default: VITESS_DEFAULTS.backupEngine,
+      }),
+      topology: named(
+        'VitessTopology',
+        obj(
+          'Global topology server.',
+          {
+            implementation: nonEmptyStr('Topology implementation.', {
+              default: VITESS_DEFAULTS.topologyImplementation,
+            }),
+            globalServerAddress: withMeta(nonEmptyStr('Global topology server address.'), { passThrough: 'address' }),
+            globalRoot: nonEmptyStr('Global root (default /vitess/<cluster>/global).'),
+          },
+          ['globalServerAddress'],
+        ),
+      ),
+      vtctldServer: withMeta(
+        nonEmptyStr('vtctld gRPC address (host:port) asked for backups and the primary.', {
+          pattern: '^[^\\s:]+:[0-9]+$',
+        }),
+        { passThrough: 'address' },
+      ),
+      storage,
+      dbInitScriptSecret: secretKeyRef('Database init script (--init_db_sql_file).'),
+      scratch: named(
+        'VitessScratch',
+        obj('Per-run scratch data directory.', {
+          size: size('PVC size; omit for an emptyDir.'),
+          storageClassName: str('StorageClass.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+          accessModes: arr(
+            'Access modes.',
+            strEnum('Access mode.', ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany', 'ReadOnlyMany']),
+            { minItems: 1, default: [...VITESS_DEFAULTS.scratchAccessModes] },
+          ),
+        }),
+      ),
+      allowFirstBackup: bool('Take a first backup from a shard that has a primary but no backup.', {
+        default: VITESS_DEFAULTS.allowFirstBackup,
+      }),
+      flagStyle: strEnum('vtbackup flag spelling.', ['underscore', 'dashed'], { default: VITESS_DEFAULTS.flagStyle }),
+      vtbackupRetention: named(
+        'VitessVtbackupRetention',
+        obj("vtbackup's own retention flags.", {
+          minBackupInterval: duration('--min_backup_interval.', { default: VITESS_DEFAULTS.minBackupInterval }),
+          minRetentionTime: duration('--min_retention_time.', { default: VITESS_DEFAULTS.minRetentionTime }),
+          minRetentionCount: int('--min_retention_count.', 1, Number.MAX_SAFE_INTEGER, {
+            default: VITESS_DEFAULTS.minRetentionCount,
+          }),
+        }),
+      ),
+      extraFlags: stringMap('Extra vtbackup flags (key without dashes: value).'),
+      schedules: arr('Backup schedules.', schedule, { minItems: 1 }),
+    },
+    ['cluster', 'topology', 'vtctldServer', 'storage', 'schedules'],
+  ),
 );

@@ -66,7 +66,7 @@ export interface VitessScratch {
   /** @default - the cluster's default StorageClass */
   readonly storageClassName?: string;
   /** @default ['ReadWriteOnce'] */
-  readonly accessModes?: readonly string[];
+  readonly accessModes?: readonly ('ReadWriteOnce' | 'ReadWriteOncePod' | 'ReadWriteMany' | 'ReadOnlyMany')[];
 }
 
 export interface VitessStrategy {

@@ -144,7 +144,9 @@ describe('problems name the prop as written (and the policy field)', () => {
     ).toEqual(['nodes[1].backoffLimit: received -1; must be >= 0 (policy field spec.etcd.nodes[1].backoffLimit)']);
     expect(
       problems((chart) => new EtcdBackupSchedule(chart, 'etcd', { ...etcdProps, timeout: Duration.millis(100) })),
-    ).toEqual(['timeout: received Duration 100 millis; a policy duration is a whole number of seconds']);
+    ).toEqual([
+      'timeout: received Duration 100 millis; a policy duration is a whole number of seconds (policy field spec.defaults.timeout)',
+    ]);
   });
 
   test('problems of cdk8s values and of the policy in one pass, each once', () => {
@@ -161,8 +163,8 @@ describe('problems name the prop as written (and the policy field)', () => {
           }),
       ),
     ).toEqual([
-      'schedule: received Cron "0 0 * * * *" (6 fields); a CronJob schedule has 5 (minute hour day-of-month month day-of-week): no seconds or year field',
-      'timeout: received Duration 1 second 500 millis; a policy duration is a whole number of seconds',
+      'schedule: received Cron "0 0 * * * *" (6 fields); a CronJob schedule has 5 (minute hour day-of-month month day-of-week): no seconds or year field (policy field spec.defaults.schedule)',
+      'timeout: received Duration 1 second 500 millis; a policy duration is a whole number of seconds (policy field spec.defaults.timeout)',
       expect.stringMatching(/^scratch\.size: received Size "1e\+21Ki"; must be a size: /),
       's3.bucket: received "Cache"; must be a string matching ^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$ (policy field spec.redis.s3.bucket)',
       'shards[1]: received "shard01"; shard names must be unique (also at shards[0]) (policy field spec.redis.shards[1])',
@@ -180,7 +182,7 @@ describe('problems name the prop as written (and the policy field)', () => {
         });
       }),
     ).toEqual([
-      's3.credentialsSecret.name: received the Secret "aws-credentials" of namespace "ops"; the objects that use it are in namespace "cache", and a pod reads only its own namespace\'s Secrets: define it in "cache" or set the policy\'s namespace',
+      's3.credentialsSecret.name: received the Secret "aws-credentials" of namespace "ops"; the objects that use it are in namespace "cache", and a pod reads only its own namespace\'s Secrets: define it in "cache" or set the policy\'s namespace (policy field spec.redis.s3.credentialsSecret.name)',
     ]);
     // the namespaces of the charts, and a problem of the policy beside it
     const app = Testing.app();
@@ -196,7 +198,7 @@ describe('problems name the prop as written (and the policy field)', () => {
       error = e as PolicyError;
     }
     expect(error?.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
-      `destination.s3.credentialsSecret.name: received the Secret "${auth.name}" of namespace "ops"; the objects that use it are in namespace "db", and a pod reads only its own namespace's Secrets: define it in "db" or set the policy's namespace`,
+      `destination.s3.credentialsSecret.name: received the Secret "${auth.name}" of namespace "ops"; the objects that use it are in namespace "db", and a pod reads only its own namespace's Secrets: define it in "db" or set the policy's namespace (policy field spec.etcd.destination.s3.credentialsSecret.name)`,
       'backoffLimit: received -1; must be >= 0 (policy field spec.defaults.backoffLimit)',
     ]);
   });

@@ -194,7 +194,9 @@ export function scratch(claim: Obj | undefined, path: string, object: string, no
   const modes = asArr(claim.accessModes)
     .map(asStr)
     .filter((m): m is string => m !== undefined);
-  return { size, storageClassName: asStr(claim.storageClassName), accessModes: modes.length > 0 ? modes : undefined };
+  // the operator's modes as written: the policy's schema names one it does not know
+  const accessModes = modes.length > 0 ? (modes as VitessScratch['accessModes']) : undefined;
+  return { size, storageClassName: asStr(claim.storageClassName), accessModes };
 }
 
 export function notePoolFields(pool: Obj, poolPath: string, object: string, notes: Notes): void {

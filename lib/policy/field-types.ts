@@ -1,0 +1,201 @@
+/**
+ * TypeScript interfaces written from the policy's JSON Schema and its field
+ * metadata (`FIELD_META`): the one declaration of every field gives its type,
+ * its docs and its `@default`, and each front end's form of it (a cdk8s
+ * `Duration`, `Size`, `Cron`, a cdk8s-plus object). `scripts/generate-types.ts`
+ * writes the result to committed `*.generated.ts` files; a test keeps them in
+ * step. No conditional or mapped type is written, so jsii compiles them.
+ */
+import { NamedKind, Schema, fieldMeta } from './schema-builders';
+
+/** How one front end spells the values the schema declares. */
+export interface TypeFlavor {
+  /** The type of a string of a grammar (`'duration'`): e.g. `string | Duration`. */
+  grammar(kind: 'duration' | 'size' | 'cron'): string;
+  /** The type of a string naming an object of `kind`. */
+  names(kind: NamedKind): string;
+  /** The object that may stand for a whole `{ name }` reference to an object of `kind`. @default - none */
+  wholeReference?(kind: NamedKind): string;
+  /** Arrays as `readonly T[]` (jsii refuses them: JSII3001). @default false */
+  readonly readonlyArrays?: boolean;
+}
+
+/** The policy's own spelling: strings. */
+export const PLAIN_FLAVOR: TypeFlavor = { grammar: () => 'string', names: () => 'string', readonlyArrays: true };
+
+/** One property of a generated interface. */
+export interface PropertySource {
+  readonly key: string;
+  readonly schema: Schema;
+  readonly required: boolean;
+  /** Replaces the schema's description and default in the docs. @default - from the schema */
+  readonly docs?: { readonly summary: string; readonly default?: string };
+}
+
+/** An interface to write: its name, its docs and its properties, in order. */
+export interface InterfaceSource {
+  readonly name: string;
+  readonly summary: string;
+  readonly properties: readonly PropertySource[];
+}
+
+const isObjectSchema = (s: Schema) =>
+  s.properties !== undefined && (s.type === 'object' || (Array.isArray(s.type) && s.type.includes('object')));
+
+const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
+
+/** The description of a schema ('' without one). */
+const descriptionOf = (schema: Schema) => (typeof schema.description === 'string' ? schema.description : '');
+
+/** The properties of an object schema, in declaration order. */
+export function propertiesOf(schema: Schema): PropertySource[] {
+  const required = (schema.required as string[] | undefined) ?? [];
+  return Object.entries(schema.properties as Record<string, Schema>).map(([key, s]) => ({
+    key,
+    schema: s,
+    required: required.includes(key),
+  }));
+}
+
+/**
+ * Writes interfaces from schemas: each object schema becomes one interface,
+ * named by its `typeName` or after its parent and key (`RedisSpec` +
+ * `compression` → `RedisSpecCompression`). The same name for two schemas of
+ * different properties is an error.
+ */
+export class InterfaceWriter {
+  private readonly written = new Map<string, { readonly schema: Schema; readonly text: string }>();
+  private readonly names = new Map<Schema, string>();
+
+  constructor(private readonly flavor: TypeFlavor) {}
+
+  /** Every interface written so far, in the order first reached. */
+  public get text(): string {
+    return [...this.written.values()].map((w) => w.text).join('\n');
+  }
+
+  /** The names written so far. */
+  public get typeNames(): readonly string[] {
+    return [...this.written.keys()];
+  }
+
+  /** Writes an interface of `source`'s properties (and every object type they reach). */
+  public addInterface(source: InterfaceSource, schema?: Schema): void {
+    const existing = this.written.get(source.name);
+    if (existing !== undefined) {
+      if (schema !== undefined && !sameShape(existing.schema, schema))
+        throw new Error(`field types: two different objects are named ${source.name}`);
+      return;
+    }
+    // reserve the name first: a type reaching itself ends there
+    this.written.set(source.name, { schema: schema ?? {}, text: '' });
+    const members = source.properties.map((p) => this.member(source.name, p));
+    this.written.set(source.name, {
+      schema: schema ?? {},
+      text: `${doc(source.summary, undefined, '')}export interface ${source.name} {\n${members.join('\n')}\n}\n`,
+    });
+  }
+
+  /** The type of a value of `schema`, found at `key` of the type `parent`. */
+  public typeOf(schema: Schema, parent: string, key: string): string {
+    const meta = fieldMeta(schema);
+    if (schema.const !== undefined) return JSON.stringify(schema.const).replace(/"/g, "'");
+    if (isObjectSchema(schema)) {
+      const name = this.objectType(schema, `${parent}${pascal(key)}`);
+      const whole = this.wholeReference(schema);
+      const object = whole === undefined ? name : `${name} | ${whole}`;
+      return Array.isArray(schema.type) && schema.type.includes('string') ? `string | ${object}` : object;
+    }
+    switch (schema.type) {
+      case 'string':
+        if (Array.isArray(schema.enum)) return schema.enum.map((v) => `'${String(v)}'`).join(' | ');
+        if (meta.grammar !== undefined) return this.flavor.grammar(meta.grammar);
+        if (meta.names !== undefined) return this.flavor.names(meta.names);
+        return 'string';
+      case 'integer':
+      case 'number':
+        return 'number';
+      case 'boolean':
+        return 'boolean';
+      case 'array': {
+        const item = this.typeOf(schema.items as Schema, parent, key);
+        const array = item.includes(' ') ? `(${item})[]` : `${item}[]`;
+        return this.flavor.readonlyArrays ? `readonly ${array}` : array;
+      }
+      case 'object': {
+        const values = schema.additionalProperties;
+        const value =
+          typeof values === 'object' && values !== null ? this.typeOf(values as Schema, parent, key) : 'string';
+        return `{ [key: string]: ${value} }`;
+      }
+      default:
+        throw new Error(`field types: ${parent}.${key}: no TypeScript type for ${JSON.stringify(schema.type)}`);
+    }
+  }
+
+  private objectType(schema: Schema, fallback: string): string {
+    const known = this.names.get(schema);
+    if (known !== undefined) return known;
+    const name = fieldMeta(schema).typeName ?? fallback;
+    this.names.set(schema, name);
+    this.addInterface({ name, summary: descriptionOf(schema), properties: propertiesOf(schema) }, schema);
+    return name;
+  }
+
+  /** The object that may stand for the whole reference `schema` (only `name` required, naming an object). */
+  private wholeReference(schema: Schema): string | undefined {
+    const required = (schema.required as string[] | undefined) ?? [];
+    const name = (schema.properties as Record<string, Schema>).name;
+    const kind = name === undefined ? undefined : fieldMeta(name).names;
+    if (kind === undefined || required.length !== 1 || required[0] !== 'name') return undefined;
+    return this.flavor.wholeReference?.(kind);
+  }
+
+  private member(parent: string, p: PropertySource): string {
+    const type = this.typeOf(p.schema, parent, p.key);
+    const summary = p.docs?.summary ?? descriptionOf(p.schema);
+    const dflt = p.required ? undefined : (p.docs?.default ?? defaultDoc(p.schema));
+    return `${doc(summary, dflt, '  ')}  readonly ${p.key}${p.required ? '' : '?'}: ${type};`;
+  }
+}
+
+/** The `@default` of an optional field: its literal default, its default in words, or what its description says. */
+export function defaultDoc(schema: Schema): string {
+  if (schema.default !== undefined) return literal(schema.default);
+  const text = fieldMeta(schema).defaultText;
+  if (text !== undefined) return `- ${text}`;
+  const said = /\(default:? ([^)]*)\)/i.exec(descriptionOf(schema));
+  if (said) return `- ${said[1]}`;
+  return /default/i.test(descriptionOf(schema)) ? '- as described above' : '- not set';
+}
+
+function literal(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  return JSON.stringify(value).replace(/"/g, "'").replace(/,/g, ', ');
+}
+
+function doc(summary: string, dflt: string | undefined, indent: string): string {
+  const lines = [...wrap(summary.replace(/\*\//g, '*\\/'), 100 - indent.length - 3)];
+  if (dflt !== undefined) lines.push(`@default ${dflt.replace(/\*\//g, '*\\/')}`);
+  if (lines.length === 0) return '';
+  if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
+  return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`).join('\n')}\n${indent} */\n`;
+}
+
+function* wrap(text: string, width: number): Generator<string> {
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      yield line;
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') yield line;
+}
+
+/** Two object schemas with the same properties, each of the same type (descriptions may differ). */
+function sameShape(a: Schema, b: Schema): boolean {
+  if (a === b) return true;
+  const keys = (s: Schema) => Object.keys((s.properties as object | undefined) ?? {}).join(',');
+  return keys(a) === keys(b);
+}
