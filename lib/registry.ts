@@ -13,6 +13,8 @@ import { etcdEngine } from './engines/etcd';
 import { redisEngine } from './engines/redis';
 import { vitessEngine } from './engines/vitess';
 import { documentSchema } from './policy/document-schema';
+import { GENERIC_RETENTION_DESTINATIONS } from './retention';
+import type { RetentionDestinationDefinition } from './retention';
 import type { Schema } from './policy/schema-builders';
 import type { PolicyCommonSpec, PolicyDocument } from './policy/types';
 
@@ -102,3 +104,36 @@ export const DISCOVERERS: readonly EngineDiscover[] = ENGINE_KEYS.flatMap((key) 
   const discover = (ENGINES[key] as EngineDefinition<unknown>).discover;
   return discover ? [discover] : [];
 });
+
+/**
+ * Every kind of retention destination by its name (`BACKUP_DEST_KIND`): the generic ones (`dir`, `s3`),
+ * then each engine's own (Vitess: `vitess`), in registry order. A kind is defined once.
+ */
+export const RETENTION_DESTINATIONS: Readonly<Record<string, RetentionDestinationDefinition>> = (() => {
+  const table: Record<string, RetentionDestinationDefinition> = { ...GENERIC_RETENTION_DESTINATIONS };
+  for (const key of ENGINE_KEYS) {
+    for (const definition of (ENGINES[key] as EngineDefinition<unknown>).retentionDestinations ?? []) {
+      if (Object.prototype.hasOwnProperty.call(table, definition.kind))
+        throw new Error(
+          `backup-cronjobs: the retention destination kind ${definition.kind} of the ${key} engine is defined twice`,
+        );
+      table[definition.kind] = definition;
+    }
+  }
+  return table;
+})();
+
+/** The retention destination an engine's spec prunes at, for the rules it supports. @default - none: every rule */
+export function retentionDestinationOf(key: EngineKey, spec: unknown): RetentionDestinationDefinition | undefined {
+  const kind = (ENGINES[key] as EngineDefinition<unknown>).retentionDestination?.(spec);
+  if (kind === undefined) return undefined;
+  const own = (ENGINES[key] as EngineDefinition<unknown>).retentionDestinations ?? [];
+  const definition = Object.prototype.hasOwnProperty.call(GENERIC_RETENTION_DESTINATIONS, kind)
+    ? RETENTION_DESTINATIONS[kind]
+    : own.find((d) => d.kind === kind);
+  if (definition === undefined)
+    throw new Error(
+      `backup-cronjobs: the ${key} engine prunes at retention destination ${kind}, which is neither generic nor one of its own`,
+    );
+  return definition;
+}

@@ -17,7 +17,7 @@ import type {
   PolicyMetadata,
 } from '../policy/types';
 import type { RetentionOptions } from '../policy/retention-options';
-import type { RetentionDestinationKind } from '../retention';
+import type { RetentionDestinationDefinition } from '../retention';
 import type { EngineConverter } from './convert';
 import type { EngineDiscover } from './discover';
 import type { PropsFields, PropsLayout } from './props';
@@ -279,8 +279,17 @@ export interface EngineDefinition<Spec, Props = never, Fields extends PropsField
    * @default - none
    */
   readonly extraCronJobs?: Readonly<Partial<Record<TargetComponent, string>>>;
-  /** Where its backups live, for the retention rules it supports. @default - every rule */
-  retentionDestination?(spec: Spec): RetentionDestinationKind;
+  /**
+   * Its own kinds of retention destination, besides the generic `dir` and `s3` (Vitess: the backups vtctld
+   * lists): each its kind name, the env its script reads, the rules it cannot apply and its script.
+   * @default - none
+   */
+  readonly retentionDestinations?: readonly RetentionDestinationDefinition[];
+  /**
+   * The kind of destination its backups are pruned at (`dir`, `s3` or one of its `retentionDestinations`),
+   * for the retention rules it supports. @default - every rule
+   */
+  retentionDestination?(spec: Spec): string;
   /**
    * Checks beyond the schema, its settings levels included. The spec may lack parts the schema refused;
    * `accepted(path)` says whether the schema found nothing wrong at or below `path`, and a check reads only

@@ -14,7 +14,15 @@ import { checkAnnotations, checkLabels } from '../policy/kubernetes-checks';
 import { basicAuthKeys, policyNamespace } from '../policy/defaults';
 import type { MetricsOptions } from '../policy/types';
 import type { PolicyContext } from '../engines/engine';
-import { BackupPolicy, ENGINE_KEYS, EngineKey, engineDefinition, enginesOf, policySchema } from '../registry';
+import {
+  BackupPolicy,
+  ENGINE_KEYS,
+  EngineKey,
+  engineDefinition,
+  enginesOf,
+  policySchema,
+  retentionDestinationOf,
+} from '../registry';
 
 const validated = new WeakSet<object>();
 
@@ -98,8 +106,8 @@ function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly string
   const only = engines.length === 1 ? engines[0] : undefined;
   if (spec.retention) {
     run(['spec.retention', ...(only ? [childPath('spec', only)] : [])], () => {
-      const engine = only && engineDefinition(only);
-      validateRetentionOptions(spec.retention!, 'spec.retention', issues, engine?.retentionDestination?.(spec[only!]));
+      const destination = only === undefined ? undefined : retentionDestinationOf(only, spec[only]);
+      validateRetentionOptions(spec.retention!, 'spec.retention', issues, destination);
     });
   }
   run([], () => validateFeatureSupport(spec, only, issues));

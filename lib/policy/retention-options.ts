@@ -1,13 +1,7 @@
 /** `spec.retention`: the retention rules plus when and how pruning runs. */
 import { IssueList, childPath, show } from './errors';
 import type { EnvVar } from '../kubernetes/objects';
-import {
-  RetentionDestinationKind,
-  RetentionRules,
-  hasRetentionRules,
-  retentionEnv,
-  validateRetention,
-} from '../retention';
+import { RetentionRuleSupport, RetentionRules, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
 import { validateSchedule } from '../schedule';
 
 export interface RetentionOptions extends RetentionRules {
@@ -22,7 +16,7 @@ export function validateRetentionOptions(
   options: RetentionOptions,
   path: string,
   issues: IssueList,
-  destination?: RetentionDestinationKind,
+  destination?: RetentionRuleSupport,
 ): void {
   for (const problem of validateRetention(retentionRules(options), path, { destination })) {
     const [p, ...rest] = problem.split(': ');

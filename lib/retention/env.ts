@@ -4,13 +4,20 @@
  * engines' backup scripts). This file is the one source of truth for these
  * names: the renderer must build the env with {@link retentionEnv} and
  * {@link retentionDestinationEnv}, never by hand.
+ *
+ * Each kind of destination is a {@link RetentionDestinationDefinition}: the
+ * generic ones (`dir`, `s3`) here, an engine's own (Vitess: vtctld) in its
+ * folder, which reaches the core through the registry.
  */
 
 import {
   NormalizedRetentionRules,
   RetentionDestinationKind,
+  RetentionRuleName,
+  RetentionRuleSupport,
   RetentionRules,
   normalizeRetention,
+  supportedRules,
   validateRetention,
 } from './rules';
 import type { Expansion } from '../kubernetes/expansion';
@@ -52,7 +59,7 @@ export const RETENTION_ENV = {
   dryRun: 'RETENTION_DRY_RUN',
   /** Test hook: epoch seconds used as "now". Never set by the renderer. */
   now: 'RETENTION_NOW',
-  /** `dir` | `s3` | `vitess`. */
+  /** The destination's kind: `dir`, `s3` or an engine's own (its `RetentionDestinationDefinition`). */
   destKind: 'BACKUP_DEST_KIND',
   /** dir: the directory holding the backups. */
   dir: 'BACKUP_DIR',
@@ -74,15 +81,6 @@ export const RETENTION_ENV = {
   s3ObjectLockMode: 'S3_OBJECT_LOCK_MODE',
   /** s3: seconds each object stays locked after its upload (with S3_OBJECT_LOCK_MODE). */
   s3ObjectLockSeconds: 'S3_OBJECT_LOCK_SECONDS',
-  /** vitess: vtctld gRPC address host:port. */
-  vtctldServer: 'VTCTLD_SERVER',
-  vitessKeyspace: 'VITESS_KEYSPACE',
-  vitessShard: 'VITESS_SHARD',
-  /**
-   * vitess: `true` when the shard takes incremental backups: the rules count its full (vtbackup)
-   * backups, and each full one is deleted together with the incremental backups that follow it.
-   */
-  vitessIncrementalChains: 'VITESS_INCREMENTAL_CHAINS',
 } as const;
 
 const byName = (a: { readonly name: string }, b: { readonly name: string }): number =>
@@ -111,7 +109,7 @@ export function retentionEnv(rules: RetentionRules | undefined, timeZone: string
   return env.sort(byName);
 }
 
-/** Where the backups to prune live. */
+/** Where the backups to prune live, at a generic destination. */
 export type RetentionDestination =
   | {
       readonly kind: 'dir';
@@ -133,21 +131,43 @@ export type RetentionDestination =
       readonly sidecarSuffixes?: readonly string[];
       /** Every object is locked for `seconds` after its upload: retention plans around it. @default - none */
       readonly objectLock?: { readonly mode: string; readonly seconds: number };
-    }
-  | {
-      readonly kind: 'vitess';
-      readonly server: string;
-      readonly keyspace: string;
-      readonly shard: string;
-      /** The shard takes incremental backups (VITESS_INCREMENTAL_CHAINS). @default false */
-      readonly incrementalChains?: boolean;
     };
 
+/** Records a required field of a destination that is missing (`path.field: required`). */
+export type RequireField = (field: string, value: string | undefined) => void;
+/** Adds one env var of a destination; an undefined or empty value adds nothing. */
+export type AddEnv = (name: string, value: string | Expansion | undefined) => void;
+
+/**
+ * One kind of retention destination, a table entry: its kind name, the env its script reads, the rules it
+ * cannot apply and the script that lists and deletes its backups. The generic kinds are
+ * {@link GENERIC_RETENTION_DESTINATIONS}; an engine gives its own through the registry
+ * (`EngineDefinition.retentionDestinations`).
+ */
+export interface RetentionDestinationDefinition<
+  Dest extends { readonly kind: string } = { readonly kind: string },
+> extends RetentionRuleSupport {
+  /** `BACKUP_DEST_KIND`'s value. */
+  readonly kind: Dest['kind'];
+  /**
+   * The module joined with retention.sh that defines `_rt_check_dest`, `retention_destination`,
+   * `retention_list` and `retention_delete` for it: `retention-<kind>.sh` (the workload builder chooses the
+   * module from the container's `BACKUP_DEST_KIND`), among the shared scripts or the engine's own.
+   */
+  readonly script: string;
+  /** The env names its script reads besides the rules' and `BACKUP_DEST_KIND`, by field. */
+  readonly envNames: Readonly<Record<string, string>>;
+  readonly unsupported: Readonly<Partial<Record<RetentionRuleName, string>>>;
+  /** Its checks of a destination (messages name `path.field`). */
+  check(dest: Dest, path: string, req: RequireField, errors: string[]): void;
+  /** Its env, besides `BACKUP_DEST_KIND`. */
+  env(dest: Dest, add: AddEnv): void;
+}
+
 type DestinationOf<K extends RetentionDestinationKind> = Extract<RetentionDestination, { readonly kind: K }>;
-type Require = (field: string, value: string | undefined) => void;
 
 /** The checks of a destination that names its backups (`dir`, `s3`), before the field that says where. */
-function namedChecks(dest: DestinationOf<'dir' | 's3'>, path: string, req: Require, errors: string[]): void {
+function namedChecks(dest: DestinationOf<'dir' | 's3'>, path: string, req: RequireField, errors: string[]): void {
   req('namePrefix', dest.namePrefix);
   if (/[/\t\n]/.test(dest.namePrefix ?? '')) {
     errors.push(`${path}.namePrefix: must not contain "/", tab or newline, got ${JSON.stringify(dest.namePrefix)}`);
@@ -164,90 +184,148 @@ function namedChecks(dest: DestinationOf<'dir' | 's3'>, path: string, req: Requi
   });
 }
 
-/** Each kind's checks (messages name `path.field`). */
-const DESTINATION_CHECKS: {
-  readonly [K in RetentionDestinationKind]: (
-    dest: DestinationOf<K>,
-    path: string,
-    req: Require,
-    errors: string[],
-  ) => void;
+/** The generic destinations, which every engine may use: a directory and S3. */
+export const GENERIC_RETENTION_DESTINATIONS: {
+  readonly [K in RetentionDestinationKind]: RetentionDestinationDefinition<DestinationOf<K>>;
 } = {
-  dir: (dest, path, req, errors) => {
-    namedChecks(dest, path, req, errors);
-    req('dir', dest.dir);
+  dir: {
+    kind: 'dir',
+    script: 'retention-dir.sh',
+    envNames: {
+      dir: RETENTION_ENV.dir,
+      namePrefix: RETENTION_ENV.namePrefix,
+      nameSuffix: RETENTION_ENV.nameSuffix,
+      sidecarSuffixes: RETENTION_ENV.sidecarSuffixes,
+    },
+    unsupported: {},
+    check: (dest, path, req, errors) => {
+      namedChecks(dest, path, req, errors);
+      req('dir', dest.dir);
+    },
+    env: (dest, add) => {
+      add(RETENTION_ENV.dir, dest.dir);
+      add(RETENTION_ENV.namePrefix, dest.namePrefix);
+      add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
+      add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
+    },
   },
-  s3: (dest, path, req, errors) => {
-    namedChecks(dest, path, req, errors);
-    req('bucket', dest.bucket);
-  },
-  vitess: (dest, _path, req) => {
-    req('server', dest.server);
-    req('keyspace', dest.keyspace);
-    req('shard', dest.shard);
+  s3: {
+    kind: 's3',
+    script: 'retention-s3.sh',
+    envNames: {
+      bucket: RETENTION_ENV.s3Bucket,
+      prefix: RETENTION_ENV.s3Prefix,
+      namePrefix: RETENTION_ENV.namePrefix,
+      nameSuffix: RETENTION_ENV.nameSuffix,
+      sidecarSuffixes: RETENTION_ENV.sidecarSuffixes,
+      endpoint: RETENTION_ENV.s3Endpoint,
+      forcePathStyle: RETENTION_ENV.s3ForcePathStyle,
+      objectLockMode: RETENTION_ENV.s3ObjectLockMode,
+      objectLockSeconds: RETENTION_ENV.s3ObjectLockSeconds,
+    },
+    unsupported: {},
+    check: (dest, path, req, errors) => {
+      namedChecks(dest, path, req, errors);
+      req('bucket', dest.bucket);
+    },
+    env: (dest, add) => {
+      add(RETENTION_ENV.s3Bucket, dest.bucket);
+      add(RETENTION_ENV.s3Prefix, dest.prefix);
+      add(RETENTION_ENV.namePrefix, dest.namePrefix);
+      add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
+      add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
+      add(RETENTION_ENV.s3Endpoint, dest.endpoint);
+      if (dest.forcePathStyle) add(RETENTION_ENV.s3ForcePathStyle, 'true');
+      if (dest.objectLock) {
+        add(RETENTION_ENV.s3ObjectLockMode, dest.objectLock.mode);
+        add(RETENTION_ENV.s3ObjectLockSeconds, String(dest.objectLock.seconds));
+      }
+    },
   },
 };
 
-/** Problems with a destination (messages name `path.field`). */
-export function validateRetentionDestination(dest: RetentionDestination, path: string): string[] {
+/** The definition of a destination: the given one (an engine's own kind) or its generic kind's. */
+function definitionOf(
+  dest: { readonly kind: string },
+  definition?: RetentionDestinationDefinition,
+): RetentionDestinationDefinition {
+  const found =
+    definition ??
+    (Object.prototype.hasOwnProperty.call(GENERIC_RETENTION_DESTINATIONS, dest.kind)
+      ? GENERIC_RETENTION_DESTINATIONS[dest.kind as RetentionDestinationKind]
+      : undefined);
+  if (found === undefined || found.kind !== dest.kind) {
+    throw new Error(
+      `a retention destination of kind ${JSON.stringify(dest.kind)} needs ${found === undefined ? 'its definition' : `a definition of that kind, got one of ${JSON.stringify(found.kind)}`} (a bug)`,
+    );
+  }
+  return found;
+}
+
+/**
+ * Problems with a destination (messages name `path.field`): a generic one, or an engine's own with its
+ * definition.
+ */
+export function validateRetentionDestination(dest: RetentionDestination, path: string): string[];
+export function validateRetentionDestination<Dest extends { readonly kind: string }>(
+  dest: Dest,
+  path: string,
+  definition: RetentionDestinationDefinition<Dest>,
+): string[];
+export function validateRetentionDestination(
+  dest: { readonly kind: string },
+  path: string,
+  definition?: RetentionDestinationDefinition,
+): string[] {
   const errors: string[] = [];
-  const req: Require = (field, value) => {
+  const req: RequireField = (field, value) => {
     if (typeof value !== 'string' || value === '')
       errors.push(`${path}.${field}: required, got ${JSON.stringify(value)}`);
   };
-  (DESTINATION_CHECKS[dest.kind] as (d: RetentionDestination, path: string, req: Require, errors: string[]) => void)(
-    dest,
-    path,
-    req,
-    errors,
-  );
+  definitionOf(dest, definition).check(dest, path, req, errors);
   return errors;
 }
 
-type Add = (name: string, value: string | Expansion | undefined) => void;
-
-/** Each kind's env, besides BACKUP_DEST_KIND. */
-const DESTINATION_ENV: { readonly [K in RetentionDestinationKind]: (dest: DestinationOf<K>, add: Add) => void } = {
-  dir: (dest, add) => {
-    add(RETENTION_ENV.dir, dest.dir);
-    add(RETENTION_ENV.namePrefix, dest.namePrefix);
-    add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
-    add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
-  },
-  s3: (dest, add) => {
-    add(RETENTION_ENV.s3Bucket, dest.bucket);
-    add(RETENTION_ENV.s3Prefix, dest.prefix);
-    add(RETENTION_ENV.namePrefix, dest.namePrefix);
-    add(RETENTION_ENV.nameSuffix, dest.nameSuffix);
-    add(RETENTION_ENV.sidecarSuffixes, (dest.sidecarSuffixes ?? []).join(' '));
-    add(RETENTION_ENV.s3Endpoint, dest.endpoint);
-    if (dest.forcePathStyle) add(RETENTION_ENV.s3ForcePathStyle, 'true');
-    if (dest.objectLock) {
-      add(RETENTION_ENV.s3ObjectLockMode, dest.objectLock.mode);
-      add(RETENTION_ENV.s3ObjectLockSeconds, String(dest.objectLock.seconds));
-    }
-  },
-  vitess: (dest, add) => {
-    add(RETENTION_ENV.vtctldServer, dest.server);
-    add(RETENTION_ENV.vitessKeyspace, dest.keyspace);
-    add(RETENTION_ENV.vitessShard, dest.shard);
-    if (dest.incrementalChains) add(RETENTION_ENV.vitessIncrementalChains, 'true');
-  },
-};
-
-/** Env describing the destination, sorted by name. Throws on an invalid destination. */
-export function retentionDestinationEnv(dest: RetentionDestination): DestinationEnvVar[] {
-  const errors = validateRetentionDestination(dest, 'destination');
+/**
+ * Env describing the destination, sorted by name: a generic one, or an engine's own with its definition.
+ * Throws on an invalid destination.
+ */
+export function retentionDestinationEnv(dest: RetentionDestination): DestinationEnvVar[];
+export function retentionDestinationEnv<Dest extends { readonly kind: string }>(
+  dest: Dest,
+  definition: RetentionDestinationDefinition<Dest>,
+): DestinationEnvVar[];
+export function retentionDestinationEnv(
+  dest: { readonly kind: string },
+  definition?: RetentionDestinationDefinition,
+): DestinationEnvVar[] {
+  const def = definitionOf(dest, definition);
+  const errors = validateRetentionDestination(dest, 'destination', def);
   if (errors.length > 0) throw new Error(errors.join('\n'));
   const env: DestinationEnvVar[] = [{ name: RETENTION_ENV.destKind, value: dest.kind }];
-  const add: Add = (name, value) => {
+  const add: AddEnv = (name, value) => {
     if (value !== undefined && value !== '') env.push({ name, value });
   };
-  (DESTINATION_ENV[dest.kind] as (d: RetentionDestination, add: Add) => void)(dest, add);
+  def.env(dest, add);
   return env.sort(byName);
 }
 
-/** Validates rules against what the destination supports (e.g. no maxTotalSize for vitess). */
-export function validateRetentionFor(rules: unknown, kind: RetentionDestinationKind, path: string): string[] {
-  return validateRetention(rules, path, { destination: kind });
+/** A generic kind's rule support, or the given destination's. */
+const supportOf = (destination: RetentionDestinationKind | RetentionRuleSupport): RetentionRuleSupport =>
+  typeof destination === 'string' ? GENERIC_RETENTION_DESTINATIONS[destination] : destination;
+
+/** Which rules a destination supports: a generic kind (`dir`, `s3`: every rule) or a definition. */
+export function supportedRetentionRules(
+  destination: RetentionDestinationKind | RetentionRuleSupport,
+): readonly RetentionRuleName[] {
+  return supportedRules(supportOf(destination));
+}
+
+/** Validates rules against what the destination supports (e.g. no maxTotalSize where the listing has no sizes). */
+export function validateRetentionFor(
+  rules: unknown,
+  destination: RetentionDestinationKind | RetentionRuleSupport,
+  path: string,
+): string[] {
+  return validateRetention(rules, path, { destination: supportOf(destination) });
 }

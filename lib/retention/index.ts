@@ -11,6 +11,7 @@ export type {
   BucketRuleName,
   NormalizedRetentionRules,
   RetentionDestinationKind,
+  RetentionRuleSupport,
   ValidateRetentionOptions,
 } from './rules';
 export {
@@ -21,7 +22,6 @@ export {
   validateRetention,
   normalizeRetention,
   hasRetentionRules,
-  supportedRetentionRules,
 } from './rules';
 export type { BackupEntry, RetentionReason, PlannedBackup, RetentionPlan, PlanOptions } from './plan';
 export {
@@ -40,17 +40,27 @@ export {
   backupName,
   formatBackupTimestamp,
   parseBackupName,
-  parseVitessBackupName,
+  civilToEpoch,
   RETENTION_CLI_FLAGS,
   retentionRulesFromFlags,
 } from './listing';
 export type { PeriodKeys } from './calendar';
 export { periodKeys, formatUtc, isoWeek, MAX_EPOCH_SECONDS } from './calendar';
-export type { DestinationEnvVar, EnvVar, RetentionDestination, RetentionDestinationName } from './env';
+export type {
+  AddEnv,
+  DestinationEnvVar,
+  EnvVar,
+  RequireField,
+  RetentionDestination,
+  RetentionDestinationDefinition,
+  RetentionDestinationName,
+} from './env';
 export {
+  GENERIC_RETENTION_DESTINATIONS,
   RETENTION_ENV,
   retentionEnv,
   retentionDestinationEnv,
   validateRetentionDestination,
   validateRetentionFor,
+  supportedRetentionRules,
 } from './env';

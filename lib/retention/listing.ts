@@ -62,7 +62,11 @@ export function backupName(prefix: string, epochSeconds: number, suffix = ''): s
   return `${prefix}${formatBackupTimestamp(epochSeconds)}${suffix}`;
 }
 
-function civilToEpoch(y: number, mo: number, d: number, h: number, mi: number, s: number): number | undefined {
+/**
+ * Epoch seconds of a UTC date and time, or undefined when it is no such time or before 1970 (the names'
+ * timestamps: `parseBackupName` here, an engine's own names in its folder).
+ */
+export function civilToEpoch(y: number, mo: number, d: number, h: number, mi: number, s: number): number | undefined {
   if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   const dim = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
@@ -89,16 +93,6 @@ export function parseBackupName(name: string, prefix: string, suffix = ''): numb
   if (!m) return undefined;
   const t = civilToEpoch(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]);
   return t !== undefined && t <= MAX_EPOCH_SECONDS ? t : undefined;
-}
-
-/**
- * The time of a Vitess backup named `YYYY-MM-DD.HHMMSS.<tablet alias>`
- * (UTC, as vtbackup/vttablet name them), or undefined.
- */
-export function parseVitessBackupName(name: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})\.(\d{2})(\d{2})(\d{2})\.[^\s/]+$/.exec(name);
-  if (!m) return undefined;
-  return civilToEpoch(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]);
 }
 
 /** CLI flags of `backup-cronjobs retention plan` and the rule each sets. */

@@ -106,32 +106,32 @@ export interface NormalizedRetentionRules {
   readonly yearly?: number;
 }
 
-/** Destinations a retention plan can be applied to. */
-export type RetentionDestinationKind = 'dir' | 's3' | 'vitess';
+/**
+ * The generic destinations a retention plan can be applied to: a directory and S3. An engine whose
+ * backups live elsewhere gives its own kind (Vitess: vtctld) as a `RetentionDestinationDefinition`
+ * through the registry.
+ */
+export type RetentionDestinationKind = 'dir' | 's3';
+
+/** What a destination says of the rules: its kind and the rules it cannot apply. */
+export interface RetentionRuleSupport {
+  /** Its kind (`BACKUP_DEST_KIND`), as messages name it. */
+  readonly kind: string;
+  /** The rules it cannot apply, each with why (`maxTotalSize` where the listing has no sizes). */
+  readonly unsupported: Readonly<Partial<Record<RetentionRuleName, string>>>;
+}
 
 const ALL_RULES: readonly RetentionRuleName[] = RETENTION_RULE_NAMES;
 
-/**
- * The rules each destination cannot apply, each with why: Vitess lists backups through
- * `vtctldclient GetBackups`, which reports no sizes, so `maxTotalSize` is unavailable there.
- */
-const UNSUPPORTED_RULES: Readonly<
-  Record<RetentionDestinationKind, Readonly<Partial<Record<RetentionRuleName, string>>>>
-> = {
-  dir: {},
-  s3: {},
-  vitess: { maxTotalSize: 'vtctldclient GetBackups reports no backup sizes' },
-};
-
-/** Which rules each destination supports (every rule but its {@link UNSUPPORTED_RULES}). */
-export function supportedRetentionRules(kind: RetentionDestinationKind): readonly RetentionRuleName[] {
-  return ALL_RULES.filter((r) => UNSUPPORTED_RULES[kind][r] === undefined);
+/** Which rules a destination supports (every rule but its `unsupported` ones). */
+export function supportedRules(destination: RetentionRuleSupport): readonly RetentionRuleName[] {
+  return ALL_RULES.filter((r) => destination.unsupported[r] === undefined);
 }
 
 /** Options of {@link validateRetention}. */
 export interface ValidateRetentionOptions {
   /** When given, rules the destination cannot apply are errors. */
-  readonly destination?: RetentionDestinationKind;
+  readonly destination?: RetentionRuleSupport;
 }
 
 /**
@@ -172,12 +172,10 @@ export function validateRetention(rules: unknown, path: string, opts: ValidateRe
       const problem = sizeProblem(value);
       if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
     }
-    if (opts.destination !== undefined && !supportedRetentionRules(opts.destination).includes(key)) {
-      const why = UNSUPPORTED_RULES[opts.destination][key];
+    const why = opts.destination?.unsupported[key];
+    if (opts.destination !== undefined && why !== undefined) {
       errors.push(
-        `${at}: not supported for ${opts.destination} destinations` +
-          (why !== undefined ? ` (${why})` : '') +
-          `; supported there: ${supportedRetentionRules(opts.destination).join(', ')}`,
+        `${at}: not supported for ${opts.destination.kind} destinations (${why}); supported there: ${supportedRules(opts.destination).join(', ')}`,
       );
     }
   }

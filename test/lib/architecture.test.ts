@@ -4,6 +4,9 @@ import { execFileSync } from 'child_process';
 import { readFileSync, readdirSync, statSync } from 'fs';
 import { join, relative } from 'path';
 import type { DependencyTree } from 'dpdm';
+import { RETENTION_DESTINATIONS } from '../../lib/registry';
+import { GENERIC_RETENTION_DESTINATIONS } from '../../lib/retention';
+import { scriptModule } from '../../lib/scripts';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -180,6 +183,35 @@ test("the front ends hold no engine: no file of constructs/ names an engine's fo
     if (!/\/engine-schedules\.ts$/.test(file))
       expect({ file, engines: source.match(/\b(vitess|redis|etcd)\b(?=['"])/gi) ?? [] }).toEqual({ file, engines: [] });
   }
+});
+
+test("retention knows only the generic destination kinds: lib/retention names no engine's kind or env, lib/scripts holds no engine's destination module, and each kind's script is the module BACKUP_DEST_KIND chooses", () => {
+  for (const file of FILES.filter((f) => f.startsWith('lib/retention/'))) {
+    const source = readFileSync(join(ROOT, file), 'utf8');
+    const named = [
+      ...(source.match(/\b(vitess|redis|etcd)\b(?=['"`])/gi) ?? []),
+      ...(source.match(/\b(VITESS|VTCTLD|REDIS|ETCD)_[A-Z_]+/g) ?? []),
+    ];
+    expect({ file, named }).toEqual({ file, named: [] });
+  }
+  const generic = Object.values(GENERIC_RETENTION_DESTINATIONS).map((d) => d.script);
+  const shared = readdirSync(join(ROOT, 'lib', 'scripts')).filter((f) => /^retention-.+\.sh$/.test(f));
+  expect(shared.sort()).toEqual([...generic].sort());
+  // the workload builder joins retention-<kind>.sh from the container's BACKUP_DEST_KIND, among retention.sh's one-of
+  for (const definition of Object.values(RETENTION_DESTINATIONS)) {
+    expect({ kind: definition.kind, script: definition.script }).toEqual({
+      kind: definition.kind,
+      script: `retention-${definition.kind}.sh`,
+    });
+    expect(scriptModule(definition.script).functions.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['_rt_check_dest', 'retention_destination', 'retention_list', 'retention_delete']),
+    );
+  }
+  expect([...scriptModule('retention.sh').oneOf].sort()).toEqual(
+    Object.values(RETENTION_DESTINATIONS)
+      .map((d) => d.script)
+      .sort(),
+  );
 });
 
 test('no TypeScript file in lib/ or constructs/ and no shell script anywhere is over 400 lines', () => {

@@ -11,6 +11,7 @@ import { validateVitess } from './validate';
 import { vitessPointInTime } from './restore';
 import { vitessConverter } from './convert';
 import { vitessDiscover } from './discover';
+import { VITESS_RETENTION_DESTINATION } from './retention';
 
 export * from './types';
 export { VITESS_DEFAULTS } from './defaults';
@@ -25,7 +26,8 @@ export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typ
   converters: [vitessConverter],
   discover: vitessDiscover,
   extraCronJobs: { 'incremental-backup': "a schedule's `incremental`, by the key of the shard's backup CronJob" },
-  retentionDestination: () => 'vitess',
+  retentionDestinations: [VITESS_RETENTION_DESTINATION],
+  retentionDestination: () => VITESS_RETENTION_DESTINATION.kind,
   reportsCoverage: true,
   validate: (spec, policy, issues, accepted) => validateVitess(spec, policy.path, issues, accepted),
   targets: (spec, policy) => vitessTargets(resolveVitess(spec), policy),

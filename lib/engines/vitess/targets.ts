@@ -9,7 +9,6 @@ import type { EngineContainer, EngineEnvVar, Volume, VolumeMount } from '../../k
 import { labelValue, safeShard } from '../../kubernetes/names';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
 import { pickSettings } from '../../policy/settings';
-import { retentionDestinationEnv } from '../../retention';
 import type { DestinationEnvVar } from '../../retention';
 import { cronFromFrequency } from '../../schedule';
 import { shellCommand } from '../../scripts';
@@ -18,6 +17,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity } from '../../worklo
 import { ephemeralClaimVolume } from '../../workload/volumes';
 import type { EnginePod, EngineTarget, PodContext, PolicyContext } from '../engine';
 import { VITESS_DEFAULTS } from './defaults';
+import { vitessRetentionEnv } from './retention';
 import { SECRET_DIRS, shardArgs } from './flags';
 import { storageParts } from './storage';
 import { incrementalTarget } from './incremental';
@@ -149,7 +149,7 @@ function destinationEnv(spec: ResolvedVitess, keyspace: string, shard: string): 
   const incrementalChains = spec.schedules.some(
     (s) => s.incremental && s.strategies.some((st) => st.keyspace === keyspace && st.shards.includes(shard)),
   );
-  return retentionDestinationEnv({ kind: 'vitess', server: spec.vtctldServer, keyspace, shard, incrementalChains });
+  return vitessRetentionEnv({ server: spec.vtctldServer, keyspace, shard, incrementalChains });
 }
 
 function prunePod(

@@ -1,5 +1,7 @@
 import {
   BackupEntry,
+  RETENTION_RULE_NAMES,
+  RetentionDestinationDefinition,
   RetentionRules,
   backupName,
   formatPlan,
@@ -7,7 +9,6 @@ import {
   isoWeek,
   parseBackupName,
   parseListing,
-  parseVitessBackupName,
   periodKeys,
   planFromListing,
   planRetention,
@@ -391,13 +392,15 @@ describe('validation and conversions', () => {
     ).toEqual([]);
   });
 
-  test('vitess cannot apply maxTotalSize (vtctldclient lists no sizes)', () => {
-    expect(supportedRetentionRules('vitess')).not.toContain('maxTotalSize');
+  test('a destination refuses the rules it cannot apply, saying why (the generic ones apply every rule)', () => {
     expect(supportedRetentionRules('s3')).toContain('maxTotalSize');
-    expect(validateRetentionFor({ maxTotalSize: '1Gi', keepLast: 2 }, 'vitess', 'spec.retention')).toEqual([
-      'spec.retention.maxTotalSize: not supported for vitess destinations (vtctldclient GetBackups reports no backup sizes); supported there: keepLast, maxAge, hourly, daily, weekly, monthly, yearly',
-    ]);
+    expect(supportedRetentionRules('dir')).toEqual(RETENTION_RULE_NAMES);
     expect(validateRetentionFor({ maxTotalSize: '1Gi' }, 'dir', 'r')).toEqual([]);
+    const sizeless = { kind: 'tape', unsupported: { maxTotalSize: 'the tape lists no sizes' } };
+    expect(supportedRetentionRules(sizeless)).not.toContain('maxTotalSize');
+    expect(validateRetentionFor({ maxTotalSize: '1Gi', keepLast: 2 }, sizeless, 'spec.retention')).toEqual([
+      'spec.retention.maxTotalSize: not supported for tape destinations (the tape lists no sizes); supported there: keepLast, maxAge, hourly, daily, weekly, monthly, yearly',
+    ]);
   });
 
   test('retentionEnv: sorted, only the rules set, seconds and bytes', () => {
@@ -453,14 +456,23 @@ describe('validation and conversions', () => {
       { name: 'BACKUP_NAME_SUFFIX', value: '.db' },
       { name: 'BACKUP_SIDECAR_SUFFIXES', value: '.json .sha256' },
     ]);
-    expect(
-      retentionDestinationEnv({ kind: 'vitess', server: 'vtctld:15999', keyspace: 'commerce', shard: '-80' }),
-    ).toEqual([
-      { name: 'BACKUP_DEST_KIND', value: 'vitess' },
-      { name: 'VITESS_KEYSPACE', value: 'commerce' },
-      { name: 'VITESS_SHARD', value: '-80' },
-      { name: 'VTCTLD_SERVER', value: 'vtctld:15999' },
+    // a kind of an engine's own (Vitess's: test/lib/engines/vitess/retention.test.ts), with its definition
+    const tape: RetentionDestinationDefinition<{ readonly kind: 'tape'; readonly drive: string }> = {
+      kind: 'tape',
+      script: 'retention-tape.sh',
+      envNames: { drive: 'TAPE_DRIVE' },
+      unsupported: {},
+      check: (dest, _path, req) => req('drive', dest.drive),
+      env: (dest, add) => add('TAPE_DRIVE', dest.drive),
+    };
+    expect(retentionDestinationEnv({ kind: 'tape', drive: '/dev/st0' }, tape)).toEqual([
+      { name: 'BACKUP_DEST_KIND', value: 'tape' },
+      { name: 'TAPE_DRIVE', value: '/dev/st0' },
     ]);
+    expect(() => retentionDestinationEnv({ kind: 'tape', drive: '' }, tape)).toThrow('destination.drive: required');
+    expect(() => retentionDestinationEnv({ kind: 'tape' } as never)).toThrow(
+      'a retention destination of kind "tape" needs its definition (a bug)',
+    );
     expect(() => retentionDestinationEnv({ kind: 'dir', dir: '/b', namePrefix: '' })).toThrow(
       'destination.namePrefix: required',
     );
@@ -496,14 +508,6 @@ describe('names and listings', () => {
     'redis-backup_rs0_2025-02-25T22:06:02Z.rdb.gz.agex',
   ])('%s is not a backup of prefix redis-backup_rs0_ / suffix .rdb.gz', (name) => {
     expect(parseBackupName(name, 'redis-backup_rs0_', '.rdb.gz')).toBeUndefined();
-  });
-
-  test('vitess names', () => {
-    expect(parseVitessBackupName('2025-02-25.220602.zone1-0000000101')).toBe(utc('2025-02-25T22:06:02Z'));
-    expect(parseVitessBackupName('2025-02-25.220602.vtbackup-1234')).toBe(utc('2025-02-25T22:06:02Z'));
-    expect(parseVitessBackupName('2025-02-25.220602.')).toBeUndefined();
-    expect(parseVitessBackupName('2025-02-25.250602.zone1-1')).toBeUndefined();
-    expect(parseVitessBackupName('MANIFEST')).toBeUndefined();
   });
 
   test('planFromListing parses <epoch>\\t<size>\\t<name> lines (the CLI helper)', () => {

@@ -6,17 +6,18 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { scriptText } from '../../../lib/scripts';
+import { scriptModule, scriptText } from '../../../lib/scripts';
 import { requireCommands } from '../../support/services/commands';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export const SCRIPTS = path.join(ROOT, 'lib/scripts');
 
+/** A script file as written, shared (lib/scripts) or an engine's own (lib/engines/<engine>/scripts). */
 export function readScript(name: string): string {
-  return fs.readFileSync(path.join(SCRIPTS, name), 'utf8');
+  return scriptModule(name).text;
 }
 
-/** Backup destinations, each with its retention module (`retention-<kind>.sh`). */
+/** Backup destinations, each with its retention module (`retention-<kind>.sh`; vitess's is the engine's own). */
 export type DestinationKind = 'dir' | 's3' | 'vitess';
 
 /** common.sh + retention.sh with a destination module + the given entry text (whole files joined). */

@@ -7,7 +7,8 @@
 import { spawnSync } from 'child_process';
 import fc from 'fast-check';
 import * as fs from 'fs';
-import { parseBackupName, parseListing, parseVitessBackupName } from '../../../lib/retention';
+import { parseVitessBackupName } from '../../../lib/engines/vitess/retention';
+import { parseBackupName, parseListing } from '../../../lib/retention';
 import { requireCommands } from '../../support/services/commands';
 import {
   SCRIPTS,

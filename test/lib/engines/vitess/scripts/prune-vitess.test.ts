@@ -1,21 +1,20 @@
 /**
- * The retention-prune script for Vitess (BACKUP_DEST_KIND=vitess) with the
- * stand-in `vtctldclient` (test/fixtures/vtctldclient-stub.sh) on PATH: it
+ * The retention-prune script with Vitess's own destination (BACKUP_DEST_KIND=vitess:
+ * lib/engines/vitess/scripts/retention-vitess.sh) and the
+ * stand-in `vtctldclient` (../fixtures/vtctldclient-stub.sh) on PATH: it
  * keeps one list of backups, answers GetBackups like the real client (names,
  * oldest first; one empty line for a shard without backups), removes names on
  * RemoveBackup and records every call.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { BackupEntry, formatPlan, parseVitessBackupName, planRetention } from '../../../lib/retention';
-import { baseEnv, errorLines, runSh, standIns, tempDir, writePruneScript } from './retention.harness';
+import { parseVitessBackupName } from '../../../../../lib/engines/vitess/retention';
+import { BackupEntry, formatPlan, planRetention } from '../../../../../lib/retention';
+import { baseEnv, errorLines, runSh, standIns, tempDir, writePruneScript } from '../../../scripts/retention.harness';
 
 const utc = (iso: string): number => Date.parse(iso) / 1000;
 const NOW = utc('2024-01-10T12:00:00Z');
-const VTCTLDCLIENT = fs.readFileSync(
-  path.join(__dirname, '..', 'engines', 'vitess', 'fixtures', 'vtctldclient-stub.sh'),
-  'utf8',
-);
+const VTCTLDCLIENT = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'vtctldclient-stub.sh'), 'utf8');
 
 // Real names: <date>.<time>.<tablet alias>; vtbackup's alias is vtbackup-<10-digit uid>.
 const BACKUPS = [
