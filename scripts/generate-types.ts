@@ -34,6 +34,18 @@ export const CDK8S_FLAVOR: TypeFlavor = {
 
 const CDK8S_OBJECTS = { Secret: 'SecretObject', ConfigMap: 'ConfigMapObject', PersistentVolumeClaim: 'ClaimObject' };
 
+/**
+ * The props of the jsii module (jsii/, the cdk8s constructs for Python, Java and Go): what jsii compiles. A
+ * cdk8s-plus object is any construct (`IConstruct`: every cdk8s-plus version's, in every language), enums are
+ * strings, arrays are mutable.
+ */
+export const JSII_FLAVOR: TypeFlavor = {
+  grammar: (kind) => CDK8S_FLAVOR.grammar(kind),
+  names: () => 'string | IConstruct',
+  wholeReference: () => 'IConstruct',
+  enumsAsStrings: true,
+};
+
 const spec = (policySchema.properties as Record<string, Schema>).spec;
 const specProperties = spec.properties as Record<string, Schema>;
 const metadataProperties = (policySchema.properties as Record<string, Schema>).metadata.properties as Record<
@@ -102,8 +114,8 @@ function scheduleProps(writer: InterfaceWriter): void {
   }
 }
 
-export function cdk8sProps(): string {
-  const writer = new InterfaceWriter(CDK8S_FLAVOR);
+function propsWriter(flavor: TypeFlavor): InterfaceWriter {
+  const writer = new InterfaceWriter(flavor);
   writer.addInterface({
     name: 'BackupPolicyProps',
     summary: 'A whole BackupPolicy document, without apiVersion and kind.',
@@ -118,6 +130,11 @@ export function cdk8sProps(): string {
     ],
   });
   scheduleProps(writer);
+  return writer;
+}
+
+export function cdk8sProps(): string {
+  const writer = propsWriter(CDK8S_FLAVOR);
   return `${HEADER(
     'The props of the cdk8s constructs: every policy field once, where a duration also takes a cdk8s `Duration`, a size a `Size`, a schedule a `Cron`, and a Secret, ConfigMap or claim name a cdk8s-plus object.',
   )}import type { Cron, Duration, Size } from 'cdk8s';
@@ -126,8 +143,19 @@ import type { ClaimObject, ConfigMapObject, SecretObject } from './values';
 ${writer.text}`;
 }
 
+export function jsiiProps(): string {
+  const writer = propsWriter(JSII_FLAVOR);
+  return `${HEADER(
+    'The props of the jsii module (Python, Java, Go): the props of `backup-cronjobs/cdk8s`, as jsii compiles them: a cdk8s-plus object is any construct, enums are strings (their values in the docs), arrays are mutable.',
+  )}import type { Cron, Duration, Size } from 'cdk8s';
+import type { IConstruct } from 'constructs';
+
+${writer.text}`;
+}
+
 export const GENERATED: Readonly<Record<string, () => string>> = {
   'constructs/cdk8s/props.generated.ts': cdk8sProps,
+  'jsii/src/props.generated.ts': jsiiProps,
 };
 
 /** The text of a generated file, formatted as the repository formats TypeScript. */

@@ -23,7 +23,7 @@ export interface PolicyMetadata {
   readonly name: string;
   /**
    * Namespace of every object.
-   * @default 'default'
+   * @default `'default'`
    */
   readonly namespace?: string;
   /**
@@ -63,7 +63,7 @@ export interface BackupPolicySpec {
   readonly scripts?: ScriptsOptions;
   /**
    * Client-side encryption of every artifact while it is written (etcd, redis); stored as
-   * <name>.age.
+   * \<name\>.age.
    * @default - not set
    */
   readonly encryption?: EncryptionOptions;
@@ -100,8 +100,8 @@ export interface BackupPolicySpec {
 /** CronJob and pod settings. */
 export interface JobSettings {
   /**
-   * Cron schedule (5 fields or a macro such as @daily); H fields are hashed per target.
-   * @default '@daily'
+   * Cron schedule (5 fields or a macro such as \@daily); H fields are hashed per target.
+   * @default `'@daily'`
    */
   readonly schedule?: string | Cron;
   /**
@@ -116,27 +116,27 @@ export interface JobSettings {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -146,7 +146,7 @@ export interface JobSettings {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -212,7 +212,7 @@ export interface NodeRequirement {
   readonly key: string;
   /**
    * Label operator.
-   * @default 'In'
+   * @default `'In'`
    */
   readonly operator?: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
   /**
@@ -236,7 +236,7 @@ export interface Toleration {
   readonly key?: string;
   /**
    * Toleration operator.
-   * @default 'Equal'
+   * @default `'Equal'`
    */
   readonly operator?: 'Equal' | 'Exists';
   /**
@@ -262,7 +262,7 @@ export interface PodAffinityTerm {
   readonly labels: { [key: string]: string };
   /**
    * Node label that defines the domain.
-   * @default 'kubernetes.io/hostname'
+   * @default `'kubernetes.io/hostname'`
    */
   readonly topologyKey?: string;
   /**
@@ -283,12 +283,12 @@ export interface SerializationGroup {
   readonly name: string;
   /**
    * node: one per node at a time; cluster: one in the whole cluster.
-   * @default 'node'
+   * @default `'node'`
    */
   readonly scope?: 'node' | 'cluster';
   /**
    * For scope cluster: a node label with the same value on every eligible node.
-   * @default 'kubernetes.io/os'
+   * @default `'kubernetes.io/os'`
    */
   readonly clusterTopologyKey?: string;
 }
@@ -325,7 +325,7 @@ export interface PodOptions {
   readonly serviceAccountName?: string;
   /**
    * Image pull policy.
-   * @default 'IfNotPresent'
+   * @default `'IfNotPresent'`
    */
   readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /**
@@ -356,12 +356,12 @@ export interface PodOptions {
  */
 export interface ResourceRequirements {
   /**
-   * Requests, e.g. {cpu: 100m, memory: 256Mi}.
+   * Requests, e.g. \{cpu: 100m, memory: 256Mi\}.
    * @default - not set
    */
   readonly requests?: { [key: string]: string };
   /**
-   * Limits, e.g. {memory: 1Gi}.
+   * Limits, e.g. \{memory: 1Gi\}.
    * @default - not set
    */
   readonly limits?: { [key: string]: string };
@@ -399,7 +399,7 @@ export interface ExtraVolume {
   readonly mountPath: string;
   /**
    * Mount read-only.
-   * @default false
+   * @default `false`
    */
   readonly readOnly?: boolean;
   /**
@@ -498,7 +498,7 @@ export interface RetentionOptions {
   readonly yearly?: number;
   /**
    * Print the prune plan and delete nothing.
-   * @default false
+   * @default `false`
    */
   readonly dryRun?: boolean;
   /**
@@ -543,7 +543,7 @@ export interface MetricsOptions {
    */
   readonly prometheusRule?: PrometheusRuleOptions;
   /**
-   * A ConfigMap <policy>-grafana-dashboard holding the Grafana dashboard of this policy's pushed
+   * A ConfigMap \<policy\>-grafana-dashboard holding the Grafana dashboard of this policy's pushed
    * metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.
    * @default - not set
    */
@@ -560,12 +560,12 @@ export interface BasicAuthSecretRef {
   readonly name: string | SecretObject;
   /**
    * Key of the username.
-   * @default 'username'
+   * @default `'username'`
    */
   readonly usernameKey?: string;
   /**
    * Key of the password.
-   * @default 'password'
+   * @default `'password'`
    */
   readonly passwordKey?: string;
 }
@@ -608,18 +608,18 @@ export interface PrometheusRuleOptions {
   readonly labels?: { [key: string]: string };
   /**
    * severity label of the alerts.
-   * @default 'warning'
+   * @default `'warning'`
    */
   readonly severity?: string;
   /**
    * A backup is stale after this many schedule intervals plus the run timeout.
-   * @default 2
+   * @default `2`
    */
   readonly staleAfterIntervals?: number;
 }
 
 /**
- * A ConfigMap <policy>-grafana-dashboard holding the Grafana dashboard of this policy's pushed
+ * A ConfigMap \<policy\>-grafana-dashboard holding the Grafana dashboard of this policy's pushed
  * metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.
  */
 export interface GrafanaDashboardOptions {
@@ -634,16 +634,19 @@ export interface GrafanaDashboardOptions {
 /** How the containers get their shell scripts. */
 export interface ScriptsOptions {
   /**
-   * configMap: one immutable ConfigMap per policy (<policy>-scripts-<content hash>) holds every
+   * configMap: one immutable ConfigMap per policy (\<policy\>-scripts-\<content hash\>) holds every
    * script file as written, mounted read-only at /scripts; each command keeps its entry's main and
    * sources the rest (apply it with the CronJobs, prune old ones). inline: each container command
    * holds the functions it runs, comments dropped (self-contained CronJobs).
-   * @default 'configMap'
+   * @default `'configMap'`
    */
   readonly mode?: 'configMap' | 'inline';
 }
 
-/** Client-side encryption of every artifact while it is written (etcd, redis); stored as <name>.age. */
+/**
+ * Client-side encryption of every artifact while it is written (etcd, redis); stored as
+ * \<name\>.age.
+ */
 export interface EncryptionOptions {
   /**
    * age (https://age-encryption.org): exactly one of recipients, recipientsSecret,
@@ -703,27 +706,27 @@ export interface DrillOptions {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -733,7 +736,7 @@ export interface DrillOptions {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -765,19 +768,19 @@ export interface DrillOptions {
 export interface ContentCheckOptions {
   /**
    * The source may be empty: a backup of no keys is stored (else its run fails).
-   * @default false
+   * @default `false`
    */
   readonly allowEmpty?: boolean;
   /**
    * A backup holding fewer keys than this percentage of the newest earlier backup's has shrunk.
-   * @default 50
+   * @default `50`
    */
   readonly shrinkBelowPercent?: number;
   /**
    * A shrunk backup, or one whose content could not be checked (its keys, or the earlier backup's,
    * could not be counted or read): warn stores it with a warning (and the BackupContentShrank or
    * BackupContentUnchecked alert), fail fails the run and stores nothing.
-   * @default 'warn'
+   * @default `'warn'`
    */
   readonly onShrink?: 'warn' | 'fail';
 }
@@ -793,12 +796,12 @@ export interface VitessSpec {
   readonly images?: VitessImages;
   /**
    * MySQL flavor.
-   * @default 'MySQL80'
+   * @default `'MySQL80'`
    */
   readonly mysqlFlavor?: 'MySQL56' | 'MySQL80' | 'MariaDB' | 'MariaDB103';
   /**
    * vtbackup engine.
-   * @default 'builtin'
+   * @default `'builtin'`
    */
   readonly backupEngine?: 'builtin' | 'xtrabackup' | 'mysqlshell';
   /** Global topology server. */
@@ -819,12 +822,12 @@ export interface VitessSpec {
   readonly scratch?: VitessScratch;
   /**
    * Take a first backup from a shard that has a primary but no backup.
-   * @default false
+   * @default `false`
    */
   readonly allowFirstBackup?: boolean;
   /**
    * vtbackup flag spelling.
-   * @default 'underscore'
+   * @default `'underscore'`
    */
   readonly flagStyle?: 'underscore' | 'dashed';
   /**
@@ -845,12 +848,12 @@ export interface VitessSpec {
 export interface VitessImages {
   /**
    * Image with /vt/bin/vtbackup and /vt/bin/vtctldclient.
-   * @default 'vitess/lite:v21.0.4'
+   * @default `'vitess/lite:v21.0.4'`
    */
   readonly vtbackup?: string;
   /**
    * mysqld image the backup runs in.
-   * @default 'vitess/lite:v21.0.4'
+   * @default `'vitess/lite:v21.0.4'`
    */
   readonly mysqld?: string;
 }
@@ -859,14 +862,14 @@ export interface VitessImages {
 export interface VitessTopology {
   /**
    * Topology implementation.
-   * @default 'etcd2'
+   * @default `'etcd2'`
    */
   readonly implementation?: string;
   /** Global topology server address. */
   readonly globalServerAddress: string;
   /**
-   * Global root (default /vitess/<cluster>/global).
-   * @default - /vitess/<cluster>/global
+   * Global root (default /vitess/\<cluster\>/global).
+   * @default - /vitess/\<cluster\>/global
    */
   readonly globalRoot?: string;
 }
@@ -918,7 +921,7 @@ export interface VitessS3Storage {
   readonly endpoint?: string;
   /**
    * Path-style addressing.
-   * @default false
+   * @default `false`
    */
   readonly forcePathStyle?: boolean;
   /**
@@ -1001,7 +1004,7 @@ export interface VitessScratch {
   readonly storageClassName?: string;
   /**
    * Access modes.
-   * @default ['ReadWriteOnce']
+   * @default `['ReadWriteOnce']`
    */
   readonly accessModes?: readonly ('ReadWriteOnce' | 'ReadWriteOncePod' | 'ReadWriteMany' | 'ReadOnlyMany')[];
 }
@@ -1010,17 +1013,17 @@ export interface VitessScratch {
 export interface VitessVtbackupRetention {
   /**
    * --min_backup_interval.
-   * @default '0s'
+   * @default `'0s'`
    */
   readonly minBackupInterval?: string | Duration;
   /**
    * --min_retention_time.
-   * @default '0s'
+   * @default `'0s'`
    */
   readonly minRetentionTime?: string | Duration;
   /**
    * --min_retention_count.
-   * @default 1
+   * @default `1`
    */
   readonly minRetentionCount?: number;
 }
@@ -1043,8 +1046,8 @@ export interface VitessSchedule {
    */
   readonly incremental?: VitessIncremental;
   /**
-   * Cron schedule (5 fields or a macro such as @daily); H fields are hashed per target.
-   * @default '@daily'
+   * Cron schedule (5 fields or a macro such as \@daily); H fields are hashed per target.
+   * @default `'@daily'`
    */
   readonly schedule?: string | Cron;
   /**
@@ -1059,27 +1062,27 @@ export interface VitessSchedule {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -1089,7 +1092,7 @@ export interface VitessSchedule {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -1126,7 +1129,7 @@ export interface VitessIncremental {
   readonly schedule: string | Cron;
   /**
    * Deadline of one incremental run (activeDeadlineSeconds and --action_timeout).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly timeout?: string | Duration;
   /**
@@ -1137,7 +1140,7 @@ export interface VitessIncremental {
   readonly maxRecoveryPointAge?: string | Duration;
   /**
    * Take it on the primary when the shard has no replica-type tablet (--allow-primary).
-   * @default false
+   * @default `false`
    */
   readonly allowPrimary?: boolean;
   /**
@@ -1168,7 +1171,7 @@ export interface RedisSpec {
   readonly shards: readonly (string | RedisShardSpec)[];
   /**
    * Dump the master when a shard has no healthy read-only replica.
-   * @default false
+   * @default `false`
    */
   readonly allowMasterFallback?: boolean;
   /**
@@ -1178,7 +1181,7 @@ export interface RedisSpec {
   readonly compression?: RedisCompression;
   /**
    * Check the dump with redis-check-rdb before compressing it.
-   * @default true
+   * @default `true`
    */
   readonly verifyRdb?: boolean;
   /**
@@ -1217,13 +1220,13 @@ export interface RedisSentinel {
   readonly passwordSecret?: SecretKeyRef;
 }
 
-/** A shard (Sentinel master name), or {name, ...job settings} to override settings for this shard. */
+/** A shard (Sentinel master name), or \{name, ...job settings\} to override settings for this shard. */
 export interface RedisShardSpec {
   /** Sentinel master name of the shard. */
   readonly name: string;
   /**
-   * Cron schedule (5 fields or a macro such as @daily); H fields are hashed per target.
-   * @default '@daily'
+   * Cron schedule (5 fields or a macro such as \@daily); H fields are hashed per target.
+   * @default `'@daily'`
    */
   readonly schedule?: string | Cron;
   /**
@@ -1238,27 +1241,27 @@ export interface RedisShardSpec {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -1268,7 +1271,7 @@ export interface RedisShardSpec {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -1292,7 +1295,7 @@ export interface RedisShardSpec {
 export interface RedisCompression {
   /**
    * gzip level (1 fastest .. 9 smallest).
-   * @default 1
+   * @default `1`
    */
   readonly level?: number;
 }
@@ -1377,12 +1380,12 @@ export interface S3Credentials {
   readonly name: string | SecretObject;
   /**
    * Key of the access key id.
-   * @default 'AWS_ACCESS_KEY_ID'
+   * @default `'AWS_ACCESS_KEY_ID'`
    */
   readonly accessKeyIdKey?: string;
   /**
    * Key of the secret access key.
-   * @default 'AWS_SECRET_ACCESS_KEY'
+   * @default `'AWS_SECRET_ACCESS_KEY'`
    */
   readonly secretAccessKeyKey?: string;
   /**
@@ -1463,13 +1466,13 @@ export interface RetentionRules {
 /** Images. */
 export interface RedisImages {
   /**
-   * Dump step image: sh, redis-cli >= 7.0, redis-check-rdb, gzip, timeout.
-   * @default 'redis:7.2.8-alpine'
+   * Dump step image: sh, redis-cli \>= 7.0, redis-check-rdb, gzip, timeout.
+   * @default `'redis:7.2.8-alpine'`
    */
   readonly redis?: string;
   /**
    * Upload step image: sh, aws CLI, curl, awk, sort, date, mktemp.
-   * @default 'amazon/aws-cli:2.17.64'
+   * @default `'amazon/aws-cli:2.17.64'`
    */
   readonly awsCli?: string;
 }
@@ -1478,7 +1481,7 @@ export interface RedisImages {
 export interface EtcdSpec {
   /**
    * cluster: one CronJob on any control-plane node; perNode: one CronJob per node in nodes.
-   * @default 'cluster'
+   * @default `'cluster'`
    */
   readonly mode?: 'cluster' | 'perNode';
   /**
@@ -1489,7 +1492,7 @@ export interface EtcdSpec {
   /**
    * The cluster's distribution: certificate paths and node role (explicit fields win); openshift
    * also renders the pods' ServiceAccount, SecurityContextConstraints, Role and RoleBinding.
-   * @default 'kubeadm'
+   * @default `'kubeadm'`
    */
   readonly distribution?: 'kubeadm' | 'openshift' | 'k3s' | 'rke2';
   /**
@@ -1500,17 +1503,17 @@ export interface EtcdSpec {
   readonly nodeRole?: 'control-plane' | 'master' | 'etcd';
   /**
    * Tolerate every taint instead of the role taints.
-   * @default false
+   * @default `false`
    */
   readonly tolerateAllTaints?: boolean;
   /**
    * The local member's client URL.
-   * @default 'https://127.0.0.1:2379'
+   * @default `'https://127.0.0.1:2379'`
    */
   readonly endpoint?: string;
   /**
    * Use the node network (etcd listens on 127.0.0.1).
-   * @default true
+   * @default `true`
    */
   readonly hostNetwork?: boolean;
   /**
@@ -1531,23 +1534,23 @@ export interface EtcdSpec {
    */
   readonly copies?: readonly S3Copy[];
   /**
-   * File name prefix (default etcd-snapshot_<policy>_).
-   * @default - etcd-snapshot_<policy>_
+   * File name prefix (default etcd-snapshot_\<policy\>_).
+   * @default - etcd-snapshot_\<policy\>_
    */
   readonly namePrefix?: string;
   /**
    * node: each node's snapshots count on their own; cluster: all snapshots of the policy (PVC, S3).
-   * @default 'node'
+   * @default `'node'`
    */
   readonly retentionScope?: 'node' | 'cluster';
   /**
    * Restore each snapshot into a scratch directory as part of the check.
-   * @default true
+   * @default `true`
    */
   readonly restoreCheck?: boolean;
   /**
-   * Archive control-plane host files with each snapshot (<snapshot
-   * name>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
+   * Archive control-plane host files with each snapshot (\<snapshot
+   * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
    * @default - not set
    */
@@ -1563,7 +1566,7 @@ export interface EtcdSpec {
    */
   readonly restore?: EtcdRestoreSpec;
   /**
-   * Scheduled defragmentation of the members: one CronJob <policy>-defrag for the cluster, in the
+   * Scheduled defragmentation of the members: one CronJob \<policy\>-defrag for the cluster, in the
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
@@ -1573,15 +1576,15 @@ export interface EtcdSpec {
 }
 
 /**
- * A control-plane node (its kubernetes.io/hostname label), or {name, ...job settings} to override
+ * A control-plane node (its kubernetes.io/hostname label), or \{name, ...job settings\} to override
  * settings for this node.
  */
 export interface EtcdNodeSpec {
   /** The node (its kubernetes.io/hostname label). */
   readonly name: string;
   /**
-   * Cron schedule (5 fields or a macro such as @daily); H fields are hashed per target.
-   * @default '@daily'
+   * Cron schedule (5 fields or a macro such as \@daily); H fields are hashed per target.
+   * @default `'@daily'`
    */
   readonly schedule?: string | Cron;
   /**
@@ -1596,27 +1599,27 @@ export interface EtcdNodeSpec {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -1626,7 +1629,7 @@ export interface EtcdNodeSpec {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -1698,7 +1701,7 @@ export interface EtcdDestination {
 export interface EtcdHostPathDestination {
   /**
    * Host directory.
-   * @default '/var/lib/etcd-backup'
+   * @default `'/var/lib/etcd-backup'`
    */
   readonly path?: string;
 }
@@ -1723,9 +1726,9 @@ export interface EtcdPvcDestination {
 }
 
 /**
- * Archive control-plane host files with each snapshot (<snapshot name>.control-plane-files.tar.gz,
- * .age after it when encrypted); it holds private keys: needs spec.encryption unless
- * allowUnencrypted.
+ * Archive control-plane host files with each snapshot (\<snapshot
+ * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
+ * spec.encryption unless allowUnencrypted.
  */
 export interface EtcdControlPlaneFiles {
   /**
@@ -1738,7 +1741,7 @@ export interface EtcdControlPlaneFiles {
   readonly paths?: readonly string[];
   /**
    * Store the archive in the clear without spec.encryption.
-   * @default false
+   * @default `false`
    */
   readonly allowUnencrypted?: boolean;
 }
@@ -1747,12 +1750,12 @@ export interface EtcdControlPlaneFiles {
 export interface EtcdImages {
   /**
    * etcd image (etcdctl; etcdutl for 3.5+).
-   * @default 'registry.k8s.io/etcd:3.5.16-0'
+   * @default `'registry.k8s.io/etcd:3.5.16-0'`
    */
   readonly etcd?: string;
   /**
    * Image with a statically linked busybox.
-   * @default 'busybox:1.36.1-musl'
+   * @default `'busybox:1.36.1-musl'`
    */
   readonly busybox?: string;
   /**
@@ -1762,7 +1765,7 @@ export interface EtcdImages {
   readonly shell?: string;
   /**
    * aws CLI v2 image for S3.
-   * @default 'amazon/aws-cli:2.17.64'
+   * @default `'amazon/aws-cli:2.17.64'`
    */
   readonly awsCli?: string;
 }
@@ -1776,12 +1779,12 @@ export interface EtcdRestoreSpec {
   readonly initialCluster?: string;
   /**
    * --initial-advertise-peer-urls.
-   * @default 'https://$(ETCD_RESTORE_HOST_IP):2380'
+   * @default `'https://$(ETCD_RESTORE_HOST_IP):2380'`
    */
   readonly peerUrl?: string;
   /**
    * Host directory receiving the restored data directory.
-   * @default '/var/lib/etcd-restore'
+   * @default `'/var/lib/etcd-restore'`
    */
   readonly hostPath?: string;
   /**
@@ -1793,7 +1796,7 @@ export interface EtcdRestoreSpec {
 }
 
 /**
- * Scheduled defragmentation of the members: one CronJob <policy>-defrag for the cluster, in the
+ * Scheduled defragmentation of the members: one CronJob \<policy\>-defrag for the cluster, in the
  * snapshots' serialization group; one member at a time, the leader last, only those above
  * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
  * spec.defaults.
@@ -1813,27 +1816,27 @@ export interface EtcdDefragmentation {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -1843,7 +1846,7 @@ export interface EtcdDefragmentation {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -1864,12 +1867,12 @@ export interface EtcdDefragmentation {
   /**
    * Defragment only members whose fragmentation, (dbSize - dbSizeInUse) / dbSize, is above this
    * percentage.
-   * @default 50
+   * @default `50`
    */
   readonly thresholdPercent?: number;
   /**
    * One member's defragmentation may take this long (etcdctl --command-timeout).
-   * @default '5m'
+   * @default `'5m'`
    */
   readonly memberTimeout?: string | Duration;
 }
@@ -1920,7 +1923,7 @@ export interface VitessBackupScheduleProps {
   readonly scripts?: ScriptsOptions;
   /**
    * Client-side encryption of every artifact while it is written (etcd, redis); stored as
-   * <name>.age.
+   * \<name\>.age.
    * @default - not set
    */
   readonly encryption?: EncryptionOptions;
@@ -1939,12 +1942,12 @@ export interface VitessBackupScheduleProps {
   readonly images?: VitessImages;
   /**
    * MySQL flavor.
-   * @default 'MySQL80'
+   * @default `'MySQL80'`
    */
   readonly mysqlFlavor?: 'MySQL56' | 'MySQL80' | 'MariaDB' | 'MariaDB103';
   /**
    * vtbackup engine.
-   * @default 'builtin'
+   * @default `'builtin'`
    */
   readonly backupEngine?: 'builtin' | 'xtrabackup' | 'mysqlshell';
   /** Global topology server. */
@@ -1965,12 +1968,12 @@ export interface VitessBackupScheduleProps {
   readonly scratch?: VitessScratch;
   /**
    * Take a first backup from a shard that has a primary but no backup.
-   * @default false
+   * @default `false`
    */
   readonly allowFirstBackup?: boolean;
   /**
    * vtbackup flag spelling.
-   * @default 'underscore'
+   * @default `'underscore'`
    */
   readonly flagStyle?: 'underscore' | 'dashed';
   /**
@@ -1997,8 +2000,8 @@ export interface VitessBackupScheduleProps {
    */
   readonly incremental?: VitessIncremental;
   /**
-   * Cron schedule (5 fields or a macro such as @daily); H fields are hashed per target.
-   * @default '@daily'
+   * Cron schedule (5 fields or a macro such as \@daily); H fields are hashed per target.
+   * @default `'@daily'`
    */
   readonly schedule?: string | Cron;
   /**
@@ -2013,27 +2016,27 @@ export interface VitessBackupScheduleProps {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -2043,7 +2046,7 @@ export interface VitessBackupScheduleProps {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -2105,7 +2108,7 @@ export interface RedisBackupScheduleProps {
   readonly scripts?: ScriptsOptions;
   /**
    * Client-side encryption of every artifact while it is written (etcd, redis); stored as
-   * <name>.age.
+   * \<name\>.age.
    * @default - not set
    */
   readonly encryption?: EncryptionOptions;
@@ -2131,7 +2134,7 @@ export interface RedisBackupScheduleProps {
   readonly shards: readonly (string | RedisShardSpec)[];
   /**
    * Dump the master when a shard has no healthy read-only replica.
-   * @default false
+   * @default `false`
    */
   readonly allowMasterFallback?: boolean;
   /**
@@ -2141,7 +2144,7 @@ export interface RedisBackupScheduleProps {
   readonly compression?: RedisCompression;
   /**
    * Check the dump with redis-check-rdb before compressing it.
-   * @default true
+   * @default `true`
    */
   readonly verifyRdb?: boolean;
   /**
@@ -2163,8 +2166,8 @@ export interface RedisBackupScheduleProps {
    */
   readonly images?: RedisImages;
   /**
-   * Cron schedule (5 fields or a macro such as @daily); H fields are hashed per target.
-   * @default '@daily'
+   * Cron schedule (5 fields or a macro such as \@daily); H fields are hashed per target.
+   * @default `'@daily'`
    */
   readonly schedule?: string | Cron;
   /**
@@ -2179,27 +2182,27 @@ export interface RedisBackupScheduleProps {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -2209,7 +2212,7 @@ export interface RedisBackupScheduleProps {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**
@@ -2270,7 +2273,7 @@ export interface EtcdBackupScheduleProps {
   readonly scripts?: ScriptsOptions;
   /**
    * Client-side encryption of every artifact while it is written (etcd, redis); stored as
-   * <name>.age.
+   * \<name\>.age.
    * @default - not set
    */
   readonly encryption?: EncryptionOptions;
@@ -2282,7 +2285,7 @@ export interface EtcdBackupScheduleProps {
   readonly drill?: DrillOptions;
   /**
    * cluster: one CronJob on any control-plane node; perNode: one CronJob per node in nodes.
-   * @default 'cluster'
+   * @default `'cluster'`
    */
   readonly mode?: 'cluster' | 'perNode';
   /**
@@ -2293,7 +2296,7 @@ export interface EtcdBackupScheduleProps {
   /**
    * The cluster's distribution: certificate paths and node role (explicit fields win); openshift
    * also renders the pods' ServiceAccount, SecurityContextConstraints, Role and RoleBinding.
-   * @default 'kubeadm'
+   * @default `'kubeadm'`
    */
   readonly distribution?: 'kubeadm' | 'openshift' | 'k3s' | 'rke2';
   /**
@@ -2304,17 +2307,17 @@ export interface EtcdBackupScheduleProps {
   readonly nodeRole?: 'control-plane' | 'master' | 'etcd';
   /**
    * Tolerate every taint instead of the role taints.
-   * @default false
+   * @default `false`
    */
   readonly tolerateAllTaints?: boolean;
   /**
    * The local member's client URL.
-   * @default 'https://127.0.0.1:2379'
+   * @default `'https://127.0.0.1:2379'`
    */
   readonly endpoint?: string;
   /**
    * Use the node network (etcd listens on 127.0.0.1).
-   * @default true
+   * @default `true`
    */
   readonly hostNetwork?: boolean;
   /**
@@ -2335,23 +2338,23 @@ export interface EtcdBackupScheduleProps {
    */
   readonly copies?: readonly S3Copy[];
   /**
-   * File name prefix (default etcd-snapshot_<policy>_).
-   * @default - etcd-snapshot_<policy>_
+   * File name prefix (default etcd-snapshot_\<policy\>_).
+   * @default - etcd-snapshot_\<policy\>_
    */
   readonly namePrefix?: string;
   /**
    * node: each node's snapshots count on their own; cluster: all snapshots of the policy (PVC, S3).
-   * @default 'node'
+   * @default `'node'`
    */
   readonly retentionScope?: 'node' | 'cluster';
   /**
    * Restore each snapshot into a scratch directory as part of the check.
-   * @default true
+   * @default `true`
    */
   readonly restoreCheck?: boolean;
   /**
-   * Archive control-plane host files with each snapshot (<snapshot
-   * name>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
+   * Archive control-plane host files with each snapshot (\<snapshot
+   * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
    * @default - not set
    */
@@ -2367,7 +2370,7 @@ export interface EtcdBackupScheduleProps {
    */
   readonly restore?: EtcdRestoreSpec;
   /**
-   * Scheduled defragmentation of the members: one CronJob <policy>-defrag for the cluster, in the
+   * Scheduled defragmentation of the members: one CronJob \<policy\>-defrag for the cluster, in the
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
@@ -2375,8 +2378,8 @@ export interface EtcdBackupScheduleProps {
    */
   readonly defragmentation?: EtcdDefragmentation;
   /**
-   * Cron schedule (5 fields or a macro such as @daily); H fields are hashed per target.
-   * @default '@daily'
+   * Cron schedule (5 fields or a macro such as \@daily); H fields are hashed per target.
+   * @default `'@daily'`
    */
   readonly schedule?: string | Cron;
   /**
@@ -2391,27 +2394,27 @@ export interface EtcdBackupScheduleProps {
   readonly stagger?: StaggerOptions;
   /**
    * Pause the schedule.
-   * @default false
+   * @default `false`
    */
   readonly suspend?: boolean;
   /**
    * What to do when the previous run is still going.
-   * @default 'Forbid'
+   * @default `'Forbid'`
    */
   readonly concurrencyPolicy?: 'Forbid' | 'Allow' | 'Replace';
   /**
    * How late a run may start (startingDeadlineSeconds).
-   * @default '10m'
+   * @default `'10m'`
    */
   readonly startingDeadline?: string | Duration;
   /**
    * Finished Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly successfulJobsHistoryLimit?: number;
   /**
    * Failed Jobs kept.
-   * @default 3
+   * @default `3`
    */
   readonly failedJobsHistoryLimit?: number;
   /**
@@ -2421,7 +2424,7 @@ export interface EtcdBackupScheduleProps {
   readonly timeout?: string | Duration;
   /**
    * Retries of a failed run.
-   * @default 1
+   * @default `1`
    */
   readonly backoffLimit?: number;
   /**

@@ -18,6 +18,8 @@ export interface TypeFlavor {
   wholeReference?(kind: NamedKind): string;
   /** Arrays as `readonly T[]` (jsii refuses them: JSII3001). @default false */
   readonly readonlyArrays?: boolean;
+  /** Enums as `string`, their values in the docs (jsii refuses string-literal unions: JSII1001). @default false */
+  readonly enumsAsStrings?: boolean;
 }
 
 /** The policy's own spelling: strings. */
@@ -108,7 +110,8 @@ export class InterfaceWriter {
     }
     switch (schema.type) {
       case 'string':
-        if (Array.isArray(schema.enum)) return schema.enum.map((v) => `'${String(v)}'`).join(' | ');
+        if (Array.isArray(schema.enum))
+          return this.flavor.enumsAsStrings ? 'string' : schema.enum.map((v) => `'${String(v)}'`).join(' | ');
         if (meta.grammar !== undefined) return this.flavor.grammar(meta.grammar);
         if (meta.names !== undefined) return this.flavor.names(meta.names);
         return 'string';
@@ -153,15 +156,23 @@ export class InterfaceWriter {
 
   private member(parent: string, p: PropertySource): string {
     const type = this.typeOf(p.schema, parent, p.key);
-    const summary = p.docs?.summary ?? descriptionOf(p.schema);
+    const described = p.docs?.summary ?? descriptionOf(p.schema);
+    const values = this.flavor.enumsAsStrings ? enumValues(p.schema) : undefined;
+    const summary = values === undefined ? described : `${described} One of: ${values}.`;
     const dflt = p.required ? undefined : (p.docs?.default ?? defaultDoc(p.schema));
     return `${doc(summary, dflt, '  ')}  readonly ${p.key}${p.required ? '' : '?'}: ${type};`;
   }
 }
 
+/** The values of an enum (of an array's items too), quoted: `'node', 'cluster'`. */
+function enumValues(schema: Schema): string | undefined {
+  const values = (schema.enum ?? (schema.items as Schema | undefined)?.enum) as unknown[] | undefined;
+  return values?.map((v) => `'${String(v)}'`).join(', ');
+}
+
 /** The `@default` of an optional field: its literal default, its default in words, or what its description says. */
 export function defaultDoc(schema: Schema): string {
-  if (schema.default !== undefined) return literal(schema.default);
+  if (schema.default !== undefined) return `\`${literal(schema.default)}\``;
   const text = fieldMeta(schema).defaultText;
   if (text !== undefined) return `- ${text}`;
   const said = /\(default:? ([^)]*)\)/i.exec(descriptionOf(schema));
@@ -174,9 +185,13 @@ function literal(value: unknown): string {
   return JSON.stringify(value).replace(/"/g, "'").replace(/,/g, ', ');
 }
 
+/** Text as TSDoc reads it literally: `@`, `<`, `>`, `{`, `}` escaped, no comment end. */
+const tsdocText = (text: string) => text.replace(/\*\//g, '*\\/').replace(/[@<>{}]/g, (c) => `\\${c}`);
+
 function doc(summary: string, dflt: string | undefined, indent: string): string {
-  const lines = [...wrap(summary.replace(/\*\//g, '*\\/'), 100 - indent.length - 3)];
-  if (dflt !== undefined) lines.push(`@default ${dflt.replace(/\*\//g, '*\\/')}`);
+  const lines = [...wrap(tsdocText(summary), 100 - indent.length - 3)];
+  // a literal default is a code span, which TSDoc reads as written
+  if (dflt !== undefined) lines.push(`@default ${dflt.startsWith('`') ? dflt : tsdocText(dflt)}`);
   if (lines.length === 0) return '';
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
   return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`).join('\n')}\n${indent} */\n`;
