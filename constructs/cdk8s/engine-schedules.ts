@@ -4,6 +4,13 @@ import { scheduleSource } from '../core';
 import { PolicyConstruct } from './backup-policy';
 import type { EtcdBackupScheduleProps, RedisBackupScheduleProps, VitessBackupScheduleProps } from './props.generated';
 
+/** The props of each engine's schedule construct, by engine. */
+export interface SchedulePropsByEngine {
+  readonly vitess: VitessBackupScheduleProps;
+  readonly redis: RedisBackupScheduleProps;
+  readonly etcd: EtcdBackupScheduleProps;
+}
+
 /**
  * One CronJob per keyspace/shard of the strategies
  * (`<name>-<schedule>-<keyspace>-<shard>`), running vtbackup.

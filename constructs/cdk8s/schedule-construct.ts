@@ -2,16 +2,9 @@ import type { Construct } from 'constructs';
 import type { ScheduleEngineKey } from '../../lib/internal';
 import { scheduleSource } from '../core';
 import { PolicyConstruct } from './backup-policy';
-import type { EtcdBackupScheduleProps, RedisBackupScheduleProps, VitessBackupScheduleProps } from './props.generated';
+import type { SchedulePropsByEngine } from './engine-schedules';
 
-/** The props of each engine's schedule construct, by engine. */
-export interface SchedulePropsByEngine {
-  readonly vitess: VitessBackupScheduleProps;
-  readonly redis: RedisBackupScheduleProps;
-  readonly etcd: EtcdBackupScheduleProps;
-}
-
-/** The props of an engine's schedule construct (`ScheduleProps<'redis'>` is `RedisBackupScheduleProps`). */
+/** The props of an engine's schedule construct: its `<Class>Props` interface (constructs/cdk8s/props.generated.ts). */
 export type ScheduleProps<K extends ScheduleEngineKey> = SchedulePropsByEngine[K];
 
 /** The class of an engine's schedule construct (`new RedisBackupSchedule(chart, 'cache', props)`). */
