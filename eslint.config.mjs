@@ -13,7 +13,12 @@ const NODE_GLOBALS = Object.fromEntries(
 );
 
 export default defineConfig(
-  { ignores: ['dist/', 'node_modules/', 'cdk8s.out/', 'manifests/', 'coverage/', '.tmp/'] },
+  {
+    ignores: ['dist/', 'node_modules/', 'cdk8s.out/', 'manifests/', 'coverage/', '.tmp/'].concat(
+      // what jsii, jsii-pacmak and scripts/build-jsii.sh write in jsii/ (its sources, jsii/src, are linted)
+      ['jsii/lib/', 'jsii/dist/', 'jsii/.core/', 'jsii/node_modules/'],
+    ),
+  },
   {
     // TypeScript (lib/, constructs/, bin/, test/, examples/, scripts/): type-checked against tsconfig.test.json,
     // which includes every .ts file of the repository.
