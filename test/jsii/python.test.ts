@@ -103,6 +103,17 @@ if (!available && !CI)
       expect([f, readFileSync(join(pyOut, f), 'utf8')]).toEqual([f, readFileSync(join(tsOut, f), 'utf8')]);
   });
 
+  test("the jsii module's README example (PyPI's page) synthesizes", () => {
+    const blocks = [...readFileSync(join(ROOT, 'jsii', 'README.md'), 'utf8').matchAll(/^```python\n([\s\S]*?)^```$/gm)];
+    expect(blocks).toHaveLength(1);
+    const dir = join(work, 'readme');
+    mkdirSync(join(dir, 'policies'), { recursive: true });
+    for (const f of referencedPolicyFiles(blocks[0][1])) copyFileSync(join(ROOT, 'examples', f), join(dir, f));
+    writeFileSync(join(dir, 'main.py'), blocks[0][1]);
+    execFileSync(python, ['main.py'], { cwd: dir, env: { ...ENV, CDK8S_OUTDIR: join(dir, 'out') }, stdio: 'pipe' });
+    expect(readFileSync(join(dir, 'out', 'backups.k8s.yaml'), 'utf8')).toContain('name: cache-shard01');
+  });
+
   test("an invalid prop fails with the package's message, at its path in Python's spelling", () => {
     const run = spawnSync(python, [join(__dirname, 'python', 'invalid.py')], { env: ENV, encoding: 'utf8' });
     expect(run.stderr).toBe('');
