@@ -59,6 +59,7 @@ hash="$(sha256sum <"$inputs" | cut -c1-16)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/backup-cronjobs/jsii"
 out="$cache/$hash"
 if [ -f "$out/done" ]; then
+  touch "$out"
   echo "jsii module cached: $out" >&2
   echo "$out"
   exit 0
@@ -114,5 +115,8 @@ if [ -e "$out" ]; then
 else
   mv "$out.tmp.$$" "$out"
 fi
+# the newest builds stay (one per recent state of the sources), older ones go
+# shellcheck disable=SC2012,SC2010
+ls -t "$cache" | grep -E '^[0-9a-f]{16}$' | tail -n +6 | while IFS= read -r old; do rm -rf "${cache:?}/$old"; done
 step "done: $out"
 echo "$out"
