@@ -201,6 +201,18 @@ export abstract class PolicyConstruct extends Construct {
     return this._inner;
   }
 
+  /** A handle of the core's construct, its errors naming this construct (`backups/cache`, as in TypeScript). */
+  private handle(get: () => ApiObject): ApiObject {
+    try {
+      return get();
+    } catch (e) {
+      const inner = `${this.node.path}/${INNER_ID}:`;
+      if (e instanceof Error && e.message.startsWith(inner))
+        e.message = `${this.node.path}:${e.message.slice(inner.length)}`;
+      throw e;
+    }
+  }
+
   /** The namespace of every object. */
   public get namespace(): string {
     return this.core.namespace;
@@ -253,7 +265,7 @@ export abstract class PolicyConstruct extends Construct {
    * @param key the target key
    */
   public cronJob(key?: string): ApiObject {
-    return this.core.cronJob(key);
+    return this.handle(() => this.core.cronJob(key));
   }
 
   /**
@@ -261,7 +273,7 @@ export abstract class PolicyConstruct extends Construct {
    * @param key the target key
    */
   public pruneCronJob(key?: string): ApiObject {
-    return this.core.pruneCronJob(key);
+    return this.handle(() => this.core.pruneCronJob(key));
   }
 
   /**
@@ -269,7 +281,7 @@ export abstract class PolicyConstruct extends Construct {
    * @param key the target key
    */
   public drillCronJob(key?: string): ApiObject {
-    return this.core.drillCronJob(key);
+    return this.handle(() => this.core.drillCronJob(key));
   }
 
   /**
@@ -279,7 +291,7 @@ export abstract class PolicyConstruct extends Construct {
    * @param key the target key
    */
   public extraCronJob(role: string, key?: string): ApiObject {
-    return this.core.extraCronJob(role, key);
+    return this.handle(() => this.core.extraCronJob(role, key));
   }
 }
 

@@ -121,11 +121,22 @@ if (!available && !CI)
     // the same props in TypeScript
     const dir = join(work, 'invalid');
     mkdirSync(dir, { recursive: true });
-    const tsMessage = runNode(
+    const tsMessages = runNode(
       dir,
       `import { App, Chart } from 'cdk8s';
 import { RedisBackupSchedule } from 'backup-cronjobs/cdk8s';
 const chart = new Chart(new App(), 'backups', { namespace: 'backups' });
+const two = new RedisBackupSchedule(chart, 'two', {
+  name: 'two',
+  shards: ['shard01', 'shard02'],
+  sentinel: { addresses: ['sentinel.redis.svc:26379'] },
+  s3: { bucket: 'cache-backups', region: 'us-east-1' },
+});
+try {
+  two.cronJob();
+} catch (e) {
+  console.log((e as Error).message);
+}
 try {
   new RedisBackupSchedule(chart, 'cache', {
     name: 'cache',
@@ -134,16 +145,23 @@ try {
     s3: { bucket: 'cache-backups', region: 'us-east-1' },
   });
 } catch (e) {
-  process.stdout.write((e as Error).message);
+  console.log((e as Error).message);
 }
+console.log('children:', JSON.stringify(chart.node.children.map((c) => c.node.id)));
 `,
       {},
     );
-    expect(tsMessage).toMatch(
-      /^backups\/cache: invalid BackupPolicy \(1 problem\)\n {2}sentinel\.passwordSecret\.name: /,
+    expect(tsMessages).toMatch(/^backups\/two: backup CronJob: there are 2, name one/);
+    expect(tsMessages).toMatch(
+      /^backups\/cache: invalid BackupPolicy \(1 problem\)\n {2}sentinel\.passwordSecret\.name: /m,
     );
-    const expected = tsMessage.replace('sentinel.passwordSecret.name:', 'sentinel.password_secret.name:');
-    expect(run.stdout).toBe(`${expected}\nchildren: []\n`);
+    // Python: the same, the prop at its Python path (jsii's Python runtime writes a plain JavaScript Error, not
+    // the PolicyError, as `Error: <message>`), the children as a Python list
+    const expected = tsMessages
+      .replace(/^backups\/two: /, 'Error: backups/two: ')
+      .replace('sentinel.passwordSecret.name:', 'sentinel.password_secret.name:')
+      .replace(/^children: .*\n$/m, "children: ['two']\n");
+    expect(run.stdout).toBe(expected);
   });
 
   /**
