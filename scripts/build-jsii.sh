@@ -6,9 +6,9 @@
 # the last line printed (stdout) is that directory; everything else goes to stderr.
 #
 # Usage: scripts/build-jsii.sh [--head] [--all-targets]
-#   --head         pack the core from the commit HEAD (git archive) instead of the working tree: the working
-#                  tree (tracked and untracked, not ignored, files of the core's paths) is the default, so the
-#                  module matches the TypeScript constructs the tests compare it with.
+#   --head         pack the core from the commit HEAD (git archive) instead of the working tree (its tracked
+#                  and untracked, not ignored, files of the core's paths: the default, so that a test run checks
+#                  the sources it runs with). jsii/ itself is always the working tree's.
 #   --all-targets  Java (Maven artifact) and Go (module) too, besides Python (needs mvn and go).
 set -eu
 root="$(cd "$(dirname "$0")/.." && pwd)"
