@@ -14,12 +14,11 @@ export { literal } from './kubernetes/expansion';
 export { findCollisions, formatCollision, objectKey } from './model/collisions';
 export { objectByKey, objectKeys } from './model/object-keys';
 export type { ObjectKeys } from './model/object-keys';
-export { COMMON_PASS_THROUGH, passThroughFormat, withPropPaths } from './engines/props';
-export type { PassThroughFields, PassThroughFormat } from './engines/props';
-export { ENGINE_DURATION_KEYS, ENGINE_PASS_THROUGH, PASS_THROUGH_FIELDS, engineProps, policySchema } from './registry';
+export { passThroughFormat, withPropPaths } from './engines/props';
+export type { PassThroughFormat } from './engines/props';
+export { engineProps, policySchema } from './registry';
 export { fieldMeta } from './policy/schema-builders';
 export type { NamedKind, Schema } from './policy/schema-builders';
-export type { EngineFields } from './registry';
 // The synthesis benchmark's floor (bench/floor.js) builds the core's objects from these.
 export { joinName, safeShard } from './kubernetes/names';
 export { resolveHashedSchedule } from './schedule/hash';

@@ -7,8 +7,6 @@
 import type { EngineConverter } from './engines/convert';
 import type { EngineDiscover } from './engines/discover';
 import type { EngineDefinition, EngineProps } from './engines/engine';
-import { COMMON_PASS_THROUGH } from './engines/props';
-import type { PassThroughFields } from './engines/props';
 import { etcdEngine } from './engines/etcd';
 import { redisEngine } from './engines/redis';
 import { vitessEngine } from './engines/vitess';
@@ -50,10 +48,8 @@ export function enginesOf(spec: object): EngineKey[] {
   return ENGINE_KEYS.filter((key) => (spec as Record<string, unknown>)[key] !== undefined);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- _Spec, _Fields: inferred only to match the definition's three parameters
-type PropsOf<E> = E extends EngineDefinition<infer _Spec, infer Props, infer _Fields> ? Props : never;
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- _Spec, _Props: inferred only to match the definition's three parameters
-type FieldsOf<E> = E extends EngineDefinition<infer _Spec, infer _Props, infer Fields> ? Fields : never;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- _Spec: inferred only to match the definition's two parameters
+type PropsOf<E> = E extends EngineDefinition<infer _Spec, infer Props> ? Props : never;
 
 /** Engines with flat props: a schedule construct (cdk8s) and a component (Pulumi) each. */
 export type ScheduleEngineKey = {
@@ -63,28 +59,12 @@ export type ScheduleEngineKey = {
 /** The flat props of an engine's schedule construct and component (`RedisScheduleProps`). */
 export type EngineScheduleProps<K extends ScheduleEngineKey> = PropsOf<(typeof ENGINES)[K]>;
 
-/** Every engine's own front-end fields, as one union (the front ends' prop types are made from their keys). */
-export type EngineFields = FieldsOf<(typeof ENGINES)[EngineKey]>;
-
 /** How an engine's flat props become a policy (the front ends' schedule factories read this). */
 export function engineProps(key: ScheduleEngineKey): EngineProps<unknown> {
   const props = (ENGINES[key] as EngineDefinition<unknown, unknown>).props;
   if (props === undefined) throw new Error(`backup-cronjobs: the ${key} engine has no schedule props`);
   return props;
 }
-
-/** Each engine's own pass-through fields. */
-export const ENGINE_PASS_THROUGH: readonly PassThroughFields[] = ENGINE_KEYS.flatMap((key) =>
-  ENGINES[key].props ? [ENGINES[key].props.fields.passThrough] : [],
-);
-
-/** The pass-through fields of every engine, the common ones first (a Pulumi `Input` is taken there). */
-export const PASS_THROUGH_FIELDS: readonly PassThroughFields[] = [COMMON_PASS_THROUGH, ...ENGINE_PASS_THROUGH];
-
-/** Every engine's own duration keys, each once (a cdk8s `Duration` is taken there, besides the common ones). */
-export const ENGINE_DURATION_KEYS: readonly string[] = [
-  ...new Set(ENGINE_KEYS.flatMap((key) => ENGINES[key].props?.fields.durations ?? [])),
-];
 
 /**
  * The order in which `convert` names the kinds it reads and writes the policies (kept from before the

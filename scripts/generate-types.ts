@@ -52,8 +52,28 @@ const metadataProperties = (policySchema.properties as Record<string, Schema>).m
   Schema
 >;
 
+/** How a front end names what the props do not say: the schedule's default name, the default namespace. */
+interface FrontEnd {
+  readonly defaultScheduleName: string;
+  readonly defaultNamespace: string;
+  /** The suffix of the props' interface names (`Props`, `Args`). */
+  readonly propsSuffix: string;
+}
+
+const CDK8S: FrontEnd = {
+  defaultScheduleName: '- the construct id',
+  defaultNamespace: "- the chart's namespace, else 'default'",
+  propsSuffix: 'Props',
+};
+
+const PULUMI: FrontEnd = {
+  defaultScheduleName: '- the component name',
+  defaultNamespace: "`'default'`",
+  propsSuffix: 'Args',
+};
+
 /** The props every engine schedule takes beside its engine's fields: they go to `metadata` and `spec`. */
-function policyProps(withScheduleName: boolean): PropertySource[] {
+function policyProps(frontEnd: FrontEnd, withScheduleName: boolean): PropertySource[] {
   const from = (key: string, schema: Schema, required = false, docs?: PropertySource['docs']): PropertySource => ({
     key,
     schema,
@@ -66,13 +86,13 @@ function policyProps(withScheduleName: boolean): PropertySource[] {
       ? [
           from('scheduleName', metadataProperties.name, false, {
             summary: 'Schedule name, part of every CronJob name.',
-            default: '- the construct id',
+            default: frontEnd.defaultScheduleName,
           }),
         ]
       : []),
     from('namespace', metadataProperties.namespace, false, {
       summary: 'Namespace of every object.',
-      default: "- the chart's namespace, else 'default'",
+      default: frontEnd.defaultNamespace,
     }),
     from('labels', metadataProperties.labels),
     from('annotations', metadataProperties.annotations),
@@ -81,7 +101,7 @@ function policyProps(withScheduleName: boolean): PropertySource[] {
 }
 
 /** The flat props of each engine's schedule construct, as the engine's `props` lays them out. */
-function scheduleProps(writer: InterfaceWriter): void {
+function scheduleProps(writer: InterfaceWriter, frontEnd: FrontEnd): void {
   for (const engine of ENGINE_KEYS) {
     const definition = engineDefinition(engine);
     if (definition.props === undefined) continue;
@@ -90,19 +110,19 @@ function scheduleProps(writer: InterfaceWriter): void {
     const properties =
       definition.props.shape === 'schedule'
         ? [
-            ...policyProps(true),
+            ...policyProps(frontEnd, true),
             ...own.filter((p) => p.key !== 'schedules'),
             ...propertiesOf((engineSchema.properties as Record<string, Schema>).schedules.items as Schema).filter(
               (p) => p.key !== 'name',
             ),
           ]
         : [
-            ...policyProps(false),
+            ...policyProps(frontEnd, false),
             ...own,
             ...Object.entries(jobSettingsProperties).map(([key, schema]) => ({ key, schema, required: false })),
           ];
     writer.addInterface({
-      name: `${definition.props.typeName}Props`,
+      name: `${definition.props.typeName}${frontEnd.propsSuffix}`,
       summary: `The props of a ${definition.props.typeName}: ${String(engineSchema.description)} The fields of \`spec.${engine}\`${
         definition.props.shape === 'schedule'
           ? ' and of one of its schedules'
@@ -113,10 +133,10 @@ function scheduleProps(writer: InterfaceWriter): void {
   }
 }
 
-function propsWriter(flavor: TypeFlavor): InterfaceWriter {
+function propsWriter(flavor: TypeFlavor, frontEnd: FrontEnd, extra: readonly PropertySource[] = []): InterfaceWriter {
   const writer = new InterfaceWriter(flavor);
   writer.addInterface({
-    name: 'BackupPolicyProps',
+    name: `BackupPolicy${frontEnd.propsSuffix}`,
     summary: 'A whole BackupPolicy document, without apiVersion and kind.',
     properties: [
       {
@@ -126,14 +146,15 @@ function propsWriter(flavor: TypeFlavor): InterfaceWriter {
         docs: { summary: "Policy identity. Without a namespace, the chart's namespace, else 'default'." },
       },
       { key: 'spec', schema: spec, required: true },
+      ...extra,
     ],
   });
-  scheduleProps(writer);
+  scheduleProps(writer, frontEnd);
   return writer;
 }
 
 export function cdk8sProps(): string {
-  const writer = propsWriter(CDK8S_FLAVOR);
+  const writer = propsWriter(CDK8S_FLAVOR, CDK8S);
   return `${HEADER(
     'The props of the cdk8s constructs: every policy field once, where a duration also takes a cdk8s `Duration`, a size a `Size`, a schedule a `Cron`, and a Secret, ConfigMap or claim name a cdk8s-plus object.',
   )}import type { Cron, Duration, Size } from 'cdk8s';
@@ -143,7 +164,7 @@ ${writer.text}`;
 }
 
 export function jsiiProps(): string {
-  const writer = propsWriter(JSII_FLAVOR);
+  const writer = propsWriter(JSII_FLAVOR, CDK8S);
   return `${HEADER(
     'The props of the jsii module (Python, Java, Go): the props of `backup-cronjobs/cdk8s`, as jsii compiles them: a cdk8s-plus object is any construct, enums are strings (their values in the docs), arrays are mutable.',
   )}import type { Cron, Duration, Size } from 'cdk8s';
@@ -152,7 +173,37 @@ import type { IConstruct } from 'constructs';
 ${writer.text}`;
 }
 
+/** The args of the Pulumi components: a `pulumi.Input` where a value only passes through into the objects. */
+export const PULUMI_FLAVOR: TypeFlavor = {
+  grammar: () => 'string',
+  names: () => 'string',
+  passThrough: () => 'pulumi.Input<string>',
+  readonlyArrays: true,
+  typeNameSuffix: 'Args',
+};
+
+export function pulumiArgs(): string {
+  const writer = propsWriter(PULUMI_FLAVOR, PULUMI, [
+    {
+      key: 'namespace',
+      schema: metadataProperties.namespace,
+      required: false,
+      docs: {
+        summary:
+          'Replaces `metadata.namespace` before rendering, so the objects are exactly what the core renders for that namespace (object namespaces, the default namespace of pod (anti-)affinity terms and alert selectors alike).',
+        default: "- `metadata.namespace`, else 'default'",
+      },
+    },
+  ]);
+  return `${HEADER(
+    'The args of the Pulumi components: every policy field once, where a value that only passes through into the objects (the namespace, names of Secrets, claims, ConfigMaps and ServiceAccounts, addresses, endpoints, buckets, images) takes a `pulumi.Input`; whatever shapes the objects is a plain value, known at construction.',
+  )}import type * as pulumi from '@pulumi/pulumi';
+
+${writer.text}`;
+}
+
 export const GENERATED: Readonly<Record<string, () => string>> = {
+  'constructs/pulumi/args.generated.ts': pulumiArgs,
   'constructs/cdk8s/props.generated.ts': cdk8sProps,
   'jsii/src/props.generated.ts': jsiiProps,
 };

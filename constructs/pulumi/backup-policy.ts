@@ -1,26 +1,7 @@
 import * as pulumi from '@pulumi/pulumi';
-import type { BackupPolicySpec, PolicyMetadata } from '../../lib/internal';
 import { documentSource, readPolicyFile } from '../core';
 import { PolicyComponent } from './policy-component';
-import type { WithInputs } from './inputs';
-
-/**
- * A whole BackupPolicy document (without apiVersion and kind), as the cdk8s
- * `BackupPolicyProps`. Values that only pass through into the objects
- * (namespace, Secret/PVC/ServiceAccount names, addresses, endpoints, buckets,
- * images) take a `pulumi.Input`; everything else is a plain value.
- */
-export interface BackupPolicyArgs {
-  readonly metadata: WithInputs<PolicyMetadata>;
-  readonly spec: WithInputs<BackupPolicySpec>;
-  /**
-   * Replaces `metadata.namespace` before rendering, so the objects are exactly
-   * what the core renders for that namespace (object namespaces, the default
-   * namespace of pod (anti-)affinity terms and alert selectors alike).
-   * @default - `metadata.namespace`, else 'default'
-   */
-  readonly namespace?: pulumi.Input<string>;
-}
+import type { BackupPolicyArgs } from './args.generated';
 
 /** Options of `BackupPolicy.fromFile` besides the component options. */
 export interface BackupPolicyFileArgs {

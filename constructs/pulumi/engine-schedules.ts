@@ -1,50 +1,37 @@
-/** One schedule component per engine of the core's registry, one line each (ARCHITECTURE.md, "Adding an engine"). */
-import { scheduleComponent } from './schedule-component';
-import type { ScheduleArgs } from './schedule-component';
+/** The schedule component of each engine of the core's registry (ARCHITECTURE.md, "Adding an engine"). */
+import type * as pulumi from '@pulumi/pulumi';
+import { engineProps } from '../../lib/internal';
+import { scheduleSource } from '../core';
+import { PolicyComponent } from './policy-component';
+import type { EtcdBackupScheduleArgs, RedisBackupScheduleArgs, VitessBackupScheduleArgs } from './args.generated';
 
-/**
- * One Vitess backup schedule, as the cdk8s `VitessBackupScheduleProps`: the
- * cluster settings of `spec.vitess`, one schedule's strategies and job
- * settings, and `name` (policy name, prefix of every object name),
- * `scheduleName` (default: the component name), `namespace`, `labels`,
- * `annotations`, `retention`, `metrics`. `pulumi.Input` for the namespace,
- * the topology and vtctld addresses, the storage bucket, endpoint, Secrets
- * and claim, the images and pod ServiceAccount/Secret/PVC names; plain values
- * elsewhere.
- */
-export interface VitessBackupScheduleArgs extends ScheduleArgs<'vitess'> {}
-
-/**
- * Backups of a sharded Redis behind Sentinel, as the cdk8s
- * `RedisBackupScheduleProps`: the fields of `spec.redis`, the job settings of
- * every shard, and `name` (prefix of every object name), `namespace`,
- * `labels`, `annotations`, `retention`, `metrics`. `pulumi.Input` for the
- * namespace, the Sentinel addresses, Secret names, the bucket and endpoint,
- * the images and pod ServiceAccount/Secret/PVC names; plain values elsewhere.
- */
-export interface RedisBackupScheduleArgs extends ScheduleArgs<'redis'> {}
-
-/**
- * etcd control-plane snapshots, as the cdk8s `EtcdBackupScheduleProps`: the
- * fields of `spec.etcd`, the job settings of every CronJob, and `name`
- * (prefix of every object name), `namespace`, `labels`, `annotations`,
- * `retention`, `metrics`. `pulumi.Input` for the namespace, the
- * destination's claim, bucket, endpoint and Secret, the images and pod
- * ServiceAccount/Secret/PVC names; plain values elsewhere.
- */
-export interface EtcdBackupScheduleArgs extends ScheduleArgs<'etcd'> {}
+/** The args of each engine's schedule component, by engine. */
+export interface ScheduleArgsByEngine {
+  readonly vitess: VitessBackupScheduleArgs;
+  readonly redis: RedisBackupScheduleArgs;
+  readonly etcd: EtcdBackupScheduleArgs;
+}
 
 /**
  * `backup-cronjobs:index:VitessBackupSchedule`: one CronJob per keyspace/shard
- * of the strategies, running vtbackup (`cronJob('<keyspace>/<shard>')`).
+ * of the strategies, running vtbackup (`cronJob('<keyspace>/<shard>')`). The
+ * schedule is named by `scheduleName`, else the component name.
  */
-export class VitessBackupSchedule extends scheduleComponent('vitess') {}
+export class VitessBackupSchedule extends PolicyComponent {
+  constructor(name: string, args: VitessBackupScheduleArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(engineProps('vitess').typeName, name, scheduleSource('vitess', args, name), opts);
+  }
+}
 
 /**
  * `backup-cronjobs:index:RedisBackupSchedule`: one CronJob per shard
  * (`cronJob('<shard>')`). Object names are `<name>-<shard>`.
  */
-export class RedisBackupSchedule extends scheduleComponent('redis') {}
+export class RedisBackupSchedule extends PolicyComponent {
+  constructor(name: string, args: RedisBackupScheduleArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(engineProps('redis').typeName, name, scheduleSource('redis', args, name), opts);
+  }
+}
 
 /**
  * `backup-cronjobs:index:EtcdBackupSchedule`: one CronJob on any
@@ -54,4 +41,8 @@ export class RedisBackupSchedule extends scheduleComponent('redis') {}
  * not created). Object names are `<name>` / `<name>-<node>` (prune:
  * `<name>-prune[-<node>]`).
  */
-export class EtcdBackupSchedule extends scheduleComponent('etcd') {}
+export class EtcdBackupSchedule extends PolicyComponent {
+  constructor(name: string, args: EtcdBackupScheduleArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(engineProps('etcd').typeName, name, scheduleSource('etcd', args, name), opts);
+  }
+}

@@ -3,4 +3,4 @@ export * from './backup-policy';
 export * from './schedule-component';
 export * from './engine-schedules';
 export type { PolicyLike, PolicySource } from '../core';
-export type { WithInputs } from './inputs';
+export type * from './args.generated';

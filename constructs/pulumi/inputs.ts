@@ -4,69 +4,25 @@
  * Output (or Promise); the children's args then get the Output itself at
  * exactly the places its stand-in landed. Once the values are known they are
  * validated with the whole policy (resolved, not rendered again). Only fields
- * that pass through unchanged take an Input (`lib/engines/props.ts`):
+ * that pass through unchanged take an Input (the schema's field metadata,
+ * `passThrough`; the args' types are generated from it: args.generated.ts):
  * whatever shapes the objects is a plain value, known at construction.
  */
 import * as pulumi from '@pulumi/pulumi';
 import {
-  PASS_THROUGH_FIELDS,
   PolicyError,
   childPath,
   isPlainObject,
   literal,
   passThroughFormat,
+  policySchema,
   renderShared,
   resolvePolicy,
   show,
 } from '../../lib/internal';
-import type {
-  COMMON_PASS_THROUGH,
-  EngineFields,
-  Manifest,
-  PassThroughFormat,
-  ResolvedPolicy,
-} from '../../lib/internal';
+import type { Manifest, PassThroughFormat, ResolvedPolicy } from '../../lib/internal';
 import { atPropPaths } from '../core';
 import type { PolicySource } from '../core';
-
-/** The common pass-through fields and every engine's own (from the core's registry). */
-type Fields = typeof COMMON_PASS_THROUGH | EngineFields['passThrough'];
-/** Keys of one part of the fields, over every engine (distributes over the union). */
-type KeysOf<F, Part extends 'values' | 'items'> = F extends Record<Part, infer R> ? keyof R : never;
-type ValueKey = KeysOf<Fields, 'values'>;
-type ItemsKey = KeysOf<Fields, 'items'>;
-type ObjectKey = Fields['objects'][number];
-type ReferenceKey = Fields['references'][number];
-type Optional<V> = Extract<V, undefined>;
-
-type Field<K, V, Parent extends string> = K extends ValueKey
-  ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
-  : `${Parent}.${K & string}` extends ValueKey
-    ? pulumi.Input<Exclude<V, undefined>> | Optional<V>
-    : K extends ItemsKey
-      ? readonly pulumi.Input<string>[] | Optional<V>
-      : K extends ObjectKey
-        ? | {
-              readonly [I in keyof NonNullable<V>]:
-                pulumi.Input<Exclude<NonNullable<V>[I], undefined>> | Optional<NonNullable<V>[I]>;
-            }
-          | Optional<V>
-        : K extends 'name'
-          ? [Parent] extends [ReferenceKey]
-            ? pulumi.Input<V>
-            : V
-          : WithInputs<V, K & string>;
-
-/**
- * `T` (policy props) where the values that only pass through into the
- * objects take a `pulumi.Input`: the namespace, names of Secrets, PVCs,
- * ConfigMaps and ServiceAccounts, addresses, endpoints, buckets, images.
- */
-export type WithInputs<T, Parent extends string = ''> = T extends string | number | boolean
-  ? T
-  : T extends readonly (infer E)[]
-    ? readonly WithInputs<E>[]
-    : { readonly [K in keyof T]: Field<K, T[K], Parent> };
 
 /** An Output (or Promise) found in the args. */
 export interface InputSlot {
@@ -115,7 +71,7 @@ export function markerPaths(policy: unknown): string[] {
 export function slotFormats(slots: readonly InputSlot[], paths: readonly string[]): PassThroughFormat[] {
   const problems: string[] = [];
   const formats = slots.map((slot, i) => {
-    const format = paths[i] === undefined ? undefined : passThroughFormat(paths[i], PASS_THROUGH_FIELDS);
+    const format = paths[i] === undefined ? undefined : passThroughFormat(policySchema, paths[i]);
     if (format === undefined)
       problems.push(
         `${slot.propPath || '(args)'}: received a pulumi Output (or Promise); this value shapes the objects, so it must be a plain value`,

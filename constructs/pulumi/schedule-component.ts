@@ -1,18 +1,12 @@
 import type * as pulumi from '@pulumi/pulumi';
 import { engineProps } from '../../lib/internal';
-import type { EngineScheduleProps, ScheduleEngineKey } from '../../lib/internal';
+import type { ScheduleEngineKey } from '../../lib/internal';
 import { scheduleSource } from '../core';
 import { PolicyComponent } from './policy-component';
-import type { WithInputs } from './inputs';
+import type { ScheduleArgsByEngine } from './engine-schedules';
 
-/**
- * The args of an engine's schedule component, as the cdk8s props: its flat
- * props (`spec.<engine>`, the job settings, `name`, `namespace`, `labels`,
- * `annotations`, `retention`, `metrics`, …), where the values that only pass
- * through (the namespace, Secret/PVC/ServiceAccount names, addresses,
- * endpoints, buckets, images) take a `pulumi.Input`.
- */
-export type ScheduleArgs<K extends ScheduleEngineKey> = WithInputs<EngineScheduleProps<K>>;
+/** The args of an engine's schedule component: its `<Class>Args` interface (constructs/pulumi/args.generated.ts). */
+export type ScheduleArgs<K extends ScheduleEngineKey> = ScheduleArgsByEngine[K];
 
 /** The class of an engine's schedule component (`new RedisBackupSchedule('cache', args)`). */
 export type ScheduleComponentClass<K extends ScheduleEngineKey> = new (

@@ -20,7 +20,7 @@ import type { RetentionOptions } from '../policy/retention-options';
 import type { RetentionDestinationDefinition } from '../retention';
 import type { EngineConverter } from './convert';
 import type { EngineDiscover } from './discover';
-import type { PropsFields, PropsLayout } from './props';
+import type { PropsLayout } from './props';
 
 /** The policy around an engine's spec: what every engine may read besides its own spec. */
 export interface PolicyContext {
@@ -226,17 +226,16 @@ export type EngineRestore =
 /**
  * How an engine's flat props (its cdk8s schedule construct and its Pulumi
  * component, both made from this by the front ends' generic factory) become a
- * policy, and which of their fields are special to a front end.
+ * policy. What a front end takes in another form (a Pulumi `Input`, a cdk8s
+ * `Duration`, a cdk8s-plus `ISecret`) is the schema's field metadata.
  */
-export interface EngineProps<Props, Fields extends PropsFields = PropsFields> {
+export interface EngineProps<Props> {
   /** The construct's and the component's class name (the Pulumi type `backup-cronjobs:index:<typeName>`). */
   readonly typeName: string;
   /** `schedule`: the props are one `spec.<engine>.schedules[0]` (named after the construct id); `flat`: job settings go to `spec.defaults`. */
   readonly shape: PropsLayout['shape'];
   /** The policy document of the props (not validated yet); `defaultScheduleName` is the construct id / component name. */
   toPolicy(props: Props, defaultScheduleName: string): object;
-  /** Its own fields that a front end takes in another form (a Pulumi `Input`, a cdk8s `Duration`, a cdk8s-plus `ISecret`). */
-  readonly fields: Fields;
 }
 
 /**
@@ -259,9 +258,9 @@ export interface AlertContext {
 }
 
 /** An engine: one folder under `lib/engines/`, one line in `lib/registry.ts`. */
-export interface EngineDefinition<Spec, Props = never, Fields extends PropsFields = PropsFields> {
+export interface EngineDefinition<Spec, Props = never> {
   /** Its flat props for the front ends' schedule construct and component. @default - none: only `BackupPolicy` renders it */
-  readonly props?: EngineProps<Props, Fields>;
+  readonly props?: EngineProps<Props>;
   /** JSON Schema of `spec.<key>` (closed, with its description). */
   readonly schema: Schema;
   /** Prefix of the metric names its scripts push. */

@@ -16,6 +16,8 @@ import type {
   ScriptsOptions,
 } from '../policy/types';
 import { API_VERSION, KIND } from '../policy/types';
+import { fieldMeta } from '../policy/schema-builders';
+import type { PassThroughFormat, Schema } from '../policy/schema-builders';
 import { pickSettings } from '../policy/settings';
 
 /** The policy-level part of every engine schedule's props. */
@@ -192,86 +194,31 @@ export function withPropPaths(error: PolicyError, layout: PropsLayout): PolicyEr
   return new PolicyError(issues, error.source);
 }
 
-/** What a stand-in for a pass-through value must look like to be accepted where it stands. */
-export type PassThroughFormat = 'name' | 'address' | 'url';
+/** What a stand-in for a pass-through value must look like where it stands (declared by the schema's field metadata). */
+export type { PassThroughFormat } from '../policy/schema-builders';
 
 /**
- * Policy fields whose value only passes through into the rendered objects
- * (no object, name, schedule or other field derives from it): where a Pulumi
- * component accepts an `Input`. Fields are named by key, wherever they are.
+ * The stand-in format of the pass-through field at `policyPath` of `schema`
+ * (a field whose metadata says it only passes through into the objects, or
+ * a string field of an object whose fields all do), or undefined when the
+ * field shapes the objects or is not in the schema.
  */
-export interface PassThroughFields {
-  /** Keys whose string value passes through: `key`, or `parent.key` where the key alone would be too broad. */
-  readonly values: Readonly<Record<string, PassThroughFormat>>;
-  /** Keys of string lists whose items pass through. */
-  readonly items: Readonly<Record<string, PassThroughFormat>>;
-  /** Keys of objects whose every field passes through (image references). */
-  readonly objects: readonly string[];
-  /** Keys of references (Secret, ConfigMap) whose `name` passes through. */
-  readonly references: readonly string[];
-}
-
-/**
- * The pass-through fields every engine has: the namespace, pod settings, S3
- * destinations, metrics. (Not etcd's own `endpoint`: its scheme decides TLS.)
- */
-export const COMMON_PASS_THROUGH = {
-  values: {
-    namespace: 'name',
-    serviceAccountName: 'name',
-    secretName: 'name',
-    claimName: 'name',
-    bucket: 'name',
-    's3.endpoint': 'url',
-    pushgatewayUrl: 'url',
-  },
-  items: { imagePullSecrets: 'name' },
-  objects: ['images'],
-  references: ['secretKeyRef', 'configMap', 'secret', 'credentialsSecret', 'basicAuthSecret', 'bearerTokenSecret'],
-} as const satisfies PassThroughFields;
-
-/**
- * An engine's own fields that a front end takes in another form than the
- * policy's, besides the common ones (`COMMON_PASS_THROUGH`, the cdk8s
- * adapter's common keys). Declared `as const`: the front ends' prop types are
- * made from these keys.
- */
-export interface PropsFields {
-  /** Fields that only pass through: a Pulumi `Input`. Its `references` are Secret references: a cdk8s-plus `ISecret` too. */
-  readonly passThrough: PassThroughFields;
-  /** Keys of durations: a cdk8s `Duration` too. */
-  readonly durations: readonly string[];
-}
-
-/** The fields of an engine with none of its own. */
-export const NO_OWN_FIELDS = {
-  passThrough: { values: {}, items: {}, objects: [], references: [] },
-  durations: [],
-} as const satisfies PropsFields;
-
-/**
- * The stand-in format of the pass-through field at `policyPath` (a key of
- * `values`, an item of an `items` list, a field of an `objects` object, the
- * `name` of a `references` entry), or undefined when the field shapes the
- * objects.
- */
-export function passThroughFormat(
-  policyPath: string,
-  fields: readonly PassThroughFields[],
-): PassThroughFormat | undefined {
-  const segments = pathSegments(policyPath);
-  const [prev, last] = segments.slice(-2);
-  const own = <V>(record: Readonly<Record<string, V>>, key: unknown): V | undefined =>
-    typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
-  for (const f of fields) {
-    const format =
-      typeof last === 'number'
-        ? own(f.items, prev)
-        : (own(f.values, last) ??
-          own(f.values, `${String(prev)}.${String(last)}`) ??
-          (typeof prev === 'string' && f.objects.includes(prev) ? 'name' : undefined) ??
-          (last === 'name' && typeof prev === 'string' && f.references.includes(prev) ? 'name' : undefined));
-    if (format !== undefined) return format;
+export function passThroughFormat(schema: Schema, policyPath: string): PassThroughFormat | undefined {
+  let field: Schema | undefined = schema;
+  let parent: Schema | undefined;
+  for (const segment of pathSegments(policyPath)) {
+    parent = field;
+    field = childSchema(field, segment);
+    if (field === undefined) return undefined;
   }
-  return undefined;
+  return fieldMeta(field).passThrough ?? (parent === undefined ? undefined : fieldMeta(parent).passThroughFields);
+}
+
+/** The schema of `segment` (a key or an index) under `schema`. */
+function childSchema(schema: Schema | undefined, segment: string | number): Schema | undefined {
+  if (schema === undefined) return undefined;
+  if (typeof segment === 'number') return schema.items as Schema | undefined;
+  const properties = schema.properties as Record<string, Schema> | undefined;
+  if (properties !== undefined && Object.hasOwn(properties, segment)) return properties[segment];
+  return typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : undefined;
 }

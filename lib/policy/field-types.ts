@@ -6,7 +6,7 @@
  * writes the result to committed `*.generated.ts` files; a test keeps them in
  * step. No conditional or mapped type is written, so jsii compiles them.
  */
-import { NamedKind, Schema, fieldMeta } from './schema-builders';
+import { NamedKind, Schema, fieldMeta, withMeta } from './schema-builders';
 
 /** How one front end spells the values the schema declares. */
 export interface TypeFlavor {
@@ -20,6 +20,10 @@ export interface TypeFlavor {
   readonly readonlyArrays?: boolean;
   /** Enums as `string`, their values in the docs (jsii refuses string-literal unions: JSII1001). @default false */
   readonly enumsAsStrings?: boolean;
+  /** The type of a string that only passes through into the objects (`pulumi.Input<string>`). @default - as any string */
+  passThrough?(): string;
+  /** Appended to the name of every object type (`PlacementArgs`). @default - none */
+  readonly typeNameSuffix?: string;
 }
 
 /** The policy's own spelling: strings. */
@@ -103,11 +107,15 @@ export class InterfaceWriter {
     const meta = fieldMeta(schema);
     if (schema.const !== undefined) return JSON.stringify(schema.const).replace(/"/g, "'");
     if (isObjectSchema(schema)) {
-      const name = this.objectType(schema, `${parent}${pascal(key)}`);
+      const suffix = this.flavor.typeNameSuffix ?? '';
+      const parentName = suffix !== '' && parent.endsWith(suffix) ? parent.slice(0, -suffix.length) : parent;
+      const name = this.objectType(schema, `${parentName}${pascal(key)}`);
       const whole = this.wholeReference(schema);
       const object = whole === undefined ? name : `${name} | ${whole}`;
       return Array.isArray(schema.type) && schema.type.includes('string') ? `string | ${object}` : object;
     }
+    if (meta.passThrough !== undefined && this.flavor.passThrough !== undefined && schema.type === 'string')
+      return this.flavor.passThrough();
     switch (schema.type) {
       case 'string':
         if (Array.isArray(schema.enum))
@@ -136,12 +144,16 @@ export class InterfaceWriter {
     }
   }
 
-  private objectType(schema: Schema, fallback: string): string {
+  private objectType(schema: Schema, parentAndKey: string): string {
     const known = this.names.get(schema);
     if (known !== undefined) return known;
-    const name = fieldMeta(schema).typeName ?? fallback;
+    const name = (fieldMeta(schema).typeName ?? parentAndKey) + (this.flavor.typeNameSuffix ?? '');
     this.names.set(schema, name);
-    this.addInterface({ name, summary: descriptionOf(schema), properties: propertiesOf(schema) }, schema);
+    const every = fieldMeta(schema).passThroughFields;
+    const properties = propertiesOf(schema).map((p) =>
+      every === undefined ? p : { ...p, schema: withMeta(p.schema, { passThrough: every }) },
+    );
+    this.addInterface({ name, summary: descriptionOf(schema), properties }, schema);
     return name;
   }
 

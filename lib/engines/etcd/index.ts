@@ -12,7 +12,6 @@ import { etcdTargets } from './targets';
 import type { EtcdSpec } from './types';
 import type { EtcdScheduleProps } from './props';
 import { ETCD_PROPS } from './props';
-import type { ETCD_FIELDS } from './props';
 import { validateEtcd } from './validate';
 import { openShiftBackupConverter } from './convert';
 
@@ -36,7 +35,7 @@ function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
   return r;
 }
 
-export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps, typeof ETCD_FIELDS> = {
+export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps> = {
   props: ETCD_PROPS,
   schema: etcdSchema,
   converters: [openShiftBackupConverter],

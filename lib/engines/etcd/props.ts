@@ -1,9 +1,10 @@
 /** Props of one etcd backup schedule (cdk8s `EtcdBackupSchedule`, a Pulumi component) → policy. */
 import type { EngineProps } from '../engine';
-import type { EnginePolicyDocument, PropsFields, PropsLayout, SchedulePolicyProps } from '../props';
-import { NO_OWN_FIELDS, flatEnginePolicy } from '../props';
+import type { EnginePolicyDocument, PropsLayout, SchedulePolicyProps } from '../props';
+import { flatEnginePolicy } from '../props';
 import type { JobSettings } from '../../policy/types';
 import type { EtcdSpec } from './types';
+import { etcdSchema } from './schema';
 
 /**
  * `spec.etcd` plus the job settings of every CronJob (they become
@@ -14,31 +15,8 @@ import type { EtcdSpec } from './types';
  */
 export interface EtcdScheduleProps extends EtcdSpec, JobSettings, Omit<SchedulePolicyProps, 'scheduleName'> {}
 
-/** Keys of `EtcdScheduleProps` that belong to `spec.etcd`. */
-export const ETCD_SPEC_KEYS = [
-  'mode',
-  'nodes',
-  'distribution',
-  'nodeRole',
-  'tolerateAllTaints',
-  'endpoint',
-  'hostNetwork',
-  'certificates',
-  'destination',
-  'copies',
-  'namePrefix',
-  'retentionScope',
-  'restoreCheck',
-  'controlPlaneFiles',
-  'images',
-  'restore',
-  'defragmentation',
-] as const;
-
-// Compile-time guard: a new EtcdSpec field must be listed above.
-type Unlisted = Exclude<keyof EtcdSpec, (typeof ETCD_SPEC_KEYS)[number]>;
-const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everySpecKeyListed;
+/** Keys of `EtcdScheduleProps` that belong to `spec.etcd`: the fields of its schema. */
+export const ETCD_SPEC_KEYS: readonly string[] = Object.keys(etcdSchema.properties as object);
 
 /** Where the props land in the policy: job settings in `spec.defaults`, the rest in `spec.etcd`. */
 export const ETCD_PROPS_LAYOUT: PropsLayout = { engine: 'etcd', shape: 'flat' };
@@ -48,19 +26,9 @@ export function etcdSchedulePolicy(props: EtcdScheduleProps): EnginePolicyDocume
   return flatEnginePolicy<'etcd', EtcdSpec>('etcd', ETCD_SPEC_KEYS, props);
 }
 
-/**
- * etcd fields a front end takes in another form: no pass-through field of its own (its `endpoint`'s scheme
- * decides TLS), the defragmentation's `memberTimeout` and an S3 Object Lock's `period` (cdk8s `Duration`s too).
- */
-export const ETCD_FIELDS = {
-  passThrough: NO_OWN_FIELDS.passThrough,
-  durations: ['memberTimeout', 'period'],
-} as const satisfies PropsFields;
-
 /** `EtcdBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. */
-export const ETCD_PROPS: EngineProps<EtcdScheduleProps, typeof ETCD_FIELDS> = {
+export const ETCD_PROPS: EngineProps<EtcdScheduleProps> = {
   typeName: 'EtcdBackupSchedule',
   shape: ETCD_PROPS_LAYOUT.shape,
   toPolicy: (props) => etcdSchedulePolicy(props),
-  fields: ETCD_FIELDS,
 };

@@ -5,7 +5,7 @@ import { resolveRedis } from './resolve';
 import { redisSchema } from './schema';
 import { redisTargets, shardNamePrefix } from './targets';
 import type { RedisSpec } from './types';
-import type { REDIS_FIELDS, RedisScheduleProps } from './props';
+import type { RedisScheduleProps } from './props';
 import { REDIS_PROPS } from './props';
 import { validateRedis } from './validate';
 import { shardedRedisBackupConverter } from './convert';
@@ -17,7 +17,7 @@ export { shardNamePrefix } from './targets';
 export { redisSchedulePolicy } from './props';
 export type { RedisScheduleProps } from './props';
 
-export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps, typeof REDIS_FIELDS> = {
+export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps> = {
   props: REDIS_PROPS,
   schema: redisSchema,
   metricsPrefix: REDIS_DEFAULTS.metricsPrefix,

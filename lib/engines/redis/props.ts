@@ -1,9 +1,10 @@
 /** Props of one Redis backup schedule (cdk8s `RedisBackupSchedule`, a Pulumi component) → policy. */
 import type { EngineProps } from '../engine';
-import type { EnginePolicyDocument, PassThroughFields, PropsFields, PropsLayout, SchedulePolicyProps } from '../props';
+import type { EnginePolicyDocument, PropsLayout, SchedulePolicyProps } from '../props';
 import { flatEnginePolicy } from '../props';
 import type { JobSettings } from '../../policy/types';
 import type { RedisSpec } from './types';
+import { redisSchema } from './schema';
 
 /**
  * `spec.redis` plus the job settings of every shard (they become
@@ -12,36 +13,11 @@ import type { RedisSpec } from './types';
  */
 export interface RedisScheduleProps extends RedisSpec, JobSettings, Omit<SchedulePolicyProps, 'scheduleName'> {}
 
-/** Keys of `RedisScheduleProps` that belong to `spec.redis`. */
-export const REDIS_SPEC_KEYS = [
-  'sentinel',
-  'username',
-  'passwordSecret',
-  'shards',
-  'allowMasterFallback',
-  'compression',
-  'verifyRdb',
-  'scratch',
-  's3',
-  'copies',
-  'images',
-] as const;
-
-// Compile-time guard: a new RedisSpec field must be listed above.
-type Unlisted = Exclude<keyof RedisSpec, (typeof REDIS_SPEC_KEYS)[number]>;
-const everySpecKeyListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everySpecKeyListed;
+/** Keys of `RedisScheduleProps` that belong to `spec.redis`: the fields of its schema. */
+export const REDIS_SPEC_KEYS: readonly string[] = Object.keys(redisSchema.properties as object);
 
 /** Where the props land in the policy: job settings in `spec.defaults`, the rest in `spec.redis`. */
 export const REDIS_PROPS_LAYOUT: PropsLayout = { engine: 'redis', shape: 'flat' };
-
-/** Redis fields that only pass through, besides the common ones: the Sentinel addresses and the password Secrets. */
-export const REDIS_PASS_THROUGH = {
-  values: {},
-  items: { addresses: 'address' },
-  objects: [],
-  references: ['passwordSecret'],
-} as const satisfies PassThroughFields;
 
 /** The policy document for the props (not validated yet: pass it to `renderPolicy`). */
 export function redisSchedulePolicy(props: RedisScheduleProps): EnginePolicyDocument<'redis', RedisSpec> {
@@ -49,15 +25,8 @@ export function redisSchedulePolicy(props: RedisScheduleProps): EnginePolicyDocu
 }
 
 /** `RedisBackupSchedule` (cdk8s and Pulumi), made by the front ends from this. */
-/** Redis fields a front end takes in another form: the pass-through fields above, an S3 Object Lock's `period` (a cdk8s `Duration` too). */
-export const REDIS_FIELDS = {
-  passThrough: REDIS_PASS_THROUGH,
-  durations: ['period'],
-} as const satisfies PropsFields;
-
-export const REDIS_PROPS: EngineProps<RedisScheduleProps, typeof REDIS_FIELDS> = {
+export const REDIS_PROPS: EngineProps<RedisScheduleProps> = {
   typeName: 'RedisBackupSchedule',
   shape: REDIS_PROPS_LAYOUT.shape,
   toPolicy: (props) => redisSchedulePolicy(props),
-  fields: REDIS_FIELDS,
 };

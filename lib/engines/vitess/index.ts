@@ -5,7 +5,7 @@ import { resolveVitess } from './resolve';
 import { vitessSchema } from './schema';
 import { vitessTargets } from './targets';
 import type { VitessSpec } from './types';
-import type { VITESS_FIELDS, VitessScheduleProps } from './props';
+import type { VitessScheduleProps } from './props';
 import { VITESS_PROPS } from './props';
 import { validateVitess } from './validate';
 import { vitessPointInTime } from './restore';
@@ -19,7 +19,7 @@ export { renderFlags, storageRoot, goDuration, mysqlServerVersion } from './flag
 export { vitessSchedulePolicy } from './props';
 export type { VitessScheduleProps } from './props';
 
-export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps, typeof VITESS_FIELDS> = {
+export const vitessEngine: EngineDefinition<VitessSpec, VitessScheduleProps> = {
   props: VITESS_PROPS,
   schema: vitessSchema,
   metricsPrefix: JOB_DEFAULTS.metricsPrefix,

@@ -77,17 +77,50 @@ test("an engine made of ARCHITECTURE.md's folder and one registry line is valida
     .replace('  etcd: etcdEngine,\n', '  etcd: etcdEngine,\n  example: exampleEngine,\n');
   expect(patched.split('\n').length).toBe(source.split('\n').length + 2);
   writeFileSync(registry, patched);
-  // step 3: one line per front end, and not a character elsewhere in constructs/
-  for (const [frontEnd, factory] of [
-    ['cdk8s', 'scheduleConstruct'],
-    ['pulumi', 'scheduleComponent'],
-  ]) {
+  // step 3: the generated props, and one class per front end (with its line in the engine map)
+  mkdirSync(join(work, 'tools'));
+  cpSync(join(ROOT, 'scripts', 'generate-types.ts'), join(work, 'tools', 'generate-types.ts'));
+  cpSync(join(ROOT, '.prettierrc.json'), join(work, '.prettierrc.json'));
+  mkdirSync(join(work, 'jsii', 'src'), { recursive: true });
+  execFileSync(process.execPath, [require.resolve('ts-node/dist/bin'), '--transpile-only', 'tools/generate-types.ts'], {
+    cwd: work,
+    stdio: 'pipe',
+  });
+  expect(readFileSync(join(work, 'constructs', 'cdk8s', 'props.generated.ts'), 'utf8')).toMatch(
+    /export interface ExampleBackupScheduleProps \{\n[\s\S]*readonly databases: readonly string\[\];/,
+  );
+  expect(readFileSync(join(work, 'constructs', 'pulumi', 'args.generated.ts'), 'utf8')).toMatch(
+    /export interface ExampleBackupScheduleArgs \{/,
+  );
+  const classes = {
+    cdk8s: [
+      '  readonly etcd: EtcdBackupScheduleProps;\n',
+      '  readonly example: ExampleBackupScheduleProps;\n',
+      "import type { ExampleBackupScheduleProps } from './props.generated';\n" +
+        'export class ExampleBackupSchedule extends PolicyConstruct {\n' +
+        '  constructor(scope: Construct, id: string, props: ExampleBackupScheduleProps) {\n' +
+        "    super(scope, id, scheduleSource('example', props, id));\n  }\n}\n",
+    ],
+    pulumi: [
+      '  readonly etcd: EtcdBackupScheduleArgs;\n',
+      '  readonly example: ExampleBackupScheduleArgs;\n',
+      "import type { ExampleBackupScheduleArgs } from './args.generated';\n" +
+        'export class ExampleBackupSchedule extends PolicyComponent {\n' +
+        '  constructor(name: string, args: ExampleBackupScheduleArgs, opts?: pulumi.ComponentResourceOptions) {\n' +
+        "    super(engineProps('example').typeName, name, scheduleSource('example', args, name), opts);\n  }\n}\n",
+    ],
+  };
+  for (const [frontEnd, [after, line, code]] of Object.entries(classes)) {
     const list = join(work, 'constructs', frontEnd, 'engine-schedules.ts');
-    writeFileSync(
-      list,
-      `${readFileSync(list, 'utf8')}export class ExampleBackupSchedule extends ${factory}('example') {}\n`,
-    );
+    const text = readFileSync(list, 'utf8');
+    expect(text).toContain(after);
+    writeFileSync(list, `${text.replace(after, after + line)}${code}`);
   }
+  // the copy type-checks: the generated props are the class's
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], {
+    cwd: work,
+    stdio: 'pipe',
+  });
 
   const out = runJson<CoreOutput>(
     `
