@@ -10,6 +10,7 @@ import { durationProblem, parseDuration } from '../units';
 import { checkPlacement, checkPodOptions } from './kubernetes-checks';
 import { isInt64 } from '../kubernetes/validation';
 import { mergeResources } from './resources';
+import { jobSettingsProperties } from './schema-settings';
 
 export { resolveSettings } from './resolve-settings';
 export type { EngineSettingsDefaults, ResolvedJobSettings } from './resolve-settings';
@@ -127,21 +128,8 @@ function checkToleration(t: Toleration, path: string, issues: IssueList): void {
     issues.add(childPath(path, 'tolerationSeconds'), 'only valid with effect NoExecute');
 }
 
-const SETTING_KEYS: readonly (keyof JobSettings)[] = [
-  'schedule',
-  'timeZone',
-  'stagger',
-  'suspend',
-  'concurrencyPolicy',
-  'startingDeadline',
-  'successfulJobsHistoryLimit',
-  'failedJobsHistoryLimit',
-  'timeout',
-  'backoffLimit',
-  'ttlAfterFinished',
-  'placement',
-  'pod',
-];
+/** The job settings' fields, in the schema's order (the one declaration of each). */
+const SETTING_KEYS = Object.keys(jobSettingsProperties) as readonly (keyof JobSettings)[];
 
 /** Only the JobSettings fields of an object that also holds other fields (a schedule, a target). */
 export function pickSettings(source: JobSettings): JobSettings {
