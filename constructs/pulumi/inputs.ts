@@ -11,7 +11,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import {
   PolicyError,
-  childPath,
+  formatPath,
   isPlainObject,
   literal,
   passThroughFormat,
@@ -20,7 +20,7 @@ import {
   resolvePolicy,
   show,
 } from '../../lib/internal';
-import type { Manifest, PassThroughFormat, ResolvedPolicy } from '../../lib/internal';
+import type { Manifest, PassThroughFormat, PolicyPath, ResolvedPolicy } from '../../lib/internal';
 import { atPropPaths } from '../core';
 import type { PolicySource } from '../core';
 
@@ -39,28 +39,28 @@ class InputMarker {
 /** The args with every Output and Promise replaced by a marker, and the slots in marker order. */
 export function markInputs(args: unknown): { readonly marked: unknown; readonly slots: readonly InputSlot[] } {
   const slots: InputSlot[] = [];
-  const mark = (value: unknown, path: string): unknown => {
+  const mark = (value: unknown, path: PolicyPath): unknown => {
     if (pulumi.Output.isInstance(value) || isPromiseLike(value)) {
-      slots.push({ propPath: path, value });
+      slots.push({ propPath: formatPath(path), value });
       return new InputMarker(slots.length - 1);
     }
-    if (Array.isArray(value)) return value.map((v, i) => mark(v, childPath(path, i)));
+    if (Array.isArray(value)) return value.map((v, i) => mark(v, [...path, i]));
     if (isPlainObject(value))
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mark(v, childPath(path, k))]));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mark(v, [...path, k])]));
     return value;
   };
-  return { marked: mark(args, ''), slots };
+  return { marked: mark(args, []), slots };
 }
 
 /** The policy path of each marker in `policy`, by slot index. */
-export function markerPaths(policy: unknown): string[] {
-  const paths: string[] = [];
-  const visit = (value: unknown, path: string): void => {
+export function markerPaths(policy: unknown): PolicyPath[] {
+  const paths: PolicyPath[] = [];
+  const visit = (value: unknown, path: PolicyPath): void => {
     if (value instanceof InputMarker) paths[value.index] = path;
-    else if (Array.isArray(value)) value.forEach((v, i) => visit(v, childPath(path, i)));
-    else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) visit(v, childPath(path, k));
+    else if (Array.isArray(value)) value.forEach((v, i) => visit(v, [...path, i]));
+    else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) visit(v, [...path, k]);
   };
-  visit(policy, '');
+  visit(policy, []);
   return paths;
 }
 
@@ -68,7 +68,7 @@ export function markerPaths(policy: unknown): string[] {
  * The stand-in format of every slot; an Error naming each slot that is not
  * at a pass-through field (or did not reach the policy).
  */
-export function slotFormats(slots: readonly InputSlot[], paths: readonly string[]): PassThroughFormat[] {
+export function slotFormats(slots: readonly InputSlot[], paths: readonly PolicyPath[]): PassThroughFormat[] {
   const problems: string[] = [];
   const formats = slots.map((slot, i) => {
     const format = paths[i] === undefined ? undefined : passThroughFormat(policySchema, paths[i]);
@@ -189,7 +189,7 @@ export function renderWithStandIns(source: PolicySource, label: string): Renderi
   try {
     const resolved = resolvePolicy(fillMarkers(template, standIns), label);
     const manifests = renderShared(resolved);
-    const namespaceSlot = paths.indexOf('metadata.namespace');
+    const namespaceSlot = paths.findIndex((p) => p?.length === 2 && p[0] === 'metadata' && p[1] === 'namespace');
     if (namespaceSlot >= 0 && resolved.dashboard) {
       // the dashboard's uid is a hash of the namespace: a stand-in's hash would be written in its place
       throw new Error(

@@ -27,7 +27,7 @@ export function loadInputs(paths: readonly string[], io: CliIO): Loaded | undefi
   let failed = false;
   /** A file over the size limit: its problem, as the loader words it; neither parsed nor loaded. */
   const refuse = (name: string, problem: string) => {
-    io.stderr(`${new PolicyError([{ path: '(file)', message: problem }], name).message}\n`);
+    io.stderr(`${new PolicyError([{ path: '(file)', segments: [], message: problem }], name).message}\n`);
     failed = true;
   };
   for (const path of paths) {

@@ -5,6 +5,7 @@
  */
 import { Document, LineCounter, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { duplicateKeys, inputSizeProblem } from '../model/yaml-input';
+import { formatPath } from '../policy/errors';
 import type { Node } from 'yaml';
 import { convertDocuments } from './index';
 import type { ConvertedPolicy, Note } from './types';
@@ -44,7 +45,7 @@ export function runConvert(files: readonly { readonly name: string; readonly tex
       const duplicates = duplicateKeys(doc);
       for (const d of duplicates) {
         syntax.push(
-          `error: ${file.name}:${lineCounter.linePos(d.offset).line}: document ${i + 1}: ${d.path || '(document)'}: duplicate key ${JSON.stringify(d.key)} (first at line ${lineCounter.linePos(d.first).line})`,
+          `error: ${file.name}:${lineCounter.linePos(d.offset).line}: document ${i + 1}: ${formatPath(d.path) || '(document)'}: duplicate key ${JSON.stringify(d.key)} (first at line ${lineCounter.linePos(d.first).line})`,
         );
       }
       if (duplicates.length > 0) return;

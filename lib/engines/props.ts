@@ -5,7 +5,7 @@
  * objects.
  */
 import type { RetentionOptions } from '../policy/retention-options';
-import { PolicyError, PolicyIssue, childPath, pathSegments } from '../policy/errors';
+import { PolicyError, PolicyIssue, PolicyPath, formatPath, pathSegments } from '../policy/errors';
 import type {
   DrillOptions,
   EncryptionOptions,
@@ -151,29 +151,28 @@ const METADATA_KEYS = ['name', 'namespace', 'labels', 'annotations'];
  * The prop path a policy path comes from, for the props of `layout` (the
  * inverse of the mapping above): `spec.redis.s3.bucket` → `s3.bucket`,
  * `spec.vitess.schedules[0].name` → `scheduleName`, `metadata.namespace` →
- * `namespace`; `''` for the props as a whole. A path no prop maps to is
- * returned unchanged.
+ * `namespace`; `[]` for the props as a whole; undefined for a path no prop
+ * maps to.
  */
-export function propPath(layout: PropsLayout, policyPath: string): string {
-  const [top, key, ...rest] = pathSegments(policyPath);
-  const join = (segments: readonly (string | number)[]) => segments.reduce<string>((p, s) => childPath(p, s), '');
+export function propPath(layout: PropsLayout, policyPath: PolicyPath): PolicyPath | undefined {
+  const [top, key, ...rest] = policyPath;
   if (top === 'metadata') {
-    if (key === undefined) return '';
-    if (typeof key === 'string' && METADATA_KEYS.includes(key)) return join([key, ...rest]);
+    if (key === undefined) return [];
+    if (typeof key === 'string' && METADATA_KEYS.includes(key)) return [key, ...rest];
   }
   if (top === 'spec') {
-    if (key === undefined || (key === layout.engine && rest.length === 0)) return '';
-    if (typeof key === 'string' && (SPEC_PROP_KEYS as readonly string[]).includes(key)) return join([key, ...rest]);
-    if (key === 'defaults') return join(rest);
+    if (key === undefined || (key === layout.engine && rest.length === 0)) return [];
+    if (typeof key === 'string' && (SPEC_PROP_KEYS as readonly string[]).includes(key)) return [key, ...rest];
+    if (key === 'defaults') return rest;
     if (key === layout.engine) {
       if (layout.shape === 'schedule' && rest[0] === 'schedules') {
-        if (rest.length <= 2) return '';
-        if (rest[1] === 0) return rest[2] === 'name' ? join(['scheduleName', ...rest.slice(3)]) : join(rest.slice(2));
+        if (rest.length <= 2) return [];
+        if (rest[1] === 0) return rest[2] === 'name' ? ['scheduleName', ...rest.slice(3)] : rest.slice(2);
       }
-      return join(rest);
+      return rest;
     }
   }
-  return policyPath;
+  return undefined;
 }
 
 /** A policy path inside a message (`set spec.metrics.pushgatewayUrl too`). */
@@ -186,10 +185,15 @@ const PATH_IN_TEXT = /\b(?:spec|metadata)(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[[0-9]+\]
  */
 export function withPropPaths(error: PolicyError, layout: PropsLayout): PolicyError {
   const issues = error.issues.map((issue): PolicyIssue => {
-    const path = propPath(layout, issue.path);
-    const message = issue.message.replace(PATH_IN_TEXT, (p) => propPath(layout, p) || p);
+    const segments = propPath(layout, issue.segments);
+    const message = issue.message.replace(PATH_IN_TEXT, (p) => {
+      const mapped = propPath(layout, pathSegments(p));
+      return mapped === undefined ? p : formatPath(mapped) || p;
+    });
+    if (segments === undefined) return { ...issue, message };
+    const path = formatPath(segments);
     if (path === issue.path) return { ...issue, message };
-    return { ...issue, path: path || '(props)', message: `${message} (policy field ${issue.path})` };
+    return { ...issue, path: path || '(props)', segments, message: `${message} (policy field ${issue.path})` };
   });
   return new PolicyError(issues, error.source);
 }
@@ -203,10 +207,10 @@ export type { PassThroughFormat } from '../policy/schema-builders';
  * a string field of an object whose fields all do), or undefined when the
  * field shapes the objects or is not in the schema.
  */
-export function passThroughFormat(schema: Schema, policyPath: string): PassThroughFormat | undefined {
+export function passThroughFormat(schema: Schema, policyPath: PolicyPath): PassThroughFormat | undefined {
   let field: Schema | undefined = schema;
   let parent: Schema | undefined;
-  for (const segment of pathSegments(policyPath)) {
+  for (const segment of policyPath) {
     parent = field;
     field = childSchema(field, segment);
     if (field === undefined) return undefined;

@@ -1,6 +1,6 @@
 /** Policy files: YAML or JSON text (one or more documents) → validated policies, every problem with its file position. */
 import { Document, LineCounter, Node, Pair, YAMLMap, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
-import { PolicyError, PolicyIssue, pathSegments } from '../policy/errors';
+import { PolicyError, PolicyIssue, PolicyPath, formatPath } from '../policy/errors';
 import type { BackupPolicy } from '../registry';
 import { validateParsedDocument } from './validate';
 import { duplicateKeys, inputSizeProblem } from './yaml-input';
@@ -39,7 +39,11 @@ export interface ReadPolicies {
 export function readPolicies(text: string, source?: string): ReadPolicies {
   const sizeProblem = inputSizeProblem(text);
   if (sizeProblem !== undefined)
-    return { policies: [], error: new PolicyError([{ path: '(file)', message: sizeProblem }], source), documents: [] };
+    return {
+      policies: [],
+      error: new PolicyError([{ path: '(file)', segments: [], message: sizeProblem }], source),
+      documents: [],
+    };
   const lineCounter = new LineCounter();
   // Duplicate keys are found by duplicateKeys (linear); the parser's own check is quadratic.
   const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false, lineCounter });
@@ -56,14 +60,20 @@ export function readPolicies(text: string, source?: string): ReadPolicies {
     const prefix = (path: string) => (list.length > 1 ? `${where}: ${path}` : path);
     if (doc.errors.length > 0) {
       for (const e of doc.errors)
-        issues.push({ path: where, message: `YAML syntax: ${e.message.split('\n')[0]}`, ...position(e.pos[0]) });
+        issues.push({
+          path: where,
+          segments: [],
+          message: `YAML syntax: ${e.message.split('\n')[0]}`,
+          ...position(e.pos[0]),
+        });
       return;
     }
     const duplicates = duplicateKeys(doc);
     if (duplicates.length > 0) {
       for (const d of duplicates) {
         issues.push({
-          path: prefix(d.path || '(document)'),
+          path: prefix(formatPath(d.path) || '(document)'),
+          segments: d.path,
           message: `duplicate key ${JSON.stringify(d.key)} (first at line ${position(d.first).line}); a key appears once per map`,
           ...position(d.offset),
         });
@@ -77,6 +87,7 @@ export function readPolicies(text: string, source?: string): ReadPolicies {
       const start = doc.contents?.range?.[0] ?? 0;
       issues.push({
         path: where,
+        segments: [],
         message: `cannot read the document: ${(e as Error).message} (aliases expand to more than ${MAX_ALIAS_COUNT} nodes)`,
         ...position(start),
       });
@@ -92,12 +103,15 @@ export function readPolicies(text: string, source?: string): ReadPolicies {
       if (!(e instanceof PolicyError)) throw e;
       problems = e.issues;
     }
-    const placed = problems.map((p) => ({ ...p, path: prefix(p.path), ...position(offsetOf(doc, p.path)) }));
+    const placed = problems.map((p) => ({ ...p, path: prefix(p.path), ...position(offsetOf(doc, p.segments)) }));
     issues.push(...placed.sort((a, b) => a.line - b.line || a.column - b.column));
   });
   if (issues.length > 0) return { policies: [], error: new PolicyError(issues, source), documents };
   if (policies.length === 0) {
-    const error = new PolicyError([{ path: '(document)', message: 'no BackupPolicy document found' }], source);
+    const error = new PolicyError(
+      [{ path: '(document)', segments: [], message: 'no BackupPolicy document found' }],
+      source,
+    );
     return { policies: [], error, documents };
   }
   return { policies, documents };
@@ -118,10 +132,10 @@ function pairOf(map: YAMLMap, key: string): Pair | undefined {
 }
 
 /** The offset of the deepest node on `path` (the key of the last field found, or the item). */
-function offsetOf(doc: Document, path: string): number {
+function offsetOf(doc: Document, path: PolicyPath): number {
   let node: unknown = doc.contents;
   let offset = (node as Node | null)?.range?.[0] ?? 0;
-  for (const segment of pathSegments(path)) {
+  for (const segment of path) {
     if (isMap(node)) {
       const pair = pairOf(node, String(segment));
       if (!pair) break;

@@ -5,14 +5,14 @@
  * map took minutes).
  */
 import { Document, Node, isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
-import { childPath } from '../policy/errors';
+import type { PolicyPath } from '../policy/errors';
 
 export { MAX_INPUT_BYTES, inputSizeProblem } from './input-size';
 
 /** A key that appears twice in one map of the document. */
 export interface DuplicateKey {
-  /** Path of the map (`metadata.labels`). */
-  readonly path: string;
+  /** Path of the map (`['metadata', 'labels']`). */
+  readonly path: PolicyPath;
   readonly key: string;
   /** Offsets of the first and the repeated key. */
   readonly first: number;
@@ -22,7 +22,7 @@ export interface DuplicateKey {
 /** Every key repeated within its map (keys compared as the strings they become in the document's value). */
 export function duplicateKeys(doc: Document): DuplicateKey[] {
   const found: DuplicateKey[] = [];
-  const stack: { node: unknown; path: string }[] = [{ node: doc.contents, path: '' }];
+  const stack: { node: unknown; path: PolicyPath }[] = [{ node: doc.contents, path: [] }];
   while (stack.length > 0) {
     const { node, path } = stack.pop()!;
     if (isMap(node)) {
@@ -37,13 +37,13 @@ export function duplicateKeys(doc: Document): DuplicateKey[] {
           if (first === undefined) seen.set(name, offset);
           else found.push({ path, key: name, first, offset });
           // a scalar value holds no key: its path is never needed (an 80,000-key map made 80,000 paths)
-          if (isMap(pair.value) || isSeq(pair.value)) stack.push({ node: pair.value, path: childPath(path, name) });
+          if (isMap(pair.value) || isSeq(pair.value)) stack.push({ node: pair.value, path: [...path, name] });
         } else if (!isAlias(key)) {
           stack.push({ node: pair.value, path });
         }
       }
     } else if (isSeq(node)) {
-      node.items.forEach((item, i) => stack.push({ node: item, path: childPath(path, i) }));
+      node.items.forEach((item, i) => stack.push({ node: item, path: [...path, i] }));
     }
   }
   return found.sort((a, b) => a.offset - b.offset);

@@ -1,9 +1,17 @@
 export { closest, show } from '../messages';
 
+/**
+ * A field's path as its keys and indexes, `['spec', 'vitess', 'schedules', 0, 'schedule']`: how validation
+ * builds paths (`[...path, key]`), formatted once, by `formatPath`, where an issue is made.
+ */
+export type PolicyPath = readonly (string | number)[];
+
 /** One problem in a policy: where, what was received, what is allowed. */
 export interface PolicyIssue {
   /** Field path such as `spec.vitess.schedules[0].schedule`. */
   readonly path: string;
+  /** The same path as its keys and indexes (`['spec', 'vitess', 'schedules', 0, 'schedule']`); `[]` for the whole input. */
+  readonly segments: readonly (string | number)[];
   readonly message: string;
   /** Where in the source file (1-based), when the policy came from one. */
   readonly line?: number;
@@ -37,6 +45,18 @@ export function childPath(path: string, key: string | number): string {
   return path ? `${path}.${key}` : key;
 }
 
+/** A path as users read it: `['spec', 'redis', 'shards', 0, 'name']` → `spec.redis.shards[0].name` (`''` for `[]`). */
+export function formatPath(path: PolicyPath): string {
+  let out = '';
+  for (const key of path) out = childPath(out, key);
+  return out;
+}
+
+/** An issue at `path` (its text formatted once, here). */
+export function issueAt(path: PolicyPath, message: string): PolicyIssue {
+  return { path: formatPath(path), segments: path, message };
+}
+
 /** The segments of a path made by `childPath` (the inverse). */
 export function pathSegments(path: string): (string | number)[] {
   const out: (string | number)[] = [];
@@ -54,12 +74,14 @@ export function pathSegments(path: string): (string | number)[] {
 export class IssueList {
   private readonly items: PolicyIssue[] = [];
 
-  add(path: string, message: string): void {
-    this.items.push({ path, message });
+  add(path: PolicyPath | string, message: string): void {
+    this.items.push(
+      typeof path === 'string' ? { path, segments: pathSegments(path), message } : issueAt(path, message),
+    );
   }
 
   /** Adds `problem` at `path` when there is one (the `...Problem` rules return undefined for a valid value). */
-  addProblem(path: string, problem: string | undefined): void {
+  addProblem(path: PolicyPath | string, problem: string | undefined): void {
     if (problem !== undefined) this.add(path, problem);
   }
 

@@ -6,7 +6,7 @@ import { createHash } from 'crypto';
 import { existsSync } from 'fs';
 import { createRequire } from 'module';
 import { join } from 'path';
-import { PolicyIssue, childPath, closest, show } from './errors';
+import { PolicyIssue, PolicyPath, closest, issueAt, show } from './errors';
 import { PATTERN_DESCRIPTIONS, PATTERN_PROBLEMS, Schema } from './schema-builders';
 import { withSharedSubschemas } from './schema-shared';
 
@@ -96,14 +96,15 @@ export function problemsOf(validate: ValidateFunction, doc: unknown): SchemaProb
 
 function toProblem(error: ErrorObject, doc: unknown): SchemaProblem {
   const segments = pointerSegments(error.instancePath);
-  const issue = toIssue(error, doc);
+  const found = toIssue(error, doc);
+  const issue = issueAt(found.path, found.message);
   if (error.keyword === 'required') return { issue };
   if (error.keyword === 'additionalProperties')
     return { issue, at: [...segments, String((error.params as Record<string, unknown>).additionalProperty)] };
   return { issue, at: segments };
 }
 
-function toIssue(error: ErrorObject, doc: unknown): PolicyIssue {
+function toIssue(error: ErrorObject, doc: unknown): { path: PolicyPath; message: string } {
   const path = pointerToPath(error.instancePath);
   const value = valueAt(doc, error.instancePath);
   const p = error.params as Record<string, unknown>;
@@ -113,12 +114,12 @@ function toIssue(error: ErrorObject, doc: unknown): PolicyIssue {
       const allowed = Object.keys(propertiesAt(error.parentSchema));
       const hint = closest(field, allowed);
       return {
-        path: childPath(path, field),
+        path: [...path, field],
         message: `unknown field${hint ? ` (did you mean "${hint}"?)` : ''}; allowed fields: ${allowed.join(', ')}`,
       };
     }
     case 'required':
-      return { path: childPath(path, String(p.missingProperty)), message: 'required field is missing' };
+      return { path: [...path, String(p.missingProperty)], message: 'required field is missing' };
     case 'type':
       return { path, message: `expected ${String(p.type)}, received ${typeName(value)} ${show(value)}` };
     case 'enum': {
@@ -189,11 +190,8 @@ function pointerSegments(pointer: string): string[] {
     : [];
 }
 
-function pointerToPath(pointer: string): string {
-  return pointerSegments(pointer).reduce<string>(
-    (acc, part) => childPath(acc, /^[0-9]+$/.test(part) ? Number(part) : part),
-    '',
-  );
+function pointerToPath(pointer: string): PolicyPath {
+  return pointerSegments(pointer).map((part) => (/^[0-9]+$/.test(part) ? Number(part) : part));
 }
 
 function valueAt(doc: unknown, pointer: string): unknown {

@@ -386,7 +386,10 @@ describe('the stand-in helpers', () => {
     expect(slots.map((s) => s.propPath)).toEqual(['namespace', 's3.endpoint']);
     expect(slots[0].value).toBe(output);
     const policy = redisSchedulePolicy(marked as never);
-    expect(markerPaths(policy)).toEqual(['metadata.namespace', 'spec.redis.s3.endpoint']);
+    expect(markerPaths(policy)).toEqual([
+      ['metadata', 'namespace'],
+      ['spec', 'redis', 's3', 'endpoint'],
+    ]);
     expect(slotFormats(slots, markerPaths(policy))).toEqual(['name', 'url']);
     expect(fillMarkers(policy, ['ns', 'http://e'])).toEqual(
       redisSchedulePolicy({ namespace: 'ns', s3: { bucket: 'b', endpoint: 'http://e' }, shards: ['a'] } as never),

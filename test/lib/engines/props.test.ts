@@ -1,6 +1,7 @@
 // Flat props → policy (lib/engines/props.ts) and back: every value the props
 // hold is reported at the prop path it was written at; pass-through fields.
-import { PolicyError, childPath, policySchema, renderPolicy } from '../../../lib/internal';
+import { PolicyError, formatPath, policySchema, renderPolicy } from '../../../lib/internal';
+import type { PolicyPath } from '../../../lib/internal';
 import { fieldMeta } from '../../../lib/policy/schema-builders';
 import type { Schema } from '../../../lib/policy/schema-builders';
 import { PropsLayout, passThroughFormat, propPath, withPropPaths } from '../../../lib/engines/props';
@@ -9,12 +10,17 @@ import { REDIS_PROPS_LAYOUT, redisSchedulePolicy } from '../../../lib/engines/re
 import { VITESS_PROPS_LAYOUT, vitessSchedulePolicy } from '../../../lib/engines/vitess/props';
 
 /** Every string leaf of `value` with its path. */
-function leaves(value: unknown, path = ''): [string, string][] {
+function leaves(value: unknown, path: PolicyPath = []): [PolicyPath, string][] {
   if (typeof value === 'string') return [[path, value]];
-  if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, childPath(path, i)));
+  if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, [...path, i]));
   if (value !== null && typeof value === 'object')
-    return Object.entries(value).flatMap(([k, v]) => leaves(v, childPath(path, k)));
+    return Object.entries(value).flatMap(([k, v]) => leaves(v, [...path, k]));
   return [];
+}
+
+/** `a.b[0].c` → `['a', 'b', 0, 'c']` (the paths of these tables quote no key). */
+function segments(path: string): PolicyPath {
+  return path.split(/\.|(?=\[)/).map((s) => (/^\[[0-9]+\]$/.test(s) ? Number(s.slice(1, -1)) : s));
 }
 
 // Props with a distinct string at every leaf (types do not matter here: nothing is validated), covering
@@ -95,18 +101,21 @@ describe.each(ROWS)('$layout.engine props', ({ layout, toPolicy, props }) => {
   });
 
   test('the props as a whole, and the objects only the mapping makes, are the empty prop path', () => {
-    for (const p of ['spec', 'metadata', `spec.${layout.engine}`]) expect(propPath(layout, p)).toBe('');
-    expect(propPath(layout, 'status.phase')).toBe('status.phase'); // no prop maps there
+    for (const p of [['spec'], ['metadata'], ['spec', layout.engine]]) expect(propPath(layout, p)).toEqual([]);
+    expect(propPath(layout, ['status', 'phase'])).toBeUndefined(); // no prop maps there
   });
 });
 
 test('a Vitess schedule: the schedule list and the schedule itself are the props, its name is scheduleName', () => {
-  expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules')).toBe('');
-  expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules[0]')).toBe('');
-  expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules[0].name')).toBe('scheduleName');
-  expect(propPath(VITESS_PROPS_LAYOUT, 'spec.vitess.schedules[0].strategies[1].shards[0]')).toBe(
-    'strategies[1].shards[0]',
-  );
+  expect(propPath(VITESS_PROPS_LAYOUT, ['spec', 'vitess', 'schedules'])).toEqual([]);
+  expect(propPath(VITESS_PROPS_LAYOUT, ['spec', 'vitess', 'schedules', 0])).toEqual([]);
+  expect(propPath(VITESS_PROPS_LAYOUT, ['spec', 'vitess', 'schedules', 0, 'name'])).toEqual(['scheduleName']);
+  expect(propPath(VITESS_PROPS_LAYOUT, ['spec', 'vitess', 'schedules', 0, 'strategies', 1, 'shards', 0])).toEqual([
+    'strategies',
+    1,
+    'shards',
+    0,
+  ]);
 });
 
 describe('withPropPaths', () => {
@@ -146,12 +155,12 @@ describe('withPropPaths', () => {
 
   test('a problem of the props as a whole is at "(props)"; an unmapped path stays as it is', () => {
     const error = new PolicyError([
-      { path: 'spec.vitess.schedules[0]', message: 'm1' },
-      { path: 'status', message: 'm2' },
+      { path: 'spec.vitess.schedules[0]', segments: ['spec', 'vitess', 'schedules', 0], message: 'm1' },
+      { path: 'status', segments: ['status'], message: 'm2' },
     ]);
     expect(withPropPaths(error, VITESS_PROPS_LAYOUT).issues).toEqual([
-      { path: '(props)', message: 'm1 (policy field spec.vitess.schedules[0])' },
-      { path: 'status', message: 'm2' },
+      { path: '(props)', segments: [], message: 'm1 (policy field spec.vitess.schedules[0])' },
+      { path: 'status', segments: ['status'], message: 'm2' },
     ]);
   });
 });
@@ -175,7 +184,7 @@ describe('pass-through fields', () => {
     ['spec.etcd.images.busybox', 'name'],
     ['spec.encryption.age.identitySecret.name', 'name'],
   ])('%s passes through (%s)', (path, format) => {
-    expect(passThroughFormat(policySchema, path)).toBe(format);
+    expect(passThroughFormat(policySchema, segments(path))).toBe(format);
   });
 
   test.each([
@@ -192,20 +201,21 @@ describe('pass-through fields', () => {
     'spec.unknown.name',
     'spec.etcd.endpoint', // its scheme decides whether etcdctl gets the client certificates
   ])('%s is not a pass-through field', (path) => {
-    expect(passThroughFormat(policySchema, path)).toBeUndefined();
+    expect(passThroughFormat(policySchema, segments(path))).toBeUndefined();
   });
 
   test('every field that names a Kubernetes object passes through as a name', () => {
-    const naming: string[] = [];
-    const visit = (schema: Schema, path: string): void => {
+    const naming: PolicyPath[] = [];
+    const visit = (schema: Schema, path: PolicyPath): void => {
       if (fieldMeta(schema).names !== undefined) naming.push(path);
-      for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, Schema>))
-        visit(v, `${path}.${k}`);
-      if (schema.items) visit(schema.items as Schema, `${path}[0]`);
+      for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) visit(v, [...path, k]);
+      if (schema.items) visit(schema.items as Schema, [...path, 0]);
     };
-    visit(policySchema, '');
+    visit(policySchema, []);
     expect(naming.length).toBeGreaterThan(20);
-    for (const path of naming)
-      expect({ path, format: passThroughFormat(policySchema, path.slice(1)) }).toEqual({ path, format: 'name' });
+    for (const at of naming) {
+      const path = formatPath(at);
+      expect({ path, format: passThroughFormat(policySchema, at) }).toEqual({ path, format: 'name' });
+    }
   });
 });
