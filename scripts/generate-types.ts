@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import * as prettier from 'prettier';
 import { ENGINE_KEYS, engineDefinition, policySchema } from '../lib/registry';
-import { InterfaceWriter, PropertySource, TypeFlavor, propertiesOf } from '../lib/policy/field-types';
+import { InterfaceWriter, PLAIN_FLAVOR, PropertySource, TypeFlavor, propertiesOf } from '../lib/policy/field-types';
+import { named } from '../lib/policy/schema-builders';
 import type { Schema } from '../lib/policy/schema-builders';
 import { jobSettingsProperties } from '../lib/policy/schema-settings';
 
@@ -202,7 +203,69 @@ export function pulumiArgs(): string {
 ${writer.text}`;
 }
 
+/** Types written by hand elsewhere that the policy types use, by module (relative to lib/). */
+const HAND_WRITTEN: Readonly<Record<string, string>> = { RetentionRules: 'retention' };
+
+/**
+ * The policy's own types (lib/policy/types.ts and each engine's types.ts re-export them): the common ones in
+ * lib/policy/types.generated.ts, each engine's in its folder, the types two engines share (S3) in
+ * lib/engines/types.generated.ts.
+ */
+function policyTypes(): Record<string, () => string> {
+  const commonSpec = named('PolicyCommonSpec', {
+    ...spec,
+    properties: Object.fromEntries(Object.entries(specProperties).filter(([k]) => !ENGINE_KEYS.includes(k as never))),
+  });
+  const common = new InterfaceWriter(PLAIN_FLAVOR, new Map(Object.entries(HAND_WRITTEN)));
+  common.addType((policySchema.properties as Record<string, Schema>).metadata);
+  common.addType(commonSpec);
+  const external = (base: string, more: readonly string[] = [], moreModule = '') =>
+    new Map([
+      ...Object.entries(HAND_WRITTEN).map(([n, m]): [string, string] => [n, `${base}${m}`]),
+      ...common.typeNames.map((n): [string, string] => [n, `${base}policy/types.generated`]),
+      ...more.map((n): [string, string] => [n, moreModule]),
+    ]);
+  // the types more than one engine reaches
+  const seen = new Map<string, number>();
+  const probes = ENGINE_KEYS.map((engine) => {
+    const probe = new InterfaceWriter(PLAIN_FLAVOR, external('../'));
+    probe.addType(specProperties[engine]);
+    probe.typeNames.forEach((n) => seen.set(n, (seen.get(n) ?? 0) + 1));
+    return probe;
+  });
+  const sharedNames = [...seen].filter(([, count]) => count > 1).map(([n]) => n);
+  const shared = new InterfaceWriter(PLAIN_FLAVOR, external('../'));
+  for (const name of sharedNames) {
+    const schema = probes.map((p) => p.schemaOf(name)).find((x) => x !== undefined);
+    if (schema !== undefined) shared.addType(schema);
+  }
+  const file = (what: string, writer: InterfaceWriter) => () =>
+    `${HEADER(what)}${[...writer.imports]
+      .map(([module, names]) => `import type { ${names.join(', ')} } from '${module}';\n`)
+      .join('')}\n${writer.text}`;
+  const out: Record<string, () => string> = {
+    'lib/policy/types.generated.ts': file(
+      'The policy fields every engine shares (lib/policy/types.ts re-exports them).',
+      common,
+    ),
+    'lib/engines/types.generated.ts': file(
+      'The policy fields two or more engines share (S3 destinations and copies).',
+      shared,
+    ),
+  };
+  for (const engine of ENGINE_KEYS) {
+    const writer = new InterfaceWriter(PLAIN_FLAVOR, external('../../', sharedNames, '../types.generated'));
+    writer.addType(specProperties[engine]);
+    out[`lib/engines/${engine}/types.generated.ts`] = file(
+      `The fields of \`spec.${engine}\` (its types.ts re-exports them).`,
+      writer,
+    );
+  }
+  return out;
+}
+
 export const GENERATED: Readonly<Record<string, () => string>> = {
+  ...policyTypes(),
   'constructs/pulumi/args.generated.ts': pulumiArgs,
   'constructs/cdk8s/props.generated.ts': cdk8sProps,
   'jsii/src/props.generated.ts': jsiiProps,

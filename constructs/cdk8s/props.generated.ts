@@ -27,12 +27,12 @@ export interface PolicyMetadata {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
 }
@@ -105,12 +105,12 @@ export interface JobSettings {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -140,7 +140,7 @@ export interface JobSettings {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -150,17 +150,17 @@ export interface JobSettings {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -175,32 +175,32 @@ export interface StaggerOptions {
 export interface Placement {
   /**
    * Node labels the pod requires.
-   * @default - not set
+   * @default - none
    */
   readonly nodeSelector?: { [key: string]: string };
   /**
    * Node affinity terms.
-   * @default - not set
+   * @default - none
    */
   readonly nodeAffinity?: readonly NodeRequirement[];
   /**
    * Tolerations.
-   * @default - not set
+   * @default - none (engines may add their own, e.g. etcd control-plane taints)
    */
   readonly tolerations?: readonly Toleration[];
   /**
    * Run near these pods.
-   * @default - not set
+   * @default - none
    */
   readonly podAffinity?: readonly PodAffinityTerm[];
   /**
    * Run away from these pods.
-   * @default - not set
+   * @default - none
    */
   readonly podAntiAffinity?: readonly PodAffinityTerm[];
   /**
    * Backups of one group never run at the same time.
-   * @default - not set
+   * @default - none: backups of different targets may overlap
    */
   readonly serializationGroup?: SerializationGroup;
 }
@@ -216,12 +216,12 @@ export interface NodeRequirement {
   readonly operator?: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
   /**
    * Label values (In, NotIn: one or more; Gt, Lt: exactly one integer; Exists, DoesNotExist: none).
-   * @default - not set
+   * @default - none (required for In, NotIn, Gt, Lt)
    */
   readonly values?: readonly string[];
   /**
    * Preference weight; omit for a hard requirement.
-   * @default - not set
+   * @default - a hard requirement
    */
   readonly weight?: number;
 }
@@ -230,7 +230,7 @@ export interface NodeRequirement {
 export interface Toleration {
   /**
    * Taint key; omit with operator Exists to tolerate every taint.
-   * @default - not set
+   * @default - every taint key (only with operator Exists)
    */
   readonly key?: string;
   /**
@@ -240,17 +240,17 @@ export interface Toleration {
   readonly operator?: 'Equal' | 'Exists';
   /**
    * Taint value (operator Equal).
-   * @default - not set
+   * @default - none
    */
   readonly value?: string;
   /**
    * Taint effect; omit for all effects.
-   * @default - not set
+   * @default - every effect
    */
   readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
   /**
    * Seconds a NoExecute taint is tolerated.
-   * @default - not set
+   * @default - tolerate forever
    */
   readonly tolerationSeconds?: number;
 }
@@ -266,12 +266,12 @@ export interface PodAffinityTerm {
   readonly topologyKey?: string;
   /**
    * Preference weight; omit for a hard rule.
-   * @default - not set
+   * @default - a hard requirement
    */
   readonly weight?: number;
   /**
    * Namespaces of the other pods (default: the policy namespace).
-   * @default - the policy namespace
+   * @default - the policy's namespace
    */
   readonly namespaces?: readonly string[];
 }
@@ -297,29 +297,29 @@ export interface PodOptions {
   /**
    * Requests and limits of the engine's main containers, each resource over the container's default
    * (docs/operations/resources.md).
-   * @default - as described above
+   * @default - per container and step: docs/operations/resources.md
    */
   readonly resources?: ResourceRequirements;
   /**
    * Requests and limits per container name (init containers included), over resources and the
    * defaults, each resource on its own.
-   * @default - as described above
+   * @default - none
    */
   readonly containerResources?: { [key: string]: ResourceRequirements };
   /**
    * Names of image pull Secrets, each once (the API server keys the list by name: server-side apply
    * refuses a duplicate).
-   * @default - not set
+   * @default - none
    */
   readonly imagePullSecrets?: readonly (string | SecretObject)[];
   /**
    * PriorityClass name.
-   * @default - not set
+   * @default - none (etcd: 'system-node-critical')
    */
   readonly priorityClassName?: string;
   /**
    * ServiceAccount name (default: the namespace default, no API token mounted).
-   * @default - the namespace default, no API token mounted
+   * @default - the namespace's default ServiceAccount, with no API token mounted
    */
   readonly serviceAccountName?: string;
   /**
@@ -329,22 +329,22 @@ export interface PodOptions {
   readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /**
    * Extra environment variables; exactly one of value and secretKeyRef.
-   * @default - not set
+   * @default - none
    */
   readonly env?: readonly ExtraEnvVar[];
   /**
    * Extra volumes.
-   * @default - not set
+   * @default - none
    */
   readonly volumes?: readonly ExtraVolume[];
   /**
    * Extra pod labels.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Extra pod annotations.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
 }
@@ -356,12 +356,12 @@ export interface PodOptions {
 export interface ResourceRequirements {
   /**
    * Requests, e.g. \{cpu: 100m, memory: 256Mi\}.
-   * @default - not set
+   * @default - none
    */
   readonly requests?: { [key: string]: string };
   /**
    * Limits, e.g. \{memory: 1Gi\}.
-   * @default - not set
+   * @default - none
    */
   readonly limits?: { [key: string]: string };
 }
@@ -503,7 +503,7 @@ export interface RetentionOptions {
   /**
    * Schedule of a separate retention-prune CronJob per destination (default: none; pruning runs
    * after each verified backup).
-   * @default - none; pruning runs after each verified backup
+   * @default - no separate job; pruning runs after each verified backup
    */
   readonly schedule?: string | Cron;
 }
@@ -512,20 +512,20 @@ export interface RetentionOptions {
 export interface MetricsOptions {
   /**
    * Pushgateway base URL.
-   * @default - not set
+   * @default - no metrics pushed
    */
   readonly pushgatewayUrl?: string;
   /**
    * HTTP basic auth for the Pushgateway: a Secret with the username and the password (a
    * kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its
    * arguments or logs.
-   * @default - as described above
+   * @default - no authentication
    */
   readonly basicAuthSecret?: BasicAuthSecretRef | SecretObject;
   /**
    * A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in
    * arguments or logs.
-   * @default - not set
+   * @default - no authentication
    */
   readonly bearerTokenSecret?: SecretKeyRef;
   /**
@@ -538,13 +538,13 @@ export interface MetricsOptions {
    * A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded,
    * failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed
    * metrics with pushgatewayUrl.
-   * @default - not set
+   * @default - no PrometheusRule
    */
   readonly prometheusRule?: PrometheusRuleOptions;
   /**
    * A ConfigMap \<policy\>-grafana-dashboard holding the Grafana dashboard of this policy's pushed
    * metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.
-   * @default - not set
+   * @default - no dashboard ConfigMap
    */
   readonly grafanaDashboard?: GrafanaDashboardOptions;
 }
@@ -576,12 +576,12 @@ export interface BasicAuthSecretRef {
 export interface CaBundleRef {
   /**
    * A ConfigMap key holding the PEM bundle.
-   * @default - not set
+   * @default - none
    */
   readonly configMap?: ConfigMapKeyRef;
   /**
    * A Secret key holding the PEM bundle.
-   * @default - not set
+   * @default - none
    */
   readonly secret?: SecretKeyRef;
 }
@@ -602,7 +602,7 @@ export interface ConfigMapKeyRef {
 export interface PrometheusRuleOptions {
   /**
    * Labels of the PrometheusRule.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
@@ -625,7 +625,7 @@ export interface GrafanaDashboardOptions {
   /**
    * Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1",
    * kube-prometheus-stack's).
-   * @default - grafana_dashboard: "1", kube-prometheus-stack's
+   * @default - `grafana_dashboard: "1"` (kube-prometheus-stack's)
    */
   readonly labels?: { [key: string]: string };
 }
@@ -661,22 +661,22 @@ export interface EncryptionOptions {
 export interface AgeEncryption {
   /**
    * age recipients: X25519 public keys (age1…) or SSH public keys.
-   * @default - not set
+   * @default - none
    */
   readonly recipients?: readonly string[];
   /**
    * A Secret key holding a recipients file (one per line, # comments).
-   * @default - not set
+   * @default - none
    */
   readonly recipientsSecret?: SecretKeyRef;
   /**
    * A ConfigMap key holding a recipients file (one per line, # comments).
-   * @default - not set
+   * @default - none
    */
   readonly recipientsConfigMap?: ConfigMapKeyRef;
   /**
    * A Secret key holding the age identity file that restore drills decrypt with.
-   * @default - not set
+   * @default - none: restore drills are refused
    */
   readonly identitySecret?: SecretKeyRef;
   /**
@@ -695,12 +695,12 @@ export interface DrillOptions {
   readonly schedule: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -730,7 +730,7 @@ export interface DrillOptions {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -740,22 +740,22 @@ export interface DrillOptions {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
   /**
    * A drill fails when the newest backup is older than this.
-   * @default - not set
+   * @default - any age: the age is pushed and alerted on, not checked
    */
   readonly maxBackupAge?: string | Duration;
 }
@@ -811,12 +811,12 @@ export interface VitessSpec {
   readonly storage: VitessStorage;
   /**
    * Database init script (--init_db_sql_file).
-   * @default - not set
+   * @default - none
    */
   readonly dbInitScriptSecret?: SecretKeyRef;
   /**
    * Per-run scratch data directory.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly scratch?: VitessScratch;
   /**
@@ -836,7 +836,7 @@ export interface VitessSpec {
   readonly vtbackupRetention?: VitessVtbackupRetention;
   /**
    * Extra vtbackup flags (key without dashes: value).
-   * @default - not set
+   * @default - none
    */
   readonly extraFlags?: { [key: string]: string };
   /** Backup schedules. */
@@ -910,12 +910,12 @@ export interface VitessS3Storage {
   readonly bucket: string;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix: backups go under '\<cluster\>/'
    */
   readonly keyPrefix?: string;
   /**
    * Endpoint (MinIO etc.).
-   * @default - not set
+   * @default - AWS
    */
   readonly endpoint?: string;
   /**
@@ -925,12 +925,12 @@ export interface VitessS3Storage {
   readonly forcePathStyle?: boolean;
   /**
    * Minimum multipart part size in bytes.
-   * @default - not set
+   * @default - vtbackup's default
    */
   readonly minPartSize?: number;
   /**
    * Shared-credentials file in a Secret.
-   * @default - not set
+   * @default - the pod's ambient credentials
    */
   readonly authSecret?: SecretKeyRef;
   /**
@@ -947,12 +947,12 @@ export interface VitessGcsStorage {
   readonly bucket: string;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix
    */
   readonly keyPrefix?: string;
   /**
    * Service-account key in a Secret.
-   * @default - not set
+   * @default - workload identity
    */
   readonly authSecret?: SecretKeyRef;
 }
@@ -965,7 +965,7 @@ export interface VitessAzblobStorage {
   readonly container: string;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix
    */
   readonly keyPrefix?: string;
   /** Account key file in a Secret. */
@@ -984,7 +984,7 @@ export interface VitessFileStorage {
   readonly claimName: string | ClaimObject;
   /**
    * Sub-path in the volume.
-   * @default - not set
+   * @default - the volume's root
    */
   readonly subPath?: string;
 }
@@ -993,12 +993,12 @@ export interface VitessFileStorage {
 export interface VitessScratch {
   /**
    * PVC size; omit for an emptyDir.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly size?: string | Size;
   /**
    * StorageClass.
-   * @default - not set
+   * @default - the cluster's default StorageClass
    */
   readonly storageClassName?: string;
   /**
@@ -1033,7 +1033,7 @@ export interface VitessSchedule {
   readonly name: string;
   /**
    * The operator-style frequency (30m, 6h, 24h) instead of schedule.
-   * @default - not set
+   * @default - use `schedule`
    */
   readonly frequency?: string | Duration;
   /** Keyspaces and their shards. */
@@ -1041,7 +1041,7 @@ export interface VitessSchedule {
   /**
    * Incremental backups of the strategies' shards (vtctldclient BackupShard
    * --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.
-   * @default - not set
+   * @default - none
    */
   readonly incremental?: VitessIncremental;
   /**
@@ -1051,12 +1051,12 @@ export interface VitessSchedule {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1086,7 +1086,7 @@ export interface VitessSchedule {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1096,17 +1096,17 @@ export interface VitessSchedule {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -1134,7 +1134,7 @@ export interface VitessIncremental {
   /**
    * BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default:
    * staleAfterIntervals of the shortest interval, plus the timeout).
-   * @default - staleAfterIntervals of the shortest interval, plus the timeout
+   * @default - `spec.alerts.staleAfterIntervals` of the incremental schedule's shortest interval, plus its timeout
    */
   readonly maxRecoveryPointAge?: string | Duration;
   /**
@@ -1144,7 +1144,7 @@ export interface VitessIncremental {
   readonly allowPrimary?: boolean;
   /**
    * Pause the incremental CronJobs only (default: the schedule's suspend).
-   * @default - the schedule's suspend
+   * @default - the schedule's `suspend`
    */
   readonly suspend?: boolean;
 }
@@ -1158,12 +1158,12 @@ export interface RedisSpec {
   readonly sentinel: RedisSentinel;
   /**
    * ACL user for the Redis servers.
-   * @default - not set
+   * @default - none
    */
   readonly username?: string;
   /**
    * The Redis servers' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRef;
   /** Shards (Sentinel master names); one CronJob each. */
@@ -1185,7 +1185,7 @@ export interface RedisSpec {
   readonly verifyRdb?: boolean;
   /**
    * Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).
-   * @default - not set
+   * @default - an emptyDir without a size limit
    */
   readonly scratch?: RedisScratch;
   /** S3 or S3-compatible destination. */
@@ -1209,12 +1209,12 @@ export interface RedisSentinel {
   readonly addresses: readonly string[];
   /**
    * ACL user for the Sentinels.
-   * @default - not set
+   * @default - none (password-only AUTH, or no AUTH)
    */
   readonly username?: string;
   /**
    * The Sentinels' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRef;
 }
@@ -1230,12 +1230,12 @@ export interface RedisShardSpec {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1265,7 +1265,7 @@ export interface RedisShardSpec {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1275,17 +1275,17 @@ export interface RedisShardSpec {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -1303,17 +1303,17 @@ export interface RedisCompression {
 export interface RedisScratch {
   /**
    * emptyDir size limit.
-   * @default - not set
+   * @default - no limit
    */
   readonly sizeLimit?: string | Size;
   /**
    * Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly size?: string | Size;
   /**
    * StorageClass of the per-run PVC (only with size).
-   * @default - not set
+   * @default - the cluster's default StorageClass
    */
   readonly storageClassName?: string;
 }
@@ -1324,39 +1324,39 @@ export interface S3Destination {
   readonly bucket: string;
   /**
    * Key prefix without leading or trailing "/".
-   * @default - not set
+   * @default - the bucket root
    */
   readonly path?: string;
   /** Region. */
   readonly region: string;
   /**
    * S3-compatible endpoint URL (MinIO etc.).
-   * @default - not set
+   * @default - AWS
    */
   readonly endpoint?: string;
   /**
    * Path-style addressing (default: true when endpoint is set).
-   * @default - true when endpoint is set
+   * @default - true when `endpoint` is set, else false
    */
   readonly forcePathStyle?: boolean;
   /**
    * Secret with the access key pair (default: ambient credentials).
-   * @default - ambient credentials
+   * @default - the pod's ambient credentials (IRSA, instance profile, ...)
    */
   readonly credentialsSecret?: S3Credentials | SecretObject;
   /**
    * Storage class of the objects, e.g. STANDARD_IA.
-   * @default - not set
+   * @default - the bucket's default
    */
   readonly storageClass?: string;
   /**
    * Server-side encryption.
-   * @default - not set
+   * @default - the bucket's default
    */
   readonly serverSideEncryption?: 'AES256' | 'aws:kms';
   /**
    * KMS key id (serverSideEncryption aws:kms).
-   * @default - not set
+   * @default - the AWS managed key
    */
   readonly kmsKeyId?: string;
   /**
@@ -1368,7 +1368,7 @@ export interface S3Destination {
   /**
    * S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default:
    * not locked).
-   * @default - as described above
+   * @default - not locked
    */
   readonly objectLock?: S3ObjectLock;
 }
@@ -1389,7 +1389,7 @@ export interface S3Credentials {
   readonly secretAccessKeyKey?: string;
   /**
    * Key of a session token.
-   * @default - not set
+   * @default - none
    */
   readonly sessionTokenKey?: string;
 }
@@ -1413,7 +1413,7 @@ export interface S3Copy {
   readonly s3: S3Destination;
   /**
    * Retention rules of the copy's backups (default: none, every copy kept).
-   * @default - none, every copy kept
+   * @default - none: the copy keeps every backup
    */
   readonly retention?: RetentionRules;
 }
@@ -1497,7 +1497,7 @@ export interface EtcdSpec {
   /**
    * Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2). Default:
    * the distribution's.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: 'control-plane'; openshift: 'master'; k3s, rke2: 'etcd')
    */
   readonly nodeRole?: 'control-plane' | 'master' | 'etcd';
   /**
@@ -1518,7 +1518,7 @@ export interface EtcdSpec {
   /**
    * Client certificates in a host directory (mounted read-only). Default: the distribution's, field
    * by field.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: the healthcheck client under /etc/kubernetes/pki/etcd)
    */
   readonly certificates?: EtcdCertificates;
   /**
@@ -1551,7 +1551,7 @@ export interface EtcdSpec {
    * Archive control-plane host files with each snapshot (\<snapshot
    * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
-   * @default - not set
+   * @default - none
    */
   readonly controlPlaneFiles?: EtcdControlPlaneFiles;
   /**
@@ -1561,7 +1561,7 @@ export interface EtcdSpec {
   readonly images?: EtcdImages;
   /**
    * Defaults of the restore Jobs that `backup-cronjobs restore` prints.
-   * @default - as described above
+   * @default - every field's default
    */
   readonly restore?: EtcdRestoreSpec;
   /**
@@ -1569,7 +1569,7 @@ export interface EtcdSpec {
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
-   * @default - as described above
+   * @default - none
    */
   readonly defragmentation?: EtcdDefragmentation;
 }
@@ -1588,12 +1588,12 @@ export interface EtcdNodeSpec {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1623,7 +1623,7 @@ export interface EtcdNodeSpec {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1633,17 +1633,17 @@ export interface EtcdNodeSpec {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -1655,24 +1655,24 @@ export interface EtcdNodeSpec {
 export interface EtcdCertificates {
   /**
    * Host directory (kubeadm: /etc/kubernetes/pki/etcd).
-   * @default - not set
+   * @default - the distribution's (kubeadm: '/etc/kubernetes/pki/etcd')
    */
   readonly hostPath?: string;
   /**
    * CA bundle, relative to hostPath (kubeadm: ca.crt).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'ca.crt')
    */
   readonly caFile?: string;
   /**
    * Client certificate, relative to hostPath; $(ETCD_BACKUP_NODE) is the node's name (kubeadm:
    * healthcheck-client.crt).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'healthcheck-client.crt')
    */
   readonly certFile?: string;
   /**
    * Client key, relative to hostPath; $(ETCD_BACKUP_NODE) is the node's name (kubeadm:
    * healthcheck-client.key).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'healthcheck-client.key')
    */
   readonly keyFile?: string;
 }
@@ -1711,7 +1711,7 @@ export interface EtcdPvcDestination {
   readonly claimName: string | ClaimObject;
   /**
    * Sub-path in the volume.
-   * @default - not set
+   * @default - the volume's root
    */
   readonly subPath?: string;
   /**
@@ -1719,7 +1719,7 @@ export interface EtcdPvcDestination {
    * ReadWriteOnce volume with an fsType): the backup and prune pods get this fsGroup and the
    * retention-prune pod runs as non-root (uid 65534). Unset: the prune pod runs as uid 0 without
    * capabilities.
-   * @default - not set
+   * @default - unset: the prune pod runs as uid 0
    */
   readonly fsGroup?: number;
 }
@@ -1773,7 +1773,7 @@ export interface EtcdImages {
 export interface EtcdRestoreSpec {
   /**
    * --initial-cluster: name=peerURL,... (default: a one-member cluster).
-   * @default - a one-member cluster
+   * @default - a one-member cluster: `\<node\>=https://\<node IP\>:2380`
    */
   readonly initialCluster?: string;
   /**
@@ -1789,7 +1789,7 @@ export interface EtcdRestoreSpec {
   /**
    * Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision,
    * e.g. 3.6).
-   * @default - not set
+   * @default - not bumped
    */
   readonly bumpRevision?: number;
 }
@@ -1805,12 +1805,12 @@ export interface EtcdDefragmentation {
   readonly schedule: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1840,7 +1840,7 @@ export interface EtcdDefragmentation {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1850,17 +1850,17 @@ export interface EtcdDefragmentation {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
   /**
@@ -1896,12 +1896,12 @@ export interface VitessBackupScheduleProps {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -1957,12 +1957,12 @@ export interface VitessBackupScheduleProps {
   readonly storage: VitessStorage;
   /**
    * Database init script (--init_db_sql_file).
-   * @default - not set
+   * @default - none
    */
   readonly dbInitScriptSecret?: SecretKeyRef;
   /**
    * Per-run scratch data directory.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly scratch?: VitessScratch;
   /**
@@ -1982,12 +1982,12 @@ export interface VitessBackupScheduleProps {
   readonly vtbackupRetention?: VitessVtbackupRetention;
   /**
    * Extra vtbackup flags (key without dashes: value).
-   * @default - not set
+   * @default - none
    */
   readonly extraFlags?: { [key: string]: string };
   /**
    * The operator-style frequency (30m, 6h, 24h) instead of schedule.
-   * @default - not set
+   * @default - use `schedule`
    */
   readonly frequency?: string | Duration;
   /** Keyspaces and their shards. */
@@ -1995,7 +1995,7 @@ export interface VitessBackupScheduleProps {
   /**
    * Incremental backups of the strategies' shards (vtctldclient BackupShard
    * --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.
-   * @default - not set
+   * @default - none
    */
   readonly incremental?: VitessIncremental;
   /**
@@ -2005,12 +2005,12 @@ export interface VitessBackupScheduleProps {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -2040,7 +2040,7 @@ export interface VitessBackupScheduleProps {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -2050,17 +2050,17 @@ export interface VitessBackupScheduleProps {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -2081,12 +2081,12 @@ export interface RedisBackupScheduleProps {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -2121,12 +2121,12 @@ export interface RedisBackupScheduleProps {
   readonly sentinel: RedisSentinel;
   /**
    * ACL user for the Redis servers.
-   * @default - not set
+   * @default - none
    */
   readonly username?: string;
   /**
    * The Redis servers' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRef;
   /** Shards (Sentinel master names); one CronJob each. */
@@ -2148,7 +2148,7 @@ export interface RedisBackupScheduleProps {
   readonly verifyRdb?: boolean;
   /**
    * Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).
-   * @default - not set
+   * @default - an emptyDir without a size limit
    */
   readonly scratch?: RedisScratch;
   /** S3 or S3-compatible destination. */
@@ -2171,12 +2171,12 @@ export interface RedisBackupScheduleProps {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -2206,7 +2206,7 @@ export interface RedisBackupScheduleProps {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -2216,17 +2216,17 @@ export interface RedisBackupScheduleProps {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -2246,12 +2246,12 @@ export interface EtcdBackupScheduleProps {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -2301,7 +2301,7 @@ export interface EtcdBackupScheduleProps {
   /**
    * Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2). Default:
    * the distribution's.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: 'control-plane'; openshift: 'master'; k3s, rke2: 'etcd')
    */
   readonly nodeRole?: 'control-plane' | 'master' | 'etcd';
   /**
@@ -2322,7 +2322,7 @@ export interface EtcdBackupScheduleProps {
   /**
    * Client certificates in a host directory (mounted read-only). Default: the distribution's, field
    * by field.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: the healthcheck client under /etc/kubernetes/pki/etcd)
    */
   readonly certificates?: EtcdCertificates;
   /**
@@ -2355,7 +2355,7 @@ export interface EtcdBackupScheduleProps {
    * Archive control-plane host files with each snapshot (\<snapshot
    * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
-   * @default - not set
+   * @default - none
    */
   readonly controlPlaneFiles?: EtcdControlPlaneFiles;
   /**
@@ -2365,7 +2365,7 @@ export interface EtcdBackupScheduleProps {
   readonly images?: EtcdImages;
   /**
    * Defaults of the restore Jobs that `backup-cronjobs restore` prints.
-   * @default - as described above
+   * @default - every field's default
    */
   readonly restore?: EtcdRestoreSpec;
   /**
@@ -2373,7 +2373,7 @@ export interface EtcdBackupScheduleProps {
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
-   * @default - as described above
+   * @default - none
    */
   readonly defragmentation?: EtcdDefragmentation;
   /**
@@ -2383,12 +2383,12 @@ export interface EtcdBackupScheduleProps {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -2418,7 +2418,7 @@ export interface EtcdBackupScheduleProps {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -2428,17 +2428,17 @@ export interface EtcdBackupScheduleProps {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }

@@ -33,12 +33,12 @@ export interface PolicyMetadataArgs {
   readonly namespace?: pulumi.Input<string>;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
 }
@@ -111,12 +111,12 @@ export interface JobSettingsArgs {
   readonly schedule?: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -146,7 +146,7 @@ export interface JobSettingsArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -156,17 +156,17 @@ export interface JobSettingsArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
 }
@@ -181,32 +181,32 @@ export interface StaggerOptionsArgs {
 export interface PlacementArgs {
   /**
    * Node labels the pod requires.
-   * @default - not set
+   * @default - none
    */
   readonly nodeSelector?: { [key: string]: string };
   /**
    * Node affinity terms.
-   * @default - not set
+   * @default - none
    */
   readonly nodeAffinity?: readonly NodeRequirementArgs[];
   /**
    * Tolerations.
-   * @default - not set
+   * @default - none (engines may add their own, e.g. etcd control-plane taints)
    */
   readonly tolerations?: readonly TolerationArgs[];
   /**
    * Run near these pods.
-   * @default - not set
+   * @default - none
    */
   readonly podAffinity?: readonly PodAffinityTermArgs[];
   /**
    * Run away from these pods.
-   * @default - not set
+   * @default - none
    */
   readonly podAntiAffinity?: readonly PodAffinityTermArgs[];
   /**
    * Backups of one group never run at the same time.
-   * @default - not set
+   * @default - none: backups of different targets may overlap
    */
   readonly serializationGroup?: SerializationGroupArgs;
 }
@@ -222,12 +222,12 @@ export interface NodeRequirementArgs {
   readonly operator?: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
   /**
    * Label values (In, NotIn: one or more; Gt, Lt: exactly one integer; Exists, DoesNotExist: none).
-   * @default - not set
+   * @default - none (required for In, NotIn, Gt, Lt)
    */
   readonly values?: readonly string[];
   /**
    * Preference weight; omit for a hard requirement.
-   * @default - not set
+   * @default - a hard requirement
    */
   readonly weight?: number;
 }
@@ -236,7 +236,7 @@ export interface NodeRequirementArgs {
 export interface TolerationArgs {
   /**
    * Taint key; omit with operator Exists to tolerate every taint.
-   * @default - not set
+   * @default - every taint key (only with operator Exists)
    */
   readonly key?: string;
   /**
@@ -246,17 +246,17 @@ export interface TolerationArgs {
   readonly operator?: 'Equal' | 'Exists';
   /**
    * Taint value (operator Equal).
-   * @default - not set
+   * @default - none
    */
   readonly value?: string;
   /**
    * Taint effect; omit for all effects.
-   * @default - not set
+   * @default - every effect
    */
   readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
   /**
    * Seconds a NoExecute taint is tolerated.
-   * @default - not set
+   * @default - tolerate forever
    */
   readonly tolerationSeconds?: number;
 }
@@ -272,12 +272,12 @@ export interface PodAffinityTermArgs {
   readonly topologyKey?: string;
   /**
    * Preference weight; omit for a hard rule.
-   * @default - not set
+   * @default - a hard requirement
    */
   readonly weight?: number;
   /**
    * Namespaces of the other pods (default: the policy namespace).
-   * @default - the policy namespace
+   * @default - the policy's namespace
    */
   readonly namespaces?: readonly string[];
 }
@@ -303,29 +303,29 @@ export interface PodOptionsArgs {
   /**
    * Requests and limits of the engine's main containers, each resource over the container's default
    * (docs/operations/resources.md).
-   * @default - as described above
+   * @default - per container and step: docs/operations/resources.md
    */
   readonly resources?: ResourceRequirementsArgs;
   /**
    * Requests and limits per container name (init containers included), over resources and the
    * defaults, each resource on its own.
-   * @default - as described above
+   * @default - none
    */
   readonly containerResources?: { [key: string]: ResourceRequirementsArgs };
   /**
    * Names of image pull Secrets, each once (the API server keys the list by name: server-side apply
    * refuses a duplicate).
-   * @default - not set
+   * @default - none
    */
   readonly imagePullSecrets?: readonly pulumi.Input<string>[];
   /**
    * PriorityClass name.
-   * @default - not set
+   * @default - none (etcd: 'system-node-critical')
    */
   readonly priorityClassName?: string;
   /**
    * ServiceAccount name (default: the namespace default, no API token mounted).
-   * @default - the namespace default, no API token mounted
+   * @default - the namespace's default ServiceAccount, with no API token mounted
    */
   readonly serviceAccountName?: pulumi.Input<string>;
   /**
@@ -335,22 +335,22 @@ export interface PodOptionsArgs {
   readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /**
    * Extra environment variables; exactly one of value and secretKeyRef.
-   * @default - not set
+   * @default - none
    */
   readonly env?: readonly ExtraEnvVarArgs[];
   /**
    * Extra volumes.
-   * @default - not set
+   * @default - none
    */
   readonly volumes?: readonly ExtraVolumeArgs[];
   /**
    * Extra pod labels.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Extra pod annotations.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
 }
@@ -362,12 +362,12 @@ export interface PodOptionsArgs {
 export interface ResourceRequirementsArgs {
   /**
    * Requests, e.g. \{cpu: 100m, memory: 256Mi\}.
-   * @default - not set
+   * @default - none
    */
   readonly requests?: { [key: string]: string };
   /**
    * Limits, e.g. \{memory: 1Gi\}.
-   * @default - not set
+   * @default - none
    */
   readonly limits?: { [key: string]: string };
 }
@@ -509,7 +509,7 @@ export interface RetentionOptionsArgs {
   /**
    * Schedule of a separate retention-prune CronJob per destination (default: none; pruning runs
    * after each verified backup).
-   * @default - none; pruning runs after each verified backup
+   * @default - no separate job; pruning runs after each verified backup
    */
   readonly schedule?: string;
 }
@@ -518,20 +518,20 @@ export interface RetentionOptionsArgs {
 export interface MetricsOptionsArgs {
   /**
    * Pushgateway base URL.
-   * @default - not set
+   * @default - no metrics pushed
    */
   readonly pushgatewayUrl?: pulumi.Input<string>;
   /**
    * HTTP basic auth for the Pushgateway: a Secret with the username and the password (a
    * kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its
    * arguments or logs.
-   * @default - as described above
+   * @default - no authentication
    */
   readonly basicAuthSecret?: BasicAuthSecretRefArgs;
   /**
    * A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in
    * arguments or logs.
-   * @default - not set
+   * @default - no authentication
    */
   readonly bearerTokenSecret?: SecretKeyRefArgs;
   /**
@@ -544,13 +544,13 @@ export interface MetricsOptionsArgs {
    * A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded,
    * failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed
    * metrics with pushgatewayUrl.
-   * @default - not set
+   * @default - no PrometheusRule
    */
   readonly prometheusRule?: PrometheusRuleOptionsArgs;
   /**
    * A ConfigMap \<policy\>-grafana-dashboard holding the Grafana dashboard of this policy's pushed
    * metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.
-   * @default - not set
+   * @default - no dashboard ConfigMap
    */
   readonly grafanaDashboard?: GrafanaDashboardOptionsArgs;
 }
@@ -582,12 +582,12 @@ export interface BasicAuthSecretRefArgs {
 export interface CaBundleRefArgs {
   /**
    * A ConfigMap key holding the PEM bundle.
-   * @default - not set
+   * @default - none
    */
   readonly configMap?: ConfigMapKeyRefArgs;
   /**
    * A Secret key holding the PEM bundle.
-   * @default - not set
+   * @default - none
    */
   readonly secret?: SecretKeyRefArgs;
 }
@@ -608,7 +608,7 @@ export interface ConfigMapKeyRefArgs {
 export interface PrometheusRuleOptionsArgs {
   /**
    * Labels of the PrometheusRule.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
@@ -631,7 +631,7 @@ export interface GrafanaDashboardOptionsArgs {
   /**
    * Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1",
    * kube-prometheus-stack's).
-   * @default - grafana_dashboard: "1", kube-prometheus-stack's
+   * @default - `grafana_dashboard: "1"` (kube-prometheus-stack's)
    */
   readonly labels?: { [key: string]: string };
 }
@@ -667,22 +667,22 @@ export interface EncryptionOptionsArgs {
 export interface AgeEncryptionArgs {
   /**
    * age recipients: X25519 public keys (age1…) or SSH public keys.
-   * @default - not set
+   * @default - none
    */
   readonly recipients?: readonly string[];
   /**
    * A Secret key holding a recipients file (one per line, # comments).
-   * @default - not set
+   * @default - none
    */
   readonly recipientsSecret?: SecretKeyRefArgs;
   /**
    * A ConfigMap key holding a recipients file (one per line, # comments).
-   * @default - not set
+   * @default - none
    */
   readonly recipientsConfigMap?: ConfigMapKeyRefArgs;
   /**
    * A Secret key holding the age identity file that restore drills decrypt with.
-   * @default - not set
+   * @default - none: restore drills are refused
    */
   readonly identitySecret?: SecretKeyRefArgs;
   /**
@@ -701,12 +701,12 @@ export interface DrillOptionsArgs {
   readonly schedule: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -736,7 +736,7 @@ export interface DrillOptionsArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -746,22 +746,22 @@ export interface DrillOptionsArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
   /**
    * A drill fails when the newest backup is older than this.
-   * @default - not set
+   * @default - any age: the age is pushed and alerted on, not checked
    */
   readonly maxBackupAge?: string;
 }
@@ -817,12 +817,12 @@ export interface VitessSpecArgs {
   readonly storage: VitessStorageArgs;
   /**
    * Database init script (--init_db_sql_file).
-   * @default - not set
+   * @default - none
    */
   readonly dbInitScriptSecret?: SecretKeyRefArgs;
   /**
    * Per-run scratch data directory.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly scratch?: VitessScratchArgs;
   /**
@@ -842,7 +842,7 @@ export interface VitessSpecArgs {
   readonly vtbackupRetention?: VitessVtbackupRetentionArgs;
   /**
    * Extra vtbackup flags (key without dashes: value).
-   * @default - not set
+   * @default - none
    */
   readonly extraFlags?: { [key: string]: string };
   /** Backup schedules. */
@@ -916,12 +916,12 @@ export interface VitessS3StorageArgs {
   readonly bucket: pulumi.Input<string>;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix: backups go under '\<cluster\>/'
    */
   readonly keyPrefix?: string;
   /**
    * Endpoint (MinIO etc.).
-   * @default - not set
+   * @default - AWS
    */
   readonly endpoint?: pulumi.Input<string>;
   /**
@@ -931,12 +931,12 @@ export interface VitessS3StorageArgs {
   readonly forcePathStyle?: boolean;
   /**
    * Minimum multipart part size in bytes.
-   * @default - not set
+   * @default - vtbackup's default
    */
   readonly minPartSize?: number;
   /**
    * Shared-credentials file in a Secret.
-   * @default - not set
+   * @default - the pod's ambient credentials
    */
   readonly authSecret?: SecretKeyRefArgs;
   /**
@@ -953,12 +953,12 @@ export interface VitessGcsStorageArgs {
   readonly bucket: pulumi.Input<string>;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix
    */
   readonly keyPrefix?: string;
   /**
    * Service-account key in a Secret.
-   * @default - not set
+   * @default - workload identity
    */
   readonly authSecret?: SecretKeyRefArgs;
 }
@@ -971,7 +971,7 @@ export interface VitessAzblobStorageArgs {
   readonly container: string;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix
    */
   readonly keyPrefix?: string;
   /** Account key file in a Secret. */
@@ -990,7 +990,7 @@ export interface VitessFileStorageArgs {
   readonly claimName: pulumi.Input<string>;
   /**
    * Sub-path in the volume.
-   * @default - not set
+   * @default - the volume's root
    */
   readonly subPath?: string;
 }
@@ -999,12 +999,12 @@ export interface VitessFileStorageArgs {
 export interface VitessScratchArgs {
   /**
    * PVC size; omit for an emptyDir.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly size?: string;
   /**
    * StorageClass.
-   * @default - not set
+   * @default - the cluster's default StorageClass
    */
   readonly storageClassName?: string;
   /**
@@ -1039,7 +1039,7 @@ export interface VitessScheduleArgs {
   readonly name: string;
   /**
    * The operator-style frequency (30m, 6h, 24h) instead of schedule.
-   * @default - not set
+   * @default - use `schedule`
    */
   readonly frequency?: string;
   /** Keyspaces and their shards. */
@@ -1047,7 +1047,7 @@ export interface VitessScheduleArgs {
   /**
    * Incremental backups of the strategies' shards (vtctldclient BackupShard
    * --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.
-   * @default - not set
+   * @default - none
    */
   readonly incremental?: VitessIncrementalArgs;
   /**
@@ -1057,12 +1057,12 @@ export interface VitessScheduleArgs {
   readonly schedule?: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -1092,7 +1092,7 @@ export interface VitessScheduleArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -1102,17 +1102,17 @@ export interface VitessScheduleArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
 }
@@ -1140,7 +1140,7 @@ export interface VitessIncrementalArgs {
   /**
    * BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default:
    * staleAfterIntervals of the shortest interval, plus the timeout).
-   * @default - staleAfterIntervals of the shortest interval, plus the timeout
+   * @default - `spec.alerts.staleAfterIntervals` of the incremental schedule's shortest interval, plus its timeout
    */
   readonly maxRecoveryPointAge?: string;
   /**
@@ -1150,7 +1150,7 @@ export interface VitessIncrementalArgs {
   readonly allowPrimary?: boolean;
   /**
    * Pause the incremental CronJobs only (default: the schedule's suspend).
-   * @default - the schedule's suspend
+   * @default - the schedule's `suspend`
    */
   readonly suspend?: boolean;
 }
@@ -1164,12 +1164,12 @@ export interface RedisSpecArgs {
   readonly sentinel: RedisSentinelArgs;
   /**
    * ACL user for the Redis servers.
-   * @default - not set
+   * @default - none
    */
   readonly username?: string;
   /**
    * The Redis servers' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRefArgs;
   /** Shards (Sentinel master names); one CronJob each. */
@@ -1191,7 +1191,7 @@ export interface RedisSpecArgs {
   readonly verifyRdb?: boolean;
   /**
    * Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).
-   * @default - not set
+   * @default - an emptyDir without a size limit
    */
   readonly scratch?: RedisScratchArgs;
   /** S3 or S3-compatible destination. */
@@ -1215,12 +1215,12 @@ export interface RedisSentinelArgs {
   readonly addresses: readonly pulumi.Input<string>[];
   /**
    * ACL user for the Sentinels.
-   * @default - not set
+   * @default - none (password-only AUTH, or no AUTH)
    */
   readonly username?: string;
   /**
    * The Sentinels' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRefArgs;
 }
@@ -1236,12 +1236,12 @@ export interface RedisShardSpecArgs {
   readonly schedule?: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -1271,7 +1271,7 @@ export interface RedisShardSpecArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -1281,17 +1281,17 @@ export interface RedisShardSpecArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
 }
@@ -1309,17 +1309,17 @@ export interface RedisCompressionArgs {
 export interface RedisScratchArgs {
   /**
    * emptyDir size limit.
-   * @default - not set
+   * @default - no limit
    */
   readonly sizeLimit?: string;
   /**
    * Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly size?: string;
   /**
    * StorageClass of the per-run PVC (only with size).
-   * @default - not set
+   * @default - the cluster's default StorageClass
    */
   readonly storageClassName?: string;
 }
@@ -1330,39 +1330,39 @@ export interface S3DestinationArgs {
   readonly bucket: pulumi.Input<string>;
   /**
    * Key prefix without leading or trailing "/".
-   * @default - not set
+   * @default - the bucket root
    */
   readonly path?: string;
   /** Region. */
   readonly region: string;
   /**
    * S3-compatible endpoint URL (MinIO etc.).
-   * @default - not set
+   * @default - AWS
    */
   readonly endpoint?: pulumi.Input<string>;
   /**
    * Path-style addressing (default: true when endpoint is set).
-   * @default - true when endpoint is set
+   * @default - true when `endpoint` is set, else false
    */
   readonly forcePathStyle?: boolean;
   /**
    * Secret with the access key pair (default: ambient credentials).
-   * @default - ambient credentials
+   * @default - the pod's ambient credentials (IRSA, instance profile, ...)
    */
   readonly credentialsSecret?: S3CredentialsArgs;
   /**
    * Storage class of the objects, e.g. STANDARD_IA.
-   * @default - not set
+   * @default - the bucket's default
    */
   readonly storageClass?: string;
   /**
    * Server-side encryption.
-   * @default - not set
+   * @default - the bucket's default
    */
   readonly serverSideEncryption?: 'AES256' | 'aws:kms';
   /**
    * KMS key id (serverSideEncryption aws:kms).
-   * @default - not set
+   * @default - the AWS managed key
    */
   readonly kmsKeyId?: string;
   /**
@@ -1374,7 +1374,7 @@ export interface S3DestinationArgs {
   /**
    * S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default:
    * not locked).
-   * @default - as described above
+   * @default - not locked
    */
   readonly objectLock?: S3ObjectLockArgs;
 }
@@ -1395,7 +1395,7 @@ export interface S3CredentialsArgs {
   readonly secretAccessKeyKey?: string;
   /**
    * Key of a session token.
-   * @default - not set
+   * @default - none
    */
   readonly sessionTokenKey?: string;
 }
@@ -1419,7 +1419,7 @@ export interface S3CopyArgs {
   readonly s3: S3DestinationArgs;
   /**
    * Retention rules of the copy's backups (default: none, every copy kept).
-   * @default - none, every copy kept
+   * @default - none: the copy keeps every backup
    */
   readonly retention?: RetentionRulesArgs;
 }
@@ -1503,7 +1503,7 @@ export interface EtcdSpecArgs {
   /**
    * Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2). Default:
    * the distribution's.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: 'control-plane'; openshift: 'master'; k3s, rke2: 'etcd')
    */
   readonly nodeRole?: 'control-plane' | 'master' | 'etcd';
   /**
@@ -1524,7 +1524,7 @@ export interface EtcdSpecArgs {
   /**
    * Client certificates in a host directory (mounted read-only). Default: the distribution's, field
    * by field.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: the healthcheck client under /etc/kubernetes/pki/etcd)
    */
   readonly certificates?: EtcdCertificatesArgs;
   /**
@@ -1557,7 +1557,7 @@ export interface EtcdSpecArgs {
    * Archive control-plane host files with each snapshot (\<snapshot
    * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
-   * @default - not set
+   * @default - none
    */
   readonly controlPlaneFiles?: EtcdControlPlaneFilesArgs;
   /**
@@ -1567,7 +1567,7 @@ export interface EtcdSpecArgs {
   readonly images?: EtcdImagesArgs;
   /**
    * Defaults of the restore Jobs that `backup-cronjobs restore` prints.
-   * @default - as described above
+   * @default - every field's default
    */
   readonly restore?: EtcdRestoreSpecArgs;
   /**
@@ -1575,7 +1575,7 @@ export interface EtcdSpecArgs {
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
-   * @default - as described above
+   * @default - none
    */
   readonly defragmentation?: EtcdDefragmentationArgs;
 }
@@ -1594,12 +1594,12 @@ export interface EtcdNodeSpecArgs {
   readonly schedule?: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -1629,7 +1629,7 @@ export interface EtcdNodeSpecArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -1639,17 +1639,17 @@ export interface EtcdNodeSpecArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
 }
@@ -1661,24 +1661,24 @@ export interface EtcdNodeSpecArgs {
 export interface EtcdCertificatesArgs {
   /**
    * Host directory (kubeadm: /etc/kubernetes/pki/etcd).
-   * @default - not set
+   * @default - the distribution's (kubeadm: '/etc/kubernetes/pki/etcd')
    */
   readonly hostPath?: string;
   /**
    * CA bundle, relative to hostPath (kubeadm: ca.crt).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'ca.crt')
    */
   readonly caFile?: string;
   /**
    * Client certificate, relative to hostPath; $(ETCD_BACKUP_NODE) is the node's name (kubeadm:
    * healthcheck-client.crt).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'healthcheck-client.crt')
    */
   readonly certFile?: string;
   /**
    * Client key, relative to hostPath; $(ETCD_BACKUP_NODE) is the node's name (kubeadm:
    * healthcheck-client.key).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'healthcheck-client.key')
    */
   readonly keyFile?: string;
 }
@@ -1717,7 +1717,7 @@ export interface EtcdPvcDestinationArgs {
   readonly claimName: pulumi.Input<string>;
   /**
    * Sub-path in the volume.
-   * @default - not set
+   * @default - the volume's root
    */
   readonly subPath?: string;
   /**
@@ -1725,7 +1725,7 @@ export interface EtcdPvcDestinationArgs {
    * ReadWriteOnce volume with an fsType): the backup and prune pods get this fsGroup and the
    * retention-prune pod runs as non-root (uid 65534). Unset: the prune pod runs as uid 0 without
    * capabilities.
-   * @default - not set
+   * @default - unset: the prune pod runs as uid 0
    */
   readonly fsGroup?: number;
 }
@@ -1779,7 +1779,7 @@ export interface EtcdImagesArgs {
 export interface EtcdRestoreSpecArgs {
   /**
    * --initial-cluster: name=peerURL,... (default: a one-member cluster).
-   * @default - a one-member cluster
+   * @default - a one-member cluster: `\<node\>=https://\<node IP\>:2380`
    */
   readonly initialCluster?: string;
   /**
@@ -1795,7 +1795,7 @@ export interface EtcdRestoreSpecArgs {
   /**
    * Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision,
    * e.g. 3.6).
-   * @default - not set
+   * @default - not bumped
    */
   readonly bumpRevision?: number;
 }
@@ -1811,12 +1811,12 @@ export interface EtcdDefragmentationArgs {
   readonly schedule: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -1846,7 +1846,7 @@ export interface EtcdDefragmentationArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -1856,17 +1856,17 @@ export interface EtcdDefragmentationArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
   /**
@@ -1902,12 +1902,12 @@ export interface VitessBackupScheduleArgs {
   readonly namespace?: pulumi.Input<string>;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -1963,12 +1963,12 @@ export interface VitessBackupScheduleArgs {
   readonly storage: VitessStorageArgs;
   /**
    * Database init script (--init_db_sql_file).
-   * @default - not set
+   * @default - none
    */
   readonly dbInitScriptSecret?: SecretKeyRefArgs;
   /**
    * Per-run scratch data directory.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly scratch?: VitessScratchArgs;
   /**
@@ -1988,12 +1988,12 @@ export interface VitessBackupScheduleArgs {
   readonly vtbackupRetention?: VitessVtbackupRetentionArgs;
   /**
    * Extra vtbackup flags (key without dashes: value).
-   * @default - not set
+   * @default - none
    */
   readonly extraFlags?: { [key: string]: string };
   /**
    * The operator-style frequency (30m, 6h, 24h) instead of schedule.
-   * @default - not set
+   * @default - use `schedule`
    */
   readonly frequency?: string;
   /** Keyspaces and their shards. */
@@ -2001,7 +2001,7 @@ export interface VitessBackupScheduleArgs {
   /**
    * Incremental backups of the strategies' shards (vtctldclient BackupShard
    * --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.
-   * @default - not set
+   * @default - none
    */
   readonly incremental?: VitessIncrementalArgs;
   /**
@@ -2011,12 +2011,12 @@ export interface VitessBackupScheduleArgs {
   readonly schedule?: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -2046,7 +2046,7 @@ export interface VitessBackupScheduleArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -2056,17 +2056,17 @@ export interface VitessBackupScheduleArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
 }
@@ -2087,12 +2087,12 @@ export interface RedisBackupScheduleArgs {
   readonly namespace?: pulumi.Input<string>;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -2127,12 +2127,12 @@ export interface RedisBackupScheduleArgs {
   readonly sentinel: RedisSentinelArgs;
   /**
    * ACL user for the Redis servers.
-   * @default - not set
+   * @default - none
    */
   readonly username?: string;
   /**
    * The Redis servers' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRefArgs;
   /** Shards (Sentinel master names); one CronJob each. */
@@ -2154,7 +2154,7 @@ export interface RedisBackupScheduleArgs {
   readonly verifyRdb?: boolean;
   /**
    * Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).
-   * @default - not set
+   * @default - an emptyDir without a size limit
    */
   readonly scratch?: RedisScratchArgs;
   /** S3 or S3-compatible destination. */
@@ -2177,12 +2177,12 @@ export interface RedisBackupScheduleArgs {
   readonly schedule?: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -2212,7 +2212,7 @@ export interface RedisBackupScheduleArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -2222,17 +2222,17 @@ export interface RedisBackupScheduleArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
 }
@@ -2252,12 +2252,12 @@ export interface EtcdBackupScheduleArgs {
   readonly namespace?: pulumi.Input<string>;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -2307,7 +2307,7 @@ export interface EtcdBackupScheduleArgs {
   /**
    * Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2). Default:
    * the distribution's.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: 'control-plane'; openshift: 'master'; k3s, rke2: 'etcd')
    */
   readonly nodeRole?: 'control-plane' | 'master' | 'etcd';
   /**
@@ -2328,7 +2328,7 @@ export interface EtcdBackupScheduleArgs {
   /**
    * Client certificates in a host directory (mounted read-only). Default: the distribution's, field
    * by field.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: the healthcheck client under /etc/kubernetes/pki/etcd)
    */
   readonly certificates?: EtcdCertificatesArgs;
   /**
@@ -2361,7 +2361,7 @@ export interface EtcdBackupScheduleArgs {
    * Archive control-plane host files with each snapshot (\<snapshot
    * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
-   * @default - not set
+   * @default - none
    */
   readonly controlPlaneFiles?: EtcdControlPlaneFilesArgs;
   /**
@@ -2371,7 +2371,7 @@ export interface EtcdBackupScheduleArgs {
   readonly images?: EtcdImagesArgs;
   /**
    * Defaults of the restore Jobs that `backup-cronjobs restore` prints.
-   * @default - as described above
+   * @default - every field's default
    */
   readonly restore?: EtcdRestoreSpecArgs;
   /**
@@ -2379,7 +2379,7 @@ export interface EtcdBackupScheduleArgs {
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
-   * @default - as described above
+   * @default - none
    */
   readonly defragmentation?: EtcdDefragmentationArgs;
   /**
@@ -2389,12 +2389,12 @@ export interface EtcdBackupScheduleArgs {
   readonly schedule?: string;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptionsArgs;
   /**
@@ -2424,7 +2424,7 @@ export interface EtcdBackupScheduleArgs {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string;
   /**
@@ -2434,17 +2434,17 @@ export interface EtcdBackupScheduleArgs {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: PlacementArgs;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptionsArgs;
 }

@@ -27,12 +27,12 @@ export interface PolicyMetadata {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
 }
@@ -105,12 +105,12 @@ export interface JobSettings {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -140,7 +140,7 @@ export interface JobSettings {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -150,17 +150,17 @@ export interface JobSettings {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -175,32 +175,32 @@ export interface StaggerOptions {
 export interface Placement {
   /**
    * Node labels the pod requires.
-   * @default - not set
+   * @default - none
    */
   readonly nodeSelector?: { [key: string]: string };
   /**
    * Node affinity terms.
-   * @default - not set
+   * @default - none
    */
   readonly nodeAffinity?: NodeRequirement[];
   /**
    * Tolerations.
-   * @default - not set
+   * @default - none (engines may add their own, e.g. etcd control-plane taints)
    */
   readonly tolerations?: Toleration[];
   /**
    * Run near these pods.
-   * @default - not set
+   * @default - none
    */
   readonly podAffinity?: PodAffinityTerm[];
   /**
    * Run away from these pods.
-   * @default - not set
+   * @default - none
    */
   readonly podAntiAffinity?: PodAffinityTerm[];
   /**
    * Backups of one group never run at the same time.
-   * @default - not set
+   * @default - none: backups of different targets may overlap
    */
   readonly serializationGroup?: SerializationGroup;
 }
@@ -216,12 +216,12 @@ export interface NodeRequirement {
   readonly operator?: string;
   /**
    * Label values (In, NotIn: one or more; Gt, Lt: exactly one integer; Exists, DoesNotExist: none).
-   * @default - not set
+   * @default - none (required for In, NotIn, Gt, Lt)
    */
   readonly values?: string[];
   /**
    * Preference weight; omit for a hard requirement.
-   * @default - not set
+   * @default - a hard requirement
    */
   readonly weight?: number;
 }
@@ -230,7 +230,7 @@ export interface NodeRequirement {
 export interface Toleration {
   /**
    * Taint key; omit with operator Exists to tolerate every taint.
-   * @default - not set
+   * @default - every taint key (only with operator Exists)
    */
   readonly key?: string;
   /**
@@ -240,17 +240,17 @@ export interface Toleration {
   readonly operator?: string;
   /**
    * Taint value (operator Equal).
-   * @default - not set
+   * @default - none
    */
   readonly value?: string;
   /**
    * Taint effect; omit for all effects. One of: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'.
-   * @default - not set
+   * @default - every effect
    */
   readonly effect?: string;
   /**
    * Seconds a NoExecute taint is tolerated.
-   * @default - not set
+   * @default - tolerate forever
    */
   readonly tolerationSeconds?: number;
 }
@@ -266,12 +266,12 @@ export interface PodAffinityTerm {
   readonly topologyKey?: string;
   /**
    * Preference weight; omit for a hard rule.
-   * @default - not set
+   * @default - a hard requirement
    */
   readonly weight?: number;
   /**
    * Namespaces of the other pods (default: the policy namespace).
-   * @default - the policy namespace
+   * @default - the policy's namespace
    */
   readonly namespaces?: string[];
 }
@@ -297,29 +297,29 @@ export interface PodOptions {
   /**
    * Requests and limits of the engine's main containers, each resource over the container's default
    * (docs/operations/resources.md).
-   * @default - as described above
+   * @default - per container and step: docs/operations/resources.md
    */
   readonly resources?: ResourceRequirements;
   /**
    * Requests and limits per container name (init containers included), over resources and the
    * defaults, each resource on its own.
-   * @default - as described above
+   * @default - none
    */
   readonly containerResources?: { [key: string]: ResourceRequirements };
   /**
    * Names of image pull Secrets, each once (the API server keys the list by name: server-side apply
    * refuses a duplicate).
-   * @default - not set
+   * @default - none
    */
   readonly imagePullSecrets?: (string | IConstruct)[];
   /**
    * PriorityClass name.
-   * @default - not set
+   * @default - none (etcd: 'system-node-critical')
    */
   readonly priorityClassName?: string;
   /**
    * ServiceAccount name (default: the namespace default, no API token mounted).
-   * @default - the namespace default, no API token mounted
+   * @default - the namespace's default ServiceAccount, with no API token mounted
    */
   readonly serviceAccountName?: string;
   /**
@@ -329,22 +329,22 @@ export interface PodOptions {
   readonly imagePullPolicy?: string;
   /**
    * Extra environment variables; exactly one of value and secretKeyRef.
-   * @default - not set
+   * @default - none
    */
   readonly env?: ExtraEnvVar[];
   /**
    * Extra volumes.
-   * @default - not set
+   * @default - none
    */
   readonly volumes?: ExtraVolume[];
   /**
    * Extra pod labels.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Extra pod annotations.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
 }
@@ -356,12 +356,12 @@ export interface PodOptions {
 export interface ResourceRequirements {
   /**
    * Requests, e.g. \{cpu: 100m, memory: 256Mi\}.
-   * @default - not set
+   * @default - none
    */
   readonly requests?: { [key: string]: string };
   /**
    * Limits, e.g. \{memory: 1Gi\}.
-   * @default - not set
+   * @default - none
    */
   readonly limits?: { [key: string]: string };
 }
@@ -503,7 +503,7 @@ export interface RetentionOptions {
   /**
    * Schedule of a separate retention-prune CronJob per destination (default: none; pruning runs
    * after each verified backup).
-   * @default - none; pruning runs after each verified backup
+   * @default - no separate job; pruning runs after each verified backup
    */
   readonly schedule?: string | Cron;
 }
@@ -512,20 +512,20 @@ export interface RetentionOptions {
 export interface MetricsOptions {
   /**
    * Pushgateway base URL.
-   * @default - not set
+   * @default - no metrics pushed
    */
   readonly pushgatewayUrl?: string;
   /**
    * HTTP basic auth for the Pushgateway: a Secret with the username and the password (a
    * kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its
    * arguments or logs.
-   * @default - as described above
+   * @default - no authentication
    */
   readonly basicAuthSecret?: BasicAuthSecretRef | IConstruct;
   /**
    * A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in
    * arguments or logs.
-   * @default - not set
+   * @default - no authentication
    */
   readonly bearerTokenSecret?: SecretKeyRef;
   /**
@@ -538,13 +538,13 @@ export interface MetricsOptions {
    * A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded,
    * failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed
    * metrics with pushgatewayUrl.
-   * @default - not set
+   * @default - no PrometheusRule
    */
   readonly prometheusRule?: PrometheusRuleOptions;
   /**
    * A ConfigMap \<policy\>-grafana-dashboard holding the Grafana dashboard of this policy's pushed
    * metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.
-   * @default - not set
+   * @default - no dashboard ConfigMap
    */
   readonly grafanaDashboard?: GrafanaDashboardOptions;
 }
@@ -576,12 +576,12 @@ export interface BasicAuthSecretRef {
 export interface CaBundleRef {
   /**
    * A ConfigMap key holding the PEM bundle.
-   * @default - not set
+   * @default - none
    */
   readonly configMap?: ConfigMapKeyRef;
   /**
    * A Secret key holding the PEM bundle.
-   * @default - not set
+   * @default - none
    */
   readonly secret?: SecretKeyRef;
 }
@@ -602,7 +602,7 @@ export interface ConfigMapKeyRef {
 export interface PrometheusRuleOptions {
   /**
    * Labels of the PrometheusRule.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
@@ -625,7 +625,7 @@ export interface GrafanaDashboardOptions {
   /**
    * Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1",
    * kube-prometheus-stack's).
-   * @default - grafana_dashboard: "1", kube-prometheus-stack's
+   * @default - `grafana_dashboard: "1"` (kube-prometheus-stack's)
    */
   readonly labels?: { [key: string]: string };
 }
@@ -662,22 +662,22 @@ export interface EncryptionOptions {
 export interface AgeEncryption {
   /**
    * age recipients: X25519 public keys (age1…) or SSH public keys.
-   * @default - not set
+   * @default - none
    */
   readonly recipients?: string[];
   /**
    * A Secret key holding a recipients file (one per line, # comments).
-   * @default - not set
+   * @default - none
    */
   readonly recipientsSecret?: SecretKeyRef;
   /**
    * A ConfigMap key holding a recipients file (one per line, # comments).
-   * @default - not set
+   * @default - none
    */
   readonly recipientsConfigMap?: ConfigMapKeyRef;
   /**
    * A Secret key holding the age identity file that restore drills decrypt with.
-   * @default - not set
+   * @default - none: restore drills are refused
    */
   readonly identitySecret?: SecretKeyRef;
   /**
@@ -696,12 +696,12 @@ export interface DrillOptions {
   readonly schedule: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -731,7 +731,7 @@ export interface DrillOptions {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -741,22 +741,22 @@ export interface DrillOptions {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
   /**
    * A drill fails when the newest backup is older than this.
-   * @default - not set
+   * @default - any age: the age is pushed and alerted on, not checked
    */
   readonly maxBackupAge?: string | Duration;
 }
@@ -812,12 +812,12 @@ export interface VitessSpec {
   readonly storage: VitessStorage;
   /**
    * Database init script (--init_db_sql_file).
-   * @default - not set
+   * @default - none
    */
   readonly dbInitScriptSecret?: SecretKeyRef;
   /**
    * Per-run scratch data directory.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly scratch?: VitessScratch;
   /**
@@ -837,7 +837,7 @@ export interface VitessSpec {
   readonly vtbackupRetention?: VitessVtbackupRetention;
   /**
    * Extra vtbackup flags (key without dashes: value).
-   * @default - not set
+   * @default - none
    */
   readonly extraFlags?: { [key: string]: string };
   /** Backup schedules. */
@@ -911,12 +911,12 @@ export interface VitessS3Storage {
   readonly bucket: string;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix: backups go under '\<cluster\>/'
    */
   readonly keyPrefix?: string;
   /**
    * Endpoint (MinIO etc.).
-   * @default - not set
+   * @default - AWS
    */
   readonly endpoint?: string;
   /**
@@ -926,12 +926,12 @@ export interface VitessS3Storage {
   readonly forcePathStyle?: boolean;
   /**
    * Minimum multipart part size in bytes.
-   * @default - not set
+   * @default - vtbackup's default
    */
   readonly minPartSize?: number;
   /**
    * Shared-credentials file in a Secret.
-   * @default - not set
+   * @default - the pod's ambient credentials
    */
   readonly authSecret?: SecretKeyRef;
   /**
@@ -948,12 +948,12 @@ export interface VitessGcsStorage {
   readonly bucket: string;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix
    */
   readonly keyPrefix?: string;
   /**
    * Service-account key in a Secret.
-   * @default - not set
+   * @default - workload identity
    */
   readonly authSecret?: SecretKeyRef;
 }
@@ -966,7 +966,7 @@ export interface VitessAzblobStorage {
   readonly container: string;
   /**
    * Key prefix; the cluster name is appended.
-   * @default - not set
+   * @default - no prefix
    */
   readonly keyPrefix?: string;
   /** Account key file in a Secret. */
@@ -985,7 +985,7 @@ export interface VitessFileStorage {
   readonly claimName: string | IConstruct;
   /**
    * Sub-path in the volume.
-   * @default - not set
+   * @default - the volume's root
    */
   readonly subPath?: string;
 }
@@ -994,12 +994,12 @@ export interface VitessFileStorage {
 export interface VitessScratch {
   /**
    * PVC size; omit for an emptyDir.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly size?: string | Size;
   /**
    * StorageClass.
-   * @default - not set
+   * @default - the cluster's default StorageClass
    */
   readonly storageClassName?: string;
   /**
@@ -1034,7 +1034,7 @@ export interface VitessSchedule {
   readonly name: string;
   /**
    * The operator-style frequency (30m, 6h, 24h) instead of schedule.
-   * @default - not set
+   * @default - use `schedule`
    */
   readonly frequency?: string | Duration;
   /** Keyspaces and their shards. */
@@ -1042,7 +1042,7 @@ export interface VitessSchedule {
   /**
    * Incremental backups of the strategies' shards (vtctldclient BackupShard
    * --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.
-   * @default - not set
+   * @default - none
    */
   readonly incremental?: VitessIncremental;
   /**
@@ -1052,12 +1052,12 @@ export interface VitessSchedule {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1087,7 +1087,7 @@ export interface VitessSchedule {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1097,17 +1097,17 @@ export interface VitessSchedule {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -1135,7 +1135,7 @@ export interface VitessIncremental {
   /**
    * BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default:
    * staleAfterIntervals of the shortest interval, plus the timeout).
-   * @default - staleAfterIntervals of the shortest interval, plus the timeout
+   * @default - `spec.alerts.staleAfterIntervals` of the incremental schedule's shortest interval, plus its timeout
    */
   readonly maxRecoveryPointAge?: string | Duration;
   /**
@@ -1145,7 +1145,7 @@ export interface VitessIncremental {
   readonly allowPrimary?: boolean;
   /**
    * Pause the incremental CronJobs only (default: the schedule's suspend).
-   * @default - the schedule's suspend
+   * @default - the schedule's `suspend`
    */
   readonly suspend?: boolean;
 }
@@ -1159,12 +1159,12 @@ export interface RedisSpec {
   readonly sentinel: RedisSentinel;
   /**
    * ACL user for the Redis servers.
-   * @default - not set
+   * @default - none
    */
   readonly username?: string;
   /**
    * The Redis servers' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRef;
   /** Shards (Sentinel master names); one CronJob each. */
@@ -1186,7 +1186,7 @@ export interface RedisSpec {
   readonly verifyRdb?: boolean;
   /**
    * Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).
-   * @default - not set
+   * @default - an emptyDir without a size limit
    */
   readonly scratch?: RedisScratch;
   /** S3 or S3-compatible destination. */
@@ -1210,12 +1210,12 @@ export interface RedisSentinel {
   readonly addresses: string[];
   /**
    * ACL user for the Sentinels.
-   * @default - not set
+   * @default - none (password-only AUTH, or no AUTH)
    */
   readonly username?: string;
   /**
    * The Sentinels' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRef;
 }
@@ -1231,12 +1231,12 @@ export interface RedisShardSpec {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1266,7 +1266,7 @@ export interface RedisShardSpec {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1276,17 +1276,17 @@ export interface RedisShardSpec {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -1304,17 +1304,17 @@ export interface RedisCompression {
 export interface RedisScratch {
   /**
    * emptyDir size limit.
-   * @default - not set
+   * @default - no limit
    */
   readonly sizeLimit?: string | Size;
   /**
    * Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly size?: string | Size;
   /**
    * StorageClass of the per-run PVC (only with size).
-   * @default - not set
+   * @default - the cluster's default StorageClass
    */
   readonly storageClassName?: string;
 }
@@ -1325,39 +1325,39 @@ export interface S3Destination {
   readonly bucket: string;
   /**
    * Key prefix without leading or trailing "/".
-   * @default - not set
+   * @default - the bucket root
    */
   readonly path?: string;
   /** Region. */
   readonly region: string;
   /**
    * S3-compatible endpoint URL (MinIO etc.).
-   * @default - not set
+   * @default - AWS
    */
   readonly endpoint?: string;
   /**
    * Path-style addressing (default: true when endpoint is set).
-   * @default - true when endpoint is set
+   * @default - true when `endpoint` is set, else false
    */
   readonly forcePathStyle?: boolean;
   /**
    * Secret with the access key pair (default: ambient credentials).
-   * @default - ambient credentials
+   * @default - the pod's ambient credentials (IRSA, instance profile, ...)
    */
   readonly credentialsSecret?: S3Credentials | IConstruct;
   /**
    * Storage class of the objects, e.g. STANDARD_IA.
-   * @default - not set
+   * @default - the bucket's default
    */
   readonly storageClass?: string;
   /**
    * Server-side encryption. One of: 'AES256', 'aws:kms'.
-   * @default - not set
+   * @default - the bucket's default
    */
   readonly serverSideEncryption?: string;
   /**
    * KMS key id (serverSideEncryption aws:kms).
-   * @default - not set
+   * @default - the AWS managed key
    */
   readonly kmsKeyId?: string;
   /**
@@ -1369,7 +1369,7 @@ export interface S3Destination {
   /**
    * S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default:
    * not locked).
-   * @default - as described above
+   * @default - not locked
    */
   readonly objectLock?: S3ObjectLock;
 }
@@ -1390,7 +1390,7 @@ export interface S3Credentials {
   readonly secretAccessKeyKey?: string;
   /**
    * Key of a session token.
-   * @default - not set
+   * @default - none
    */
   readonly sessionTokenKey?: string;
 }
@@ -1417,7 +1417,7 @@ export interface S3Copy {
   readonly s3: S3Destination;
   /**
    * Retention rules of the copy's backups (default: none, every copy kept).
-   * @default - none, every copy kept
+   * @default - none: the copy keeps every backup
    */
   readonly retention?: RetentionRules;
 }
@@ -1503,7 +1503,7 @@ export interface EtcdSpec {
   /**
    * Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2). Default:
    * the distribution's. One of: 'control-plane', 'master', 'etcd'.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: 'control-plane'; openshift: 'master'; k3s, rke2: 'etcd')
    */
   readonly nodeRole?: string;
   /**
@@ -1524,7 +1524,7 @@ export interface EtcdSpec {
   /**
    * Client certificates in a host directory (mounted read-only). Default: the distribution's, field
    * by field.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: the healthcheck client under /etc/kubernetes/pki/etcd)
    */
   readonly certificates?: EtcdCertificates;
   /**
@@ -1558,7 +1558,7 @@ export interface EtcdSpec {
    * Archive control-plane host files with each snapshot (\<snapshot
    * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
-   * @default - not set
+   * @default - none
    */
   readonly controlPlaneFiles?: EtcdControlPlaneFiles;
   /**
@@ -1568,7 +1568,7 @@ export interface EtcdSpec {
   readonly images?: EtcdImages;
   /**
    * Defaults of the restore Jobs that `backup-cronjobs restore` prints.
-   * @default - as described above
+   * @default - every field's default
    */
   readonly restore?: EtcdRestoreSpec;
   /**
@@ -1576,7 +1576,7 @@ export interface EtcdSpec {
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
-   * @default - as described above
+   * @default - none
    */
   readonly defragmentation?: EtcdDefragmentation;
 }
@@ -1595,12 +1595,12 @@ export interface EtcdNodeSpec {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1630,7 +1630,7 @@ export interface EtcdNodeSpec {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1640,17 +1640,17 @@ export interface EtcdNodeSpec {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -1662,24 +1662,24 @@ export interface EtcdNodeSpec {
 export interface EtcdCertificates {
   /**
    * Host directory (kubeadm: /etc/kubernetes/pki/etcd).
-   * @default - not set
+   * @default - the distribution's (kubeadm: '/etc/kubernetes/pki/etcd')
    */
   readonly hostPath?: string;
   /**
    * CA bundle, relative to hostPath (kubeadm: ca.crt).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'ca.crt')
    */
   readonly caFile?: string;
   /**
    * Client certificate, relative to hostPath; $(ETCD_BACKUP_NODE) is the node's name (kubeadm:
    * healthcheck-client.crt).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'healthcheck-client.crt')
    */
   readonly certFile?: string;
   /**
    * Client key, relative to hostPath; $(ETCD_BACKUP_NODE) is the node's name (kubeadm:
    * healthcheck-client.key).
-   * @default - not set
+   * @default - the distribution's (kubeadm: 'healthcheck-client.key')
    */
   readonly keyFile?: string;
 }
@@ -1718,7 +1718,7 @@ export interface EtcdPvcDestination {
   readonly claimName: string | IConstruct;
   /**
    * Sub-path in the volume.
-   * @default - not set
+   * @default - the volume's root
    */
   readonly subPath?: string;
   /**
@@ -1726,7 +1726,7 @@ export interface EtcdPvcDestination {
    * ReadWriteOnce volume with an fsType): the backup and prune pods get this fsGroup and the
    * retention-prune pod runs as non-root (uid 65534). Unset: the prune pod runs as uid 0 without
    * capabilities.
-   * @default - not set
+   * @default - unset: the prune pod runs as uid 0
    */
   readonly fsGroup?: number;
 }
@@ -1780,7 +1780,7 @@ export interface EtcdImages {
 export interface EtcdRestoreSpec {
   /**
    * --initial-cluster: name=peerURL,... (default: a one-member cluster).
-   * @default - a one-member cluster
+   * @default - a one-member cluster: `\<node\>=https://\<node IP\>:2380`
    */
   readonly initialCluster?: string;
   /**
@@ -1796,7 +1796,7 @@ export interface EtcdRestoreSpec {
   /**
    * Bump revisions by this much and mark them compacted (needs an etcdutl with --bump-revision,
    * e.g. 3.6).
-   * @default - not set
+   * @default - not bumped
    */
   readonly bumpRevision?: number;
 }
@@ -1812,12 +1812,12 @@ export interface EtcdDefragmentation {
   readonly schedule: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -1847,7 +1847,7 @@ export interface EtcdDefragmentation {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -1857,17 +1857,17 @@ export interface EtcdDefragmentation {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
   /**
@@ -1903,12 +1903,12 @@ export interface VitessBackupScheduleProps {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -1964,12 +1964,12 @@ export interface VitessBackupScheduleProps {
   readonly storage: VitessStorage;
   /**
    * Database init script (--init_db_sql_file).
-   * @default - not set
+   * @default - none
    */
   readonly dbInitScriptSecret?: SecretKeyRef;
   /**
    * Per-run scratch data directory.
-   * @default - not set
+   * @default - an emptyDir
    */
   readonly scratch?: VitessScratch;
   /**
@@ -1989,12 +1989,12 @@ export interface VitessBackupScheduleProps {
   readonly vtbackupRetention?: VitessVtbackupRetention;
   /**
    * Extra vtbackup flags (key without dashes: value).
-   * @default - not set
+   * @default - none
    */
   readonly extraFlags?: { [key: string]: string };
   /**
    * The operator-style frequency (30m, 6h, 24h) instead of schedule.
-   * @default - not set
+   * @default - use `schedule`
    */
   readonly frequency?: string | Duration;
   /** Keyspaces and their shards. */
@@ -2002,7 +2002,7 @@ export interface VitessBackupScheduleProps {
   /**
    * Incremental backups of the strategies' shards (vtctldclient BackupShard
    * --incremental-from-pos=auto, Vitess 18 and newer), once a full backup exists.
-   * @default - not set
+   * @default - none
    */
   readonly incremental?: VitessIncremental;
   /**
@@ -2012,12 +2012,12 @@ export interface VitessBackupScheduleProps {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -2047,7 +2047,7 @@ export interface VitessBackupScheduleProps {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -2057,17 +2057,17 @@ export interface VitessBackupScheduleProps {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -2088,12 +2088,12 @@ export interface RedisBackupScheduleProps {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -2128,12 +2128,12 @@ export interface RedisBackupScheduleProps {
   readonly sentinel: RedisSentinel;
   /**
    * ACL user for the Redis servers.
-   * @default - not set
+   * @default - none
    */
   readonly username?: string;
   /**
    * The Redis servers' password.
-   * @default - not set
+   * @default - no AUTH
    */
   readonly passwordSecret?: SecretKeyRef;
   /** Shards (Sentinel master names); one CronJob each. */
@@ -2155,7 +2155,7 @@ export interface RedisBackupScheduleProps {
   readonly verifyRdb?: boolean;
   /**
    * Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).
-   * @default - not set
+   * @default - an emptyDir without a size limit
    */
   readonly scratch?: RedisScratch;
   /** S3 or S3-compatible destination. */
@@ -2178,12 +2178,12 @@ export interface RedisBackupScheduleProps {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -2213,7 +2213,7 @@ export interface RedisBackupScheduleProps {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -2223,17 +2223,17 @@ export interface RedisBackupScheduleProps {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }
@@ -2253,12 +2253,12 @@ export interface EtcdBackupScheduleProps {
   readonly namespace?: string;
   /**
    * Labels added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly labels?: { [key: string]: string };
   /**
    * Annotations added to every object.
-   * @default - not set
+   * @default - none
    */
   readonly annotations?: { [key: string]: string };
   /**
@@ -2310,7 +2310,7 @@ export interface EtcdBackupScheduleProps {
   /**
    * Role label of the nodes (control-plane: kubeadm; master: OpenShift; etcd: k3s/RKE2). Default:
    * the distribution's. One of: 'control-plane', 'master', 'etcd'.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: 'control-plane'; openshift: 'master'; k3s, rke2: 'etcd')
    */
   readonly nodeRole?: string;
   /**
@@ -2331,7 +2331,7 @@ export interface EtcdBackupScheduleProps {
   /**
    * Client certificates in a host directory (mounted read-only). Default: the distribution's, field
    * by field.
-   * @default - as described above
+   * @default - the distribution's (kubeadm: the healthcheck client under /etc/kubernetes/pki/etcd)
    */
   readonly certificates?: EtcdCertificates;
   /**
@@ -2365,7 +2365,7 @@ export interface EtcdBackupScheduleProps {
    * Archive control-plane host files with each snapshot (\<snapshot
    * name\>.control-plane-files.tar.gz, .age after it when encrypted); it holds private keys: needs
    * spec.encryption unless allowUnencrypted.
-   * @default - not set
+   * @default - none
    */
   readonly controlPlaneFiles?: EtcdControlPlaneFiles;
   /**
@@ -2375,7 +2375,7 @@ export interface EtcdBackupScheduleProps {
   readonly images?: EtcdImages;
   /**
    * Defaults of the restore Jobs that `backup-cronjobs restore` prints.
-   * @default - as described above
+   * @default - every field's default
    */
   readonly restore?: EtcdRestoreSpec;
   /**
@@ -2383,7 +2383,7 @@ export interface EtcdBackupScheduleProps {
    * snapshots' serialization group; one member at a time, the leader last, only those above
    * thresholdPercent, nothing while a member is unhealthy or an alarm is raised. Job settings over
    * spec.defaults.
-   * @default - as described above
+   * @default - none
    */
   readonly defragmentation?: EtcdDefragmentation;
   /**
@@ -2393,12 +2393,12 @@ export interface EtcdBackupScheduleProps {
   readonly schedule?: string | Cron;
   /**
    * IANA time zone of the schedule (not Local).
-   * @default - not set
+   * @default - the kube-controller-manager's zone (UTC almost everywhere)
    */
   readonly timeZone?: string;
   /**
    * Spread targets sharing a schedule evenly over a window.
-   * @default - not set
+   * @default - no stagger: every target starts at the schedule's time
    */
   readonly stagger?: StaggerOptions;
   /**
@@ -2428,7 +2428,7 @@ export interface EtcdBackupScheduleProps {
   readonly failedJobsHistoryLimit?: number;
   /**
    * Run deadline (activeDeadlineSeconds); engine default.
-   * @default - as described above
+   * @default - per engine: vitess '2h', etcd '15m', redis '10m'
    */
   readonly timeout?: string | Duration;
   /**
@@ -2438,17 +2438,17 @@ export interface EtcdBackupScheduleProps {
   readonly backoffLimit?: number;
   /**
    * Delete finished Jobs after this long (default: keep, bounded by the history limits).
-   * @default - keep, bounded by the history limits
+   * @default - kept by the history limits
    */
   readonly ttlAfterFinished?: string | Duration;
   /**
    * Where backup pods run.
-   * @default - not set
+   * @default - no constraints beyond the engine's
    */
   readonly placement?: Placement;
   /**
    * Pod settings.
-   * @default - not set
+   * @default - engine defaults
    */
   readonly pod?: PodOptions;
 }

@@ -5,25 +5,13 @@
  */
 import type { EnvVar } from '../kubernetes/objects';
 import { IssueList, childPath, show } from '../policy/errors';
-import { Schema, arr, dnsLabel, named, obj } from '../policy/schema-builders';
+import { Schema, arr, dnsLabel, named, obj, withMeta } from '../policy/schema-builders';
 import { RETENTION_ENV, RETENTION_JSON_SCHEMA, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
 import type { RetentionRules } from '../retention';
 import { ResolvedS3, S3Destination, resolveS3, s3DestinationSchema, validateS3 } from './s3';
+import type { S3Copy } from './types.generated';
 
-/**
- * A further copy of every verified backup, in another bucket, endpoint or region: uploaded after the
- * backup is stored, then checked (the stored size, and the sha256 of what is read back), locked with its
- * own `objectLock`, and pruned with its own rules. A failed copy is reported (log line, metric
- * `<prefix>_copy_last_run_success{copy}`, alert `BackupCopyFailed`) and never fails the backup run; a
- * failed backup is never copied.
- */
-export interface S3Copy {
-  /** Names the copy in logs and metrics (label `copy`): a DNS-1123 label, unique among the copies. */
-  readonly name: string;
-  readonly s3: S3Destination;
-  /** Rules applied to the copy's backups after each copy. @default - none: the copy keeps every backup */
-  readonly retention?: RetentionRules;
-}
+export type { S3Copy } from './types.generated';
 
 /** Schema of `copies` (closed), with the engine's description of an endpoint. */
 export function s3CopiesSchema(endpointDescription: string): Schema {
@@ -36,12 +24,15 @@ export function s3CopiesSchema(endpointDescription: string): Schema {
         {
           name: dnsLabel('Names the copy in logs and metrics (label copy).'),
           s3: s3DestinationSchema('Where the copy goes.', endpointDescription),
-          retention: named(
-            'RetentionRules',
-            obj(
-              "Retention rules of the copy's backups (default: none, every copy kept).",
-              RETENTION_JSON_SCHEMA.properties,
+          retention: withMeta(
+            named(
+              'RetentionRules',
+              obj(
+                "Retention rules of the copy's backups (default: none, every copy kept).",
+                RETENTION_JSON_SCHEMA.properties,
+              ),
             ),
+            { defaultText: 'none: the copy keeps every backup' },
           ),
         },
         ['name', 's3'],

@@ -27,64 +27,8 @@ import { caBundleParts } from '../workload/ca-bundle';
 import { S3_DEFAULTS, s3CredentialKeys } from './s3-defaults';
 
 export { S3_DEFAULTS };
-
-/** S3 credentials: a Secret holding an access key pair. */
-export interface S3Credentials {
-  /** Secret name. */
-  readonly name: string;
-  /** @default 'AWS_ACCESS_KEY_ID' */
-  readonly accessKeyIdKey?: string;
-  /** @default 'AWS_SECRET_ACCESS_KEY' */
-  readonly secretAccessKeyKey?: string;
-  /** Key of a session token (temporary credentials). @default - none */
-  readonly sessionTokenKey?: string;
-}
-
-/**
- * S3 Object Lock on every object a run writes (the backup and its sidecars): after each upload the run
- * sets a retain-until date (`PutObjectRetention`), and retention never deletes an object before that
- * date. The bucket must have Object Lock enabled (which also turns on versioning); a bucket without
- * it refuses the retention (`InvalidRequest: Bucket is missing Object Lock Configuration`) and the
- * run fails.
- */
-export interface S3ObjectLock {
-  /**
-   * `GOVERNANCE`: nobody without `s3:BypassGovernanceRetention` can delete or shorten the lock;
-   * `COMPLIANCE`: nobody at all, the root user included, until the date.
-   */
-  readonly mode: 'GOVERNANCE' | 'COMPLIANCE';
-  /** How long each object stays locked after its upload (S3's retention period): `30d`, `2w`. */
-  readonly period: string;
-}
-
-/** S3 or any S3-compatible store (MinIO, Ceph RGW, ...). */
-export interface S3Destination {
-  readonly bucket: string;
-  /** Key prefix without leading or trailing `/`. @default - the bucket root */
-  readonly path?: string;
-  readonly region: string;
-  /** S3-compatible endpoint URL (e.g. `http://minio.minio.svc:9000`). @default - AWS */
-  readonly endpoint?: string;
-  /** Path-style addressing (`<endpoint>/<bucket>/<key>`). @default - true when `endpoint` is set, else false */
-  readonly forcePathStyle?: boolean;
-  /** @default - the pod's ambient credentials (IRSA, instance profile, ...) */
-  readonly credentialsSecret?: S3Credentials;
-  /** e.g. `STANDARD_IA`. @default - the bucket's default */
-  readonly storageClass?: string;
-  /** @default - the bucket's default */
-  readonly serverSideEncryption?: 'AES256' | 'aws:kms';
-  /** KMS key id (only with `serverSideEncryption: aws:kms`). @default - the AWS managed key */
-  readonly kmsKeyId?: string;
-  /**
-   * The CA bundle (PEM) that signs an `https://` endpoint's certificate (a
-   * private CA, e.g. an on-premises MinIO): mounted read-only into every
-   * container that talks to the bucket, and given to the aws CLI as `AWS_CA_BUNDLE`.
-   * @default - the image's trusted CAs
-   */
-  readonly caBundle?: CaBundleRef;
-  /** Lock every object a run writes for a period (S3 Object Lock; the bucket must have it enabled). @default - not locked */
-  readonly objectLock?: S3ObjectLock;
-}
+export type { S3Credentials, S3Destination, S3ObjectLock } from './types.generated';
+import type { S3Destination } from './types.generated';
 
 /** Env names of the upload options, read by the upload scripts (redis-upload.sh, etcd-finalize.sh). */
 export const S3_UPLOAD_ENV = {
@@ -113,44 +57,69 @@ export function s3DestinationSchema(description: string, endpointDescription: st
       description,
       {
         bucket: withMeta(str('Bucket.', { pattern: BUCKET_PATTERN }), { passThrough: 'name' }),
-        path: str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
+        path: withMeta(
+          str('Key prefix without leading or trailing "/".', { pattern: S3_PATH_PATTERN, maxLength: 900 }),
+          { defaultText: 'the bucket root' },
+        ),
         region: nonEmptyStr('Region.', { pattern: TOKEN_PATTERN }),
-        endpoint: withMeta(str(endpointDescription, { pattern: PATTERNS.url }), { passThrough: 'url' }),
-        forcePathStyle: bool('Path-style addressing (default: true when endpoint is set).'),
-        credentialsSecret: named(
-          'S3Credentials',
-          obj(
-            'Secret with the access key pair (default: ambient credentials).',
-            {
-              name: objectName('Secret', 'Secret name.'),
-              accessKeyIdKey: secretKey('Key of the access key id.', { default: S3_DEFAULTS.accessKeyIdKey }),
-              secretAccessKeyKey: secretKey('Key of the secret access key.', {
-                default: S3_DEFAULTS.secretAccessKeyKey,
-              }),
-              sessionTokenKey: secretKey('Key of a session token.'),
-            },
-            ['name'],
+        endpoint: withMeta(withMeta(str(endpointDescription, { pattern: PATTERNS.url }), { passThrough: 'url' }), {
+          defaultText: 'AWS',
+        }),
+        forcePathStyle: withMeta(bool('Path-style addressing (default: true when endpoint is set).'), {
+          defaultText: 'true when `endpoint` is set, else false',
+        }),
+        credentialsSecret: withMeta(
+          named(
+            'S3Credentials',
+            obj(
+              'Secret with the access key pair (default: ambient credentials).',
+              {
+                name: objectName('Secret', 'Secret name.'),
+                accessKeyIdKey: secretKey('Key of the access key id.', { default: S3_DEFAULTS.accessKeyIdKey }),
+                secretAccessKeyKey: secretKey('Key of the secret access key.', {
+                  default: S3_DEFAULTS.secretAccessKeyKey,
+                }),
+                sessionTokenKey: withMeta(secretKey('Key of a session token.'), { defaultText: 'none' }),
+              },
+              ['name'],
+            ),
           ),
+          { defaultText: "the pod's ambient credentials (IRSA, instance profile, ...)" },
         ),
-        storageClass: nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
-        serverSideEncryption: strEnum('Server-side encryption.', ['AES256', 'aws:kms']),
-        kmsKeyId: nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }),
-        caBundle: caBundleRef(
-          "CA bundle (PEM) that signs an https endpoint's certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image's trusted CAs).",
+        storageClass: withMeta(
+          nonEmptyStr('Storage class of the objects, e.g. STANDARD_IA.', { pattern: '^[A-Z0-9_]+$' }),
+          { defaultText: "the bucket's default" },
         ),
-        objectLock: named(
-          'S3ObjectLock',
-          obj(
-            'S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default: not locked).',
-            {
-              mode: strEnum('GOVERNANCE (bypassable with s3:BypassGovernanceRetention) or COMPLIANCE (by nobody).', [
-                'GOVERNANCE',
-                'COMPLIANCE',
-              ]),
-              period: duration("How long each object stays locked after its upload (S3's retention period), e.g. 30d."),
-            },
-            ['mode', 'period'],
+        serverSideEncryption: withMeta(strEnum('Server-side encryption.', ['AES256', 'aws:kms']), {
+          defaultText: "the bucket's default",
+        }),
+        kmsKeyId: withMeta(nonEmptyStr('KMS key id (serverSideEncryption aws:kms).', { pattern: TOKEN_PATTERN }), {
+          defaultText: 'the AWS managed key',
+        }),
+        caBundle: withMeta(
+          caBundleRef(
+            "CA bundle (PEM) that signs an https endpoint's certificate; the aws CLI gets it as AWS_CA_BUNDLE (default: the image's trusted CAs).",
           ),
+          { defaultText: "the image's trusted CAs" },
+        ),
+        objectLock: withMeta(
+          named(
+            'S3ObjectLock',
+            obj(
+              'S3 Object Lock on every object a run writes (the bucket must have Object Lock enabled; default: not locked).',
+              {
+                mode: strEnum('GOVERNANCE (bypassable with s3:BypassGovernanceRetention) or COMPLIANCE (by nobody).', [
+                  'GOVERNANCE',
+                  'COMPLIANCE',
+                ]),
+                period: duration(
+                  "How long each object stays locked after its upload (S3's retention period), e.g. 30d.",
+                ),
+              },
+              ['mode', 'period'],
+            ),
+          ),
+          { defaultText: 'not locked' },
         ),
       },
       ['bucket', 'region'],

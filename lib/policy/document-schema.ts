@@ -46,8 +46,8 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
               namespace: withMeta(dnsLabel('Namespace of every object.', { default: JOB_DEFAULTS.namespace }), {
                 passThrough: 'name',
               }),
-              labels: labelValues('Labels added to every object.'),
-              annotations: stringMap('Annotations added to every object.'),
+              labels: withMeta(labelValues('Labels added to every object.'), { defaultText: 'none' }),
+              annotations: withMeta(stringMap('Annotations added to every object.'), { defaultText: 'none' }),
             },
             ['name'],
           ),
@@ -62,64 +62,85 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
               metrics: named(
                 'MetricsOptions',
                 obj('Metrics.', {
-                  pushgatewayUrl: withMeta(str('Pushgateway base URL.', { pattern: PATTERNS.url }), {
-                    passThrough: 'url',
-                  }),
-                  basicAuthSecret: named(
-                    'BasicAuthSecretRef',
-                    obj(
-                      'HTTP basic auth for the Pushgateway: a Secret with the username and the password (a kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its arguments or logs.',
-                      {
-                        name: objectName('Secret', 'Secret name.'),
-                        usernameKey: nonEmptyStr('Key of the username.', {
-                          pattern: PATTERNS.secretKey,
-                          maxLength: 253,
-                          default: METRICS_DEFAULTS.basicAuthUsernameKey,
-                        }),
-                        passwordKey: nonEmptyStr('Key of the password.', {
-                          pattern: PATTERNS.secretKey,
-                          maxLength: 253,
-                          default: METRICS_DEFAULTS.basicAuthPasswordKey,
-                        }),
-                      },
-                      ['name'],
+                  pushgatewayUrl: withMeta(
+                    withMeta(str('Pushgateway base URL.', { pattern: PATTERNS.url }), {
+                      passThrough: 'url',
+                    }),
+                    { defaultText: 'no metrics pushed' },
+                  ),
+                  basicAuthSecret: withMeta(
+                    named(
+                      'BasicAuthSecretRef',
+                      obj(
+                        'HTTP basic auth for the Pushgateway: a Secret with the username and the password (a kubernetes.io/basic-auth Secret by default); they reach the push through env vars, never its arguments or logs.',
+                        {
+                          name: objectName('Secret', 'Secret name.'),
+                          usernameKey: nonEmptyStr('Key of the username.', {
+                            pattern: PATTERNS.secretKey,
+                            maxLength: 253,
+                            default: METRICS_DEFAULTS.basicAuthUsernameKey,
+                          }),
+                          passwordKey: nonEmptyStr('Key of the password.', {
+                            pattern: PATTERNS.secretKey,
+                            maxLength: 253,
+                            default: METRICS_DEFAULTS.basicAuthPasswordKey,
+                          }),
+                        },
+                        ['name'],
+                      ),
                     ),
+                    { defaultText: 'no authentication' },
                   ),
-                  bearerTokenSecret: secretKeyRef(
-                    'A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in arguments or logs.',
-                  ),
-                  caBundle: caBundleRef(
-                    "CA bundle (PEM) that signs an https pushgatewayUrl's certificate (default: the image's trusted CAs).",
-                  ),
-                  prometheusRule: named(
-                    'PrometheusRuleOptions',
-                    obj(
-                      'A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded, failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed metrics with pushgatewayUrl.',
-                      {
-                        labels: labelValues('Labels of the PrometheusRule.'),
-                        severity: str('severity label of the alerts.', {
-                          pattern: '^[A-Za-z0-9._-]{1,63}$',
-                          default: JOB_DEFAULTS.alertSeverity,
-                        }),
-                        staleAfterIntervals: int(
-                          'A backup is stale after this many schedule intervals plus the run timeout.',
-                          1,
-                          100,
-                          { default: JOB_DEFAULTS.staleAfterIntervals },
-                        ),
-                      },
+                  bearerTokenSecret: withMeta(
+                    secretKeyRef(
+                      'A Secret key holding a bearer token for the Pushgateway (Authorization: Bearer); never in arguments or logs.',
                     ),
+                    { defaultText: 'no authentication' },
                   ),
-                  grafanaDashboard: named(
-                    'GrafanaDashboardOptions',
-                    obj(
-                      "A ConfigMap <policy>-grafana-dashboard holding the Grafana dashboard of this policy's pushed metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.",
-                      {
-                        labels: labelValues(
-                          'Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1", kube-prometheus-stack\'s).',
-                        ),
-                      },
+                  caBundle: withMeta(
+                    caBundleRef(
+                      "CA bundle (PEM) that signs an https pushgatewayUrl's certificate (default: the image's trusted CAs).",
                     ),
+                    { defaultText: "the image's trusted CAs" },
+                  ),
+                  prometheusRule: withMeta(
+                    named(
+                      'PrometheusRuleOptions',
+                      obj(
+                        'A PrometheusRule (prometheus-operator) alerting on backups that are stale, never succeeded, failed or did not start, sized from each schedule; from kube-state-metrics, and the pushed metrics with pushgatewayUrl.',
+                        {
+                          labels: withMeta(labelValues('Labels of the PrometheusRule.'), { defaultText: 'none' }),
+                          severity: str('severity label of the alerts.', {
+                            pattern: '^[A-Za-z0-9._-]{1,63}$',
+                            default: JOB_DEFAULTS.alertSeverity,
+                          }),
+                          staleAfterIntervals: int(
+                            'A backup is stale after this many schedule intervals plus the run timeout.',
+                            1,
+                            100,
+                            { default: JOB_DEFAULTS.staleAfterIntervals },
+                          ),
+                        },
+                      ),
+                    ),
+                    { defaultText: 'no PrometheusRule' },
+                  ),
+                  grafanaDashboard: withMeta(
+                    named(
+                      'GrafanaDashboardOptions',
+                      obj(
+                        "A ConfigMap <policy>-grafana-dashboard holding the Grafana dashboard of this policy's pushed metrics, for Grafana's dashboard sidecar; needs pushgatewayUrl.",
+                        {
+                          labels: withMeta(
+                            labelValues(
+                              'Labels of the ConfigMap, which the sidecar selects (default grafana_dashboard: "1", kube-prometheus-stack\'s).',
+                            ),
+                            { defaultText: '`grafana_dashboard: "1"` (kube-prometheus-stack\'s)' },
+                          ),
+                        },
+                      ),
+                    ),
+                    { defaultText: 'no dashboard ConfigMap' },
                   ),
                 }),
               ),
@@ -143,19 +164,27 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
                       obj(
                         'age (https://age-encryption.org): exactly one of recipients, recipientsSecret, recipientsConfigMap.',
                         {
-                          recipients: arr(
-                            'age recipients: X25519 public keys (age1…) or SSH public keys.',
-                            str('A recipient.', { pattern: PATTERNS.ageRecipient }),
-                            { minItems: 1, uniqueItems: true },
+                          recipients: withMeta(
+                            arr(
+                              'age recipients: X25519 public keys (age1…) or SSH public keys.',
+                              str('A recipient.', { pattern: PATTERNS.ageRecipient }),
+                              { minItems: 1, uniqueItems: true },
+                            ),
+                            { defaultText: 'none' },
                           ),
-                          recipientsSecret: secretKeyRef(
-                            'A Secret key holding a recipients file (one per line, # comments).',
+                          recipientsSecret: withMeta(
+                            secretKeyRef('A Secret key holding a recipients file (one per line, # comments).'),
+                            { defaultText: 'none' },
                           ),
-                          recipientsConfigMap: configMapKeyRef(
-                            'A ConfigMap key holding a recipients file (one per line, # comments).',
+                          recipientsConfigMap: withMeta(
+                            configMapKeyRef('A ConfigMap key holding a recipients file (one per line, # comments).'),
+                            { defaultText: 'none' },
                           ),
-                          identitySecret: secretKeyRef(
-                            'A Secret key holding the age identity file that restore drills decrypt with.',
+                          identitySecret: withMeta(
+                            secretKeyRef(
+                              'A Secret key holding the age identity file that restore drills decrypt with.',
+                            ),
+                            { defaultText: 'none: restore drills are refused' },
                           ),
                           image: image(
                             'An image with sh, POSIX tools and age on its PATH (e.g. FROM alpine:3.20, RUN apk add --no-cache age).',
@@ -178,7 +207,9 @@ export function documentSchema(engineSchemas: Readonly<Record<string, Schema>>):
                     schedule: cron('When the drills run (5 fields or a macro; H fields are hashed per target).', {
                       minLength: 1,
                     }),
-                    maxBackupAge: duration('A drill fails when the newest backup is older than this.'),
+                    maxBackupAge: withMeta(duration('A drill fails when the newest backup is older than this.'), {
+                      defaultText: 'any age: the age is pushed and alerted on, not checked',
+                    }),
                   },
                   ['schedule'],
                 ),

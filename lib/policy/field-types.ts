@@ -72,8 +72,23 @@ export function propertiesOf(schema: Schema): PropertySource[] {
 export class InterfaceWriter {
   private readonly written = new Map<string, { readonly schema: Schema; readonly text: string }>();
   private readonly names = new Map<Schema, string>();
+  private readonly used = new Set<string>();
 
-  constructor(private readonly flavor: TypeFlavor) {}
+  /** `external`: type names written elsewhere, by the module they are imported from. */
+  constructor(
+    private readonly flavor: TypeFlavor,
+    private readonly external: ReadonlyMap<string, string> = new Map(),
+  ) {}
+
+  /** The external names the interfaces use, by module, each list sorted. */
+  public get imports(): ReadonlyMap<string, readonly string[]> {
+    const out = new Map<string, string[]>();
+    for (const name of [...this.used].sort()) {
+      const module = this.external.get(name)!;
+      out.set(module, [...(out.get(module) ?? []), name]);
+    }
+    return out;
+  }
 
   /** Every interface written so far, in the order first reached. */
   public get text(): string {
@@ -83,6 +98,16 @@ export class InterfaceWriter {
   /** The names written so far. */
   public get typeNames(): readonly string[] {
     return [...this.written.keys()];
+  }
+
+  /** The schema a name was written from. */
+  public schemaOf(name: string): Schema | undefined {
+    return this.written.get(name)?.schema;
+  }
+
+  /** Writes the type of an object schema with a type name (and every type it reaches); its name. */
+  public addType(schema: Schema): string {
+    return this.typeOf(schema, '', '');
   }
 
   /** Writes an interface of `source`'s properties (and every object type they reach). */
@@ -149,6 +174,10 @@ export class InterfaceWriter {
     if (known !== undefined) return known;
     const name = (fieldMeta(schema).typeName ?? parentAndKey) + (this.flavor.typeNameSuffix ?? '');
     this.names.set(schema, name);
+    if (this.external.has(name)) {
+      this.used.add(name);
+      return name;
+    }
     const every = fieldMeta(schema).passThroughFields;
     const properties = propertiesOf(schema).map((p) =>
       every === undefined ? p : { ...p, schema: withMeta(p.schema, { passThrough: every }) },

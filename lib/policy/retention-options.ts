@@ -3,13 +3,9 @@ import { IssueList, childPath, show } from './errors';
 import type { EnvVar } from '../kubernetes/objects';
 import { RetentionRuleSupport, RetentionRules, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
 import { validateSchedule } from '../schedule';
+import type { RetentionOptions } from './types.generated';
 
-export interface RetentionOptions extends RetentionRules {
-  /** Print the prune plan and delete nothing. @default false */
-  readonly dryRun?: boolean;
-  /** Schedule of a separate retention-prune CronJob per destination. @default - no separate job; pruning runs after each verified backup */
-  readonly schedule?: string;
-}
+export type { RetentionOptions } from './types.generated';
 
 /** `destination` narrows the rules to those it supports (vtctld lists no sizes). */
 export function validateRetentionOptions(

@@ -219,8 +219,8 @@ export const caBundleRef = (description: string): Schema =>
     obj(
       `${description} Exactly one of configMap, secret.`,
       {
-        configMap: configMapKeyRef('A ConfigMap key holding the PEM bundle.'),
-        secret: secretKeyRef('A Secret key holding the PEM bundle.'),
+        configMap: withMeta(configMapKeyRef('A ConfigMap key holding the PEM bundle.'), { defaultText: 'none' }),
+        secret: withMeta(secretKeyRef('A Secret key holding the PEM bundle.'), { defaultText: 'none' }),
       },
       [],
       { minProperties: 1, maxProperties: 1 },

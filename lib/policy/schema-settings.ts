@@ -34,11 +34,16 @@ const nodeRequirement = named(
       operator: strEnum('Label operator.', ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'], {
         default: JOB_DEFAULTS.nodeRequirementOperator,
       }),
-      values: arr(
-        'Label values (In, NotIn: one or more; Gt, Lt: exactly one integer; Exists, DoesNotExist: none).',
-        nonEmptyStr('A label value.', { maxLength: 63 }),
+      values: withMeta(
+        arr(
+          'Label values (In, NotIn: one or more; Gt, Lt: exactly one integer; Exists, DoesNotExist: none).',
+          nonEmptyStr('A label value.', { maxLength: 63 }),
+        ),
+        { defaultText: 'none (required for In, NotIn, Gt, Lt)' },
       ),
-      weight: int('Preference weight; omit for a hard requirement.', 1, 100),
+      weight: withMeta(int('Preference weight; omit for a hard requirement.', 1, 100), {
+        defaultText: 'a hard requirement',
+      }),
     },
     ['key'],
   ),
@@ -47,12 +52,18 @@ const nodeRequirement = named(
 const toleration = named(
   'Toleration',
   obj('A toleration.', {
-    key: str('Taint key; omit with operator Exists to tolerate every taint.'),
+    key: withMeta(str('Taint key; omit with operator Exists to tolerate every taint.'), {
+      defaultText: 'every taint key (only with operator Exists)',
+    }),
     operator: strEnum('Toleration operator.', ['Equal', 'Exists'], { default: JOB_DEFAULTS.tolerationOperator }),
-    value: str('Taint value (operator Equal).'),
-    effect: strEnum('Taint effect; omit for all effects.', ['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+    value: withMeta(str('Taint value (operator Equal).'), { defaultText: 'none' }),
+    effect: withMeta(strEnum('Taint effect; omit for all effects.', ['NoSchedule', 'PreferNoSchedule', 'NoExecute']), {
+      defaultText: 'every effect',
+    }),
     // int64 in the API; larger integers than 2^53 - 1 are not exact in JSON numbers
-    tolerationSeconds: int('Seconds a NoExecute taint is tolerated.', 0, Number.MAX_SAFE_INTEGER),
+    tolerationSeconds: withMeta(int('Seconds a NoExecute taint is tolerated.', 0, Number.MAX_SAFE_INTEGER), {
+      defaultText: 'tolerate forever',
+    }),
   }),
 );
 
@@ -63,8 +74,11 @@ const podAffinityTerm = named(
     {
       labels: labelValues('Labels the other pods carry.'),
       topologyKey: nonEmptyStr('Node label that defines the domain.', { default: JOB_DEFAULTS.nodeTopologyKey }),
-      weight: int('Preference weight; omit for a hard rule.', 1, 100),
-      namespaces: arr('Namespaces of the other pods (default: the policy namespace).', dnsLabel('Namespace.')),
+      weight: withMeta(int('Preference weight; omit for a hard rule.', 1, 100), { defaultText: 'a hard requirement' }),
+      namespaces: withMeta(
+        arr('Namespaces of the other pods (default: the policy namespace).', dnsLabel('Namespace.')),
+        { defaultText: "the policy's namespace" },
+      ),
     },
     ['labels'],
   ),
@@ -73,29 +87,34 @@ const podAffinityTerm = named(
 const placement = named(
   'Placement',
   obj('Where backup pods run.', {
-    nodeSelector: labelValues('Node labels the pod requires.'),
-    nodeAffinity: arr('Node affinity terms.', nodeRequirement),
-    tolerations: arr('Tolerations.', toleration),
-    podAffinity: arr('Run near these pods.', podAffinityTerm),
-    podAntiAffinity: arr('Run away from these pods.', podAffinityTerm),
-    serializationGroup: named(
-      'SerializationGroup',
-      obj(
-        'Backups of one group never run at the same time.',
-        {
-          name: dnsLabel('Group name (a label value).'),
-          scope: strEnum('node: one per node at a time; cluster: one in the whole cluster.', ['node', 'cluster'], {
-            default: JOB_DEFAULTS.serializationScope,
-          }),
-          clusterTopologyKey: nonEmptyStr(
-            'For scope cluster: a node label with the same value on every eligible node.',
-            {
-              default: JOB_DEFAULTS.clusterTopologyKey,
-            },
-          ),
-        },
-        ['name'],
+    nodeSelector: withMeta(labelValues('Node labels the pod requires.'), { defaultText: 'none' }),
+    nodeAffinity: withMeta(arr('Node affinity terms.', nodeRequirement), { defaultText: 'none' }),
+    tolerations: withMeta(arr('Tolerations.', toleration), {
+      defaultText: 'none (engines may add their own, e.g. etcd control-plane taints)',
+    }),
+    podAffinity: withMeta(arr('Run near these pods.', podAffinityTerm), { defaultText: 'none' }),
+    podAntiAffinity: withMeta(arr('Run away from these pods.', podAffinityTerm), { defaultText: 'none' }),
+    serializationGroup: withMeta(
+      named(
+        'SerializationGroup',
+        obj(
+          'Backups of one group never run at the same time.',
+          {
+            name: dnsLabel('Group name (a label value).'),
+            scope: strEnum('node: one per node at a time; cluster: one in the whole cluster.', ['node', 'cluster'], {
+              default: JOB_DEFAULTS.serializationScope,
+            }),
+            clusterTopologyKey: nonEmptyStr(
+              'For scope cluster: a node label with the same value on every eligible node.',
+              {
+                default: JOB_DEFAULTS.clusterTopologyKey,
+              },
+            ),
+          },
+          ['name'],
+        ),
       ),
+      { defaultText: 'none: backups of different targets may overlap' },
     ),
   }),
 );
@@ -124,10 +143,15 @@ function resourceRequirements(description: string): Schema {
   return named(
     'ResourceRequirements',
     obj(description, {
-      requests: stringMap('Requests, e.g. {cpu: 100m, memory: 256Mi}.', {
-        additionalProperties: quantity('Quantity.'),
+      requests: withMeta(
+        stringMap('Requests, e.g. {cpu: 100m, memory: 256Mi}.', {
+          additionalProperties: quantity('Quantity.'),
+        }),
+        { defaultText: 'none' },
+      ),
+      limits: withMeta(stringMap('Limits, e.g. {memory: 1Gi}.', { additionalProperties: quantity('Quantity.') }), {
+        defaultText: 'none',
       }),
-      limits: stringMap('Limits, e.g. {memory: 1Gi}.', { additionalProperties: quantity('Quantity.') }),
     }),
   );
 }
@@ -135,50 +159,67 @@ function resourceRequirements(description: string): Schema {
 const pod = named(
   'PodOptions',
   obj('Pod settings.', {
-    resources: resourceRequirements(
-      "Requests and limits of the engine's main containers, each resource over the container's default (docs/operations/resources.md).",
+    resources: withMeta(
+      resourceRequirements(
+        "Requests and limits of the engine's main containers, each resource over the container's default (docs/operations/resources.md).",
+      ),
+      { defaultText: 'per container and step: docs/operations/resources.md' },
     ),
-    containerResources: stringMap(
-      'Requests and limits per container name (init containers included), over resources and the defaults, each resource on its own.',
-      {
-        additionalProperties: resourceRequirements('Requests and limits of one container.'),
-      },
+    containerResources: withMeta(
+      stringMap(
+        'Requests and limits per container name (init containers included), over resources and the defaults, each resource on its own.',
+        {
+          additionalProperties: resourceRequirements('Requests and limits of one container.'),
+        },
+      ),
+      { defaultText: 'none' },
     ),
-    imagePullSecrets: arr(
-      'Names of image pull Secrets, each once (the API server keys the list by name: server-side apply refuses a duplicate).',
-      objectName('Secret', 'Secret name.'),
-      { uniqueItems: true },
+    imagePullSecrets: withMeta(
+      arr(
+        'Names of image pull Secrets, each once (the API server keys the list by name: server-side apply refuses a duplicate).',
+        objectName('Secret', 'Secret name.'),
+        { uniqueItems: true },
+      ),
+      { defaultText: 'none' },
     ),
-    priorityClassName: str('PriorityClass name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
+    priorityClassName: withMeta(str('PriorityClass name.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), {
+      defaultText: "none (etcd: 'system-node-critical')",
+    }),
     serviceAccountName: withMeta(
-      str('ServiceAccount name (default: the namespace default, no API token mounted).', {
-        pattern: PATTERNS.dnsSubdomain,
-        maxLength: 253,
-      }),
-      { passThrough: 'name' },
+      withMeta(
+        str('ServiceAccount name (default: the namespace default, no API token mounted).', {
+          pattern: PATTERNS.dnsSubdomain,
+          maxLength: 253,
+        }),
+        { passThrough: 'name' },
+      ),
+      { defaultText: "the namespace's default ServiceAccount, with no API token mounted" },
     ),
     imagePullPolicy: strEnum('Image pull policy.', ['Always', 'IfNotPresent', 'Never'], {
       default: JOB_DEFAULTS.imagePullPolicy,
     }),
-    env: arr(
-      'Extra environment variables; exactly one of value and secretKeyRef.',
-      named(
-        'ExtraEnvVar',
-        obj(
-          'An env var.',
-          {
-            name: str('Name.', { pattern: PATTERNS.envName }),
-            value: str('Literal value.'),
-            secretKeyRef: secretKeyRef('Secret key holding the value.'),
-          },
-          ['name'],
-          { minProperties: 2, maxProperties: 2 },
+    env: withMeta(
+      arr(
+        'Extra environment variables; exactly one of value and secretKeyRef.',
+        named(
+          'ExtraEnvVar',
+          obj(
+            'An env var.',
+            {
+              name: str('Name.', { pattern: PATTERNS.envName }),
+              value: str('Literal value.'),
+              secretKeyRef: secretKeyRef('Secret key holding the value.'),
+            },
+            ['name'],
+            { minProperties: 2, maxProperties: 2 },
+          ),
         ),
       ),
+      { defaultText: 'none' },
     ),
-    volumes: arr('Extra volumes.', extraVolume),
-    labels: labelValues('Extra pod labels.'),
-    annotations: stringMap('Extra pod annotations.'),
+    volumes: withMeta(arr('Extra volumes.', extraVolume), { defaultText: 'none' }),
+    labels: withMeta(labelValues('Extra pod labels.'), { defaultText: 'none' }),
+    annotations: withMeta(stringMap('Extra pod annotations.'), { defaultText: 'none' }),
   }),
 );
 
@@ -188,12 +229,17 @@ export const jobSettingsProperties: Record<string, Schema> = {
     minLength: 1,
     default: JOB_DEFAULTS.schedule,
   }),
-  timeZone: nonEmptyStr('IANA time zone of the schedule (not Local).'),
-  stagger: named(
-    'StaggerOptions',
-    obj('Spread targets sharing a schedule evenly over a window.', { window: duration('Window, e.g. 2h.') }, [
-      'window',
-    ]),
+  timeZone: withMeta(nonEmptyStr('IANA time zone of the schedule (not Local).'), {
+    defaultText: "the kube-controller-manager's zone (UTC almost everywhere)",
+  }),
+  stagger: withMeta(
+    named(
+      'StaggerOptions',
+      obj('Spread targets sharing a schedule evenly over a window.', { window: duration('Window, e.g. 2h.') }, [
+        'window',
+      ]),
+    ),
+    { defaultText: "no stagger: every target starts at the schedule's time" },
   ),
   suspend: bool('Pause the schedule.', { default: JOB_DEFAULTS.suspend }),
   concurrencyPolicy: strEnum('What to do when the previous run is still going.', ['Forbid', 'Allow', 'Replace'], {
@@ -204,11 +250,16 @@ export const jobSettingsProperties: Record<string, Schema> = {
   }),
   successfulJobsHistoryLimit: int('Finished Jobs kept.', 0, 1000, { default: JOB_DEFAULTS.successfulJobsHistoryLimit }),
   failedJobsHistoryLimit: int('Failed Jobs kept.', 0, 1000, { default: JOB_DEFAULTS.failedJobsHistoryLimit }),
-  timeout: duration('Run deadline (activeDeadlineSeconds); engine default.'),
+  timeout: withMeta(duration('Run deadline (activeDeadlineSeconds); engine default.'), {
+    defaultText: "per engine: vitess '2h', etcd '15m', redis '10m'",
+  }),
   backoffLimit: int('Retries of a failed run.', 0, 100, { default: JOB_DEFAULTS.backoffLimit }),
-  ttlAfterFinished: duration('Delete finished Jobs after this long (default: keep, bounded by the history limits).'),
-  placement,
-  pod,
+  ttlAfterFinished: withMeta(
+    duration('Delete finished Jobs after this long (default: keep, bounded by the history limits).'),
+    { defaultText: 'kept by the history limits' },
+  ),
+  placement: withMeta(placement, { defaultText: "no constraints beyond the engine's" }),
+  pod: withMeta(pod, { defaultText: 'engine defaults' }),
 };
 
 export const jobSettingsSchema = named('JobSettings', obj('CronJob and pod settings.', jobSettingsProperties));

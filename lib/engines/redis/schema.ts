@@ -56,14 +56,18 @@ export const redisSchema = named(
               withMeta(str('host:port or [ipv6]:port.', { pattern: ADDRESS_PATTERN }), { passThrough: 'address' }),
               { minItems: 1 },
             ),
-            username: nonEmptyStr('ACL user for the Sentinels.', { pattern: TOKEN_PATTERN }),
-            passwordSecret: secretKeyRef("The Sentinels' password."),
+            username: withMeta(nonEmptyStr('ACL user for the Sentinels.', { pattern: TOKEN_PATTERN }), {
+              defaultText: 'none (password-only AUTH, or no AUTH)',
+            }),
+            passwordSecret: withMeta(secretKeyRef("The Sentinels' password."), { defaultText: 'no AUTH' }),
           },
           ['addresses'],
         ),
       ),
-      username: nonEmptyStr('ACL user for the Redis servers.', { pattern: TOKEN_PATTERN }),
-      passwordSecret: secretKeyRef("The Redis servers' password."),
+      username: withMeta(nonEmptyStr('ACL user for the Redis servers.', { pattern: TOKEN_PATTERN }), {
+        defaultText: 'none',
+      }),
+      passwordSecret: withMeta(secretKeyRef("The Redis servers' password."), { defaultText: 'no AUTH' }),
       shards: arr('Shards (Sentinel master names); one CronJob each.', shard, { minItems: 1 }),
       allowMasterFallback: bool('Dump the master when a shard has no healthy read-only replica.', {
         default: REDIS_DEFAULTS.allowMasterFallback,
@@ -77,19 +81,27 @@ export const redisSchema = named(
       verifyRdb: bool('Check the dump with redis-check-rdb before compressing it.', {
         default: REDIS_DEFAULTS.verifyRdb,
       }),
-      scratch: named(
-        'RedisScratch',
-        obj('Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).', {
-          sizeLimit: size('emptyDir size limit.'),
-          size: size('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'),
-          storageClassName: str('StorageClass of the per-run PVC (only with size).', {
-            pattern: PATTERNS.dnsSubdomain,
-            maxLength: 253,
+      scratch: withMeta(
+        named(
+          'RedisScratch',
+          obj('Scratch space for the dump: an emptyDir (sizeLimit) or a per-run PVC (size).', {
+            sizeLimit: withMeta(size('emptyDir size limit.'), { defaultText: 'no limit' }),
+            size: withMeta(size('Size of a per-run PVC (generic ephemeral volume) instead of an emptyDir.'), {
+              defaultText: 'an emptyDir',
+            }),
+            storageClassName: withMeta(
+              str('StorageClass of the per-run PVC (only with size).', {
+                pattern: PATTERNS.dnsSubdomain,
+                maxLength: 253,
+              }),
+              { defaultText: "the cluster's default StorageClass" },
+            ),
           }),
-        }),
+        ),
+        { defaultText: 'an emptyDir without a size limit' },
       ),
       s3: s3DestinationSchema('S3 or S3-compatible destination.', 'S3-compatible endpoint URL (MinIO etc.).'),
-      copies: s3CopiesSchema('S3-compatible endpoint URL (MinIO etc.).'),
+      copies: withMeta(s3CopiesSchema('S3-compatible endpoint URL (MinIO etc.).'), { defaultText: 'none' }),
       images: withMeta(
         named(
           'RedisImages',

@@ -37,13 +37,22 @@ const storage = named(
           {
             region: nonEmptyStr('Region.'),
             bucket: withMeta(nonEmptyStr('Bucket.'), { passThrough: 'name' }),
-            keyPrefix,
-            endpoint: withMeta(nonEmptyStr('Endpoint (MinIO etc.).'), { passThrough: 'url' }),
+            keyPrefix: withMeta(keyPrefix, { defaultText: "no prefix: backups go under '<cluster>/'" }),
+            endpoint: withMeta(withMeta(nonEmptyStr('Endpoint (MinIO etc.).'), { passThrough: 'url' }), {
+              defaultText: 'AWS',
+            }),
             forcePathStyle: bool('Path-style addressing.', { default: VITESS_DEFAULTS.forcePathStyle }),
-            minPartSize: int('Minimum multipart part size in bytes.', 1, Number.MAX_SAFE_INTEGER),
-            authSecret: secretKeyRef('Shared-credentials file in a Secret.'),
-            caBundle: caBundleRef(
-              "CA bundle (PEM) that signs an https endpoint's certificate; vtbackup trusts it through SSL_CERT_DIR (default: the image's trusted CAs).",
+            minPartSize: withMeta(int('Minimum multipart part size in bytes.', 1, Number.MAX_SAFE_INTEGER), {
+              defaultText: "vtbackup's default",
+            }),
+            authSecret: withMeta(secretKeyRef('Shared-credentials file in a Secret.'), {
+              defaultText: "the pod's ambient credentials",
+            }),
+            caBundle: withMeta(
+              caBundleRef(
+                "CA bundle (PEM) that signs an https endpoint's certificate; vtbackup trusts it through SSL_CERT_DIR (default: the image's trusted CAs).",
+              ),
+              { defaultText: "the image's trusted CAs" },
             ),
           },
           ['region', 'bucket'],
@@ -55,8 +64,10 @@ const storage = named(
           'Google Cloud Storage.',
           {
             bucket: withMeta(nonEmptyStr('Bucket.'), { passThrough: 'name' }),
-            keyPrefix,
-            authSecret: secretKeyRef('Service-account key in a Secret.'),
+            keyPrefix: withMeta(keyPrefix, { defaultText: 'no prefix' }),
+            authSecret: withMeta(secretKeyRef('Service-account key in a Secret.'), {
+              defaultText: 'workload identity',
+            }),
           },
           ['bucket'],
         ),
@@ -68,7 +79,7 @@ const storage = named(
           {
             account: nonEmptyStr('Account.'),
             container: nonEmptyStr('Container.'),
-            keyPrefix,
+            keyPrefix: withMeta(keyPrefix, { defaultText: 'no prefix' }),
             authSecret: secretKeyRef('Account key file in a Secret.'),
           },
           ['account', 'container', 'authSecret'],
@@ -84,7 +95,7 @@ const storage = named(
           'A shared PersistentVolumeClaim.',
           {
             claimName: objectName('PersistentVolumeClaim', 'Claim name.'),
-            subPath: str('Sub-path in the volume.'),
+            subPath: withMeta(str('Sub-path in the volume.'), { defaultText: "the volume's root" }),
           },
           ['claimName'],
         ),
@@ -106,13 +117,21 @@ const incremental = named(
       timeout: duration('Deadline of one incremental run (activeDeadlineSeconds and --action_timeout).', {
         default: VITESS_DEFAULTS.incrementalTimeout,
       }),
-      maxRecoveryPointAge: duration(
-        'BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default: staleAfterIntervals of the shortest interval, plus the timeout).',
+      maxRecoveryPointAge: withMeta(
+        duration(
+          'BackupRecoveryPointTooOld fires past this age of the newest incremental backup (default: staleAfterIntervals of the shortest interval, plus the timeout).',
+        ),
+        {
+          defaultText:
+            "`spec.alerts.staleAfterIntervals` of the incremental schedule's shortest interval, plus its timeout",
+        },
       ),
       allowPrimary: bool('Take it on the primary when the shard has no replica-type tablet (--allow-primary).', {
         default: VITESS_DEFAULTS.incrementalAllowPrimary,
       }),
-      suspend: bool("Pause the incremental CronJobs only (default: the schedule's suspend)."),
+      suspend: withMeta(bool("Pause the incremental CronJobs only (default: the schedule's suspend)."), {
+        defaultText: "the schedule's `suspend`",
+      }),
     },
     ['schedule'],
   ),
@@ -124,7 +143,9 @@ const schedule: Schema = named(
     'A backup schedule: one CronJob per keyspace/shard of its strategies.',
     {
       name: dnsLabel('Schedule name, part of every CronJob name.'),
-      frequency: duration('The operator-style frequency (30m, 6h, 24h) instead of schedule.'),
+      frequency: withMeta(duration('The operator-style frequency (30m, 6h, 24h) instead of schedule.'), {
+        defaultText: 'use `schedule`',
+      }),
       strategies: arr(
         'Keyspaces and their shards.',
         named(
@@ -144,7 +165,7 @@ const schedule: Schema = named(
         ),
         { minItems: 1 },
       ),
-      incremental,
+      incremental: withMeta(incremental, { defaultText: 'none' }),
       ...jobSettingsProperties,
     },
     ['name', 'strategies'],
@@ -197,18 +218,23 @@ export const vitessSchema = named(
         { passThrough: 'address' },
       ),
       storage,
-      dbInitScriptSecret: secretKeyRef('Database init script (--init_db_sql_file).'),
-      scratch: named(
-        'VitessScratch',
-        obj('Per-run scratch data directory.', {
-          size: size('PVC size; omit for an emptyDir.'),
-          storageClassName: str('StorageClass.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }),
-          accessModes: arr(
-            'Access modes.',
-            strEnum('Access mode.', ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany', 'ReadOnlyMany']),
-            { minItems: 1, default: [...VITESS_DEFAULTS.scratchAccessModes] },
-          ),
-        }),
+      dbInitScriptSecret: withMeta(secretKeyRef('Database init script (--init_db_sql_file).'), { defaultText: 'none' }),
+      scratch: withMeta(
+        named(
+          'VitessScratch',
+          obj('Per-run scratch data directory.', {
+            size: withMeta(size('PVC size; omit for an emptyDir.'), { defaultText: 'an emptyDir' }),
+            storageClassName: withMeta(str('StorageClass.', { pattern: PATTERNS.dnsSubdomain, maxLength: 253 }), {
+              defaultText: "the cluster's default StorageClass",
+            }),
+            accessModes: arr(
+              'Access modes.',
+              strEnum('Access mode.', ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany', 'ReadOnlyMany']),
+              { minItems: 1, default: [...VITESS_DEFAULTS.scratchAccessModes] },
+            ),
+          }),
+        ),
+        { defaultText: 'an emptyDir' },
       ),
       allowFirstBackup: bool('Take a first backup from a shard that has a primary but no backup.', {
         default: VITESS_DEFAULTS.allowFirstBackup,
@@ -224,7 +250,7 @@ export const vitessSchema = named(
           }),
         }),
       ),
-      extraFlags: stringMap('Extra vtbackup flags (key without dashes: value).'),
+      extraFlags: withMeta(stringMap('Extra vtbackup flags (key without dashes: value).'), { defaultText: 'none' }),
       schedules: arr('Backup schedules.', schedule, { minItems: 1 }),
     },
     ['cluster', 'topology', 'vtctldServer', 'storage', 'schedules'],
