@@ -4,7 +4,7 @@
  * renders every policy through these definitions and knows no engine itself.
  */
 import type { EngineContainer, EnvVar, Manifest, PodSpec, Volume } from '../kubernetes/objects';
-import type { IssueList } from '../policy/errors';
+import type { IssueList, PolicyPath } from '../policy/errors';
 import type { Schema } from '../policy/schema-builders';
 import type { EngineSettingsDefaults, ResolvedJobSettings } from '../policy/settings';
 import type {
@@ -36,12 +36,12 @@ export interface PolicyContext {
   readonly drill?: DrillOptions;
   /** `spec.contentChecks`, only ever set for an engine that supports them. @default - CONTENT_CHECK_DEFAULTS */
   readonly contentChecks?: ContentCheckOptions;
-  /** Path of the engine's spec (`spec.<key>`), for messages. */
-  readonly path: string;
+  /** Path of the engine's spec (`['spec', key]`), for messages. */
+  readonly path: PolicyPath;
 }
 
-/** Whether the schema found nothing wrong at or below a path of the policy (`spec.redis.shards`). */
-export type Accepted = (path: string) => boolean;
+/** Whether the schema found nothing wrong at or below a path of the policy (`['spec', 'redis', 'shards']`). */
+export type Accepted = (path: PolicyPath) => boolean;
 
 /** What an engine contributes to one pod. */
 export interface EnginePod {

@@ -3,7 +3,8 @@
  * beyond it, all problems in one pass. A validated policy is a frozen copy,
  * remembered so that no later step validates it again.
  */
-import { IssueList, PolicyError, PolicyIssue, childPath, show } from '../policy/errors';
+import { IssueList, PolicyError, formatPath, show } from '../policy/errors';
+import type { PolicyIssue, PolicyPath } from '../policy/errors';
 import { formatDuration, parseDuration } from '../units';
 import { withoutUndefined } from '../kubernetes/objects';
 import { validateAgainstSchema } from '../policy/schema-validate';
@@ -62,26 +63,26 @@ export function policyIssues(doc: unknown): PolicyIssue[] {
   const issues = problems.map((p) => p.issue);
   if (typeof pruned !== 'object' || pruned === null || Array.isArray(pruned)) return issues;
   // What could not be taken out (a refused array item, a missing required field) keeps the checks that read it from running.
-  const refused = validateAgainstSchema(policySchema, pruned).map((p) => p.issue.path);
-  const accepted = (inputs: readonly string[]) => !refused.some((r) => inputs.some((i) => isWithin(r, i)));
+  const refused = validateAgainstSchema(policySchema, pruned).map((p) => p.issue.segments);
+  const accepted = (inputs: readonly PolicyPath[]) => !refused.some((r) => inputs.some((i) => isWithin(r, i)));
   const reported = new Set(issues.map((i) => i.path));
   const more = semanticIssues(pruned as BackupPolicy, accepted);
   return [...issues, ...more.filter((i) => !reported.has(i.path))];
 }
 
 /** Whether `path` is `root` or a path below it. */
-function isWithin(path: string, root: string): boolean {
-  return path === root || (path.startsWith(root) && (path[root.length] === '.' || path[root.length] === '['));
+function isWithin(path: PolicyPath, root: PolicyPath): boolean {
+  return path.length >= root.length && root.every((key, i) => path[i] === key);
 }
 
 /**
  * The checks beyond the schema. Each runs only when `accepted` says the schema found nothing wrong in the parts
  * it reads (its inputs), so a check never sees a shape the schema refused; a check that throws anyway is a bug.
  */
-function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly string[]) => boolean): PolicyIssue[] {
+function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly PolicyPath[]) => boolean): PolicyIssue[] {
   const issues = new IssueList();
   const spec = policy.spec ?? {};
-  const run = (inputs: readonly string[], check: () => void) => {
+  const run = (inputs: readonly PolicyPath[], check: () => void) => {
     if (!accepted(inputs)) return;
     try {
       check();
@@ -92,52 +93,60 @@ function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly string
   const engines = enginesOf(spec);
   if (engines.length !== 1) {
     issues.add(
-      'spec',
+      ['spec'],
       `received ${engines.length === 0 ? 'no engine' : `engines ${engines.join(', ')}`}; set exactly one of: ${ENGINE_KEYS.join(', ')}`,
     );
   }
-  run(['spec.defaults'], () => validateSettings(spec.defaults, 'spec.defaults', issues));
-  run(['metadata.labels'], () => checkLabels(policy.metadata?.labels, 'metadata.labels', issues));
-  run(['metadata.annotations'], () => checkAnnotations(policy.metadata?.annotations, 'metadata.annotations', issues));
-  run(['spec.metrics'], () => {
-    checkLabels(spec.metrics?.prometheusRule?.labels, 'spec.metrics.prometheusRule.labels', issues);
-    checkLabels(spec.metrics?.grafanaDashboard?.labels, 'spec.metrics.grafanaDashboard.labels', issues);
+  run([DEFAULTS], () => validateSettings(spec.defaults, DEFAULTS, issues));
+  run([LABELS], () => checkLabels(policy.metadata?.labels, LABELS, issues));
+  run([ANNOTATIONS], () => checkAnnotations(policy.metadata?.annotations, ANNOTATIONS, issues));
+  run([METRICS], () => {
+    checkLabels(spec.metrics?.prometheusRule?.labels, [...METRICS, 'prometheusRule', 'labels'], issues);
+    checkLabels(spec.metrics?.grafanaDashboard?.labels, [...METRICS, 'grafanaDashboard', 'labels'], issues);
   });
   const only = engines.length === 1 ? engines[0] : undefined;
   if (spec.retention) {
-    run(['spec.retention', ...(only ? [childPath('spec', only)] : [])], () => {
+    run([RETENTION, ...(only ? [['spec', only]] : [])], () => {
       const destination = only === undefined ? undefined : retentionDestinationOf(only, spec[only]);
-      validateRetentionOptions(spec.retention!, 'spec.retention', issues, destination);
+      validateRetentionOptions(spec.retention!, formatPath(RETENTION), issues, destination);
     });
   }
   run([], () => validateFeatureSupport(spec, only, issues));
-  run(['spec.encryption'], () => validateEncryption(spec, issues));
-  run(['spec.drill'], () => validateDrill(spec, issues));
-  if (spec.metrics) run(['spec.metrics'], () => validateMetricsEndpoint(spec.metrics!, issues));
+  run([ENCRYPTION], () => validateEncryption(spec, issues));
+  run([DRILL], () => validateDrill(spec, issues));
+  if (spec.metrics) run([METRICS], () => validateMetricsEndpoint(spec.metrics!, issues));
   // An engine's checks read its spec part by part, each when the schema accepted that part (`accepted`).
   for (const key of engines) {
-    run(['metadata.namespace', ...ENGINE_CONTEXT], () =>
+    run([['metadata', 'namespace'], ...ENGINE_CONTEXT], () =>
       engineDefinition(key).validate(spec[key], policyContext(policy, key), issues, (path) => accepted([path])),
     );
   }
   return [...issues.issues];
 }
 
+const DEFAULTS: PolicyPath = ['spec', 'defaults'];
+const RETENTION: PolicyPath = ['spec', 'retention'];
+const METRICS: PolicyPath = ['spec', 'metrics'];
+const ENCRYPTION: PolicyPath = ['spec', 'encryption'];
+const DRILL: PolicyPath = ['spec', 'drill'];
+const LABELS: PolicyPath = ['metadata', 'labels'];
+const ANNOTATIONS: PolicyPath = ['metadata', 'annotations'];
+
 /** The parts of `spec` an engine's checks read besides its own (PolicyContext). */
-const ENGINE_CONTEXT = [
-  'spec.defaults',
-  'spec.retention',
-  'spec.metrics',
-  'spec.encryption',
-  'spec.drill',
-  'spec.contentChecks',
-] as const;
+const ENGINE_CONTEXT: readonly PolicyPath[] = [
+  DEFAULTS,
+  RETENTION,
+  METRICS,
+  ENCRYPTION,
+  DRILL,
+  ['spec', 'contentChecks'],
+];
 
 /** A check that threw on input the schema accepted: a bug in backup-cronjobs, reported as one with the check's own error and stack. */
-function checkBug(error: unknown, inputs: readonly string[]): Error {
+function checkBug(error: unknown, inputs: readonly PolicyPath[]): Error {
   const cause = error instanceof Error ? error : new Error(String(error));
   const bug = new Error(
-    `a check of the policy${inputs.length > 0 ? ` (${inputs.join(', ')})` : ''} threw, which is a bug in backup-cronjobs (please report it with the policy): ${cause.name}: ${cause.message}`,
+    `a check of the policy${inputs.length > 0 ? ` (${inputs.map(formatPath).join(', ')})` : ''} threw, which is a bug in backup-cronjobs (please report it with the policy): ${cause.name}: ${cause.message}`,
     { cause },
   );
   bug.stack = `${bug.name}: ${bug.message}\n${cause.stack ?? ''}`;
@@ -154,7 +163,7 @@ function validateFeatureSupport(spec: BackupPolicy['spec'], engine: EngineKey | 
     if (support === true) continue;
     const supported = ENGINE_KEYS.filter((k) => engineDefinition(k)[feature as keyof typeof features] === true);
     issues.add(
-      `spec.${feature}`,
+      ['spec', feature],
       `the ${engine} engine does not support ${names[feature as keyof typeof features]}${
         support ? `: ${support.refused}` : ''
       }; ${supported.length > 0 ? `supported by: ${supported.join(', ')}` : 'no engine supports it yet'}`,
@@ -171,13 +180,13 @@ function validateEncryption(spec: BackupPolicy['spec'], issues: IssueList): void
     );
     if (sources.length !== 1) {
       issues.add(
-        'spec.encryption.age',
+        [...ENCRYPTION, 'age'],
         `received ${sources.length === 0 ? 'no recipients' : sources.join(' and ')}; set exactly one of: recipients, recipientsSecret, recipientsConfigMap`,
       );
     }
     if (spec.drill && !age.identitySecret) {
       issues.add(
-        'spec.encryption.age.identitySecret',
+        [...ENCRYPTION, 'age', 'identitySecret'],
         'required with spec.drill: the drills decrypt the newest backup with this identity',
       );
     }
@@ -187,9 +196,9 @@ function validateEncryption(spec: BackupPolicy['spec'], issues: IssueList): void
 /** `spec.drill`: its settings, and a limit on the age of the backup it restores of at least a minute. */
 function validateDrill(spec: BackupPolicy['spec'], issues: IssueList): void {
   if (spec.drill) {
-    validateSettings(spec.drill, 'spec.drill', issues);
+    validateSettings(spec.drill, DRILL, issues);
     if (spec.drill.maxBackupAge !== undefined)
-      checkMinimum(spec.drill.maxBackupAge, 60, 'spec.drill.maxBackupAge', issues);
+      checkMinimum(spec.drill.maxBackupAge, 60, [...DRILL, 'maxBackupAge'], issues);
   }
 }
 
@@ -200,41 +209,38 @@ function validateMetricsEndpoint(metrics: MetricsOptions, issues: IssueList): vo
   );
   if (metrics.pushgatewayUrl === undefined) {
     for (const k of set)
-      issues.add(
-        `spec.metrics.${k}`,
-        'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it',
-      );
+      issues.add([...METRICS, k], 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
     return;
   }
   if (/^https?:\/\/[^/?#]*@/.test(metrics.pushgatewayUrl)) {
     // the URL is in the pod spec and in every push's log line
     issues.add(
-      'spec.metrics.pushgatewayUrl',
+      [...METRICS, 'pushgatewayUrl'],
       'received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL',
     );
   }
   if (metrics.basicAuthSecret && metrics.bearerTokenSecret) {
     issues.add(
-      'spec.metrics',
+      METRICS,
       'received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)',
     );
   }
   const keys = metrics.basicAuthSecret && basicAuthKeys(metrics.basicAuthSecret);
   if (keys && keys.username === keys.password) {
     issues.add(
-      'spec.metrics.basicAuthSecret',
+      [...METRICS, 'basicAuthSecret'],
       `received the same key ${show(keys.username)} for the username and the password; each needs its own key`,
     );
   }
   if (metrics.caBundle && metrics.pushgatewayUrl.startsWith('http://')) {
     issues.add(
-      'spec.metrics.caBundle',
+      [...METRICS, 'caBundle'],
       `received a CA bundle for the plain-HTTP pushgatewayUrl ${show(metrics.pushgatewayUrl)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
     );
   }
 }
 
-function checkMinimum(value: string, minimumSeconds: number, path: string, issues: IssueList): void {
+function checkMinimum(value: string, minimumSeconds: number, path: PolicyPath, issues: IssueList): void {
   const seconds = parseDuration(value);
   if (seconds < minimumSeconds)
     issues.add(path, `received ${show(value)}; allowed: at least ${formatDuration(minimumSeconds)}`);
@@ -251,7 +257,7 @@ export function policyContext(policy: BackupPolicy, key: string): PolicyContext 
     encryption: policy.spec.encryption,
     drill: policy.spec.drill,
     contentChecks: policy.spec.contentChecks,
-    path: childPath('spec', key),
+    path: ['spec', key],
   };
 }
 

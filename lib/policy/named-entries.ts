@@ -2,7 +2,8 @@
  * Lists whose entries are a name, or an object with the name and that entry's
  * own job settings (Redis `shards`, etcd `nodes`).
  */
-import { IssueList, childPath, show } from './errors';
+import { IssueList, show } from './errors';
+import type { PolicyPath } from './errors';
 import type { JobSettings } from './types';
 import { pickSettings, validateSettings } from './settings';
 
@@ -20,7 +21,7 @@ export function namedEntry(entry: NamedEntry): { name: string; settings?: JobSet
  */
 export function validateNamedEntries(
   entries: readonly NamedEntry[],
-  path: string,
+  path: PolicyPath,
   field: string,
   noun: string,
   issues: IssueList,
@@ -28,11 +29,11 @@ export function validateNamedEntries(
   const seen = new Map<string, number>();
   entries.forEach((entry, i) => {
     const { name, settings } = namedEntry(entry);
-    const at = childPath(childPath(path, field), i);
+    const at = [...path, field, i];
     const prev = seen.get(name);
     if (prev !== undefined)
       issues.add(
-        typeof entry === 'string' ? at : childPath(at, 'name'),
+        typeof entry === 'string' ? at : [...at, 'name'],
         `received ${show(name)}; ${noun} names must be unique (also at ${field}[${prev}])`,
       );
     else seen.set(name, i);

@@ -2,7 +2,8 @@
  * Job settings: the checks beyond the schema (every level) and the field-by-field
  * merge of levels; their resolution, every default applied once, is resolve-settings.ts.
  */
-import { IssueList, childPath, show } from './errors';
+import { IssueList, show } from './errors';
+import type { PolicyPath } from './errors';
 import { nodeRequirementOperator, tolerationOperator } from './defaults';
 import type { JobSettings, NodeRequirement, PodOptions, Toleration } from './types';
 import { ScheduleError, containsHash, resolveHashedSchedule, validateSchedule, validateTimeZone } from '../schedule';
@@ -18,9 +19,9 @@ export type { EngineSettingsDefaults, ResolvedJobSettings } from './resolve-sett
 /** The largest value of the API's int32 fields. */
 const INT32_MAX = 2 ** 31 - 1;
 
-export function validateSettings(settings: JobSettings | undefined, path: string, issues: IssueList): void {
+export function validateSettings(settings: JobSettings | undefined, path: PolicyPath, issues: IssueList): void {
   if (!settings) return;
-  const at = (field: string) => childPath(path, field);
+  const at = (field: string) => [...path, field];
   if (settings.schedule !== undefined) {
     const problem = scheduleProblem(settings.schedule);
     if (problem) issues.add(at('schedule'), `received ${show(settings.schedule)}; ${problem}`);
@@ -44,7 +45,7 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     );
   }
   if (settings.stagger) {
-    const windowPath = childPath(at('stagger'), 'window');
+    const windowPath = [...at('stagger'), 'window'];
     const seconds = checkedDuration(settings.stagger.window, windowPath, issues);
     if (seconds !== undefined && seconds < 60)
       issues.add(windowPath, `received ${show(settings.stagger.window)}; must be at least 1m`);
@@ -52,10 +53,8 @@ export function validateSettings(settings: JobSettings | undefined, path: string
   const placement = settings.placement;
   if (placement) {
     const pPath = at('placement');
-    placement.nodeAffinity?.forEach((r, i) =>
-      checkNodeRequirement(r, childPath(childPath(pPath, 'nodeAffinity'), i), issues),
-    );
-    placement.tolerations?.forEach((t, i) => checkToleration(t, childPath(childPath(pPath, 'tolerations'), i), issues));
+    placement.nodeAffinity?.forEach((r, i) => checkNodeRequirement(r, [...pPath, 'nodeAffinity', i], issues));
+    placement.tolerations?.forEach((t, i) => checkToleration(t, [...pPath, 'tolerations', i], issues));
     checkPlacement(placement, pPath, issues);
   }
   const pod = settings.pod;
@@ -64,22 +63,20 @@ export function validateSettings(settings: JobSettings | undefined, path: string
     const names = new Set<string>();
     const mountPaths = new Set<string>();
     pod.volumes?.forEach((v, i) => {
-      const vPath = childPath(childPath(childPath(path, 'pod'), 'volumes'), i);
-      if (names.has(v.name))
-        issues.add(childPath(vPath, 'name'), `received ${show(v.name)}; volume names must be unique`);
+      const vPath = [...path, 'pod', 'volumes', i];
+      if (names.has(v.name)) issues.add([...vPath, 'name'], `received ${show(v.name)}; volume names must be unique`);
       names.add(v.name);
       if (mountPaths.has(v.mountPath))
-        issues.add(childPath(vPath, 'mountPath'), `received ${show(v.mountPath)}; mount paths must be unique`);
+        issues.add([...vPath, 'mountPath'], `received ${show(v.mountPath)}; mount paths must be unique`);
       mountPaths.add(v.mountPath);
     });
     const envNames = new Set<string>();
     pod.env?.forEach((e, i) => {
-      const ePath = childPath(childPath(childPath(path, 'pod'), 'env'), i);
+      const ePath = [...path, 'pod', 'env', i];
       if ((e.value === undefined) === (e.secretKeyRef === undefined))
         issues.add(ePath, 'set exactly one of: value, secretKeyRef');
       // a repeated name silently replaces the earlier value in the container
-      if (envNames.has(e.name))
-        issues.add(childPath(ePath, 'name'), `received ${show(e.name)}; env names must be unique`);
+      if (envNames.has(e.name)) issues.add([...ePath, 'name'], `received ${show(e.name)}; env names must be unique`);
       envNames.add(e.name);
     });
   }
@@ -95,7 +92,7 @@ function scheduleProblem(expr: string): string | undefined {
 }
 
 /** Seconds of a duration field, or undefined (unset, or not a duration: reported). */
-export function checkedDuration(text: string | undefined, path: string, issues: IssueList): number | undefined {
+export function checkedDuration(text: string | undefined, path: PolicyPath, issues: IssueList): number | undefined {
   if (text === undefined) return undefined;
   const problem = durationProblem(text);
   if (!problem) return parseDuration(text);
@@ -103,29 +100,29 @@ export function checkedDuration(text: string | undefined, path: string, issues: 
   return undefined;
 }
 
-function checkNodeRequirement(r: NodeRequirement, path: string, issues: IssueList): void {
+function checkNodeRequirement(r: NodeRequirement, path: PolicyPath, issues: IssueList): void {
   const op = nodeRequirementOperator(r);
   const n = r.values?.length ?? 0;
   if ((op === 'In' || op === 'NotIn') && n === 0)
-    issues.add(childPath(path, 'values'), `operator ${op} needs at least one value`);
+    issues.add([...path, 'values'], `operator ${op} needs at least one value`);
   if ((op === 'Exists' || op === 'DoesNotExist') && n > 0)
-    issues.add(childPath(path, 'values'), `received ${show(r.values)}; operator ${op} takes no values`);
+    issues.add([...path, 'values'], `received ${show(r.values)}; operator ${op} takes no values`);
   if ((op === 'Gt' || op === 'Lt') && (n !== 1 || !isInt64(r.values?.[0] ?? ''))) {
     issues.add(
-      childPath(path, 'values'),
+      [...path, 'values'],
       `received ${show(r.values)}; operator ${op} takes exactly one integer value (64-bit)`,
     );
   }
 }
 
-function checkToleration(t: Toleration, path: string, issues: IssueList): void {
+function checkToleration(t: Toleration, path: PolicyPath, issues: IssueList): void {
   const op = tolerationOperator(t);
   if (op === 'Exists' && t.value !== undefined)
-    issues.add(childPath(path, 'value'), `received ${show(t.value)}; operator Exists takes no value`);
+    issues.add([...path, 'value'], `received ${show(t.value)}; operator Exists takes no value`);
   if (!t.key && op !== 'Exists')
-    issues.add(childPath(path, 'key'), 'an empty key tolerates every taint and needs operator Exists');
+    issues.add([...path, 'key'], 'an empty key tolerates every taint and needs operator Exists');
   if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
-    issues.add(childPath(path, 'tolerationSeconds'), 'only valid with effect NoExecute');
+    issues.add([...path, 'tolerationSeconds'], 'only valid with effect NoExecute');
 }
 
 /** The job settings' fields, in the schema's order (the one declaration of each). */

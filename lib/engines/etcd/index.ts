@@ -1,4 +1,5 @@
 /** The etcd engine: control-plane snapshots from plain CronJobs (cluster or per node), verified, with retention. */
+import { formatPath } from '../../policy/errors';
 import type { EngineDefinition } from '../engine';
 import { etcdAlertRules } from './alerts';
 import { ETCD_ALARMS, ETCD_DEFAULTS } from './defaults';
@@ -29,9 +30,10 @@ const resolvedSpecs = new WeakMap<
 
 function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
   const known = resolvedSpecs.get(spec);
-  if (known !== undefined && known.name === policy.metadata.name && known.path === policy.path) return known.resolved;
-  const r = resolveEtcd(spec, policy.metadata.name, policy.path);
-  resolvedSpecs.set(spec, { name: policy.metadata.name, path: policy.path, resolved: r });
+  const path = formatPath(policy.path);
+  if (known !== undefined && known.name === policy.metadata.name && known.path === path) return known.resolved;
+  const r = resolveEtcd(spec, policy.metadata.name, path);
+  resolvedSpecs.set(spec, { name: policy.metadata.name, path, resolved: r });
   return r;
 }
 

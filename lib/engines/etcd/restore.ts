@@ -10,7 +10,7 @@ import { expand, expandOnly } from '../../kubernetes/expansion';
 import type { Expansion } from '../../kubernetes/expansion';
 import { labelValue } from '../../kubernetes/names';
 import { dns1123SubdomainProblem, nodePinProblem } from '../../kubernetes/validation';
-import { show } from '../../policy/errors';
+import { formatPath, show } from '../../policy/errors';
 import { shellCommand } from '../../scripts';
 import { ENCRYPTED_SUFFIX, ageContainer, ageIdentityParts } from '../../workload/encryption';
 import type { AgeEncryption } from '../../policy/types';
@@ -54,7 +54,7 @@ export function etcdRestoreJob(
       problems.push(`--target is required: the node to restore on, one of ${nodeNames.join(', ')}`);
     else if (!nodeNames.includes(request.target))
       problems.push(
-        `--target: received ${show(request.target)}; must be a node of ${policy.path}.nodes: ${nodeNames.join(', ')}`,
+        `--target: received ${show(request.target)}; must be a node of ${formatPath([...policy.path, 'nodes'])}: ${nodeNames.join(', ')}`,
       );
     else node = request.target;
   } else {
@@ -86,7 +86,7 @@ export function etcdRestoreJob(
   const notes =
     spec.mode === 'perNode' && nodeNames.length > 1 && restore.initialCluster === undefined
       ? [
-          `${policy.path}.restore.initialCluster is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (docs/operations/restore.md).`,
+          `${formatPath([...policy.path, 'restore', 'initialCluster'])} is not set: ${node} restores as a one-member cluster. To restore all ${nodeNames.length} members, set it to every member (name=peerURL,...) and restore the same snapshot on each node (docs/operations/restore.md).`,
         ]
       : [];
   if (age && !encrypted) {

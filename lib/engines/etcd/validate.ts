@@ -1,5 +1,6 @@
 /** Checks of `spec.etcd` beyond the schema (the per-node settings levels included). */
-import { IssueList, childPath, show } from '../../policy/errors';
+import { IssueList, formatPath, show } from '../../policy/errors';
+import type { PolicyPath } from '../../policy/errors';
 import { namedEntry, validateNamedEntries } from '../../policy/named-entries';
 import { retentionRules } from '../../policy/retention-options';
 import { BUCKET_RULES } from '../../retention';
@@ -23,32 +24,29 @@ import { durationProblem, formatDuration, parseDuration } from '../../units';
 /** The nodes' own checks run when the schema accepted the nodes and the mode; the rest reads the spec as a whole. */
 export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: IssueList, accepted: Accepted): void {
   const path = policy.path;
-  const at = (field: string) => childPath(path, field);
+  const at = (field: string) => [...path, field];
   if (accepted(at('nodes')) && accepted(at('mode'))) validateNodes(spec, path, issues);
   if (!accepted(path)) return;
   const mode = etcdMode(spec);
   const nodes = (spec.nodes ?? []).map(namedEntry);
-  const hostPaths: [string, string | undefined][] = [
-    [childPath(childPath(childPath(path, 'destination'), 'hostPath'), 'path'), spec.destination?.hostPath?.path],
-    [childPath(childPath(path, 'certificates'), 'hostPath'), spec.certificates?.hostPath],
-    [childPath(childPath(path, 'restore'), 'hostPath'), spec.restore?.hostPath],
+  const hostPaths: [PolicyPath, string | undefined][] = [
+    [[...path, 'destination', 'hostPath', 'path'], spec.destination?.hostPath?.path],
+    [[...path, 'certificates', 'hostPath'], spec.certificates?.hostPath],
+    [[...path, 'restore', 'hostPath'], spec.restore?.hostPath],
   ];
   for (const [at, value] of hostPaths) if (value !== undefined) issues.addProblem(at, hostPathProblem(value));
   for (const field of ['caFile', 'certFile', 'keyFile'] as const) {
     const value = spec.certificates?.[field];
     if (value !== undefined && value.split('/').some((segment) => segment === '.' || segment === '..')) {
       issues.add(
-        childPath(childPath(path, 'certificates'), field),
+        [...path, 'certificates', field],
         `received ${show(value)}; a file inside certificates.hostPath, without "." or ".." segments`,
       );
     }
   }
   const subPath = spec.destination?.persistentVolumeClaim?.subPath;
   if (subPath !== undefined)
-    issues.addProblem(
-      childPath(childPath(childPath(path, 'destination'), 'persistentVolumeClaim'), 'subPath'),
-      subPathProblem(subPath),
-    );
+    issues.addProblem([...path, 'destination', 'persistentVolumeClaim', 'subPath'], subPathProblem(subPath));
 
   validateControlPlaneFiles(spec, policy, issues);
   validateDefragmentation(spec, policy, issues);
@@ -61,8 +59,8 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     );
   }
   const s3 = spec.destination?.s3;
-  if (s3) validateS3(s3, childPath(at('destination'), 's3'), issues);
-  if (spec.copies) validateS3Copies(spec.copies, s3, at('copies'), issues);
+  if (s3) validateS3(s3, formatPath([...at('destination'), 's3']), issues);
+  if (spec.copies) validateS3Copies(spec.copies, s3, formatPath(at('copies')), issues);
   if (spec.certificates !== undefined && !isTls(spec)) {
     issues.add(at('certificates'), `only used with an https endpoint; the endpoint is ${show(spec.endpoint)}`);
   }
@@ -115,10 +113,10 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
 function validateControlPlaneFiles(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const files = spec.controlPlaneFiles;
   if (!files) return;
-  const at = childPath(policy.path, 'controlPlaneFiles');
+  const at = [...policy.path, 'controlPlaneFiles'];
   const paths = files.paths ?? DISTRIBUTIONS[etcdDistribution(spec)].controlPlaneFiles;
   paths.forEach((p, i) => {
-    const here = childPath(childPath(at, 'paths'), i);
+    const here = [...at, 'paths', i];
     issues.addProblem(here, hostPathProblem(p));
     const outer = paths.find((other) => other !== p && p.startsWith(`${other}/`));
     if (outer !== undefined)
@@ -148,9 +146,9 @@ const GO_DURATION_MAX_SECONDS = Math.floor(Number(2n ** 63n - 1n) / 1e9);
 function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: IssueList): void {
   const d = spec.defragmentation;
   if (!d) return;
-  const at = childPath(policy.path, 'defragmentation');
+  const at = [...policy.path, 'defragmentation'];
   validateSettings(d, at, issues);
-  const memberPath = childPath(at, 'memberTimeout');
+  const memberPath = [...at, 'memberTimeout'];
   // undefined when written and not a duration (reported)
   const member = checkedDuration(defragMemberTimeout(d), memberPath, issues);
   if (member === 0) issues.add(memberPath, `received ${show(d.memberTimeout)}; must be longer than 0s`);
@@ -163,19 +161,19 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
   }
   const [timeoutPath, timeout] =
     d.timeout !== undefined
-      ? [childPath(at, 'timeout'), d.timeout]
+      ? [formatPath([...at, 'timeout']), d.timeout]
       : policy.defaults?.timeout !== undefined
         ? ['spec.defaults.timeout', policy.defaults.timeout]
         : ['the default timeout', ETCD_DEFAULTS.defragTimeout];
   if (member && durationProblem(timeout) === undefined && member >= parseDuration(timeout)) {
     issues.add(
       memberPath,
-      `received ${show(defragMemberTimeout(d))}; must be shorter than the run's timeout (${timeoutPath}: ${show(timeout)}), or the Job's deadline stops a member's defragmentation midway: at most ${formatDuration(Math.max(parseDuration(timeout) - 1, 1))}, or raise ${childPath(at, 'timeout')}`,
+      `received ${show(defragMemberTimeout(d))}; must be shorter than the run's timeout (${timeoutPath}: ${show(timeout)}), or the Job's deadline stops a member's defragmentation midway: at most ${formatDuration(Math.max(parseDuration(timeout) - 1, 1))}, or raise ${formatPath([...at, 'timeout'])}`,
     );
   }
   if (d.placement?.serializationGroup !== undefined) {
     issues.add(
-      childPath(childPath(at, 'placement'), 'serializationGroup'),
+      [...at, 'placement', 'serializationGroup'],
       `received ${show(d.placement.serializationGroup)}; the defragmentation runs in the snapshots' serialization group (${show(ETCD_DEFAULTS.serializationGroup)}, or spec.defaults.placement.serializationGroup), so that it never blocks a member while a snapshot reads from it: remove it here`,
     );
   }
@@ -185,15 +183,15 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
     const own = typeof entry === 'string' ? undefined : entry.placement?.serializationGroup;
     if (own === undefined || own.name === group) return;
     issues.add(
-      childPath(childPath(childPath(childPath(policy.path, 'nodes'), i), 'placement'), 'serializationGroup'),
+      [...policy.path, 'nodes', i, 'placement', 'serializationGroup'],
       `received ${show(own)}; with spec.etcd.defragmentation every snapshot is in the defragmentation's serialization group (${show(group)}), so that the defragmentation never blocks a member while a snapshot reads from it: remove it here, or name ${show(group)}`,
     );
   });
 }
 
 /** perNode mode names its nodes (each once, each a node name); cluster mode names none. */
-function validateNodes(spec: EtcdSpec, path: string, issues: IssueList): void {
-  const at = (field: string) => childPath(path, field);
+function validateNodes(spec: EtcdSpec, path: PolicyPath, issues: IssueList): void {
+  const at = (field: string) => [...path, field];
   const mode = etcdMode(spec);
   const nodes = (spec.nodes ?? []).map(namedEntry);
   if (mode === 'perNode' && nodes.length === 0) {
@@ -208,8 +206,8 @@ function validateNodes(spec: EtcdSpec, path: string, issues: IssueList): void {
   validateNamedEntries(spec.nodes ?? [], path, 'nodes', 'node', issues);
   // a node name pins pods through the kubernetes.io/hostname label: a label value
   (spec.nodes ?? []).forEach((entry, i) => {
-    const at = childPath(childPath(path, 'nodes'), i);
+    const at = [...path, 'nodes', i];
     const problem = nodePinProblem(namedEntry(entry).name);
-    if (problem) issues.add(typeof entry === 'string' ? at : childPath(at, 'name'), problem);
+    if (problem) issues.add(typeof entry === 'string' ? at : [...at, 'name'], problem);
   });
 }

@@ -5,6 +5,7 @@
  * (incremental.ts); with `spec.retention.schedule`, one retention-prune
  * CronJob per keyspace/shard.
  */
+import { formatPath } from '../../policy/errors';
 import type { EngineContainer, EngineEnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
 import { labelValue, safeShard } from '../../kubernetes/names';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
@@ -39,7 +40,7 @@ export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): Engi
   const covered = coveredShards(spec);
   const parts = shardPodParts(spec);
   spec.schedules.forEach((sched, i) => {
-    const sPath = `${policy.path}.schedules[${i}]`;
+    const sPath = formatPath([...policy.path, 'schedules', i]);
     for (const strategy of sched.strategies) {
       for (const shard of strategy.shards) {
         targets.push(

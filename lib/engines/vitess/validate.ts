@@ -1,5 +1,6 @@
 /** Checks of `spec.vitess` beyond the schema (the schedules' settings levels included). */
-import { IssueList, childPath, show } from '../../policy/errors';
+import { IssueList, formatPath, show } from '../../policy/errors';
+import type { PolicyPath } from '../../policy/errors';
 import { checkedDuration, validateSettings } from '../../policy/settings';
 import { parseDuration } from '../../units';
 import { vitessBackupEngine } from './defaults';
@@ -16,80 +17,74 @@ import {
 } from '../../kubernetes/validation';
 
 /** The schedules' own checks run when the schema accepted the schedules; the rest reads the spec as a whole. */
-export function validateVitess(spec: VitessSpec, path: string, issues: IssueList, accepted: Accepted): void {
-  if (accepted(childPath(path, 'schedules'))) validateScheduleEntries(spec, path, issues);
+export function validateVitess(spec: VitessSpec, path: PolicyPath, issues: IssueList, accepted: Accepted): void {
+  if (accepted([...path, 'schedules'])) validateScheduleEntries(spec, path, issues);
   if (!accepted(path)) return;
   for (const field of ['minBackupInterval', 'minRetentionTime'] as const) {
-    checkedDuration(spec.vtbackupRetention?.[field], childPath(childPath(path, 'vtbackupRetention'), field), issues);
+    checkedDuration(spec.vtbackupRetention?.[field], [...path, 'vtbackupRetention', field], issues);
   }
   const scratch = spec.scratch;
   if (scratch?.accessModes)
-    issues.addProblem(childPath(childPath(path, 'scratch'), 'accessModes'), accessModesProblem(scratch.accessModes));
+    issues.addProblem([...path, 'scratch', 'accessModes'], accessModesProblem(scratch.accessModes));
   if (scratch?.storageClassName)
-    issues.addProblem(
-      childPath(childPath(path, 'scratch'), 'storageClassName'),
-      storageClassNameProblem(scratch.storageClassName),
-    );
+    issues.addProblem([...path, 'scratch', 'storageClassName'], storageClassNameProblem(scratch.storageClassName));
   const s3 = spec.storage?.s3;
   if (s3?.caBundle && s3.endpoint?.startsWith('http://')) {
     issues.add(
-      childPath(childPath(childPath(path, 'storage'), 's3'), 'caBundle'),
+      [...path, 'storage', 's3', 'caBundle'],
       `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
     );
   }
   const file = spec.storage?.file;
   if (file?.subPath !== undefined)
-    issues.addProblem(
-      childPath(childPath(childPath(path, 'storage'), 'file'), 'subPath'),
-      subPathProblem(file.subPath),
-    );
+    issues.addProblem([...path, 'storage', 'file', 'subPath'], subPathProblem(file.subPath));
   // Secret keys mounted as files (`items`): key and file name
-  const mounted: [string, string | undefined][] = [
-    [childPath(childPath(path, 'dbInitScriptSecret'), 'key'), spec.dbInitScriptSecret?.key],
-    ...(['s3', 'gcs', 'azblob', 'ceph'] as const).map((kind): [string, string | undefined] => [
-      childPath(childPath(childPath(childPath(path, 'storage'), kind), 'authSecret'), 'key'),
+  const mounted: [PolicyPath, string | undefined][] = [
+    [[...path, 'dbInitScriptSecret', 'key'], spec.dbInitScriptSecret?.key],
+    ...(['s3', 'gcs', 'azblob', 'ceph'] as const).map((kind): [PolicyPath, string | undefined] => [
+      [...path, 'storage', kind, 'authSecret', 'key'],
       spec.storage?.[kind]?.authSecret?.key,
     ]),
   ];
   for (const [at, key] of mounted) if (key !== undefined) issues.addProblem(at, itemKeyProblem(key));
   if (spec.extraFlags) validateExtraFlags(spec, path, issues);
   validateIncrementals(spec, path, issues);
-  (spec.schedules ?? []).forEach((s, i) => validateSettings(s, childPath(childPath(path, 'schedules'), i), issues));
+  (spec.schedules ?? []).forEach((s, i) => validateSettings(s, [...path, 'schedules', i], issues));
 }
 
 /** Each schedule: a unique name, frequency or schedule, each keyspace/shard once with its key range in order. */
-function validateScheduleEntries(spec: VitessSpec, path: string, issues: IssueList): void {
+function validateScheduleEntries(spec: VitessSpec, path: PolicyPath, issues: IssueList): void {
   const names = new Map<string, number>();
   (spec.schedules ?? []).forEach((sched, i) => {
-    const sPath = childPath(childPath(path, 'schedules'), i);
+    const sPath = [...path, 'schedules', i];
     const prev = names.get(sched.name);
     if (prev !== undefined)
       issues.add(
-        childPath(sPath, 'name'),
+        [...sPath, 'name'],
         `received ${show(sched.name)}; schedule names must be unique (also used by schedules[${prev}])`,
       );
     names.set(sched.name, i);
     if (sched.frequency !== undefined && sched.schedule !== undefined) {
-      issues.add(childPath(sPath, 'frequency'), 'set either frequency or schedule, not both');
+      issues.add([...sPath, 'frequency'], 'set either frequency or schedule, not both');
     }
     if (sched.frequency !== undefined) {
       try {
         cronFromFrequency(sched.frequency, 'check');
       } catch (e) {
         if (!(e instanceof ScheduleError)) throw e;
-        issues.add(childPath(sPath, 'frequency'), `received ${show(sched.frequency)}; ${e.message}`);
+        issues.add([...sPath, 'frequency'], `received ${show(sched.frequency)}; ${e.message}`);
       }
     }
-    const seen = new Map<string, string>();
+    const seen = new Map<string, PolicyPath>();
     (sched.strategies ?? []).forEach((strategy, j) => {
       (strategy.shards ?? []).forEach((shard, k) => {
         const key = `${strategy.keyspace}/${shard}`;
-        const shardPath = childPath(childPath(childPath(childPath(sPath, 'strategies'), j), 'shards'), k);
+        const shardPath = [...sPath, 'strategies', j, 'shards', k];
         const other = seen.get(key);
         if (other)
           issues.add(
             shardPath,
-            `received ${show(shard)}; ${key} is already listed at ${other}: each keyspace/shard once per schedule`,
+            `received ${show(shard)}; ${key} is already listed at ${formatPath(other)}: each keyspace/shard once per schedule`,
           );
         else seen.set(key, shardPath);
         if (!/^([0-9a-f]*)-([0-9a-f]*)$/.test(shard)) return;
@@ -113,10 +108,10 @@ export function reservedFlags(spec: VitessSpec): Set<string> {
   ]);
 }
 
-function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): void {
+function validateExtraFlags(spec: VitessSpec, path: PolicyPath, issues: IssueList): void {
   const set = reservedFlags(spec);
   for (const key of Object.keys(spec.extraFlags ?? {})) {
-    const flagPath = childPath(childPath(path, 'extraFlags'), key);
+    const flagPath = [...path, 'extraFlags', key];
     if (set.has(canonicalFlag(key))) {
       issues.add(
         flagPath,
@@ -132,15 +127,15 @@ function validateExtraFlags(spec: VitessSpec, path: string, issues: IssueList): 
  * `schedules[].incremental`: its settings, and the combinations Vitess refuses or that
  * would break the chain of backups a point-in-time restore needs.
  */
-function validateIncrementals(spec: VitessSpec, path: string, issues: IssueList): void {
-  const withIncrementals: string[] = [];
+function validateIncrementals(spec: VitessSpec, path: PolicyPath, issues: IssueList): void {
+  const withIncrementals: PolicyPath[] = [];
   (spec.schedules ?? []).forEach((sched, i) => {
     const incremental = sched.incremental;
     if (!incremental) return;
-    const at = childPath(childPath(childPath(path, 'schedules'), i), 'incremental');
+    const at = [...path, 'schedules', i, 'incremental'];
     withIncrementals.push(at);
     validateSettings({ schedule: incremental.schedule, timeout: incremental.timeout }, at, issues);
-    const age = childPath(at, 'maxRecoveryPointAge');
+    const age = [...at, 'maxRecoveryPointAge'];
     if (checkedDuration(incremental.maxRecoveryPointAge, age, issues) === 0)
       issues.add(age, `received ${show(incremental.maxRecoveryPointAge)}; must be longer than 0s`);
     const engine = vitessBackupEngine(spec);
@@ -153,14 +148,14 @@ function validateIncrementals(spec: VitessSpec, path: string, issues: IssueList)
   const minBackupInterval = spec.vtbackupRetention?.minBackupInterval;
   if (withIncrementals.length > 0 && minBackupInterval !== undefined && safeSeconds(minBackupInterval) > 0)
     issues.add(
-      childPath(childPath(path, 'vtbackupRetention'), 'minBackupInterval'),
-      `received ${show(minBackupInterval)} with incremental backups (${withIncrementals[0]}); vtbackup measures it from the shard's newest complete backup, incremental ones included, so frequent incremental backups would keep it from ever taking a full backup (go/cmd/vtbackup, shouldBackup and lastCompleteBackup): keep it at 0s and schedule the full backups with the schedule`,
+      [...path, 'vtbackupRetention', 'minBackupInterval'],
+      `received ${show(minBackupInterval)} with incremental backups (${formatPath(withIncrementals[0])}); vtbackup measures it from the shard's newest complete backup, incremental ones included, so frequent incremental backups would keep it from ever taking a full backup (go/cmd/vtbackup, shouldBackup and lastCompleteBackup): keep it at 0s and schedule the full backups with the schedule`,
     );
   const minRetentionTime = spec.vtbackupRetention?.minRetentionTime;
   if (withIncrementals.length > 0 && minRetentionTime !== undefined && safeSeconds(minRetentionTime) > 0)
     issues.add(
-      childPath(childPath(path, 'vtbackupRetention'), 'minRetentionTime'),
-      `received ${show(minRetentionTime)} with incremental backups (${withIncrementals[0]}); vtbackup's own pruning removes the oldest backups of the shard by age, full or incremental, so it can remove the full backup that kept incremental backups need (go/cmd/vtbackup, pruneBackups): keep it at 0s and prune with spec.retention, which keeps every full backup a kept incremental needs`,
+      [...path, 'vtbackupRetention', 'minRetentionTime'],
+      `received ${show(minRetentionTime)} with incremental backups (${formatPath(withIncrementals[0])}); vtbackup's own pruning removes the oldest backups of the shard by age, full or incremental, so it can remove the full backup that kept incremental backups need (go/cmd/vtbackup, pruneBackups): keep it at 0s and prune with spec.retention, which keeps every full backup a kept incremental needs`,
     );
 }
 

@@ -3,8 +3,8 @@
  * differ) that the policy checks apply to the values a policy sets, as pure functions: a policy
  * mistake is reported at the policy's path, before anything is rendered. A `...Problem` function
  * returns undefined when the value is valid, or a message (what was received, what is allowed)
- * for the caller to put under its own field path; a `...Problems` function returns problems with
- * paths relative to the value it checked.
+ * for the caller to put under its own field path; a `check...` function walks a structure and
+ * reports each problem with its path (keys, relative to the value it checked) to the caller's callback.
  *
  * The rules no policy input reaches (whole objects, pod specs, CronJob and Job specs, RBAC,
  * PrometheusRule, SCC, object names) are the tests' oracle, test/support/kubernetes-validation,
@@ -32,7 +32,8 @@ export {
   parseQuantity,
   quantityProblem,
 } from './quantity';
-export { containerResourceNameProblem, requestLimitProblem, resourceRequirementsProblems } from './resources';
+export { checkResourceRequirements, containerResourceNameProblem, requestLimitProblem } from './resources';
+export type { ReportProblem } from './resources';
 export { configKeyProblem, hostPathProblem, itemKeyProblem, subPathProblem } from './paths';
 export { tolerationKeyProblem, tolerationValueProblem, topologyKeyProblem } from './scheduling';
 export { accessModesProblem, storageClassNameProblem } from './storage';

@@ -16,7 +16,7 @@
  */
 import { show } from '../../messages';
 import { qualifiedNameErrors } from './labels';
-import { type Problem, asRecord, keyPath, problemAt, received } from './problems';
+import { asRecord, received } from './problems';
 import {
   type Quantity,
   compareQuantities,
@@ -117,48 +117,52 @@ export function requestLimitProblem(resource: string, request: Quantity, limit: 
   return undefined;
 }
 
-/** The valid quantities of one map (`limits` or `requests`), with problems at `<field>[<resource>]`. */
-function quantities(field: string, value: unknown, problems: Problem[]): Map<string, Quantity> {
+/** Takes one problem at a path relative to the checked `resources` (`['requests', 'memory']`; `[]` for the value itself). */
+export type ReportProblem = (path: readonly string[], message: string) => void;
+
+/** The valid quantities of one map (`limits` or `requests`), with problems at `[field, resource]`. */
+function quantities(field: string, value: unknown, report: ReportProblem): Map<string, Quantity> {
   const found = new Map<string, Quantity>();
   if (value === undefined) return found;
   const map = asRecord(value);
   if (!map) {
-    problems.push({ path: field, message: `received ${show(value)}; must be a map of resource names to quantities` });
+    report([field], `received ${show(value)}; must be a map of resource names to quantities`);
     return found;
   }
   for (const [name, raw] of Object.entries(map)) {
-    const at = keyPath(field, name);
-    problems.push(...problemAt(at, containerResourceNameProblem(name)));
+    const nameProblem = containerResourceNameProblem(name);
+    if (nameProblem !== undefined) report([field, name], nameProblem);
     const decoded = decodeQuantity(raw);
     if ('problem' in decoded) {
-      problems.push({ path: at, message: decoded.problem });
+      report([field, name], decoded.problem);
       continue;
     }
-    problems.push(...problemAt(at, quantityValueProblem(name, decoded.quantity)));
+    const valueProblem = quantityValueProblem(name, decoded.quantity);
+    if (valueProblem !== undefined) report([field, name], valueProblem);
     found.set(name, decoded.quantity);
   }
   return found;
 }
 
-/** A container's `resources`: names, quantities, requests against limits. Paths: `requests[memory]`, `limits`. */
-export function resourceRequirementsProblems(resources: unknown): Problem[] {
+/**
+ * A container's `resources`: names, quantities, requests against limits; each problem goes to `report`
+ * at its path under `resources` (`['requests', 'memory']`, `['limits']`, `[]`).
+ */
+export function checkResourceRequirements(resources: unknown, report: ReportProblem): void {
   const r = asRecord(resources);
-  if (!r) return [];
-  const problems: Problem[] = [];
-  const limits = quantities('limits', r.limits, problems);
-  const requests = quantities('requests', r.requests, problems);
+  if (!r) return;
+  const limits = quantities('limits', r.limits, report);
+  const requests = quantities('requests', r.requests, report);
   for (const [name, request] of requests) {
     const limit = limits.get(name);
-    if (limit) problems.push(...problemAt(keyPath('requests', name), requestLimitProblem(name, request, limit)));
-    else if (!isOvercommitAllowed(name))
-      problems.push({
-        path: 'limits',
-        message: `Limit must be set for non overcommitable resources: ${name} is requested but has no limit`,
-      });
+    if (limit) {
+      const problem = requestLimitProblem(name, request, limit);
+      if (problem !== undefined) report(['requests', name], problem);
+    } else if (!isOvercommitAllowed(name))
+      report(['limits'], `Limit must be set for non overcommitable resources: ${name} is requested but has no limit`);
   }
   const names = [...limits.keys(), ...requests.keys()];
   if (names.some(isHugePages) && !names.some((n) => n === 'cpu' || n === 'memory')) {
-    problems.push({ path: '', message: 'HugePages require cpu or memory' });
+    report([], 'HugePages require cpu or memory');
   }
-  return problems;
 }

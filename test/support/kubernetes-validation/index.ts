@@ -41,7 +41,13 @@ export {
   weightProblem,
 } from './scheduling';
 export { ephemeralVolumeProblems, persistentVolumeClaimSpecProblems } from './storage';
-export { containerNameClashes, podSpecProblems, podTemplateProblems, volumeMountsProblems } from './pod';
+export {
+  containerNameClashes,
+  podSpecProblems,
+  podTemplateProblems,
+  resourceRequirementsProblems,
+  volumeMountsProblems,
+} from './pod';
 export { cronJobSpecProblems, jobSpecProblems, scheduleTimeZoneProblem, timeZoneNameProblem } from './batch';
 export { configMapProblems } from './configmap';
 export { roleBindingProblems, roleProblems } from './rbac';

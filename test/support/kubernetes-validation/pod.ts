@@ -32,12 +32,25 @@ import { hostPathProblem, itemKeyProblem, subPathProblem } from '../../../lib/ku
 import { type Problem, asRecord, problemAt } from '../../../lib/kubernetes/validation/problems';
 import { asList, fieldPath, under } from './problems';
 import { decodeQuantity, nonNegativeQuantityProblem } from '../../../lib/kubernetes/validation/quantity';
-import { resourceRequirementsProblems } from '../../../lib/kubernetes/validation/resources';
+import { checkResourceRequirements } from '../../../lib/kubernetes/validation/resources';
 import { type Checks, EVERY_TIME, type Rule } from './clean-parts';
 import { affinityProblems, tolerationProblems } from './scheduling';
 import { ephemeralVolumeProblems } from './storage';
 
 const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * A container's `resources` (the rules the policy checks share, lib/kubernetes/validation) as the API
+ * server reports them: paths relative to `resources`, map keys in brackets (`requests[memory]`).
+ */
+export function resourceRequirementsProblems(resources: unknown): Problem[] {
+  const problems: Problem[] = [];
+  checkResourceRequirements(resources, (path, message) => {
+    const [field = '', ...keys] = path;
+    problems.push({ path: field + keys.map((k) => `[${k}]`).join(''), message });
+  });
+  return problems;
+}
 
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 

@@ -2,8 +2,8 @@ import {
   containerResourceNameProblem,
   parseQuantity,
   requestLimitProblem,
-  resourceRequirementsProblems,
 } from '../../../../lib/kubernetes/validation';
+import { resourceRequirementsProblems } from '../../../support/kubernetes-validation';
 import type { Quantity } from '../../../../lib/kubernetes/validation';
 
 const q = (text: string): Quantity => {
