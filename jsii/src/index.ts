@@ -103,6 +103,22 @@ function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+function pascalCase(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/**
+ * How the host language spells a prop, by JSII_AGENT (which the jsii runtime sets: `Python/3.12.3`,
+ * `go1.26.8/linux/amd64`): snake_case in Python, PascalCase in Go (its struct fields); Java's builders keep
+ * TypeScript's camelCase.
+ */
+function hostSpelling(): ((name: string) => string) | undefined {
+  const agent = process.env.JSII_AGENT ?? '';
+  if (agent.startsWith('Python/')) return snakeCase;
+  if (/^go\d/.test(agent)) return pascalCase;
+  return undefined;
+}
+
 /** The structs a type reference can hold (through arrays, maps and unions), with whether a map comes first. */
 function structsOf(ref: TypeReference | undefined): { readonly fqns: string[]; readonly map: boolean } {
   if (ref === undefined) return { fqns: [], map: false };
@@ -118,11 +134,12 @@ const SEGMENT = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")
 
 /**
  * A prop path (`sentinel.passwordSecret.name`) in the spelling of the host language: snake_case in Python
- * (`sentinel.password_secret.name`), as written elsewhere. Only the props of the structs are respelled: map
- * keys (`labels.appName`) and indexes stay.
+ * (`sentinel.password_secret.name`), PascalCase in Go (`Sentinel.PasswordSecret.Name`), as written elsewhere.
+ * Only the props of the structs are respelled: map keys (`labels.appName`) and indexes stay.
  */
 function hostPath(path: string, propsFqn: string): string {
-  if (!(process.env.JSII_AGENT ?? '').startsWith('Python/')) return path;
+  const spell = hostSpelling();
+  if (spell === undefined) return path;
   let structs: string[] = [propsFqn];
   let mapKeyNext = false;
   let out = '';
@@ -145,7 +162,7 @@ function hostPath(path: string, propsFqn: string): string {
       structs = [];
       continue;
     }
-    out += m[0].replace(word, snakeCase(word));
+    out += m[0].replace(word, spell(word));
     const next = structsOf(prop.type);
     structs = next.fqns;
     mapKeyNext = next.map;
@@ -176,8 +193,8 @@ function record<T>(map: ReadonlyMap<string, T>): { [key: string]: T } {
  * A construct holding the objects of one rendered policy, one `ApiObject` each, with the id `<Kind>-<object
  * name>` (`CronJob-cache-shard01`), or `Resource` when it renders one object only, under its child `Default`.
  * Rendering happens in the constructor: invalid props throw there, every problem listed with the prop path it
- * was written at (in Python, snake_case), the value received and what is allowed. Without a namespace in the
- * props, the objects go to the chart's namespace, else to `default`.
+ * was written at (in Python snake_case, in Go PascalCase), the value received and what is allowed. Without a
+ * namespace in the props, the objects go to the chart's namespace, else to `default`.
  */
 export abstract class PolicyConstruct extends Construct {
   /** @internal the core's construct (set by the subclass's constructor) */
