@@ -44,6 +44,14 @@ const blocks = new Map(files.map((f) => [f, codeBlocks(text.get(f)!, f)]));
  */
 const DANGLING: string[] = [];
 
+/** The README's app in Python, Java and Go, shown in the cdk8s guide: the files test/jsii/<language>.test.ts runs. */
+const JSII_GUIDE = 'docs/frontends/cdk8s.md';
+const JSII_APPS: Record<string, string> = {
+  python: 'test/jsii/python/app.py',
+  java: 'test/jsii/java/src/main/java/example/Main.java',
+  go: 'test/jsii/go/main.go',
+};
+
 /** Programs the docs may name that need a cluster, a key or root: checked against this list, never run. */
 const EXTERNAL = new Set([
   'kubectl',
@@ -191,6 +199,13 @@ test('the TypeScript blocks are the ones the consumer tests and the adding-an-en
   ]);
 });
 
+test("the cdk8s guide's Python, Java and Go blocks are the apps test/jsii runs, as written", () => {
+  const shown = blocks.get(JSII_GUIDE)!.filter((b) => kind(b) === 'jsii-app');
+  expect(shown.map((b) => [b.language, b.text])).toEqual(
+    Object.entries(JSII_APPS).map(([language, file]) => [language, readFileSync(join(root, file), 'utf8')]),
+  );
+});
+
 type Kind =
   | 'policy'
   | 'commands'
@@ -199,7 +214,8 @@ type Kind =
   | 'engine-file'
   | 'construct-example'
   | 'web-config'
-  | 'package-error';
+  | 'package-error'
+  | 'jsii-app';
 
 /** How a block is tested, or undefined when nothing tests it. */
 function kind(b: CodeBlock): Kind | undefined {
@@ -211,6 +227,8 @@ function kind(b: CodeBlock): Kind | undefined {
     return b.file === 'README.md' && (b.section === '## cdk8s' || b.section === '## Pulumi')
       ? 'consumer-ts'
       : undefined;
+  // The files test/jsii/<language>.test.ts runs (checked above).
+  if (b.file === JSII_GUIDE && Object.hasOwn(JSII_APPS, b.language)) return 'jsii-app';
   // Compared with the package's message by test/lib/workload/resources.test.ts.
   if (b.language === 'text' && b.file === 'docs/operations/resources.md') return 'package-error';
   if (b.language === 'yaml' && b.text.startsWith('# pushgateway --web.config.file')) return 'web-config';
