@@ -4,9 +4,16 @@
  * schema, its checks and the env of the container that makes the copies (`lib/scripts/copy.sh`).
  */
 import type { EnvVar } from '../kubernetes/objects';
-import { IssueList, childPath, show } from '../policy/errors';
+import { IssueList, formatPath, show } from '../policy/errors';
+import type { PolicyPath } from '../policy/errors';
 import { Schema, arr, dnsLabel, named, obj, withMeta } from '../policy/schema-builders';
-import { RETENTION_ENV, RETENTION_JSON_SCHEMA, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
+import {
+  RETENTION_ENV,
+  RETENTION_JSON_SCHEMA,
+  checkRetentionRules,
+  hasRetentionRules,
+  retentionEnv,
+} from '../retention';
 import type { RetentionRules } from '../retention';
 import { ResolvedS3, S3Destination, resolveS3, s3DestinationSchema, validateS3 } from './s3';
 import type { S3Copy } from './types.generated';
@@ -46,29 +53,28 @@ export function s3CopiesSchema(endpointDescription: string): Schema {
 export function validateS3Copies(
   copies: readonly S3Copy[],
   primary: S3Destination | undefined,
-  path: string,
+  path: PolicyPath,
   issues: IssueList,
 ): void {
   const seen = new Map<string, number>();
   copies.forEach((c, i) => {
-    const at = `${path}[${i}]`;
+    const at = [...path, i];
     const earlier = seen.get(c.name);
     if (earlier !== undefined)
       issues.add(
-        childPath(at, 'name'),
-        `received ${show(c.name)}, the name of ${path}[${earlier}] too; each copy needs its own`,
+        [...at, 'name'],
+        `received ${show(c.name)}, the name of ${formatPath([...path, earlier])} too; each copy needs its own`,
       );
     seen.set(c.name, i);
-    validateS3(c.s3, childPath(at, 's3'), issues);
+    validateS3(c.s3, [...at, 's3'], issues);
     if (c.s3.caBundle)
       issues.add(
-        childPath(childPath(at, 's3'), 'caBundle'),
+        [...at, 's3', 'caBundle'],
         "received a CA bundle; a copy's endpoint must be trusted by the aws CLI image's CAs (a copy with a private CA is not supported yet)",
       );
-    for (const problem of validateRetention(c.retention, childPath(at, 'retention'))) {
-      const [p, ...rest] = problem.split(': ');
-      issues.add(p, rest.join(': '));
-    }
+    checkRetentionRules(c.retention, (rule, message) =>
+      issues.add(rule === undefined ? [...at, 'retention'] : [...at, 'retention', rule], message),
+    );
     const same = [primary, ...copies.slice(0, i).map((o) => o.s3)].find(
       (o) =>
         o !== undefined &&
@@ -78,7 +84,7 @@ export function validateS3Copies(
     );
     if (same)
       issues.add(
-        childPath(at, 's3'),
+        [...at, 's3'],
         `received bucket ${show(c.s3.bucket)} and path ${show(c.s3.path ?? '')} at ${show(c.s3.endpoint ?? 'AWS')}, where another destination of the policy already stores its backups; a copy needs a bucket, path or endpoint of its own`,
       );
   });

@@ -5,7 +5,8 @@
  * the same thing.
  */
 import type { EnvVar, Volume, VolumeMount } from '../kubernetes/objects';
-import { IssueList, childPath, show } from '../policy/errors';
+import { IssueList, show } from '../policy/errors';
+import type { PolicyPath } from '../policy/errors';
 import {
   PATTERNS,
   Schema,
@@ -170,31 +171,28 @@ export function resolveS3(s3: S3Destination): ResolvedS3 {
   };
 }
 
-/** Checks beyond the schema; `path` is the destination's own path (e.g. `spec.redis.s3`). */
-export function validateS3(s3: S3Destination, path: string, issues: IssueList): void {
-  if (s3.path?.includes('//')) issues.add(childPath(path, 'path'), `received ${show(s3.path)}; must not contain "//"`);
+/** Checks beyond the schema; `path` is the destination's own path (e.g. `['spec', 'redis', 's3']`). */
+export function validateS3(s3: S3Destination, path: PolicyPath, issues: IssueList): void {
+  if (s3.path?.includes('//')) issues.add([...path, 'path'], `received ${show(s3.path)}; must not contain "//"`);
   if (s3.kmsKeyId !== undefined && s3.serverSideEncryption !== 'aws:kms') {
-    issues.add(childPath(path, 'kmsKeyId'), 'only valid with serverSideEncryption: aws:kms');
+    issues.add([...path, 'kmsKeyId'], 'only valid with serverSideEncryption: aws:kms');
   }
   if (s3.caBundle && s3.endpoint?.startsWith('http://')) {
     issues.add(
-      childPath(path, 'caBundle'),
+      [...path, 'caBundle'],
       `received a CA bundle for the plain-HTTP endpoint ${show(s3.endpoint)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
     );
   }
   const lock = s3.objectLock?.period;
   // the grammar is the schema's; S3 needs a retain-until date after the upload
   if (lock !== undefined && durationProblem(lock) === undefined && parseDuration(lock) < 1)
-    issues.add(childPath(childPath(path, 'objectLock'), 'period'), `received ${show(lock)}; must be at least 1s`);
+    issues.add([...path, 'objectLock', 'period'], `received ${show(lock)}; must be at least 1s`);
   const creds = s3.credentialsSecret;
   if (creds) {
     const { accessKeyId, secretAccessKey } = s3CredentialKeys(creds);
     const keys = [accessKeyId, secretAccessKey, creds.sessionTokenKey].filter((k): k is string => k !== undefined);
     if (new Set(keys).size !== keys.length)
-      issues.add(
-        childPath(path, 'credentialsSecret'),
-        `received keys ${show(keys)}; each credential needs its own key`,
-      );
+      issues.add([...path, 'credentialsSecret'], `received keys ${show(keys)}; each credential needs its own key`);
   }
 }
 

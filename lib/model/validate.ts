@@ -108,7 +108,7 @@ function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly Policy
   if (spec.retention) {
     run([RETENTION, ...(only ? [['spec', only]] : [])], () => {
       const destination = only === undefined ? undefined : retentionDestinationOf(only, spec[only]);
-      validateRetentionOptions(spec.retention!, formatPath(RETENTION), issues, destination);
+      validateRetentionOptions(spec.retention!, RETENTION, issues, destination);
     });
   }
   run([], () => validateFeatureSupport(spec, only, issues));

@@ -1,7 +1,14 @@
 /** `spec.retention`: the retention rules plus when and how pruning runs. */
-import { IssueList, childPath, show } from './errors';
+import { IssueList, show } from './errors';
+import type { PolicyPath } from './errors';
 import type { EnvVar } from '../kubernetes/objects';
-import { RetentionRuleSupport, RetentionRules, hasRetentionRules, retentionEnv, validateRetention } from '../retention';
+import {
+  RetentionRuleSupport,
+  RetentionRules,
+  checkRetentionRules,
+  hasRetentionRules,
+  retentionEnv,
+} from '../retention';
 import { validateSchedule } from '../schedule';
 import type { RetentionOptions } from './types.generated';
 
@@ -10,22 +17,20 @@ export type { RetentionOptions } from './types.generated';
 /** `destination` narrows the rules to those it supports (vtctld lists no sizes). */
 export function validateRetentionOptions(
   options: RetentionOptions,
-  path: string,
+  path: PolicyPath,
   issues: IssueList,
   destination?: RetentionRuleSupport,
 ): void {
-  for (const problem of validateRetention(retentionRules(options), path, { destination })) {
-    const [p, ...rest] = problem.split(': ');
-    issues.add(rest.length > 0 ? p : path, rest.length > 0 ? rest.join(': ') : problem);
-  }
+  checkRetentionRules(
+    retentionRules(options),
+    (rule, message) => issues.add(rule === undefined ? path : [...path, rule], message),
+    { destination },
+  );
   if (options.schedule !== undefined) {
     const problem = validateSchedule(options.schedule);
-    if (problem) issues.add(childPath(path, 'schedule'), `received ${show(options.schedule)}; ${problem}`);
+    if (problem) issues.add([...path, 'schedule'], `received ${show(options.schedule)}; ${problem}`);
     else if (!hasRetentionRules(retentionRules(options)))
-      issues.add(
-        childPath(path, 'schedule'),
-        'a retention-prune CronJob needs at least one rule (keepLast, maxAge, ...)',
-      );
+      issues.add([...path, 'schedule'], 'a retention-prune CronJob needs at least one rule (keepLast, maxAge, ...)');
   }
 }
 

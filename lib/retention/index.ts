@@ -13,12 +13,14 @@ export type {
   RetentionDestinationKind,
   RetentionRuleSupport,
   ValidateRetentionOptions,
+  ReportRetentionProblem,
 } from './rules';
 export {
   BUCKET_RULES,
   RETENTION_RULE_NAMES,
   MAX_RETENTION_COUNT,
   RETENTION_JSON_SCHEMA,
+  checkRetentionRules,
   validateRetention,
   normalizeRetention,
   hasRetentionRules,

@@ -134,51 +134,69 @@ export interface ValidateRetentionOptions {
   readonly destination?: RetentionRuleSupport;
 }
 
+/** Takes one problem of the rules: the rule it is about (undefined for the rules as a whole) and the message. */
+export type ReportRetentionProblem = (rule: string | undefined, message: string) => void;
+
 /**
- * Validates retention rules read from a policy (or given as props). Returns
- * one message per problem, each naming `path.field`, the value received and
- * what is allowed; an empty list means valid.
+ * Checks retention rules read from a policy (or given as props): each problem goes to `report` with the
+ * rule it is about (the caller puts it under its own path) and a message naming the value received and
+ * what is allowed.
  */
-export function validateRetention(rules: unknown, path: string, opts: ValidateRetentionOptions = {}): string[] {
-  const errors: string[] = [];
-  if (rules === undefined || rules === null) return errors;
+export function checkRetentionRules(
+  rules: unknown,
+  report: ReportRetentionProblem,
+  opts: ValidateRetentionOptions = {},
+): void {
+  if (rules === undefined || rules === null) return;
   if (typeof rules !== 'object' || Array.isArray(rules)) {
-    return [`${path}: must be an object with the rules ${ALL_RULES.join(', ')}, got ${describe(rules)}`];
+    report(undefined, `must be an object with the rules ${ALL_RULES.join(', ')}, got ${describe(rules)}`);
+    return;
   }
   const r = rules as Record<string, unknown>;
   for (const key of Object.keys(r).sort()) {
     if (!(ALL_RULES as readonly string[]).includes(key)) {
-      errors.push(
-        `${path}.${key}: unknown retention rule (value ${describe(r[key])}); allowed: ${ALL_RULES.join(', ')}`,
-      );
+      report(key, `unknown retention rule (value ${describe(r[key])}); allowed: ${ALL_RULES.join(', ')}`);
     }
   }
   for (const key of RETENTION_RULE_NAMES) {
     const value = r[key];
     if (value === undefined) continue;
-    const at = `${path}.${key}`;
     if ((COUNT_RULES as readonly string[]).includes(key)) {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RETENTION_COUNT) {
-        errors.push(
-          `${at}: must be an integer from 1 to ${MAX_RETENTION_COUNT} (leave it unset to not use the rule), got ${describe(value)}`,
+        report(
+          key,
+          `must be an integer from 1 to ${MAX_RETENTION_COUNT} (leave it unset to not use the rule), got ${describe(value)}`,
         );
       }
     } else if (key === 'maxAge') {
       const problem = durationProblem(value);
-      if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
-      else if (parseDuration(value as string) === 0)
-        errors.push(`${at}: received ${describe(value)}; must be longer than 0s`);
+      if (problem) report(key, `received ${describe(value)}; ${problem}`);
+      else if (parseDuration(value as string) === 0) report(key, `received ${describe(value)}; must be longer than 0s`);
     } else if (key === 'maxTotalSize') {
       const problem = sizeProblem(value);
-      if (problem) errors.push(`${at}: received ${describe(value)}; ${problem}`);
+      if (problem) report(key, `received ${describe(value)}; ${problem}`);
     }
     const why = opts.destination?.unsupported[key];
     if (opts.destination !== undefined && why !== undefined) {
-      errors.push(
-        `${at}: not supported for ${opts.destination.kind} destinations (${why}); supported there: ${supportedRules(opts.destination).join(', ')}`,
+      report(
+        key,
+        `not supported for ${opts.destination.kind} destinations (${why}); supported there: ${supportedRules(opts.destination).join(', ')}`,
       );
     }
   }
+}
+
+/**
+ * The problems of retention rules as lines of text (the CLI's flags and `normalizeRetention`): one per
+ * problem, each naming `path.field`; an empty list means valid. Policy checks use `checkRetentionRules`.
+ */
+export function validateRetention(rules: unknown, path: string, opts: ValidateRetentionOptions = {}): string[] {
+  const errors: string[] = [];
+  checkRetentionRules(
+    rules,
+    (rule, message) => errors.push(`${rule === undefined ? path : `${path}.${rule}`}: ${message}`),
+    opts,
+  );
   return errors;
 }
 

@@ -59,8 +59,8 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
     );
   }
   const s3 = spec.destination?.s3;
-  if (s3) validateS3(s3, formatPath([...at('destination'), 's3']), issues);
-  if (spec.copies) validateS3Copies(spec.copies, s3, formatPath(at('copies')), issues);
+  if (s3) validateS3(s3, [...at('destination'), 's3'], issues);
+  if (spec.copies) validateS3Copies(spec.copies, s3, at('copies'), issues);
   if (spec.certificates !== undefined && !isTls(spec)) {
     issues.add(at('certificates'), `only used with an https endpoint; the endpoint is ${show(spec.endpoint)}`);
   }

@@ -1,5 +1,5 @@
 /** Checks of `spec.redis` beyond the schema (the per-shard settings levels included). */
-import { IssueList, formatPath, show } from '../../policy/errors';
+import { IssueList, show } from '../../policy/errors';
 import type { PolicyPath } from '../../policy/errors';
 import { validateNamedEntries } from '../../policy/named-entries';
 import { validateS3 } from '../s3';
@@ -14,8 +14,8 @@ export function validateRedis(spec: RedisSpec, path: PolicyPath, issues: IssueLi
   if (accepted(at('sentinel'))) validateSentinel(spec, path, issues);
   if (accepted(at('scratch'))) validateScratch(spec, path, issues);
   if (spec.s3 && accepted(at('s3'))) {
-    validateS3(spec.s3, formatPath(at('s3')), issues);
-    if (spec.copies && accepted(at('copies'))) validateS3Copies(spec.copies, spec.s3, formatPath(at('copies')), issues);
+    validateS3(spec.s3, at('s3'), issues);
+    if (spec.copies && accepted(at('copies'))) validateS3Copies(spec.copies, spec.s3, at('copies'), issues);
   }
 }
 
