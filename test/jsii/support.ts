@@ -26,15 +26,18 @@ function runs(command: string, args: readonly string[]): boolean {
   return spawnSync(command, args, { stdio: 'ignore', env: ENV }).status === 0;
 }
 
-/** What each language's test needs besides node, and the Debian packages that give it. */
+/** What each language's test needs besides node. */
 const TOOLS = {
-  python: { check: () => runs('python3', ['-c', 'import venv, ensurepip']), packages: 'python3-venv' },
-  // the Java and Go artifacts are built together (build-jsii.sh --all-targets): each test needs both toolchains
+  python: { check: () => runs('python3', ['-c', 'import venv, ensurepip']), needs: 'python3 with venv (python3-venv)' },
+  // the build makes the Java and Go artifacts together (build-jsii.sh --all-targets): each test needs both
   java: {
-    check: () => runs('mvn', ['-v']) && runs('java', ['-version']) && runs('go', ['version']),
-    packages: 'maven, golang',
+    check: () => runs('mvn', ['-v']) && runs('javac', ['-version']) && runs('go', ['version']),
+    needs: 'mvn, a JDK (maven, openjdk-17-jdk-headless) and go (Go 1.26)',
   },
-  go: { check: () => runs('go', ['version']) && runs('mvn', ['-v']), packages: 'golang, maven' },
+  go: {
+    check: () => runs('go', ['version']) && runs('mvn', ['-v']) && runs('javac', ['-version']),
+    needs: 'go (Go 1.26), mvn and a JDK (maven, openjdk-17-jdk-headless)',
+  },
 } as const;
 
 export type Language = keyof typeof TOOLS;
@@ -54,7 +57,7 @@ export function toolsPresent(language: Language): boolean {
 export function describeFor(language: Language): jest.Describe {
   if (toolsPresent(language) || CI) return describe;
   console.warn(
-    `test/jsii/${language}.test.ts skipped: no ${TOOLS[language].packages} (scripts/install-test-deps.sh installs them)`,
+    `test/jsii/${language}.test.ts skipped: it needs ${TOOLS[language].needs} (scripts/install-test-deps.sh)`,
   );
   return describe.skip;
 }
@@ -62,7 +65,9 @@ export function describeFor(language: Language): jest.Describe {
 /** Throws, in CI, when a language's tools are missing. */
 export function requireTools(language: Language): void {
   if (!toolsPresent(language))
-    throw new Error(`the jsii test in ${language} needs ${TOOLS[language].packages} (CI=true): none is a skip in CI`);
+    throw new Error(
+      `the jsii test in ${language} needs ${TOOLS[language].needs}: in CI (CI=true) a missing tool fails it`,
+    );
 }
 
 /**
