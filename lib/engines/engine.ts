@@ -149,7 +149,7 @@ export interface EngineTarget {
   /** The target's own settings levels, merged over `spec.defaults`. @default - none */
   readonly overrides?: JobSettings;
   /** Path of the most specific settings level, for messages. */
-  readonly settingsPath: string;
+  readonly settingsPath: PolicyPath;
   /** A schedule the engine computed (a frequency, the retention schedule), instead of the settings' schedule. */
   readonly schedule?: string;
   /** The engine's settings under the policy's: the run deadline, a default stagger. */
@@ -212,7 +212,7 @@ export interface EngineJob {
   /** The settings level of the target it belongs to, merged over `spec.defaults` as for its CronJob. @default - none */
   readonly overrides?: JobSettings;
   /** Path of that settings level, for messages. */
-  readonly settingsPath: string;
+  readonly settingsPath: PolicyPath;
   readonly defaults: EngineSettingsDefaults;
   /** @default - the policy's backoffLimit */
   readonly backoffLimit?: number;

@@ -1,5 +1,6 @@
 /** One priority per serialization group: a check across the targets of a policy (resolve.ts). */
-import { IssueList, childPath, show } from '../policy/errors';
+import { IssueList, show } from '../policy/errors';
+import type { PolicyPath } from '../policy/errors';
 
 /**
  * The pods of one serialization group must run at one priority. The scheduler resolves a pod's
@@ -8,11 +9,11 @@ import { IssueList, childPath, show } from '../policy/errors';
  * running defragmentation), so two priorities in a group would break its one-at-a-time promise.
  */
 export class GroupPriorities {
-  private readonly groups = new Map<string, { priority: string | undefined; cronJob: string; path: string }[]>();
+  private readonly groups = new Map<string, { priority: string | undefined; cronJob: string; path: PolicyPath }[]>();
 
   /** A CronJob of `group` whose pod runs at `priority`, set (or to be set) at `podLevel`.pod.priorityClassName. */
-  add(group: string, priority: string | undefined, cronJob: string, podLevel: string): void {
-    const path = childPath(childPath(podLevel, 'pod'), 'priorityClassName');
+  add(group: string, priority: string | undefined, cronJob: string, podLevel: PolicyPath): void {
+    const path = [...podLevel, 'pod', 'priorityClassName'];
     const members = this.groups.get(group);
     if (members) members.push({ priority, cronJob, path });
     else this.groups.set(group, [{ priority, cronJob, path }]);

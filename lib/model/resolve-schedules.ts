@@ -1,5 +1,5 @@
 /** Every target's final schedule (resolve.ts): its hashed fields, then the stagger of the targets that share one. */
-import { IssueList, childPath, show } from '../policy/errors';
+import { IssueList, show } from '../policy/errors';
 import type { ResolvedJobSettings } from '../policy/resolve-settings';
 import { ScheduleError, containsHash, resolveHashedSchedule, staggerSchedules, validateSchedule } from '../schedule';
 import { parseDuration } from '../units';
@@ -34,7 +34,7 @@ export function resolveSchedules(
     } catch (e) {
       if (!(e instanceof ScheduleError)) throw e;
       issues.add(
-        childPath(targets[members[0]].settingsPath, 'stagger'),
+        [...targets[members[0]].settingsPath, 'stagger'],
         `cannot stagger ${members.length} target(s) of schedule ${show(base)} over ${show(window)}: ${e.message}`,
       );
     }
@@ -45,6 +45,6 @@ export function resolveSchedules(
 function checked(schedule: string, target: EngineTarget, issues: IssueList): string | undefined {
   const problem = validateSchedule(schedule);
   if (!problem) return schedule;
-  issues.add(childPath(target.settingsPath, 'schedule'), `resolved to ${show(schedule)}; ${problem}`);
+  issues.add([...target.settingsPath, 'schedule'], `resolved to ${show(schedule)}; ${problem}`);
   return undefined;
 }

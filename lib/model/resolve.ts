@@ -6,7 +6,8 @@
  */
 import type { EnvVar } from '../kubernetes/objects';
 import { joinName, labelValue } from '../kubernetes/names';
-import { IssueList, childPath, closest, show } from '../policy/errors';
+import { IssueList, closest, show } from '../policy/errors';
+import type { PolicyPath } from '../policy/errors';
 import { JOB_DEFAULTS, METRICS_DEFAULTS, basicAuthKeys } from '../policy/defaults';
 import { mergeSettings } from '../policy/settings';
 import {
@@ -43,6 +44,9 @@ export interface ResolvedSchedule {
   readonly zone: string;
 }
 
+/** The path of the policy-wide settings level (`spec.defaults`). */
+export const DEFAULTS_PATH: PolicyPath = ['spec', 'defaults'];
+
 /** One CronJob of the policy. */
 export interface ResolvedTarget {
   readonly id: string;
@@ -53,8 +57,8 @@ export interface ResolvedTarget {
   readonly component: EngineTarget['component'];
   /** Labels of the CronJob, its Jobs and pods (common and the target's own). */
   readonly labels: Readonly<Record<string, string>>;
-  /** Path of the most specific settings level, for messages. */
-  readonly settingsPath: string;
+  /** Path of the most specific settings level (`['spec', 'redis', 'shards', 0]`), for messages. */
+  readonly settingsPath: readonly (string | number)[];
   readonly schedule: ResolvedSchedule;
   readonly settings: ResolvedJobSettings;
   /** The node the target is pinned to. @default - any node */
@@ -136,7 +140,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       metrics: metrics !== undefined,
     };
     const pod = resolvePodPlacement(withMetricsEndpoint(t.pod(ctx), metrics?.auth, metrics?.caBundle), settings[i]);
-    const podLevel = t.overrides?.pod ? t.settingsPath : 'spec.defaults';
+    const podLevel = t.overrides?.pod ? t.settingsPath : DEFAULTS_PATH;
     checkPodAgainstEngine(pod, settings[i], podLevel, policy.metadata.annotations, scripts, issues);
     // the CronJob carries the policy's annotations and the provenance ones
     const own = annotationsSizeProblem({
@@ -144,7 +148,7 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
       ...provenance(policy.metadata.name, { written: settings[i].schedule, resolved: schedule }),
     });
     if (own && !issues.issues.some((i) => i.path === 'metadata.annotations'))
-      issues.add('metadata.annotations', `${own}, with the backup-cronjobs.io annotations of CronJob ${name}`);
+      issues.add(['metadata', 'annotations'], `${own}, with the backup-cronjobs.io annotations of CronJob ${name}`);
     const group = pod.placement.serializationGroup;
     if (group) priorities.add(group.name, settings[i].pod.priorityClassName ?? pod.priorityClassName, name, podLevel);
     targets.push({
@@ -204,14 +208,13 @@ export function resolvePolicy(doc: unknown, source?: string): ResolvedPolicy {
 export function checkPodAgainstEngine(
   pod: EnginePod,
   settings: ResolvedJobSettings,
-  levelPath: string,
+  levelPath: PolicyPath,
   policyAnnotations: Readonly<Record<string, string>> | undefined,
   scripts: ResolvedPolicy['scripts'],
   issues: IssueList,
 ): void {
   const options = settings.pod;
-  const at = (field: string, i: number, key: string) =>
-    childPath(childPath(childPath(childPath(levelPath, 'pod'), field), i), key);
+  const at = (field: string, i: number, key: string) => [...levelPath, 'pod', field, i, key];
   const mains = () =>
     [...(pod.initContainers ?? []), ...pod.containers].filter((c) => pod.mainContainers.includes(c.name));
   const sourced = scripts === 'configMap';
@@ -253,21 +256,21 @@ export function checkPodAgainstEngine(
     options.serviceAccountName !== pod.serviceAccountName
   ) {
     issues.add(
-      childPath(childPath(levelPath, 'pod'), 'serviceAccountName'),
+      [...levelPath, 'pod', 'serviceAccountName'],
       `received ${show(options.serviceAccountName)}; the engine runs these pods under its own ServiceAccount ${show(pod.serviceAccountName)}, which it renders with the permissions they need: remove serviceAccountName`,
     );
   }
   if (options.annotations)
     issues.addProblem(
-      childPath(childPath(levelPath, 'pod'), 'annotations'),
+      [...levelPath, 'pod', 'annotations'],
       annotationsSizeProblem({ ...policyAnnotations, ...options.annotations }),
     );
   for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
     const main = pod.mainContainers.includes(c.name);
     for (const k of resolveResources(defaultResources(c), resourceOverrides(options, c.name, main)).conflicts) {
-      const field = options.containerResources?.[c.name] ? `containerResources.${c.name}` : 'resources';
+      const field = options.containerResources?.[c.name] ? ['containerResources', c.name] : ['resources'];
       issues.add(
-        childPath(childPath(levelPath, 'pod'), field),
+        [...levelPath, 'pod', ...field],
         `container ${show(c.name)} gets requests.${k.resource} ${show(k.request)} and limits.${k.resource} ${show(k.limit)} from the policy's levels; a request must not exceed its limit: raise limits.${k.resource} or lower requests.${k.resource}`,
       );
     }
@@ -287,12 +290,13 @@ function checkContainerResourceNames(
   const reported = new Set<string>();
   for (const t of targets) {
     for (const name of Object.keys(t.settings.pod.containerResources ?? {})) {
-      const level = defaults?.[name] !== undefined ? 'spec.defaults' : t.settingsPath;
-      if (names.has(name) || reported.has(`${level}|${name}`)) continue;
-      reported.add(`${level}|${name}`);
+      const level = defaults?.[name] !== undefined ? DEFAULTS_PATH : t.settingsPath;
+      const key = JSON.stringify([...level, name]);
+      if (names.has(name) || reported.has(key)) continue;
+      reported.add(key);
       const hint = closest(name, allowed);
       issues.add(
-        childPath(childPath(childPath(level, 'pod'), 'containerResources'), name),
+        [...level, 'pod', 'containerResources', name],
         `received ${show(name)}; no pod of this policy has a container of that name${hint ? ` (did you mean ${show(hint)}?)` : ''}: the containers are ${allowed.map((n) => show(n)).join(', ')}`,
       );
     }

@@ -14,7 +14,7 @@ import { resolvePodPlacement, resolveSettings } from '../policy/resolve-settings
 import type { PointInTimeRequest, RestoreRequest } from '../engines/engine';
 import { engineDefinition } from '../registry';
 import { buildJob } from '../workload/jobs';
-import { ResolvedPolicy, checkPodAgainstEngine, commonLabels } from './resolve';
+import { DEFAULTS_PATH, ResolvedPolicy, checkPodAgainstEngine, commonLabels } from './resolve';
 import { policyContext } from './validate';
 import { provenance } from './provenance';
 
@@ -81,7 +81,7 @@ export function restoreJob(r: ResolvedPolicy, request: RestoreRequest, source?: 
   checkPodAgainstEngine(
     pod,
     settings,
-    job.overrides?.pod ? job.settingsPath : 'spec.defaults',
+    job.overrides?.pod ? job.settingsPath : DEFAULTS_PATH,
     { ...r.annotations, ...job.annotations },
     'inline',
     issues,

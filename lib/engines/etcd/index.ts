@@ -32,7 +32,7 @@ function resolved(spec: EtcdSpec, policy: PolicyContext): ResolvedEtcd {
   const known = resolvedSpecs.get(spec);
   const path = formatPath(policy.path);
   if (known !== undefined && known.name === policy.metadata.name && known.path === path) return known.resolved;
-  const r = resolveEtcd(spec, policy.metadata.name, path);
+  const r = resolveEtcd(spec, policy.metadata.name, policy.path);
   resolvedSpecs.set(spec, { name: policy.metadata.name, path, resolved: r });
   return r;
 }
@@ -85,5 +85,5 @@ export const etcdEngine: EngineDefinition<EtcdSpec, EtcdScheduleProps> = {
   encryption: true,
   drill: true,
   alertRules: (spec, context) =>
-    etcdAlertRules(resolveEtcd(spec, context.policy, 'spec.etcd').defragmentation, context),
+    etcdAlertRules(resolveEtcd(spec, context.policy, ['spec', 'etcd']).defragmentation, context),
 };

@@ -1,5 +1,5 @@
 /** `spec.etcd` with every default applied, once. */
-import { childPath } from '../../policy/errors';
+import type { PolicyPath } from '../../policy/errors';
 import type { JobSettings, SerializationGroup } from '../../policy/types';
 import { pickSettings } from '../../policy/settings';
 import { parseDuration } from '../../units';
@@ -32,7 +32,7 @@ export interface ResolvedNode {
   readonly name: string;
   /** The node's own settings (over spec.defaults). */
   readonly settings?: JobSettings;
-  readonly path: string;
+  readonly path: PolicyPath;
 }
 
 /** `spec.etcd.defragmentation` with its defaults applied. */
@@ -42,7 +42,7 @@ export interface ResolvedDefragmentation {
   /** Its job settings (the schedule included), laid over `spec.defaults`. */
   readonly settings: JobSettings;
   /** `spec.etcd.defragmentation`, for messages. */
-  readonly path: string;
+  readonly path: PolicyPath;
 }
 
 export interface ResolvedEtcd {
@@ -130,13 +130,13 @@ export function etcdServiceAccountName(policyName: string): string {
   return joinName([policyName, 'sa'], DNS_LABEL_MAX);
 }
 
-export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): ResolvedEtcd {
+export function resolveEtcd(spec: EtcdSpec, policyName: string, path: PolicyPath): ResolvedEtcd {
   const mode = etcdMode(spec);
   const distribution = etcdDistribution(spec);
   const profile = DISTRIBUTIONS[distribution];
   const nodes = (spec.nodes ?? []).map((entry, i) => ({
     ...namedEntry(entry),
-    path: childPath(childPath(path, 'nodes'), i),
+    path: [...path, 'nodes', i],
   }));
   const c = spec.certificates ?? {};
   const d = spec.destination;
@@ -178,7 +178,7 @@ export function resolveEtcd(spec: EtcdSpec, policyName: string, path: string): R
       thresholdPercent: defrag.thresholdPercent ?? ETCD_DEFAULTS.defragThresholdPercent,
       memberTimeoutSeconds: parseDuration(defragMemberTimeout(defrag)),
       settings: pickSettings(defrag),
-      path: childPath(path, 'defragmentation'),
+      path: [...path, 'defragmentation'],
     },
     images: {
       etcd: spec.images?.etcd ?? ETCD_DEFAULTS.etcdImage,

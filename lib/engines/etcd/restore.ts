@@ -108,7 +108,7 @@ export function etcdRestoreJob(
       // a snapshot name is no label value (":" in its time): an annotation names it exactly
       annotations: { 'backup-cronjobs.io/snapshot': request.snapshot },
       overrides: own?.settings,
-      settingsPath: own?.settings ? own.path : 'spec.defaults',
+      settingsPath: own?.settings ? own.path : ['spec', 'defaults'],
       defaults: { timeout: ETCD_DEFAULTS.timeout },
       backoffLimit: 0,
       pod: (ctx) => restorePod(spec, restore, node, request.snapshot, ctx, encrypted ? age : undefined),

@@ -48,7 +48,7 @@ function backupTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedN
     component: 'backup',
     labels: labels(node ? 'perNode' : 'cluster', node),
     overrides: node?.settings,
-    settingsPath: node?.settings ? node.path : 'spec.defaults',
+    settingsPath: node?.settings ? node.path : ['spec', 'defaults'],
     // perNode schedules are spread so that the nodes' snapshots follow each other.
     defaults: node
       ? { timeout: ETCD_DEFAULTS.timeout, stagger: { window: ETCD_DEFAULTS.perNodeStaggerWindow } }
@@ -76,7 +76,7 @@ function pruneTarget(
     component: 'retention-prune',
     labels: labels(spec.mode, node),
     overrides: node?.settings,
-    settingsPath: 'spec.retention',
+    settingsPath: ['spec', 'retention'],
     schedule,
     defaults: { timeout: ETCD_DEFAULTS.pruneTimeout },
     node: node?.name,
@@ -99,7 +99,7 @@ function drillTarget(spec: ResolvedEtcd, policy: PolicyContext, node: ResolvedNo
     component: 'restore-drill',
     labels: labels(spec.mode, node),
     overrides: mergeSettings(node?.settings, policy.drill),
-    settingsPath: 'spec.drill',
+    settingsPath: ['spec', 'drill'],
     defaults: { timeout: ETCD_DEFAULTS.drillTimeout },
     node: pinned,
     pod: (ctx) => drillPod(spec, policy, node?.name, ctx),

@@ -1,5 +1,4 @@
 /** The Redis engine: sharded Redis behind Sentinel, one CronJob per shard, RDB to S3. */
-import { formatPath } from '../../policy/errors';
 import type { EngineDefinition } from '../engine';
 import { REDIS_DEFAULTS } from './defaults';
 import { resolveRedis } from './resolve';
@@ -26,9 +25,9 @@ export const redisEngine: EngineDefinition<RedisSpec, RedisScheduleProps> = {
   discover: redisDiscover,
   retentionDestination: () => 's3',
   validate: (spec, policy, issues, accepted) => validateRedis(spec, policy.path, issues, accepted),
-  targets: (spec, policy) => redisTargets(resolveRedis(spec, formatPath(policy.path)), policy),
+  targets: (spec, policy) => redisTargets(resolveRedis(spec, policy.path), policy),
   backupStores: (spec, policy) => {
-    const { s3, shards } = resolveRedis(spec, formatPath(policy.path));
+    const { s3, shards } = resolveRedis(spec, policy.path);
     return shards.map(({ name }) => ({
       target: name,
       kind: 's3' as const,

@@ -1,7 +1,7 @@
 /** `spec.redis` with every default applied, once. */
 import type { JobSettings, SecretKeyRef } from '../../policy/types';
 import { namedEntry } from '../../policy/named-entries';
-import { childPath } from '../../policy/errors';
+import type { PolicyPath } from '../../policy/errors';
 import { ResolvedS3, resolveS3 } from '../s3';
 import { ResolvedS3Copy, resolveS3Copies } from '../s3-copies';
 import { REDIS_DEFAULTS } from './defaults';
@@ -12,7 +12,7 @@ export interface ResolvedShard {
   /** The shard's own settings (over spec.defaults). */
   readonly settings?: JobSettings;
   /** Path of the shard entry, for messages. */
-  readonly path: string;
+  readonly path: PolicyPath;
 }
 
 export interface ResolvedRedis {
@@ -35,12 +35,12 @@ export interface ResolvedRedis {
   readonly images: { readonly redis: string; readonly awsCli: string };
 }
 
-export function resolveRedis(spec: RedisSpec, path: string): ResolvedRedis {
+export function resolveRedis(spec: RedisSpec, path: PolicyPath): ResolvedRedis {
   return {
     sentinel: spec.sentinel,
     username: spec.username,
     passwordSecret: spec.passwordSecret,
-    shards: spec.shards.map((entry, i) => ({ ...namedEntry(entry), path: childPath(childPath(path, 'shards'), i) })),
+    shards: spec.shards.map((entry, i) => ({ ...namedEntry(entry), path: [...path, 'shards', i] })),
     allowMasterFallback: spec.allowMasterFallback ?? REDIS_DEFAULTS.allowMasterFallback,
     compressionLevel: spec.compression?.level ?? REDIS_DEFAULTS.compressionLevel,
     verifyRdb: spec.verifyRdb ?? REDIS_DEFAULTS.verifyRdb,

@@ -72,7 +72,7 @@ function backupTarget(spec: ResolvedRedis, policy: PolicyContext, shard: Resolve
     component: 'backup',
     labels: shardLabels(shard.name),
     overrides: shard.settings,
-    settingsPath: shard.settings ? shard.path : 'spec.defaults',
+    settingsPath: shard.settings ? shard.path : ['spec', 'defaults'],
     defaults: ENGINE_DEFAULTS,
     pod: (ctx) => backupPod(spec, policy, shard.name, ctx),
   };
@@ -86,7 +86,7 @@ function pruneTarget(spec: ResolvedRedis, policy: PolicyContext, shard: Resolved
     component: 'retention-prune',
     labels: shardLabels(shard.name),
     overrides: shard.settings,
-    settingsPath: 'spec.retention',
+    settingsPath: ['spec', 'retention'],
     schedule,
     defaults: ENGINE_DEFAULTS,
     pod: (ctx) => prunePod(spec, policy, shard.name, ctx),
@@ -102,7 +102,7 @@ function drillTarget(spec: ResolvedRedis, policy: PolicyContext, shard: Resolved
     component: 'restore-drill',
     labels: shardLabels(shard.name),
     overrides: mergeSettings(shard.settings, policy.drill),
-    settingsPath: 'spec.drill',
+    settingsPath: ['spec', 'drill'],
     defaults: { timeout: REDIS_DEFAULTS.drillTimeout },
     pod: (ctx) => drillPod(spec, policy, shard.name, ctx),
   };

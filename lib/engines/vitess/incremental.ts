@@ -4,6 +4,7 @@
  * backups and runs `vtctldclient BackupShard --incremental-from-pos=auto` once a full
  * backup of the policy exists.
  */
+import type { PolicyPath } from '../../policy/errors';
 import { labelValue, safeShard } from '../../kubernetes/names';
 import { pickSettings } from '../../policy/settings';
 import { shellCommand } from '../../scripts';
@@ -28,7 +29,7 @@ const STOP_WAIT_SECONDS = 30;
 export function incrementalTarget(
   spec: ResolvedVitess,
   sched: ResolvedVitessSchedule & { readonly incremental: ResolvedIncremental },
-  sPath: string,
+  sPath: PolicyPath,
   keyspace: string,
   shard: string,
   parts: ShardParts,
@@ -48,7 +49,7 @@ export function incrementalTarget(
       timeout: incremental.timeout,
       ...(incremental.suspend !== undefined ? { suspend: incremental.suspend } : {}),
     },
-    settingsPath: `${sPath}.incremental`,
+    settingsPath: [...sPath, 'incremental'],
     defaults: { timeout: VITESS_DEFAULTS.incrementalTimeout },
     shard: `${spec.cluster}/${keyspace}/${shard}`,
     ...(incremental.maxRecoveryPointAge !== undefined

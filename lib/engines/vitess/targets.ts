@@ -5,7 +5,7 @@
  * (incremental.ts); with `spec.retention.schedule`, one retention-prune
  * CronJob per keyspace/shard.
  */
-import { formatPath } from '../../policy/errors';
+import type { PolicyPath } from '../../policy/errors';
 import type { EngineContainer, EngineEnvVar, Volume, VolumeMount } from '../../kubernetes/objects';
 import { labelValue, safeShard } from '../../kubernetes/names';
 import { pruneEnv, prunesAfterBackup } from '../../policy/retention-options';
@@ -40,7 +40,7 @@ export function vitessTargets(spec: ResolvedVitess, policy: PolicyContext): Engi
   const covered = coveredShards(spec);
   const parts = shardPodParts(spec);
   spec.schedules.forEach((sched, i) => {
-    const sPath = formatPath([...policy.path, 'schedules', i]);
+    const sPath = [...policy.path, 'schedules', i];
     for (const strategy of sched.strategies) {
       for (const shard of strategy.shards) {
         targets.push(
@@ -96,7 +96,7 @@ function shardTarget(
   parts: ShardPodParts,
   policy: PolicyContext,
   sched: VitessSchedule,
-  sPath: string,
+  sPath: PolicyPath,
   keyspace: string,
   shard: string,
   covered: string,
@@ -135,7 +135,7 @@ function pruneTarget(
     key: `${keyspace}/${shard}`,
     component: 'retention-prune',
     labels: shardLabels(spec, keyspace, safe),
-    settingsPath: 'spec.retention',
+    settingsPath: ['spec', 'retention'],
     schedule,
     defaults: { timeout: VITESS_DEFAULTS.pruneTimeout },
     pod: (ctx) => prunePod(spec, policy, keyspace, shard, ctx),
