@@ -8,7 +8,7 @@ import { join } from 'path';
 import * as prettier from 'prettier';
 import { ENGINE_KEYS, engineDefinition, policySchema } from '../lib/registry';
 import { InterfaceWriter, PLAIN_FLAVOR, PropertySource, TypeFlavor, propertiesOf } from '../lib/policy/field-types';
-import { named } from '../lib/policy/schema-builders';
+import { fieldMeta, named } from '../lib/policy/schema-builders';
 import type { Schema } from '../lib/policy/schema-builders';
 import { jobSettingsProperties } from '../lib/policy/schema-settings';
 
@@ -203,6 +203,14 @@ export function pulumiArgs(): string {
 ${writer.text}`;
 }
 
+/** The schema of `spec.<engine>`, named `<Engine>Spec` unless its schema names it. */
+function engineSpecSchema(engine: string): Schema {
+  const schema = specProperties[engine];
+  return fieldMeta(schema).typeName !== undefined
+    ? schema
+    : named(`${engine.charAt(0).toUpperCase()}${engine.slice(1)}Spec`, schema);
+}
+
 /** Types written by hand elsewhere that the policy types use, by module (relative to lib/). */
 const HAND_WRITTEN: Readonly<Record<string, string>> = { RetentionRules: 'retention' };
 
@@ -229,7 +237,7 @@ function policyTypes(): Record<string, () => string> {
   const seen = new Map<string, number>();
   const probes = ENGINE_KEYS.map((engine) => {
     const probe = new InterfaceWriter(PLAIN_FLAVOR, external('../'));
-    probe.addType(specProperties[engine]);
+    probe.addType(engineSpecSchema(engine));
     probe.typeNames.forEach((n) => seen.set(n, (seen.get(n) ?? 0) + 1));
     return probe;
   });
@@ -255,7 +263,7 @@ function policyTypes(): Record<string, () => string> {
   };
   for (const engine of ENGINE_KEYS) {
     const writer = new InterfaceWriter(PLAIN_FLAVOR, external('../../', sharedNames, '../types.generated'));
-    writer.addType(specProperties[engine]);
+    writer.addType(engineSpecSchema(engine));
     out[`lib/engines/${engine}/types.generated.ts`] = file(
       `The fields of \`spec.${engine}\` (its types.ts re-exports them).`,
       writer,
