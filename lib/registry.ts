@@ -22,6 +22,7 @@ export const ENGINES = {
   etcd: etcdEngine,
 } as const;
 
+/** An engine's key: its `spec.<key>` (`vitess`, `redis`, `etcd`). */
 export type EngineKey = keyof typeof ENGINES;
 export const ENGINE_KEYS = Object.keys(ENGINES) as EngineKey[];
 

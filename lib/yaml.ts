@@ -36,6 +36,7 @@ const documentKeys = (map: Plain): string[] => [
     .sort(),
 ];
 
+/** One object as a YAML document (sorted keys, as `synth` writes it), without the `---` separator. */
 export function documentYaml(value: unknown): string {
   // Keys outside the plain-safe set are rare (label or data keys) and their quoting depends on context:
   // such documents are rendered by `yaml` itself (the emitter gives up at the first one).

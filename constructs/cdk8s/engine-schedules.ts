@@ -6,8 +6,11 @@ import type { EtcdBackupScheduleProps, RedisBackupScheduleProps, VitessBackupSch
 
 /** The props of each engine's schedule construct, by engine. */
 export interface SchedulePropsByEngine {
+  /** `VitessBackupSchedule`'s props. */
   readonly vitess: VitessBackupScheduleProps;
+  /** `RedisBackupSchedule`'s props. */
   readonly redis: RedisBackupScheduleProps;
+  /** `EtcdBackupSchedule`'s props. */
   readonly etcd: EtcdBackupScheduleProps;
 }
 

@@ -18,6 +18,7 @@ import type { BackupPolicy, Manifest, PropsLayout, ResolvedPolicy, ScheduleEngin
 
 /** A policy document not validated yet. */
 export interface PolicyLike {
+  /** Its metadata, whose namespace a front end may fill in. @default - none yet */
   readonly metadata?: { readonly namespace?: unknown };
 }
 

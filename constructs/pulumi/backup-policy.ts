@@ -5,7 +5,7 @@ import type { BackupPolicyArgs } from './args.generated';
 
 /** Options of `BackupPolicy.fromFile` besides the component options. */
 export interface BackupPolicyFileArgs {
-  /** @default - the file's `metadata.namespace`, else 'default' */
+  /** Replaces the file's `metadata.namespace` before rendering. @default - the file's `metadata.namespace`, else 'default' */
   readonly namespace?: pulumi.Input<string>;
 }
 

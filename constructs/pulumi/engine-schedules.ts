@@ -7,8 +7,11 @@ import type { EtcdBackupScheduleArgs, RedisBackupScheduleArgs, VitessBackupSched
 
 /** The args of each engine's schedule component, by engine. */
 export interface ScheduleArgsByEngine {
+  /** `VitessBackupSchedule`'s args. */
   readonly vitess: VitessBackupScheduleArgs;
+  /** `RedisBackupSchedule`'s args. */
   readonly redis: RedisBackupScheduleArgs;
+  /** `EtcdBackupSchedule`'s args. */
   readonly etcd: EtcdBackupScheduleArgs;
 }
 

@@ -4,18 +4,27 @@
  */
 import type { Expansion } from './expansion';
 import type { ScriptCommand } from '../scripts';
+/** An object's metadata, as the core sets it. */
 export interface ObjectMeta {
+  /** The object's name (a DNS-1123 subdomain, or label where its kind needs one). */
   readonly name: string;
+  /** Its namespace. @default - none: a cluster-scoped object */
   readonly namespace?: string;
+  /** Its labels: the policy's, the engine's and the target's. @default - none */
   readonly labels?: Record<string, string>;
+  /** Its annotations. @default - none */
   readonly annotations?: Record<string, string>;
 }
 
 /** A Kubernetes object as the core emits it. */
 export interface Manifest {
+  /** `batch/v1`, `v1`, `monitoring.coreos.com/v1`, … */
   readonly apiVersion: string;
+  /** `CronJob`, `ConfigMap`, `PrometheusRule`, … */
   readonly kind: string;
+  /** Name, namespace, labels and annotations. */
   readonly metadata: ObjectMeta;
+  /** The rest of the object (`spec`, `data`, …), as the API takes it. */
   readonly [field: string]: unknown;
 }
 

@@ -10,11 +10,17 @@ import { ENGINE_KEYS, engineDefinition } from '../registry';
 
 /** One panel: a title, what it shows, and its PromQL (Grafana variables `${prefix}`, `$namespace`, `$policy`). */
 export interface DashboardPanel {
+  /** The panel's title. */
   readonly title: string;
+  /** What it shows, in a sentence (the panel's description in Grafana). */
   readonly description: string;
+  /** Its PromQL query. */
   readonly expr: string;
+  /** The legend format of each series. */
   readonly legend: string;
+  /** Grafana's panel type. */
   readonly type: 'timeseries' | 'table';
+  /** Grafana's unit of the values (`s`, `bytes`, `short`, …). */
   readonly unit: string;
 }
 
@@ -125,8 +131,11 @@ export function metricPrefixes(): string[] {
 
 /** One policy's dashboard: its own uid and title, the variables set to its namespace, policy and prefix. */
 export interface DashboardScope {
+  /** The namespace of the policy's objects (the `namespace` variable). */
   readonly namespace: string;
+  /** The policy's name (the `policy` variable). */
   readonly policy: string;
+  /** Its engine's metric prefix (the `prefix` variable): `redis_backup`, `etcd_backup`, `vitess_backup`. */
   readonly prefix: string;
 }
 

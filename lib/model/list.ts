@@ -18,12 +18,15 @@ export type { BackupStore } from '../engines/engine';
 
 /** An object of a store (key without the store's key prefix) or a file of its directory. */
 export interface StoredObject {
+  /** Its key without the store's key prefix, or its file name. */
   readonly name: string;
+  /** Its size in bytes. */
   readonly size: number;
 }
 
 /** One backup of a store, as `list` prints it. */
 export interface ListedBackup {
+  /** The target it backs up: the shard, the node, `<keyspace>/<shard>`. */
   readonly target: string;
   /** etcd: the node that took it. @default - none */
   readonly node?: string;
@@ -31,10 +34,13 @@ export interface ListedBackup {
   readonly name: string;
   /** From the name: `YYYY-MM-DDTHH:MM:SSZ`. */
   readonly time: string;
+  /** Its size in bytes. */
   readonly size: number;
+  /** Stored as `<name>.age` (client-side encryption). */
   readonly encrypted: boolean;
   /** The content facts of its metadata (`revision`, `keyCount`), or why there are none. */
   readonly facts: Readonly<Record<string, number | string>>;
+  /** Whether its metadata file (`<name>.json`) was read, is missing, or could not be read. */
   readonly metadata: 'read' | 'missing' | 'unreadable';
   /**
    * S3 Object Lock: until when nobody may delete it (`YYYY-MM-DDTHH:MM:SSZ`; the metadata's

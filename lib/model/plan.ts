@@ -12,7 +12,9 @@ import type { ResolvedPolicy, ResolvedSchedule, ResolvedTarget } from './resolve
 /** At most this many runs of one CronJob within the horizon (a minutely schedule over 69 days). */
 export const MAX_RUNS_PER_TARGET = 100_000;
 
+/** What `planPolicies` looks at: from when, how many runs, how far ahead. */
 export interface PlanOptions {
+  /** The first moment looked at. */
   readonly from: Date;
   /** How many next runs to list per CronJob. */
   readonly count: number;
@@ -22,22 +24,33 @@ export interface PlanOptions {
 
 /** One run: its start and the end of its window (start + activeDeadlineSeconds), ms since the epoch. */
 export interface PlanRun {
+  /** When the run starts. */
   readonly start: number;
+  /** When its window ends. */
   readonly end: number;
 }
 
+/** One CronJob of a plan, with its runs. */
 export interface PlanTarget {
+  /** The policy's name. */
   readonly policy: string;
+  /** The CronJob's namespace. */
   readonly namespace: string;
   /** The CronJob's name. */
   readonly name: string;
+  /** What it does: `backup`, `prune`, `drill`, `incremental-backup`, … */
   readonly component: ResolvedTarget['component'];
+  /** Its schedule as the CronJob has it, with its time zone. */
   readonly schedule: ResolvedSchedule;
+  /** `suspend` is set: no runs. */
   readonly suspended: boolean;
+  /** What a run does when the previous one is still going. */
   readonly concurrencyPolicy: ResolvedJobSettings['concurrencyPolicy'];
   /** The run window: activeDeadlineSeconds. */
   readonly windowSeconds: number;
+  /** The serialization group its pods belong to. @default - none */
   readonly serializationGroup?: ResolvedSerializationGroup;
+  /** The node it is pinned to (etcd `perNode`). @default - none */
   readonly node?: string;
   /** The database shard it backs up (ResolvedTarget.shard). @default - none */
   readonly shard?: string;
@@ -65,18 +78,25 @@ export interface PlanOverlap {
   readonly stretches: readonly PlanRun[];
 }
 
+/** A daylight-saving change that moves or doubles a target's runs. */
 export interface PlanDst extends DstAmbiguity {
   /** Index into `Plan.targets`. */
   readonly target: number;
+  /** The time zone of its schedule. */
   readonly timeZone: string;
 }
 
+/** What `backup-cronjobs plan` prints, as data: the runs of every CronJob, their overlaps and DST changes. */
 export interface Plan {
+  /** The first moment looked at, ms since the epoch. */
   readonly from: number;
   /** `from` + horizon. */
   readonly to: number;
+  /** Every CronJob of the policies, in their order. */
   readonly targets: readonly PlanTarget[];
+  /** Run windows that overlap within the horizon. */
   readonly overlaps: readonly PlanOverlap[];
+  /** Daylight-saving changes within the horizon that move or double runs. */
   readonly dst: readonly PlanDst[];
 }
 

@@ -48,6 +48,7 @@ export function pointInTimeRestore(r: ResolvedPolicy, request: PointInTimeReques
     : { kind: 'procedure', text: answer.text };
 }
 
+/** What `restoreJob` answers: the Job, why the request does not fit, or how the engine's backups are restored. */
 export type RestoreOutcome =
   /** The Job, and notes for the person applying it. */
   | { readonly kind: 'job'; readonly job: Manifest; readonly notes: readonly string[] }

@@ -1,6 +1,7 @@
 /** Small builders that keep the JSON Schema readable. Every object is closed. */
 import { DURATION_GRAMMAR, DURATION_PATTERN, SIZE_GRAMMAR, SIZE_PATTERN, durationProblem, sizeProblem } from '../units';
 
+/** A JSON Schema (draft-07) object, as the builders below make it. */
 export type Schema = Record<string, unknown>;
 
 /**

@@ -9,13 +9,19 @@ import type { PolicyCommonSpec, PolicyMetadata } from './types.generated';
 
 export type * from './types.generated';
 
+/** The `apiVersion` of every BackupPolicy document. */
 export const API_VERSION = 'backup-cronjobs.io/v1alpha1';
+/** The `kind` of every BackupPolicy document. */
 export const KIND = 'BackupPolicy';
 
 /** A policy document with the given spec type. */
 export interface PolicyDocument<Spec extends PolicyCommonSpec = PolicyCommonSpec> {
+  /** Always `API_VERSION`. */
   readonly apiVersion: typeof API_VERSION;
+  /** Always `KIND`. */
   readonly kind: typeof KIND;
+  /** Name, namespace, labels and annotations of the policy. */
   readonly metadata: PolicyMetadata;
+  /** What to back up and how. */
   readonly spec: Spec;
 }

@@ -18,6 +18,7 @@ export interface OffsetChange {
   readonly at: number;
   /** The offsets (ms, local = UTC + offset) before and from `at`. */
   readonly before: number;
+  /** The offset (ms) from `at`. */
   readonly after: number;
 }
 
@@ -25,6 +26,7 @@ export interface OffsetChange {
 export interface DstAmbiguity {
   /** `skipped`: clocks go forward over these local times; `repeated`: clocks go back and they occur twice. */
   readonly kind: 'skipped' | 'repeated';
+  /** The offset change that skips or repeats them. */
   readonly change: OffsetChange;
   /** The schedule's local times in the skipped or repeated stretch, `YYYY-MM-DDTHH:MM`, ascending. */
   readonly localTimes: readonly string[];
