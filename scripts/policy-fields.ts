@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { policySchema } from '../lib/registry';
 import { jobSettingsProperties } from '../lib/policy/schema-settings';
+import { fieldMeta } from '../lib/policy/schema-builders';
 
 const SETTINGS = Object.keys(jobSettingsProperties);
 
@@ -31,7 +32,15 @@ function typeOf(s: Schema): string {
 
 function rows(s: Schema, path: string, required: boolean, out: string[], seen: Set<Schema>): void {
   if (path) {
-    const def = s.default !== undefined ? `\`${JSON.stringify(s.default)}\`` : required ? '(required)' : '—';
+    const text = fieldMeta(s).defaultText;
+    const def =
+      s.default !== undefined
+        ? `\`${JSON.stringify(s.default)}\``
+        : required
+          ? '(required)'
+          : text !== undefined
+            ? text.replace(/\|/g, '\\|')
+            : '—';
     out.push(`| \`${path}\` | ${typeOf(s)} | ${def} | ${(s.description ?? '').replace(/\|/g, '\\|')} |`);
   }
   const target = s.type === 'array' ? s.items : s;
