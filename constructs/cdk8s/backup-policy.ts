@@ -165,12 +165,11 @@ function resolveSource(scope: Construct, id: string, source: PolicySource): Reso
   if (typeof namespace === 'string') namespaceIssues(named, namespace, valueIssues);
   if (resolved !== undefined && valueIssues.empty) return resolved;
   // a value left out for its own problem is not reported again as missing or of the wrong type
-  const covered = (p: string) =>
-    valueIssues.issues.some((v) => p === v.path || p.startsWith(`${v.path}.`) || p.startsWith(`${v.path}[`));
-  throw atPropPaths(
-    new PolicyError([...valueIssues.issues, ...policyIssues.filter((i) => !covered(i.path))], path),
-    source,
-  );
+  const covered = (p: PolicyIssue) =>
+    valueIssues.issues.some(
+      (v) => v.segments.length <= p.segments.length && v.segments.every((k, i) => p.segments[i] === k),
+    );
+  throw atPropPaths(new PolicyError([...valueIssues.issues, ...policyIssues.filter((i) => !covered(i))], path), source);
 }
 
 /** Renders a BackupPolicy into its CronJobs (and the few objects they need). */

@@ -9,8 +9,8 @@
  * and recognized by shape, never imported.
  */
 import type { Cron, Duration, Size } from 'cdk8s';
-import { IssueList, childPath, fieldMeta, isPlainObject, policySchema, show, units } from '../../lib/internal';
-import type { NamedKind, Schema } from '../../lib/internal';
+import { IssueList, fieldMeta, isPlainObject, policySchema, show, units } from '../../lib/internal';
+import type { NamedKind, PolicyPath, Schema } from '../../lib/internal';
 
 /**
  * A Secret as cdk8s-plus hands it out (`ISecret` of cdk8s-plus-28 to -34:
@@ -49,8 +49,8 @@ export interface ConfigMapObject {
 
 /** An object a field named, with its namespace when the app defines it: checked against the policy's namespace. */
 export interface NamedObject {
-  /** The prop path of the field. */
-  readonly path: string;
+  /** The policy path of the field. */
+  readonly path: PolicyPath;
   readonly kind: string;
   readonly name: string;
   /** @default - not known (an imported object) */
@@ -72,18 +72,18 @@ type Kind = NamedKind;
  * Each object named is added to `named` (with its namespace when known).
  */
 export function policyValues(value: unknown, issues: IssueList, named: NamedObject[] = []): unknown {
-  return convert(value, policySchema, '', issues, named);
+  return convert(value, policySchema, [], issues, named);
 }
 
 function convert(
   value: unknown,
   schema: Schema | undefined,
-  path: string,
+  path: PolicyPath,
   issues: IssueList,
   named: NamedObject[],
 ): unknown {
   if (Array.isArray(value))
-    return value.map((v, i) => convert(v, schema?.items as Schema | undefined, childPath(path, i), issues, named));
+    return value.map((v, i) => convert(v, schema?.items as Schema | undefined, [...path, i], issues, named));
   if (value === null || typeof value !== 'object') return value;
   const meta = fieldMeta(schema);
   if (isDuration(value))
@@ -104,7 +104,7 @@ function convert(
     }
     const namespace = namespaceOf(value);
     named.push({
-      path: whole ? childPath(path, 'name') : path,
+      path: whole ? [...path, 'name'] : path,
       kind: value.kind,
       name: value.name,
       ...(namespace !== undefined ? { namespace } : {}),
@@ -120,7 +120,7 @@ function convert(
       convert(
         v,
         Object.hasOwn(properties, k) ? properties[k] : typeof rest === 'object' ? (rest as Schema) : undefined,
-        childPath(path, k),
+        [...path, k],
         issues,
         named,
       ),
@@ -156,12 +156,12 @@ export function namespaceIssues(named: readonly NamedObject[], namespace: string
   }
 }
 
-function misplaced(what: string, path: string, issues: IssueList): undefined {
+function misplaced(what: string, path: PolicyPath, issues: IssueList): undefined {
   issues.add(path, `received ${what}, which this field does not take`);
   return undefined;
 }
 
-function durationText(duration: Duration, path: string, issues: IssueList): string | undefined {
+function durationText(duration: Duration, path: PolicyPath, issues: IssueList): string | undefined {
   const millis = duration.toMilliseconds({ integral: false });
   if (millis % 1000 !== 0) {
     issues.add(path, `received Duration ${duration.toHumanString()}; a policy duration is a whole number of seconds`);
@@ -170,7 +170,7 @@ function durationText(duration: Duration, path: string, issues: IssueList): stri
   return units.formatDuration(millis / 1000);
 }
 
-function cronText(cron: Cron, path: string, issues: IssueList): string | undefined {
+function cronText(cron: Cron, path: PolicyPath, issues: IssueList): string | undefined {
   const fields = cron.expressionString.trim().split(/\s+/);
   if (fields.length !== 5) {
     issues.add(
@@ -182,7 +182,7 @@ function cronText(cron: Cron, path: string, issues: IssueList): string | undefin
   return fields.join(' ');
 }
 
-function sizeText(size: Size, path: string, issues: IssueList): string | undefined {
+function sizeText(size: Size, path: PolicyPath, issues: IssueList): string | undefined {
   const text = size.asString();
   const problem = units.sizeProblem(text);
   if (problem !== undefined) {

@@ -74,14 +74,12 @@ export function pathSegments(path: string): (string | number)[] {
 export class IssueList {
   private readonly items: PolicyIssue[] = [];
 
-  add(path: PolicyPath | string, message: string): void {
-    this.items.push(
-      typeof path === 'string' ? { path, segments: pathSegments(path), message } : issueAt(path, message),
-    );
+  add(path: PolicyPath, message: string): void {
+    this.items.push(issueAt(path, message));
   }
 
   /** Adds `problem` at `path` when there is one (the `...Problem` rules return undefined for a valid value). */
-  addProblem(path: PolicyPath | string, problem: string | undefined): void {
+  addProblem(path: PolicyPath, problem: string | undefined): void {
     if (problem !== undefined) this.add(path, problem);
   }
 

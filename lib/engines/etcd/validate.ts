@@ -68,13 +68,13 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
   const retention = policy.retention;
   if (retention?.schedule !== undefined && kind === 'hostPath' && mode === 'cluster') {
     issues.add(
-      'spec.retention.schedule',
+      ['spec', 'retention', 'schedule'],
       "a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node's directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node's snapshots)",
     );
   }
   if (policy.drill !== undefined && kind === 'hostPath' && mode === 'cluster') {
     issues.add(
-      'spec.drill',
+      ['spec', 'drill'],
       'a hostPath destination keeps each snapshot on the node that took it, and cluster mode names no nodes, so no drill knows where the newest snapshot is: use mode: perNode and list the control-plane nodes in spec.etcd.nodes (one drill per node, on that node), or a persistentVolumeClaim or s3 destination',
     );
   }
