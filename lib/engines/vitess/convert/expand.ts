@@ -59,44 +59,34 @@ function suspended(s: OperatorSchedule): boolean {
   return asBool(s.template.suspend) === true;
 }
 
-/** `ValidateScheduleConfig` and `ValidateStrategies`: the operator's terminal errors, as [path, message]. */
-export function scheduleProblems(s: OperatorSchedule): [string, string][] {
-  const problems: [string, string][] = [];
+/** `ValidateScheduleConfig` and `ValidateStrategies`: each of the operator's terminal errors goes to `report` at its field. */
+export function checkSchedule(s: OperatorSchedule, report: (path: string, message: string) => void): void {
   const schedule = asStr(s.template.schedule);
   const frequency = asStr(s.template.frequency);
   if (schedule && frequency)
-    problems.push([
-      at(s.path, 'frequency'),
-      'schedule and frequency are both set; the operator refuses the schedule: keep one',
-    ]);
+    report(at(s.path, 'frequency'), 'schedule and frequency are both set; the operator refuses the schedule: keep one');
   if (!schedule && !frequency)
-    problems.push([
-      s.path,
-      'neither schedule nor frequency is set; the operator makes no VitessBackupSchedule from it',
-    ]);
+    report(s.path, 'neither schedule nor frequency is set; the operator makes no VitessBackupSchedule from it');
   if (frequency) {
     try {
       frequencyMinutes(frequency);
     } catch (e) {
       if (!(e instanceof ScheduleError)) throw e;
-      problems.push([at(s.path, 'frequency'), e.message]);
+      report(at(s.path, 'frequency'), e.message);
     }
   }
   const list = strategies(s);
-  if (list.length === 0) problems.push([at(s.path, 'strategies'), 'no strategy: nothing to back up']);
+  if (list.length === 0) report(at(s.path, 'strategies'), 'no strategy: nothing to back up');
   for (const st of list) {
     const need = (field: 'keyspace' | 'shard', wanted: boolean) => {
-      if (wanted && !st[field]) problems.push([at(st.path, field), `required for ${st.scope} scope`]);
-      if (!wanted && st[field]) problems.push([at(st.path, field), `must not be set for ${st.scope} scope`]);
+      if (wanted && !st[field]) report(at(st.path, field), `required for ${st.scope} scope`);
+      if (!wanted && st[field]) report(at(st.path, field), `must not be set for ${st.scope} scope`);
     };
     if (st.scope === 'Shard') {
       need('keyspace', true);
       need('shard', true);
       if (st.shard && !st.shard.includes('-'))
-        problems.push([
-          at(st.path, 'shard'),
-          `received "${st.shard}"; a shard is a key range such as "-", "-80" or "80-"`,
-        ]);
+        report(at(st.path, 'shard'), `received "${st.shard}"; a shard is a key range such as "-", "-80" or "80-"`);
     } else if (st.scope === 'Keyspace') {
       need('keyspace', true);
       need('shard', false);
@@ -104,10 +94,16 @@ export function scheduleProblems(s: OperatorSchedule): [string, string][] {
       need('keyspace', false);
       need('shard', false);
     } else {
-      problems.push([at(st.path, 'scope'), `received "${st.scope}"; the operator knows Shard, Keyspace and Cluster`]);
+      report(at(st.path, 'scope'), `received "${st.scope}"; the operator knows Shard, Keyspace and Cluster`);
     }
   }
-  return problems;
+}
+
+/** Whether the operator refuses `s` (`checkSchedule` finds an error). */
+function refusedSchedule(s: OperatorSchedule): boolean {
+  let refused = false;
+  checkSchedule(s, () => (refused = true));
+  return refused;
 }
 
 /** The keyspaces with shards, by name, each with its shard names in `sort.Strings` order (as the operator lists them). */
@@ -175,7 +171,7 @@ export function expandSchedule(
 ): Expansion {
   const excluded = new Set(ownKeyspaceClaims(s));
   for (const peer of peers) {
-    if (peer === s || suspended(peer) || scheduleProblems(peer).length > 0) continue;
+    if (peer === s || suspended(peer) || refusedSchedule(peer)) continue;
     if (duplicate(expand(peer, cluster, new Set(ownKeyspaceClaims(peer))))) continue;
     for (const ks of ownKeyspaceClaims(peer)) excluded.add(ks);
   }

@@ -11,7 +11,7 @@ import { reservedFlags } from '../validate';
 import { API_VERSION, KIND } from '../../../policy/types';
 import { parseSize } from '../../../units';
 import { ClusterInfo, ShardBackupSettings, readCluster } from './cluster';
-import { OperatorSchedule, expandSchedule, scheduleProblems } from './expand';
+import { OperatorSchedule, checkSchedule, expandSchedule } from './expand';
 import { PolicyTarget, policySchedules } from './schedules';
 import { backupScheduleName } from './names';
 import type { EngineConverter } from '../../convert';
@@ -115,9 +115,12 @@ function clusterPolicies(doc: Obj, cluster: ClusterInfo, vbscs: readonly Obj[], 
   }
   const targets: PolicyTarget[] = [];
   for (const s of schedules) {
-    const problems = scheduleProblems(s);
-    for (const [path, message] of problems) notes.error(s.object, path, message);
-    if (problems.length > 0) continue;
+    let refused = false;
+    checkSchedule(s, (path, message) => {
+      refused = true;
+      notes.error(s.object, path, message);
+    });
+    if (refused) continue;
     const expansion = expandSchedule(s, cluster, schedules);
     if ('problem' in expansion) {
       notes.error(s.object, ...expansion.problem);
