@@ -52,7 +52,6 @@ export type { EtcdScheduleProps } from './engines/etcd/props';
 export type { RedisScheduleProps } from './engines/redis/props';
 export type { VitessScheduleProps } from './engines/vitess/props';
 export type { EngineScheduleProps, ScheduleEngineKey } from './registry';
-export type { PropsLayout } from './engines/props';
 
 // Errors: every problem at once, each at its field path.
 export { PolicyError } from './policy/errors';
@@ -61,11 +60,11 @@ export type { PolicyIssue } from './policy/errors';
 // Load → validate → resolve → render.
 export { loadPolicies } from './model/load';
 export { validatePolicy } from './model/validate';
+// The resolved policy is what planPolicies and restoreJob take; its parts (targets, resolved settings) are the
+// package's own, not promised here.
 export { resolvePolicy } from './model/resolve';
-export type { ResolvedPolicy, ResolvedTarget, ResolvedSchedule } from './model/resolve';
-export type { ResolvedJobSettings } from './policy/settings';
-export type { ResolvedPlacement, ResolvedPodOptions, ResolvedSerializationGroup } from './policy/resolve-settings';
-export { renderPolicy, renderResolved } from './model/render';
+export type { ResolvedPolicy } from './model/resolve';
+export { renderPolicy } from './model/render';
 export type { Manifest, ObjectMeta } from './kubernetes/objects';
 
 // What `backup-cronjobs plan` and `restore` print, as data.

@@ -10,7 +10,11 @@ export * as units from './units';
 export { sortKeys } from './yaml';
 export { copyManifests, isPlainObject } from './kubernetes/objects';
 // What the objects are built as (siblings share parts): the front ends keep them and hand out copies.
-export { renderShared } from './model/render';
+export { renderResolved, renderShared } from './model/render';
+export type { ResolvedTarget, ResolvedSchedule } from './model/resolve';
+export type { ResolvedJobSettings } from './policy/settings';
+export type { ResolvedPlacement, ResolvedPodOptions, ResolvedSerializationGroup } from './policy/resolve-settings';
+export type { PropsLayout } from './engines/props';
 export { literal } from './kubernetes/expansion';
 export { findCollisions, formatCollision, objectKey } from './model/collisions';
 export { objectByKey, objectKeys } from './model/object-keys';

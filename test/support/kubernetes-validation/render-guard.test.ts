@@ -17,7 +17,7 @@ test('every render entry point and the restore Job, however imported, are the gu
   for (const name of ['renderPolicy', 'renderResolved', 'renderShared'] as const)
     expect({ name, guarded: render[name] !== actual[name] }).toEqual({ name, guarded: true });
   expect(lib.renderPolicy).toBe(render.renderPolicy);
-  expect(lib.renderResolved).toBe(render.renderResolved);
+  expect(internal.renderResolved).toBe(render.renderResolved);
   expect(internal.renderShared).toBe(render.renderShared);
   expect(restore.restoreJob).not.toBe(jest.requireActual<Restore>('../../../lib/model/restore').restoreJob);
   expect(lib.restoreJob).toBe(restore.restoreJob);
