@@ -111,10 +111,10 @@ function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly Policy
       validateRetentionOptions(spec.retention!, RETENTION, issues, destination);
     });
   }
-  run([], () => validateFeatureSupport(spec, only, issues));
-  run([ENCRYPTION], () => validateEncryption(spec, issues));
-  run([DRILL], () => validateDrill(spec, issues));
-  if (spec.metrics) run([METRICS], () => validateMetricsEndpoint(spec.metrics!, issues));
+  run([], () => validateFeatureSupport(spec, only, SPEC, issues));
+  run([ENCRYPTION], () => validateEncryption(spec, SPEC, issues));
+  run([DRILL], () => validateDrill(spec.drill, DRILL, issues));
+  if (spec.metrics) run([METRICS], () => validateMetricsEndpoint(spec.metrics!, METRICS, issues));
   // An engine's checks read its spec part by part, each when the schema accepted that part (`accepted`).
   for (const key of engines) {
     run([['metadata', 'namespace'], ...ENGINE_CONTEXT], () =>
@@ -124,6 +124,7 @@ function semanticIssues(policy: BackupPolicy, accepted: (inputs: readonly Policy
   return [...issues.issues];
 }
 
+const SPEC: PolicyPath = ['spec'];
 const DEFAULTS: PolicyPath = ['spec', 'defaults'];
 const RETENTION: PolicyPath = ['spec', 'retention'];
 const METRICS: PolicyPath = ['spec', 'metrics'];
@@ -154,7 +155,12 @@ function checkBug(error: unknown, inputs: readonly PolicyPath[]): Error {
 }
 
 /** `spec.encryption`, `spec.drill` and `spec.contentChecks`: only for engines that implement them. */
-function validateFeatureSupport(spec: BackupPolicy['spec'], engine: EngineKey | undefined, issues: IssueList): void {
+function validateFeatureSupport(
+  spec: BackupPolicy['spec'],
+  engine: EngineKey | undefined,
+  path: PolicyPath,
+  issues: IssueList,
+): void {
   const features = { encryption: spec.encryption, drill: spec.drill, contentChecks: spec.contentChecks } as const;
   const names = { encryption: 'client-side encryption', drill: 'restore drills', contentChecks: 'content checks' };
   for (const [feature, value] of Object.entries(features)) {
@@ -163,7 +169,7 @@ function validateFeatureSupport(spec: BackupPolicy['spec'], engine: EngineKey | 
     if (support === true) continue;
     const supported = ENGINE_KEYS.filter((k) => engineDefinition(k)[feature as keyof typeof features] === true);
     issues.add(
-      ['spec', feature],
+      [...path, feature],
       `the ${engine} engine does not support ${names[feature as keyof typeof features]}${
         support ? `: ${support.refused}` : ''
       }; ${supported.length > 0 ? `supported by: ${supported.join(', ')}` : 'no engine supports it yet'}`,
@@ -172,7 +178,7 @@ function validateFeatureSupport(spec: BackupPolicy['spec'], engine: EngineKey | 
 }
 
 /** `spec.encryption`: one source of recipients, and an identity when drills decrypt. */
-function validateEncryption(spec: BackupPolicy['spec'], issues: IssueList): void {
+function validateEncryption(spec: BackupPolicy['spec'], path: PolicyPath, issues: IssueList): void {
   const age = spec.encryption?.age;
   if (age) {
     const sources = (['recipients', 'recipientsSecret', 'recipientsConfigMap'] as const).filter(
@@ -180,13 +186,13 @@ function validateEncryption(spec: BackupPolicy['spec'], issues: IssueList): void
     );
     if (sources.length !== 1) {
       issues.add(
-        [...ENCRYPTION, 'age'],
+        [...path, 'encryption', 'age'],
         `received ${sources.length === 0 ? 'no recipients' : sources.join(' and ')}; set exactly one of: recipients, recipientsSecret, recipientsConfigMap`,
       );
     }
     if (spec.drill && !age.identitySecret) {
       issues.add(
-        [...ENCRYPTION, 'age', 'identitySecret'],
+        [...path, 'encryption', 'age', 'identitySecret'],
         'required with spec.drill: the drills decrypt the newest backup with this identity',
       );
     }
@@ -194,47 +200,46 @@ function validateEncryption(spec: BackupPolicy['spec'], issues: IssueList): void
 }
 
 /** `spec.drill`: its settings, and a limit on the age of the backup it restores of at least a minute. */
-function validateDrill(spec: BackupPolicy['spec'], issues: IssueList): void {
-  if (spec.drill) {
-    validateSettings(spec.drill, DRILL, issues);
-    if (spec.drill.maxBackupAge !== undefined)
-      checkMinimum(spec.drill.maxBackupAge, 60, [...DRILL, 'maxBackupAge'], issues);
+function validateDrill(drill: BackupPolicy['spec']['drill'], path: PolicyPath, issues: IssueList): void {
+  if (drill) {
+    validateSettings(drill, path, issues);
+    if (drill.maxBackupAge !== undefined) checkMinimum(drill.maxBackupAge, 60, [...path, 'maxBackupAge'], issues);
   }
 }
 
 /** `spec.metrics`' authentication and CA bundle: for a Pushgateway URL, one way to authenticate, a bundle only for https. */
-function validateMetricsEndpoint(metrics: MetricsOptions, issues: IssueList): void {
+function validateMetricsEndpoint(metrics: MetricsOptions, path: PolicyPath, issues: IssueList): void {
   const set = (['basicAuthSecret', 'bearerTokenSecret', 'caBundle', 'grafanaDashboard'] as const).filter(
     (k) => metrics[k] !== undefined,
   );
   if (metrics.pushgatewayUrl === undefined) {
     for (const k of set)
-      issues.add([...METRICS, k], 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
+      issues.add([...path, k], 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
     return;
   }
   if (/^https?:\/\/[^/?#]*@/.test(metrics.pushgatewayUrl)) {
     // the URL is in the pod spec and in every push's log line
     issues.add(
-      [...METRICS, 'pushgatewayUrl'],
+      [...path, 'pushgatewayUrl'],
       'received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL',
     );
   }
   if (metrics.basicAuthSecret && metrics.bearerTokenSecret) {
     issues.add(
-      METRICS,
+      path,
       'received basicAuthSecret and bearerTokenSecret; set at most one of them (one Authorization header per push)',
     );
   }
   const keys = metrics.basicAuthSecret && basicAuthKeys(metrics.basicAuthSecret);
   if (keys && keys.username === keys.password) {
     issues.add(
-      [...METRICS, 'basicAuthSecret'],
+      [...path, 'basicAuthSecret'],
       `received the same key ${show(keys.username)} for the username and the password; each needs its own key`,
     );
   }
   if (metrics.caBundle && metrics.pushgatewayUrl.startsWith('http://')) {
     issues.add(
-      [...METRICS, 'caBundle'],
+      [...path, 'caBundle'],
       `received a CA bundle for the plain-HTTP pushgatewayUrl ${show(metrics.pushgatewayUrl)}; a CA bundle only applies to https://: use https:// or remove caBundle`,
     );
   }
