@@ -4,7 +4,7 @@
  * `lib/index.ts` (`backup-cronjobs`).
  */
 export * from './index';
-export { IssueList, childPath, formatPath, show } from './policy/errors';
+export { IssueList, formatPath, show } from './policy/errors';
 export type { PolicyPath } from './policy/errors';
 export * as units from './units';
 export { sortKeys } from './yaml';
