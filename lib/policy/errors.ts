@@ -38,7 +38,10 @@ export function formatIssues(issues: readonly PolicyIssue[], source?: string): s
   return [head, ...issues.map((i) => `  ${at(i)}${i.path}: ${i.message}`)].join('\n');
 }
 
-/** `a.b` + `c` → `a.b.c`; numbers become `[n]`; keys that are not plain words are quoted: `labels["app.kubernetes.io/name"]`. */
+/**
+ * One key appended to a formatted path (what `formatPath` is made of): `a.b` + `c` → `a.b.c`; numbers become
+ * `[n]`; keys that are not plain words are quoted: `labels["app.kubernetes.io/name"]`.
+ */
 export function childPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
   if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return `${path}[${JSON.stringify(key)}]`;
@@ -57,7 +60,10 @@ export function issueAt(path: PolicyPath, message: string): PolicyIssue {
   return { path: formatPath(path), segments: path, message };
 }
 
-/** The segments of a path made by `childPath` (the inverse). */
+/**
+ * The segments of a path as text (the inverse of `formatPath`). Only for a policy path quoted inside a
+ * message (`withPropPaths`); a problem's own path is never parsed back: it has `segments`.
+ */
 export function pathSegments(path: string): (string | number)[] {
   const out: (string | number)[] = [];
   const token = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
