@@ -19,9 +19,13 @@ import type { NamedKind, PolicyPath, Schema } from '../../lib/internal';
  * (`metadata.namespace`), which must be the namespace of the objects using it.
  */
 export interface SecretObject {
+  /** The Secret's name. */
   readonly name: string;
+  /** `Secret`. */
   readonly kind: string;
+  /** `v1`. */
   readonly apiVersion: string;
+  /** cdk8s-plus's env value of one of its keys (what tells a Secret from other objects). */
   envValue(key: string, options?: never): unknown;
 }
 
@@ -31,8 +35,11 @@ export interface SecretObject {
  * `kplus.PersistentVolumeClaim.fromClaimName(...)`); the policy takes its `name`.
  */
 export interface ClaimObject {
+  /** The object's name. */
   readonly name: string;
+  /** `PersistentVolumeClaim`. */
   readonly kind: string;
+  /** `v1`. */
   readonly apiVersion: string;
 }
 
@@ -42,8 +49,11 @@ export interface ClaimObject {
  * the policy takes its `name`.
  */
 export interface ConfigMapObject {
+  /** The object's name. */
   readonly name: string;
+  /** `ConfigMap`. */
   readonly kind: string;
+  /** `v1`. */
   readonly apiVersion: string;
 }
 

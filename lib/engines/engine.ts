@@ -92,17 +92,19 @@ export interface PodContext {
 export interface BackupStore {
   /** What the backups are of (a shard; the policy's name for etcd). */
   readonly target: string;
+  /** Where they are: an S3 bucket, or a directory (a host path or a claim). */
   readonly kind: 's3' | 'dir';
   /** s3 */
   readonly bucket?: string;
   /** s3: the key prefix before the names (`<path>/`). @default - the bucket's root */
   readonly keyPrefix?: string;
-  /** s3 @default - AWS */
+  /** s3: the S3-compatible endpoint URL. @default - AWS */
   readonly endpoint?: string;
   /** s3 */
   readonly region?: string;
   /** Backup names: `<namePrefix><YYYY-MM-DDTHH:MM:SSZ><nameSuffix>`, `.age` after it when encrypted. */
   readonly namePrefix: string;
+  /** What follows the time in a backup's name (`.rdb.gz`, `.db`). */
   readonly nameSuffix: string;
   /** Each backup's metadata (JSON): `<name without .age><metadataSuffix>`. */
   readonly metadataSuffix: string;

@@ -32,9 +32,9 @@ export interface SchedulePolicyProps {
   readonly labels?: Readonly<Record<string, string>>;
   /** Annotations added to every object. @default - none */
   readonly annotations?: Readonly<Record<string, string>>;
-  /** @default - keep every backup */
+  /** Which backups to keep, and when pruning runs (`spec.retention`). @default - keep every backup */
   readonly retention?: RetentionOptions;
-  /** @default - no metrics */
+  /** Pushed metrics, alerts and the dashboard (`spec.metrics`). @default - no metrics */
   readonly metrics?: MetricsOptions;
   /** How the containers get their scripts (`spec.scripts`). @default - mode configMap: the policy's one ConfigMap */
   readonly scripts?: ScriptsOptions;

@@ -75,11 +75,18 @@ export interface ResolvedTarget {
   readonly pod: ResolvedPod;
 }
 
+/**
+ * A policy validated and resolved, every default applied once: what `planPolicies` and `restoreJob` take
+ * (`resolvePolicy` makes it). Its targets and settings are the package's own model.
+ */
 export interface ResolvedPolicy {
   /** The validated document. */
   readonly policy: BackupPolicy;
+  /** The policy's name. */
   readonly name: string;
+  /** The namespace of every object. */
   readonly namespace: string;
+  /** Its engine (the key of its `spec.<engine>`). */
   readonly engine: EngineKey;
   /** Annotations of every object. */
   readonly annotations?: Readonly<Record<string, string>>;
@@ -102,6 +109,7 @@ export interface ResolvedPolicy {
     readonly severity: string;
     readonly staleAfterIntervals: number;
   };
+  /** One per CronJob: backups, prunes, drills and the engine's own. */
   readonly targets: readonly ResolvedTarget[];
 }
 

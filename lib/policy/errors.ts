@@ -12,15 +12,19 @@ export interface PolicyIssue {
   readonly path: string;
   /** The same path as its keys and indexes (`['spec', 'vitess', 'schedules', 0, 'schedule']`); `[]` for the whole input. */
   readonly segments: readonly (string | number)[];
+  /** What was received and what is allowed. */
   readonly message: string;
   /** Where in the source file (1-based), when the policy came from one. */
   readonly line?: number;
+  /** The column of `line` (1-based). */
   readonly column?: number;
 }
 
 /** Thrown with every problem found; no manifest is produced. */
 export class PolicyError extends Error {
+  /** Every problem, in the order found. */
   public readonly issues: readonly PolicyIssue[];
+  /** The file or construct the policy came from. @default - not known */
   public readonly source?: string;
 
   constructor(issues: readonly PolicyIssue[], source?: string) {
