@@ -24,3 +24,22 @@ test('the cdk8s props hold no conditional or mapped type (jsii compiles them)', 
   expect(text).toMatch(/export interface RedisBackupScheduleProps \{/);
   expect(text).not.toMatch(/\bextends\b.*\?|\[\s*\w+\s+in\s+keyof|\binfer\b|Readonly<|Record<|Omit<|Pick</);
 });
+
+test.each([
+  'constructs/cdk8s/props.generated.ts',
+  'constructs/pulumi/args.generated.ts',
+  'jsii/src/props.generated.ts',
+  'lib/policy/types.generated.ts',
+])('every optional field of %s has a @default and every field a doc comment', (file) => {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const undocumented: string[] = [];
+  lines.forEach((line, i) => {
+    const field = /^\s+readonly (\w+)(\??):/.exec(line);
+    if (!field) return;
+    const doc: string[] = [];
+    for (let j = i - 1; j >= 0 && /^\s+(\*|\/\*\*)/.test(lines[j]); j--) doc.push(lines[j]);
+    if (doc.length === 0 || (field[2] === '?' && !doc.some((l) => l.includes('@default'))))
+      undocumented.push(line.trim());
+  });
+  expect(undocumented).toEqual([]);
+});
