@@ -54,8 +54,8 @@ export type { VitessScheduleProps } from './engines/vitess/props';
 export type { EngineScheduleProps, ScheduleEngineKey } from './registry';
 
 // Errors: every problem at once, each at its field path.
-export { PolicyError } from './policy/errors';
-export type { PolicyIssue } from './policy/errors';
+export { PolicyError, formatPath } from './policy/errors';
+export type { PolicyIssue, PolicyPath } from './policy/errors';
 
 // Load → validate → resolve → render.
 export { loadPolicies } from './model/load';

@@ -51,12 +51,23 @@ interface CoreModule {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const core = require('backup-cronjobs/cdk8s') as CoreModule;
 
+/** What this module uses of the core's public API (the bundled `backup-cronjobs`). */
+interface CorePublic {
+  /** Formats a path's segments as the core formats every problem's path. */
+  formatPath(segments: readonly (string | number)[]): string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const corePublic = require('backup-cronjobs') as CorePublic;
+
 /** The id of the core's construct under each construct of this module. */
 const INNER_ID = 'Default';
 
 /** A problem of a policy, as the core's PolicyError lists it. */
 interface Issue {
   readonly path: string;
+  /** The path as keys and indexes. */
+  readonly segments: readonly (string | number)[];
   readonly message: string;
 }
 
@@ -130,44 +141,44 @@ function structsOf(ref: TypeReference | undefined): { readonly fqns: string[]; r
   return { fqns: ref.fqn !== undefined && types()[ref.fqn]?.kind === 'interface' ? [ref.fqn] : [], map: false };
 }
 
-const SEGMENT = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
-
 /**
- * A prop path (`sentinel.passwordSecret.name`) in the spelling of the host language: snake_case in Python
- * (`sentinel.password_secret.name`), PascalCase in Go (`Sentinel.PasswordSecret.Name`), as written elsewhere.
- * Only the props of the structs are respelled: map keys (`labels.appName`) and indexes stay.
+ * A prop path's segments (`['sentinel', 'passwordSecret', 'name']`) in the spelling of the host language:
+ * snake_case in Python (`sentinel.password_secret.name`), PascalCase in Go (`Sentinel.PasswordSecret.Name`),
+ * as written elsewhere. Only the props of the structs are respelled: map keys (`labels.appName`) and indexes stay.
  */
-function hostPath(path: string, propsFqn: string): string {
-  const spell = hostSpelling();
-  if (spell === undefined) return path;
+function hostSegments(
+  segments: readonly (string | number)[],
+  propsFqn: string,
+  spell: (name: string) => string,
+): (string | number)[] {
   let structs: string[] = [propsFqn];
   let mapKeyNext = false;
-  let out = '';
-  for (let pos = 0; pos < path.length; pos = SEGMENT.lastIndex) {
-    SEGMENT.lastIndex = pos;
-    const m = SEGMENT.exec(path);
-    if (m === null) return out + path.slice(pos);
-    const word = m[1];
-    if (word === undefined || mapKeyNext) {
+  return segments.map((segment) => {
+    if (typeof segment === 'number' || mapKeyNext) {
       // an index, or a map's key: the same structs go on (an array's, a map's elements)
-      out += m[0];
       mapKeyNext = false;
-      continue;
+      return segment;
     }
     const prop = structs
-      .map((fqn) => types()[fqn]?.properties?.find((p) => p.name === word))
+      .map((fqn) => types()[fqn]?.properties?.find((p) => p.name === segment))
       .find((p) => p !== undefined);
     if (prop === undefined) {
-      out += m[0];
       structs = [];
-      continue;
+      return segment;
     }
-    out += m[0].replace(word, spell(word));
     const next = structsOf(prop.type);
     structs = next.fqns;
     mapKeyNext = next.map;
-  }
-  return out;
+    return spell(segment);
+  });
+}
+
+/** An issue at its prop path in the host language's spelling (a problem of the props as a whole keeps its path). */
+function inHostSpelling(issue: Issue, propsFqn: string | undefined): Issue {
+  const spell = hostSpelling();
+  if (propsFqn === undefined || spell === undefined || issue.segments.length === 0) return issue;
+  const segments = hostSegments(issue.segments, propsFqn, spell);
+  return { ...issue, path: corePublic.formatPath(segments), segments };
 }
 
 /** Runs the core's constructor; on invalid props, the package's error at this construct's path and in the host's spelling, and no construct left behind. */
@@ -179,7 +190,7 @@ function render(wrapper: Construct, make: () => CoreConstruct, propsFqn: string 
     if (!isPolicyError(e)) throw e;
     const inner = `${wrapper.node.path}/${INNER_ID}`;
     const source = e.source === inner ? wrapper.node.path : e.source;
-    const issues = e.issues.map((i) => ({ ...i, path: propsFqn === undefined ? i.path : hostPath(i.path, propsFqn) }));
+    const issues = e.issues.map((i) => inHostSpelling(i, propsFqn));
     const PolicyErrorClass = e.constructor as new (issues: readonly Issue[], source?: string) => Error;
     throw new PolicyErrorClass(issues, source);
   }
