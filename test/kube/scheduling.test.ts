@@ -215,7 +215,10 @@ describe('serialization', () => {
     // While the first runs, the other three wait in Pending, unschedulable by the anti-affinity.
     const first = await until(
       'one pod bound',
-      async () => (await kubelet.pods(ns)).filter((p) => p.spec.nodeName),
+      async () => {
+        const bound = (await kubelet.pods(ns)).filter((p) => p.spec.nodeName);
+        return bound.length > 0 ? bound : undefined; // [] is a value: until would return it at once
+      },
       30_000,
     );
     const served = serve(ns, 4, 3000);
