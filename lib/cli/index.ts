@@ -3,31 +3,12 @@ import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { closest } from '../messages';
 import { CliIO, Command, EXIT, UsageError, processIO } from './command';
-import { convertCommand } from './convert';
-import { dashboardCommand } from './dashboard';
-import { discoverCommand } from './discover';
-import { listCommand } from './list';
-import { planCommand } from './plan';
-import { restoreCommand } from './restore';
-import { retentionCommand } from './retention';
-import { schemaCommand } from './schema';
-import { synthCommand } from './synth';
-import { validateCommand } from './validate';
+import { COMMAND_MODULES } from './commands';
 
 export type { CliIO } from './command';
 
-const COMMANDS: readonly Command[] = [
-  synthCommand,
-  validateCommand,
-  planCommand,
-  listCommand,
-  restoreCommand,
-  convertCommand,
-  discoverCommand,
-  schemaCommand,
-  dashboardCommand,
-  retentionCommand,
-];
+/** Every command, in the order the usage lists them. */
+const COMMANDS: readonly Command[] = Object.values(COMMAND_MODULES).map((load) => load());
 
 export const USAGE = `Usage: backup-cronjobs <command> [options]
 

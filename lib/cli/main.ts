@@ -6,23 +6,10 @@
  * milliseconds; the other commands load what they import. Help, --version and unknown commands go to
  * ./index. The same exit codes and output as `runCli` (test/lib/cli/main.test.ts).
  */
-import { CliIO, Command, EXIT, UsageError, processIO } from './command';
+import { CliIO, EXIT, UsageError, processIO } from './command';
+import { COMMAND_MODULES } from './commands';
 
-/* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded when it runs (above) */
-/** Each command of ./index's table by name, loaded when called. */
-export const COMMAND_MODULES: Readonly<Record<string, () => Command>> = {
-  synth: () => (require('./synth') as typeof import('./synth')).synthCommand,
-  validate: () => (require('./validate') as typeof import('./validate')).validateCommand,
-  plan: () => (require('./plan') as typeof import('./plan')).planCommand,
-  list: () => (require('./list') as typeof import('./list')).listCommand,
-  restore: () => (require('./restore') as typeof import('./restore')).restoreCommand,
-  convert: () => (require('./convert') as typeof import('./convert')).convertCommand,
-  discover: () => (require('./discover') as typeof import('./discover')).discoverCommand,
-  schema: () => (require('./schema') as typeof import('./schema')).schemaCommand,
-  dashboard: () => (require('./dashboard') as typeof import('./dashboard')).dashboardCommand,
-  retention: () => (require('./retention') as typeof import('./retention')).retentionCommand,
-};
-
+/* eslint-disable @typescript-eslint/no-require-imports -- ./index is loaded only when it answers (above) */
 /** `runCli` of ./index: runs the command named by `argv[0]`; returns the exit code. */
 export function main(argv: readonly string[], io: CliIO = processIO): number {
   const [name, ...rest] = argv;
