@@ -3,7 +3,11 @@ const project = {
   preset: 'ts-jest',
   testEnvironment: 'node',
   // every object rendered in a test goes through the API-server oracle (no longer in the render path)
-  setupFilesAfterEnv: ['<rootDir>/test/support/kubernetes-validation/render-guard.ts'],
+  setupFilesAfterEnv: [
+    '<rootDir>/test/support/kubernetes-validation/render-guard.ts',
+    // no problem names another policy field as text (test/support/issue-guard.ts)
+    '<rootDir>/test/support/issue-guard.ts',
+  ],
   // jsii/ builds in place (jsii, npm ci: lib/, node_modules/, .core/ hold more packages named backup-cronjobs)
   modulePathIgnorePatterns: ['<rootDir>/jsii/'],
 };

@@ -55,7 +55,7 @@ export type { EngineScheduleProps, ScheduleEngineKey } from './registry';
 
 // Errors: every problem at once, each at its field path.
 export { PolicyError, formatPath } from './policy/errors';
-export type { PolicyIssue, PolicyPath } from './policy/errors';
+export type { MessageParts, PolicyIssue, PolicyPath } from './policy/errors';
 
 // Load → validate → resolve → render.
 export { loadPolicies } from './model/load';

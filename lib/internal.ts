@@ -19,7 +19,7 @@ export { literal } from './kubernetes/expansion';
 export { findCollisions, formatCollision, objectKey } from './model/collisions';
 export { objectByKey, objectKeys } from './model/object-keys';
 export type { ObjectKeys } from './model/object-keys';
-export { passThroughFormat, withPropPaths } from './engines/props';
+export { passThroughFormat, propFieldName, withPropPaths } from './engines/props';
 export type { PassThroughFormat } from './engines/props';
 export { engineProps, policySchema } from './registry';
 export { fieldMeta } from './policy/schema-builders';

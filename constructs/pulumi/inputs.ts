@@ -16,6 +16,7 @@ import {
   literal,
   passThroughFormat,
   policySchema,
+  propFieldName,
   renderShared,
   resolvePolicy,
   show,
@@ -193,7 +194,7 @@ export function renderWithStandIns(source: PolicySource, label: string): Renderi
     if (namespaceSlot >= 0 && resolved.dashboard) {
       // the dashboard's uid is a hash of the namespace: a stand-in's hash would be written in its place
       throw new Error(
-        `backup-cronjobs: ${slots[namespaceSlot].propPath}: received a pulumi Output (or Promise) beside spec.metrics.grafanaDashboard; the dashboard's file name and uid are made from the namespace, so it must be a plain value there (or leave out grafanaDashboard)`,
+        `backup-cronjobs: ${slots[namespaceSlot].propPath}: received a pulumi Output (or Promise) beside ${propFieldName(source.layout, ['spec', 'metrics', 'grafanaDashboard'])}; the dashboard's file name and uid are made from the namespace, so it must be a plain value there (or leave out grafanaDashboard)`,
       );
     }
     const expanded = standIns.length > 0 ? kubeletExpandedTexts(manifests) : [];

@@ -69,6 +69,8 @@ interface Issue {
   /** The path as keys and indexes. */
   readonly segments: readonly (string | number)[];
   readonly message: string;
+  /** The message's text and the prop paths of the other fields it names. */
+  readonly parts?: readonly (string | readonly (string | number)[])[];
 }
 
 /** The core's PolicyError, recognized by shape (its class is the bundled core's). */
@@ -173,12 +175,22 @@ function hostSegments(
   });
 }
 
-/** An issue at its prop path in the host language's spelling (a problem of the props as a whole keeps its path). */
+/**
+ * An issue at its prop path in the host language's spelling, and the props its message names spelled so too (a
+ * problem of the props as a whole keeps its path).
+ */
 function inHostSpelling(issue: Issue, propsFqn: string | undefined): Issue {
   const spell = hostSpelling();
-  if (propsFqn === undefined || spell === undefined || issue.segments.length === 0) return issue;
-  const segments = hostSegments(issue.segments, propsFqn, spell);
-  return { ...issue, path: corePublic.formatPath(segments), segments };
+  if (propsFqn === undefined || spell === undefined) return issue;
+  const respell = (segments: readonly (string | number)[]) => hostSegments(segments, propsFqn, spell);
+  const parts = issue.parts?.map((part) => (typeof part === 'string' ? part : respell(part)));
+  const message =
+    parts === undefined
+      ? issue.message
+      : parts.map((part) => (typeof part === 'string' ? part : corePublic.formatPath(part))).join('');
+  const segments = issue.segments.length === 0 ? issue.segments : respell(issue.segments);
+  const path = issue.segments.length === 0 ? issue.path : corePublic.formatPath(segments);
+  return { ...issue, path, segments, message, ...(parts === undefined ? {} : { parts }) };
 }
 
 /** Runs the core's constructor; on invalid props, the package's error at this construct's path and in the host's spelling, and no construct left behind. */

@@ -5,7 +5,7 @@
  * objects.
  */
 import type { RetentionOptions } from '../policy/retention-options';
-import { PolicyError, PolicyIssue, PolicyPath, formatPath, pathSegments } from '../policy/errors';
+import { PolicyError, PolicyIssue, PolicyPath, formatParts, formatPath } from '../policy/errors';
 import type {
   DrillOptions,
   EncryptionOptions,
@@ -175,25 +175,36 @@ export function propPath(layout: PropsLayout, policyPath: PolicyPath): PolicyPat
   return undefined;
 }
 
-/** A policy path inside a message (`set spec.metrics.pushgatewayUrl too`). */
-const PATH_IN_TEXT = /\b(?:spec|metadata)(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[[0-9]+\]|\["(?:[^"\\]|\\.)*"\])+/g;
+/**
+ * How a user of the props of `layout` names the policy field at `policyPath`:
+ * its prop path, else (no prop maps to it alone) its policy path as text.
+ */
+function asProp(layout: PropsLayout, policyPath: PolicyPath): PolicyPath | string {
+  const mapped = propPath(layout, policyPath);
+  return mapped === undefined || mapped.length === 0 ? formatPath(policyPath) : mapped;
+}
+
+/** The name of the policy field at `policyPath` as a user of the props of `layout` writes it (`metrics.grafanaDashboard`); its policy path without a layout. */
+export function propFieldName(layout: PropsLayout | undefined, policyPath: PolicyPath): string {
+  return layout === undefined ? formatPath(policyPath) : formatParts([asProp(layout, policyPath)]);
+}
 
 /**
  * The problems of `error` at the prop paths the user wrote (`s3.bucket`,
  * `shards[1]`; `(props)` for the props as a whole), each naming the policy
- * field it became; policy paths quoted in messages are mapped too.
+ * field it became. The other fields a message names (its `parts`) are named
+ * as props too; a field no prop maps to keeps its policy path, as text.
  */
 export function withPropPaths(error: PolicyError, layout: PropsLayout): PolicyError {
   const issues = error.issues.map((issue): PolicyIssue => {
     const segments = propPath(layout, issue.segments);
-    const message = issue.message.replace(PATH_IN_TEXT, (p) => {
-      const mapped = propPath(layout, pathSegments(p));
-      return mapped === undefined ? p : formatPath(mapped) || p;
-    });
-    if (segments === undefined) return { ...issue, message };
-    const path = formatPath(segments);
-    if (path === issue.path) return { ...issue, message };
-    return { ...issue, path: path || '(props)', segments, message: `${message} (policy field ${issue.path})` };
+    const moved = segments !== undefined && formatPath(segments) !== issue.path;
+    const where = moved ? { path: formatPath(segments) || '(props)', segments } : {};
+    const suffix = moved ? ` (policy field ${issue.path})` : '';
+    if (issue.parts === undefined) return { ...issue, ...where, message: issue.message + suffix };
+    const parts = issue.parts.map((part) => (typeof part === 'string' ? part : asProp(layout, part)));
+    if (suffix) parts.push(suffix);
+    return { ...issue, ...where, message: formatParts(parts), parts };
   });
   return new PolicyError(issues, error.source);
 }

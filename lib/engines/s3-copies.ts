@@ -4,7 +4,7 @@
  * schema, its checks and the env of the container that makes the copies (`lib/scripts/copy.sh`).
  */
 import type { EnvVar } from '../kubernetes/objects';
-import { IssueList, formatPath, show } from '../policy/errors';
+import { IssueList, fieldText, show } from '../policy/errors';
 import type { PolicyPath } from '../policy/errors';
 import { Schema, arr, dnsLabel, named, obj, withMeta } from '../policy/schema-builders';
 import {
@@ -63,7 +63,7 @@ export function validateS3Copies(
     if (earlier !== undefined)
       issues.add(
         [...at, 'name'],
-        `received ${show(c.name)}, the name of ${formatPath([...path, earlier])} too; each copy needs its own`,
+        fieldText`received ${show(c.name)}, the name of ${[...path, earlier]} too; each copy needs its own`,
       );
     seen.set(c.name, i);
     validateS3(c.s3, [...at, 's3'], issues);

@@ -3,7 +3,7 @@
  * beyond it, all problems in one pass. A validated policy is a frozen copy,
  * remembered so that no later step validates it again.
  */
-import { IssueList, PolicyError, formatPath, show } from '../policy/errors';
+import { IssueList, PolicyError, fieldText, formatPath, show } from '../policy/errors';
 import type { PolicyIssue, PolicyPath } from '../policy/errors';
 import { formatDuration, parseDuration } from '../units';
 import { withoutUndefined } from '../kubernetes/objects';
@@ -193,7 +193,7 @@ function validateEncryption(spec: BackupPolicy['spec'], path: PolicyPath, issues
     if (spec.drill && !age.identitySecret) {
       issues.add(
         [...path, 'encryption', 'age', 'identitySecret'],
-        'required with spec.drill: the drills decrypt the newest backup with this identity',
+        fieldText`required with ${[...path, 'drill']}: the drills decrypt the newest backup with this identity`,
       );
     }
   }
@@ -214,14 +214,17 @@ function validateMetricsEndpoint(metrics: MetricsOptions, path: PolicyPath, issu
   );
   if (metrics.pushgatewayUrl === undefined) {
     for (const k of set)
-      issues.add([...path, k], 'applies to the Pushgateway only: set spec.metrics.pushgatewayUrl too, or remove it');
+      issues.add(
+        [...path, k],
+        fieldText`applies to the Pushgateway only: set ${[...path, 'pushgatewayUrl']} too, or remove it`,
+      );
     return;
   }
   if (/^https?:\/\/[^/?#]*@/.test(metrics.pushgatewayUrl)) {
     // the URL is in the pod spec and in every push's log line
     issues.add(
       [...path, 'pushgatewayUrl'],
-      'received a URL with credentials (user:password@); put them in a Secret named by spec.metrics.basicAuthSecret, and remove them from the URL',
+      fieldText`received a URL with credentials (user:password@); put them in a Secret named by ${[...path, 'basicAuthSecret']}, and remove them from the URL`,
     );
   }
   if (metrics.basicAuthSecret && metrics.bearerTokenSecret) {

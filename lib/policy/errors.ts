@@ -14,6 +14,13 @@ export interface PolicyIssue {
   readonly segments: readonly (string | number)[];
   /** What was received and what is allowed. */
   readonly message: string;
+  /**
+   * The message as its text and the paths of the other fields it names, in order:
+   * `['set ', ['spec', 'metrics', 'pushgatewayUrl'], ' too']`. A front end names those fields as its users
+   * wrote them.
+   * @default - the message names no other field
+   */
+  readonly parts?: MessageParts;
   /** Where in the source file (1-based), when the policy came from one. */
   readonly line?: number;
   /** The column of `line` (1-based). */
@@ -59,32 +66,51 @@ export function formatPath(path: PolicyPath): string {
   return out;
 }
 
-/** An issue at `path` (its text formatted once, here). */
-export function issueAt(path: PolicyPath, message: string): PolicyIssue {
-  return { path: formatPath(path), segments: path, message };
-}
+/**
+ * A message's text and, where it names another field, that field's path: `['required with ', ['spec', 'drill']]`.
+ * Joined, each path formatted by `formatPath`, they are the message.
+ */
+export type MessageParts = readonly (string | PolicyPath)[];
 
 /**
- * The segments of a path as text (the inverse of `formatPath`). Only for a policy path quoted inside a
- * message (`withPropPaths`); a problem's own path is never parsed back: it has `segments`.
+ * A message that names other fields, each interpolated path a reference to one:
+ * ``fieldText`set ${[...metrics, 'pushgatewayUrl']} too` `` (strings and numbers are text). A message never
+ * writes another field's path as text: a front end could not find it to name it as its users wrote it.
  */
-export function pathSegments(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  const token = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
-  for (let pos = 0; pos < path.length; pos = token.lastIndex) {
-    token.lastIndex = pos;
-    const m = token.exec(path);
-    if (!m) break;
-    out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]) as string)));
-  }
-  return out;
+export function fieldText(
+  strings: TemplateStringsArray,
+  ...values: readonly (string | number | PolicyPath)[]
+): MessageParts {
+  const parts: (string | PolicyPath)[] = [];
+  let text = strings[0];
+  values.forEach((value, i) => {
+    if (Array.isArray(value)) {
+      if (text) parts.push(text);
+      parts.push(value);
+      text = '';
+    } else text += String(value);
+    text += strings[i + 1];
+  });
+  if (text) parts.push(text);
+  return parts;
+}
+
+/** The text of a message's parts, each named field's path formatted by `format` (`formatPath`). */
+export function formatParts(parts: MessageParts, format: (path: PolicyPath) => string = formatPath): string {
+  return parts.map((part) => (typeof part === 'string' ? part : format(part))).join('');
+}
+
+/** An issue at `path` (its text formatted once, here). */
+export function issueAt(path: PolicyPath, message: string | MessageParts): PolicyIssue {
+  if (typeof message === 'string') return { path: formatPath(path), segments: path, message };
+  return { path: formatPath(path), segments: path, message: formatParts(message), parts: message };
 }
 
 /** Collects issues during validation. */
 export class IssueList {
   private readonly items: PolicyIssue[] = [];
 
-  add(path: PolicyPath, message: string): void {
+  add(path: PolicyPath, message: string | MessageParts): void {
     this.items.push(issueAt(path, message));
   }
 

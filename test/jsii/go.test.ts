@@ -81,6 +81,8 @@ describeFor('go')('the jsii module in Go', () => {
     const expected = tsMessages
       .replace(/^backups\/two: /, 'Error: backups/two: ')
       .replace('sentinel.passwordSecret.name:', 'Sentinel.PasswordSecret.Name:')
+      .replace('metrics.bearerTokenSecret: applies', 'Metrics.BearerTokenSecret: applies')
+      .replace('set metrics.pushgatewayUrl too', 'set Metrics.PushgatewayUrl too')
       .replace(/^children: .*\n$/m, 'children: [two]\n');
     expect(run.stdout).toBe(expected);
   });

@@ -99,6 +99,8 @@ describeFor('python')('the jsii module in Python', () => {
     const expected = tsMessages
       .replace(/^backups\/two: /, 'Error: backups/two: ')
       .replace('sentinel.passwordSecret.name:', 'sentinel.password_secret.name:')
+      .replace('metrics.bearerTokenSecret: applies', 'metrics.bearer_token_secret: applies')
+      .replace('set metrics.pushgatewayUrl too', 'set metrics.pushgateway_url too')
       .replace(/^children: .*\n$/m, "children: ['two']\n");
     expect(run.stdout).toBe(expected);
   });

@@ -157,6 +157,7 @@ try {
     shards: ['shard01'],
     sentinel: { addresses: ['sentinel.redis.svc:26379'], passwordSecret: { name: 'Not A Name', key: 'password' } },
     s3: { bucket: 'cache-backups', region: 'us-east-1' },
+    metrics: { bearerTokenSecret: { name: 'push-token', key: 'token' } },
   });
 } catch (e) {
   console.log((e as Error).message);
@@ -167,7 +168,11 @@ console.log('children:', JSON.stringify(chart.node.children.map((c) => c.node.id
   );
   expect(messages).toMatch(/^backups\/two: backup CronJob: there are 2, name one/);
   expect(messages).toMatch(
-    /^backups\/cache: invalid BackupPolicy \(1 problem\)\n {2}sentinel\.passwordSecret\.name: /m,
+    /^backups\/cache: invalid BackupPolicy \(2 problems\)\n {2}sentinel\.passwordSecret\.name: /m,
+  );
+  // a message naming another field names it as a prop (the host languages respell it)
+  expect(messages).toMatch(
+    /^ {2}metrics\.bearerTokenSecret: applies to the Pushgateway only: set metrics\.pushgatewayUrl too, or remove it \(policy field spec\.metrics\.bearerTokenSecret\)$/m,
   );
   expect(messages).toMatch(/^children: \["two"\]\n$/m);
   return messages;

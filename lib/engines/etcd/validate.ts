@@ -1,5 +1,5 @@
 /** Checks of `spec.etcd` beyond the schema (the per-node settings levels included). */
-import { IssueList, formatPath, show } from '../../policy/errors';
+import { IssueList, fieldText, show } from '../../policy/errors';
 import type { PolicyPath } from '../../policy/errors';
 import { namedEntry, validateNamedEntries } from '../../policy/named-entries';
 import { retentionRules } from '../../policy/retention-options';
@@ -69,13 +69,13 @@ export function validateEtcd(spec: EtcdSpec, policy: PolicyContext, issues: Issu
   if (retention?.schedule !== undefined && kind === 'hostPath' && mode === 'cluster') {
     issues.add(
       ['spec', 'retention', 'schedule'],
-      "a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node's directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node's snapshots)",
+      fieldText`a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node's directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in ${[...policy.path, 'nodes']}, or a persistentVolumeClaim or s3 destination, or drop ${['spec', 'retention', 'schedule']} (each backup then prunes its own node's snapshots)`,
     );
   }
   if (policy.drill !== undefined && kind === 'hostPath' && mode === 'cluster') {
     issues.add(
       ['spec', 'drill'],
-      'a hostPath destination keeps each snapshot on the node that took it, and cluster mode names no nodes, so no drill knows where the newest snapshot is: use mode: perNode and list the control-plane nodes in spec.etcd.nodes (one drill per node, on that node), or a persistentVolumeClaim or s3 destination',
+      fieldText`a hostPath destination keeps each snapshot on the node that took it, and cluster mode names no nodes, so no drill knows where the newest snapshot is: use mode: perNode and list the control-plane nodes in ${[...policy.path, 'nodes']} (one drill per node, on that node), or a persistentVolumeClaim or s3 destination`,
     );
   }
   const rules = retentionRules(retention);
@@ -128,7 +128,7 @@ function validateControlPlaneFiles(spec: EtcdSpec, policy: PolicyContext, issues
   if (!policy.encryption && files.allowUnencrypted !== true) {
     issues.add(
       at,
-      `received paths ${paths.map((p) => show(p)).join(', ')} to archive without spec.encryption; the archive holds the cluster's private keys: allowed with spec.encryption.age, or stored in the clear with controlPlaneFiles.allowUnencrypted: true`,
+      fieldText`received paths ${paths.map((p) => show(p)).join(', ')} to archive without ${['spec', 'encryption']}; the archive holds the cluster's private keys: allowed with ${['spec', 'encryption', 'age']}, or stored in the clear with ${[...at, 'allowUnencrypted']}: true`,
     );
   }
 }
@@ -159,22 +159,22 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
     );
     return;
   }
-  const [timeoutPath, timeout] =
+  const [timeoutSource, timeout]: [string | PolicyPath, string] =
     d.timeout !== undefined
-      ? [formatPath([...at, 'timeout']), d.timeout]
+      ? [[...at, 'timeout'], d.timeout]
       : policy.defaults?.timeout !== undefined
-        ? ['spec.defaults.timeout', policy.defaults.timeout]
+        ? [['spec', 'defaults', 'timeout'], policy.defaults.timeout]
         : ['the default timeout', ETCD_DEFAULTS.defragTimeout];
   if (member && durationProblem(timeout) === undefined && member >= parseDuration(timeout)) {
     issues.add(
       memberPath,
-      `received ${show(defragMemberTimeout(d))}; must be shorter than the run's timeout (${timeoutPath}: ${show(timeout)}), or the Job's deadline stops a member's defragmentation midway: at most ${formatDuration(Math.max(parseDuration(timeout) - 1, 1))}, or raise ${formatPath([...at, 'timeout'])}`,
+      fieldText`received ${show(defragMemberTimeout(d))}; must be shorter than the run's timeout (${timeoutSource}: ${show(timeout)}), or the Job's deadline stops a member's defragmentation midway: at most ${formatDuration(Math.max(parseDuration(timeout) - 1, 1))}, or raise ${[...at, 'timeout']}`,
     );
   }
   if (d.placement?.serializationGroup !== undefined) {
     issues.add(
       [...at, 'placement', 'serializationGroup'],
-      `received ${show(d.placement.serializationGroup)}; the defragmentation runs in the snapshots' serialization group (${show(ETCD_DEFAULTS.serializationGroup)}, or spec.defaults.placement.serializationGroup), so that it never blocks a member while a snapshot reads from it: remove it here`,
+      fieldText`received ${show(d.placement.serializationGroup)}; the defragmentation runs in the snapshots' serialization group (${show(ETCD_DEFAULTS.serializationGroup)}, or ${['spec', 'defaults', 'placement', 'serializationGroup']}), so that it never blocks a member while a snapshot reads from it: remove it here`,
     );
   }
   // a node's own group would take its snapshots out of the defragmentation's
@@ -184,7 +184,7 @@ function validateDefragmentation(spec: EtcdSpec, policy: PolicyContext, issues: 
     if (own === undefined || own.name === group) return;
     issues.add(
       [...policy.path, 'nodes', i, 'placement', 'serializationGroup'],
-      `received ${show(own)}; with spec.etcd.defragmentation every snapshot is in the defragmentation's serialization group (${show(group)}), so that the defragmentation never blocks a member while a snapshot reads from it: remove it here, or name ${show(group)}`,
+      fieldText`received ${show(own)}; with ${at} every snapshot is in the defragmentation's serialization group (${show(group)}), so that the defragmentation never blocks a member while a snapshot reads from it: remove it here, or name ${show(group)}`,
     );
   });
 }

@@ -1,5 +1,5 @@
 /** Checks of `spec.vitess` beyond the schema (the schedules' settings levels included). */
-import { IssueList, formatPath, show } from '../../policy/errors';
+import { IssueList, fieldText, show } from '../../policy/errors';
 import type { PolicyPath } from '../../policy/errors';
 import { checkedDuration, validateSettings } from '../../policy/settings';
 import { parseDuration } from '../../units';
@@ -84,7 +84,7 @@ function validateScheduleEntries(spec: VitessSpec, path: PolicyPath, issues: Iss
         if (other)
           issues.add(
             shardPath,
-            `received ${show(shard)}; ${key} is already listed at ${formatPath(other)}: each keyspace/shard once per schedule`,
+            fieldText`received ${show(shard)}; ${key} is already listed at ${other}: each keyspace/shard once per schedule`,
           );
         else seen.set(key, shardPath);
         if (!/^([0-9a-f]*)-([0-9a-f]*)$/.test(shard)) return;
@@ -149,13 +149,13 @@ function validateIncrementals(spec: VitessSpec, path: PolicyPath, issues: IssueL
   if (withIncrementals.length > 0 && minBackupInterval !== undefined && safeSeconds(minBackupInterval) > 0)
     issues.add(
       [...path, 'vtbackupRetention', 'minBackupInterval'],
-      `received ${show(minBackupInterval)} with incremental backups (${formatPath(withIncrementals[0])}); vtbackup measures it from the shard's newest complete backup, incremental ones included, so frequent incremental backups would keep it from ever taking a full backup (go/cmd/vtbackup, shouldBackup and lastCompleteBackup): keep it at 0s and schedule the full backups with the schedule`,
+      fieldText`received ${show(minBackupInterval)} with incremental backups (${withIncrementals[0]}); vtbackup measures it from the shard's newest complete backup, incremental ones included, so frequent incremental backups would keep it from ever taking a full backup (go/cmd/vtbackup, shouldBackup and lastCompleteBackup): keep it at 0s and schedule the full backups with the schedule`,
     );
   const minRetentionTime = spec.vtbackupRetention?.minRetentionTime;
   if (withIncrementals.length > 0 && minRetentionTime !== undefined && safeSeconds(minRetentionTime) > 0)
     issues.add(
       [...path, 'vtbackupRetention', 'minRetentionTime'],
-      `received ${show(minRetentionTime)} with incremental backups (${formatPath(withIncrementals[0])}); vtbackup's own pruning removes the oldest backups of the shard by age, full or incremental, so it can remove the full backup that kept incremental backups need (go/cmd/vtbackup, pruneBackups): keep it at 0s and prune with spec.retention, which keeps every full backup a kept incremental needs`,
+      fieldText`received ${show(minRetentionTime)} with incremental backups (${withIncrementals[0]}); vtbackup's own pruning removes the oldest backups of the shard by age, full or incremental, so it can remove the full backup that kept incremental backups need (go/cmd/vtbackup, pruneBackups): keep it at 0s and prune with ${['spec', 'retention']}, which keeps every full backup a kept incremental needs`,
     );
 }
 

@@ -238,7 +238,7 @@ test('an Output namespace beside a Grafana dashboard is refused at construction:
     s3: { bucket: 'cache-backups', region: 'us-east-1' },
   };
   expect(() => new RedisBackupSchedule('dashboard', { ...args, namespace: pulumi.output('backups') })).toThrow(
-    "backup-cronjobs: namespace: received a pulumi Output (or Promise) beside spec.metrics.grafanaDashboard; the dashboard's file name and uid are made from the namespace, so it must be a plain value there (or leave out grafanaDashboard)",
+    "backup-cronjobs: namespace: received a pulumi Output (or Promise) beside metrics.grafanaDashboard; the dashboard's file name and uid are made from the namespace, so it must be a plain value there (or leave out grafanaDashboard)",
   );
   await settle(new RedisBackupSchedule('dashboard-plain', { ...args, name: 'plain', namespace: 'backups' }));
   // nothing of the refused component was registered (the plain one's children are dashboard-plain-…)

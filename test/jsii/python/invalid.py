@@ -31,6 +31,7 @@ try:
             "password_secret": {"name": "Not A Name", "key": "password"},
         },
         s3={"bucket": "cache-backups", "region": "us-east-1"},
+        metrics={"bearer_token_secret": {"name": "push-token", "key": "token"}},
     )
 except Exception as e:  # jsii raises the JavaScript error as a RuntimeError
     print(str(e))

@@ -41,6 +41,9 @@ func main() {
 				PasswordSecret: &bc.SecretKeyRef{Name: jsii.String("Not A Name"), Key: jsii.String("password")},
 			},
 			S3: &bc.S3Destination{Bucket: jsii.String("cache-backups"), Region: jsii.String("us-east-1")},
+			Metrics: &bc.MetricsOptions{
+				BearerTokenSecret: &bc.SecretKeyRef{Name: jsii.String("push-token"), Key: jsii.String("token")},
+			},
 		})
 	})
 	if r != nil {

@@ -131,7 +131,7 @@ describe('spec.etcd.controlPlaneFiles', () => {
       { controlPlaneFiles: {} },
       {},
       [
-        'spec.etcd.controlPlaneFiles: received paths "/etc/kubernetes/pki", "/etc/kubernetes/manifests" to archive without spec.encryption; the archive holds the cluster\'s private keys: allowed with spec.encryption.age, or stored in the clear with controlPlaneFiles.allowUnencrypted: true',
+        'spec.etcd.controlPlaneFiles: received paths "/etc/kubernetes/pki", "/etc/kubernetes/manifests" to archive without spec.encryption; the archive holds the cluster\'s private keys: allowed with spec.encryption.age, or stored in the clear with spec.etcd.controlPlaneFiles.allowUnencrypted: true',
       ],
     ],
     [
@@ -139,7 +139,7 @@ describe('spec.etcd.controlPlaneFiles', () => {
       { controlPlaneFiles: { paths: ['/srv/pki'], allowUnencrypted: false } },
       {},
       [
-        'spec.etcd.controlPlaneFiles: received paths "/srv/pki" to archive without spec.encryption; the archive holds the cluster\'s private keys: allowed with spec.encryption.age, or stored in the clear with controlPlaneFiles.allowUnencrypted: true',
+        'spec.etcd.controlPlaneFiles: received paths "/srv/pki" to archive without spec.encryption; the archive holds the cluster\'s private keys: allowed with spec.encryption.age, or stored in the clear with spec.etcd.controlPlaneFiles.allowUnencrypted: true',
       ],
     ],
     [

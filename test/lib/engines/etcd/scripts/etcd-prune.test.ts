@@ -372,7 +372,7 @@ describe('what is refused', () => {
   test('cluster mode with a hostPath destination: the prune jobs would need the node names', () => {
     const found = problems(etcdPolicy({}, { retention: { keepLast: 3, schedule: SCHEDULE } }));
     expect(found).toEqual([
-      "spec.retention.schedule: a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node's directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop retention.schedule (each backup then prunes its own node's snapshots)",
+      "spec.retention.schedule: a hostPath destination is pruned by one retention-prune CronJob per control-plane node (each node's directory is visible only there), and cluster mode names no nodes: use mode: perNode and list the control-plane nodes in spec.etcd.nodes, or a persistentVolumeClaim or s3 destination, or drop spec.retention.schedule (each backup then prunes its own node's snapshots)",
     ]);
     expect(
       problems(

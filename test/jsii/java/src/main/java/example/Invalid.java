@@ -3,6 +3,7 @@
 // key names the construct as in TypeScript. Prints each message; exits 1 if the invalid props threw, 0 if not.
 package example;
 
+import io.github.backupcronjobs.cdk8s.MetricsOptions;
 import io.github.backupcronjobs.cdk8s.RedisBackupSchedule;
 import io.github.backupcronjobs.cdk8s.RedisBackupScheduleProps;
 import io.github.backupcronjobs.cdk8s.RedisSentinel;
@@ -39,6 +40,9 @@ public final class Invalid {
               .passwordSecret(SecretKeyRef.builder().name("Not A Name").key("password").build())
               .build())
           .s3(S3Destination.builder().bucket("cache-backups").region("us-east-1").build())
+          .metrics(MetricsOptions.builder()
+              .bearerTokenSecret(SecretKeyRef.builder().name("push-token").key("token").build())
+              .build())
           .build());
     } catch (RuntimeException e) { // jsii throws the JavaScript error as a software.amazon.jsii.JsiiError
       System.out.println(e.getClass().getName() + ": " + e.getMessage());
