@@ -1,5 +1,6 @@
 /** The schedule construct of each engine of the core's registry (ARCHITECTURE.md, "Adding an engine"). */
 import type { Construct } from 'constructs';
+import type { ScheduleEngineKey } from '../../lib/internal';
 import { scheduleSource } from '../core';
 import { PolicyConstruct } from './backup-policy';
 import type { EtcdBackupScheduleProps, RedisBackupScheduleProps, VitessBackupScheduleProps } from './props.generated';
@@ -13,6 +14,9 @@ export interface SchedulePropsByEngine {
   /** `EtcdBackupSchedule`'s props. */
   readonly etcd: EtcdBackupScheduleProps;
 }
+
+/** The props of an engine's schedule construct: its `<Class>Props` interface (constructs/cdk8s/props.generated.ts). */
+export type ScheduleProps<K extends ScheduleEngineKey> = SchedulePropsByEngine[K];
 
 /**
  * One CronJob per keyspace/shard of the strategies

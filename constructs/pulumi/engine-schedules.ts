@@ -1,6 +1,7 @@
 /** The schedule component of each engine of the core's registry (ARCHITECTURE.md, "Adding an engine"). */
 import type * as pulumi from '@pulumi/pulumi';
 import { engineProps } from '../../lib/internal';
+import type { ScheduleEngineKey } from '../../lib/internal';
 import { scheduleSource } from '../core';
 import { PolicyComponent } from './policy-component';
 import type { EtcdBackupScheduleArgs, RedisBackupScheduleArgs, VitessBackupScheduleArgs } from './args.generated';
@@ -14,6 +15,9 @@ export interface ScheduleArgsByEngine {
   /** `EtcdBackupSchedule`'s args. */
   readonly etcd: EtcdBackupScheduleArgs;
 }
+
+/** The args of an engine's schedule component: its `<Class>Args` interface (constructs/pulumi/args.generated.ts). */
+export type ScheduleArgs<K extends ScheduleEngineKey> = ScheduleArgsByEngine[K];
 
 /**
  * `backup-cronjobs:index:VitessBackupSchedule`: one CronJob per keyspace/shard
