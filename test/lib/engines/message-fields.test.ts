@@ -10,6 +10,7 @@ import { ETCD_PROPS_LAYOUT, etcdSchedulePolicy } from '../../../lib/engines/etcd
 import { REDIS_PROPS_LAYOUT, redisSchedulePolicy } from '../../../lib/engines/redis/props';
 import { VITESS_PROPS_LAYOUT, vitessSchedulePolicy } from '../../../lib/engines/vitess/props';
 import { policyPathInText } from '../../support/issue-guard';
+import { vitessProps } from '../../constructs/cdk8s/fixtures';
 
 const REDIS = {
   name: 'cache',
@@ -18,15 +19,6 @@ const REDIS = {
   s3: { bucket: 'cache-backups', region: 'us-east-1' },
 };
 const ETCD = { name: 'etcd' };
-const VITESS = {
-  name: 'example',
-  cluster: 'example',
-  topology: { globalServerAddress: 'example-etcd-client.example.svc:2379' },
-  vtctldServer: 'example-vtctld:15999',
-  storage: { s3: { region: 'us-east-1', bucket: 'my-bucket' } },
-  schedule: '0 2 * * *',
-  strategies: [{ keyspace: 'commerce', shards: ['-'] }],
-};
 const AGE = {
   recipients: ['age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq'],
   image: 'alpine-age:3.20',
@@ -150,7 +142,7 @@ const CASES: [string, object, string, string, string[], string[]][] = [
   ],
   [
     'vitess',
-    { ...VITESS, strategies: [{ keyspace: 'commerce', shards: ['-', '-'] }] },
+    { ...vitessProps, strategies: [{ keyspace: 'commerce', shards: ['-', '-'] }] },
     'spec.vitess.schedules[0].strategies[0].shards[1]',
     'strategies[0].shards[1]',
     ['already listed at spec.vitess.schedules[0].strategies[0].shards[0]:'],
@@ -158,7 +150,7 @@ const CASES: [string, object, string, string, string[], string[]][] = [
   ],
   [
     'vitess',
-    { ...VITESS, incremental: { schedule: '0 * * * *' }, vtbackupRetention: { minBackupInterval: '1h' } },
+    { ...vitessProps, incremental: { schedule: '0 * * * *' }, vtbackupRetention: { minBackupInterval: '1h' } },
     'spec.vitess.vtbackupRetention.minBackupInterval',
     'vtbackupRetention.minBackupInterval',
     ['with incremental backups (spec.vitess.schedules[0].incremental);'],
@@ -166,7 +158,7 @@ const CASES: [string, object, string, string, string[], string[]][] = [
   ],
   [
     'vitess',
-    { ...VITESS, incremental: { schedule: '0 * * * *' }, vtbackupRetention: { minRetentionTime: '1d' } },
+    { ...vitessProps, incremental: { schedule: '0 * * * *' }, vtbackupRetention: { minRetentionTime: '1d' } },
     'spec.vitess.vtbackupRetention.minRetentionTime',
     'vtbackupRetention.minRetentionTime',
     ['with incremental backups (spec.vitess.schedules[0].incremental);', 'prune with spec.retention,'],
