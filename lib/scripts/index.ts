@@ -6,6 +6,7 @@
  *
  *   # needs: s3.sh              joined always (with what they need in turn)
  *   # optional: metrics.sh      joined when the renderer enables that feature
+ *   # one-of: retention-*.sh    the one the features choose (`*`: any script's name)
  *
  * common.sh comes first in every composition; a function defined again by a
  * later module (a hook such as `push_metrics`) replaces the earlier one.
@@ -89,6 +90,18 @@ export function scriptModule(file: string): ScriptModule {
 export const stem = (file: string) => file.replace(/\.sh$/, '');
 
 /**
+ * A module's `# one-of:` alternatives; a `*` in a name stands for any text, so
+ * `retention-*.sh` is every retention destination, an engine's own among them.
+ */
+export function scriptAlternatives(module: ScriptModule): string[] {
+  return module.oneOf.flatMap((name) => {
+    if (!name.includes('*')) return [name];
+    const pattern = new RegExp(`^${name.replace(/\./g, '\\.').replace(/\*/g, '.*')}$`); // a script's name: [A-Za-z0-9._-]
+    return [...scriptLocations().keys()].filter((file) => pattern.test(file)).sort();
+  });
+}
+
+/**
  * The modules of a composition, in order: common.sh, then every needed,
  * enabled or chosen module after its own needs, the entry last.
  */
@@ -102,10 +115,11 @@ export function scriptModules(entry: string, features: ScriptFeatures = {}): Scr
     const module = scriptModule(file);
     for (const need of module.needs) visit(need);
     for (const opt of module.optional) if (features[stem(opt)]) visit(opt);
-    const chosen = module.oneOf.filter((alt) => features[stem(alt)]);
+    const choices = scriptAlternatives(module);
+    const chosen = choices.filter((alt) => features[stem(alt)]);
     if (chosen.length > 1)
       throw new Error(
-        `${entry}: ${module.file} takes one of ${module.oneOf.join(', ')}; the features choose ${chosen.join(' and ')}`,
+        `${entry}: ${module.file} takes one of ${choices.join(', ')}; the features choose ${chosen.join(' and ')}`,
       );
     for (const alt of chosen) visit(alt);
     order.push(module);
@@ -124,13 +138,14 @@ function checkChoices(entry: string, order: readonly ScriptModule[], lines: read
   const defined = new Set(order.flatMap((m) => m.functions.map((f) => f.name)));
   const used = new Set(lines.join('\n').match(/[A-Za-z_][A-Za-z0-9_]*/g));
   for (const m of order) {
-    for (const alt of m.oneOf) {
+    const choices = scriptAlternatives(m);
+    for (const alt of choices) {
       const missing = scriptModule(alt)
         .functions.map((f) => f.name)
         .find((name) => used.has(name) && !defined.has(name));
       if (missing) {
         throw new Error(
-          `${entry} calls ${missing}, which one of ${m.oneOf.join(', ')} defines: enable one of the features ${m.oneOf.map(stem).join(', ')} (the workload builder enables retention-<kind> from the container's BACKUP_DEST_KIND)`,
+          `${entry} calls ${missing}, which one of ${choices.join(', ')} defines: enable one of the features ${choices.map(stem).join(', ')} (the workload builder enables retention-<kind> from the container's BACKUP_DEST_KIND)`,
         );
       }
     }

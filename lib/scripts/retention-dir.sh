@@ -34,7 +34,7 @@ retention_list() {
     done
   ) || { _rt_err="cannot read the size of a file in $BACKUP_DIR"; return 1; }
   _rt_err="unexpected listing of $BACKUP_DIR"
-  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name rfc3339 "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
+  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | _rt_parse_names size_name "$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
 # Prints the file NAME of the directory (a backup's sidecar); non-zero when it

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# one-of: retention-dir.sh retention-s3.sh retention-vitess.sh
+# one-of: retention-*.sh
 # Retention for backup-cronjobs containers: list the backups of one
 # destination, plan which to keep (the same algorithm as the TypeScript
 # reference in lib/retention/plan.ts, compared byte for byte by property
@@ -8,14 +8,14 @@
 # Functions only: the renderer appends this file after common.sh (which
 # provides log/info/die/require_env/require_cmd and `set -eu`), with exactly
 # one destination module chosen at render time from the container's
-# BACKUP_DEST_KIND: retention-dir.sh, retention-s3.sh or retention-vitess.sh,
-# each defining _rt_check_dest, retention_destination, retention_list and
+# BACKUP_DEST_KIND: retention-<kind>.sh (retention-dir.sh, retention-s3.sh, or
+# an engine's own in lib/engines/<engine>/scripts), each defining _rt_check_dest, retention_destination, retention_list and
 # retention_delete. Used by prune.sh (the retention-prune CronJob) and by the
 # engines' backup scripts, which call `retention_apply "<name of the backup
 # just verified>"` right after a verified backup.
 #
 # Needs: POSIX sh, awk, sort, date, mktemp, wc, rm (coreutils or busybox);
-# `aws` (s3) or `vtctldclient` (vitess). Bucket rules in a zone other than UTC
+# what the destination module needs (`aws` for s3). Bucket rules in a zone other than UTC
 # need that zone's zoneinfo file (Debian/Alpine package `tzdata`): without it
 # the scripts stop instead of silently computing in UTC.
 #
@@ -26,7 +26,7 @@
 #   RETENTION_TIME_ZONE  IANA zone of the bucket rules (default UTC)
 #   RETENTION_DRY_RUN    true = print the plan, delete nothing (default false)
 #   RETENTION_NOW        epoch seconds used as "now" (tests only)
-#   BACKUP_DEST_KIND     dir | s3 | vitess: the destination module's kind
+#   BACKUP_DEST_KIND     dir | s3 | an engine's kind: the destination module's
 #   dir:    BACKUP_DIR, BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX (optional)
 #   s3:     S3_BUCKET, S3_PREFIX (optional key prefix before the name prefix),
 #           BACKUP_NAME_PREFIX, BACKUP_NAME_SUFFIX, S3_ENDPOINT (optional),
@@ -35,7 +35,7 @@
 #           of sidecar files/objects deleted together with their backup: the
 #           backup's name without its ".age" and the suffix, encrypted
 #           (".age" after it) or not
-#   vitess: VTCTLD_SERVER, VITESS_KEYSPACE, VITESS_SHARD
+#   an engine's kind: what its module says
 #
 # What counts as a backup: dir/s3 names exactly
 # <BACKUP_NAME_PREFIX><YYYY-MM-DDTHH:MM:SSZ><BACKUP_NAME_SUFFIX> (time in UTC,
@@ -43,8 +43,7 @@
 # prefixes or shards, `*.partial` or temporary files, sidecars, directories,
 # symlinks -- is never listed, kept or deleted. Writers must create a backup
 # under another name and give it its final name only once it is verified.
-# Vitess: names `YYYY-MM-DD.HHMMSS.<tablet alias>` from `GetBackups` (UTC);
-# sizes are not listed there (0), so RETENTION_MAX_TOTAL_BYTES is refused.
+# An engine's module may list names of its own form (_rt_parse_names).
 #
 # Listing format (retention_list output, retention_plan input):
 #   <epoch seconds><TAB><size bytes><TAB><name>
@@ -117,15 +116,17 @@ _rt_check_names() {
   esac
 }
 
-# _rt_parse_names ORDER FORMAT PREFIX SUFFIX: reads "<size>\t<name>"
+# _rt_parse_names ORDER PREFIX SUFFIX [NAME_RE TIME_AT]: reads "<size>\t<name>"
 # (ORDER=size_name) or "<name>\t<size>" (ORDER=name_size) lines and prints
-# the listing lines of the names that are backups: FORMAT rfc3339 =
-# PREFIX + YYYY-MM-DDTHH:MM:SSZ + SUFFIX exactly, or with ".age" after it
-# (encrypted, spec.encryption); FORMAT vitess =
-# YYYY-MM-DD.HHMMSS.<alias>. Other lines are skipped; a backup whose size is
+# the listing lines of the names that are backups: PREFIX +
+# YYYY-MM-DDTHH:MM:SSZ + SUFFIX exactly, or with ".age" after it (encrypted,
+# spec.encryption). With NAME_RE (an awk regular expression, for a module's
+# own names), the names it matches, their UTC time at TIME_AT: the 1-based
+# offsets of the 4-digit year and of the 2-digit month, day, hour, minute and
+# second ("1 6 9 12 14 16"). Other lines are skipped; a backup whose size is
 # not a whole number fails the listing (exit 1).
 _rt_parse_names() {
-  _RT_ORDER=$1 _RT_FORMAT=$2 _RT_PREFIX=$3 _RT_SUFFIX=$4 LC_ALL=C awk '
+  _RT_ORDER=$1 _RT_PREFIX=$2 _RT_SUFFIX=$3 _RT_NAME_RE=${4:-} _RT_TIME_AT=${5:-} LC_ALL=C awk '
     function epoch(y, mo, d, h, mi, s,   leap, dim, yy, era, yoe, doy, doe) {
       if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return -1
       leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
@@ -139,14 +140,14 @@ _rt_parse_names() {
       return (era * 146097 + doe - 719468) * 86400 + h * 3600 + mi * 60 + s
     }
     BEGIN {
-      FS = "\t"; order = ENVIRON["_RT_ORDER"]; fmt = ENVIRON["_RT_FORMAT"]
+      FS = "\t"; order = ENVIRON["_RT_ORDER"]; re = ENVIRON["_RT_NAME_RE"]; split(ENVIRON["_RT_TIME_AT"], at, " ")
       pre = ENVIRON["_RT_PREFIX"]; suf = ENVIRON["_RT_SUFFIX"]
       lp = length(pre); ls = length(suf)
     }
     NF != 2 { next }
     {
       if (order == "name_size") { name = $1; size = $2 } else { size = $1; name = $2 }
-      if (fmt == "rfc3339") {
+      if (re == "") {
         # the name of an encrypted backup ends with ".age" after the suffix
         if (substr(name, lp + 21) != suf && substr(name, lp + 21) != suf ".age") next
         if (length(name) < lp + 20 + ls || substr(name, 1, lp) != pre) next
@@ -154,8 +155,8 @@ _rt_parse_names() {
         if (ts !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/) next
         e = epoch(substr(ts, 1, 4) + 0, substr(ts, 6, 2) + 0, substr(ts, 9, 2) + 0, substr(ts, 12, 2) + 0, substr(ts, 15, 2) + 0, substr(ts, 18, 2) + 0)
       } else {
-        if (name !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]\.[0-9][0-9][0-9][0-9][0-9][0-9]\.[^ \t\/]+$/) next
-        e = epoch(substr(name, 1, 4) + 0, substr(name, 6, 2) + 0, substr(name, 9, 2) + 0, substr(name, 12, 2) + 0, substr(name, 14, 2) + 0, substr(name, 16, 2) + 0)
+        if (name !~ re) next
+        e = epoch(substr(name, at[1], 4) + 0, substr(name, at[2], 2) + 0, substr(name, at[3], 2) + 0, substr(name, at[4], 2) + 0, substr(name, at[5], 2) + 0, substr(name, at[6], 2) + 0)
       }
       if (e < 0 || e > 253402300799) next
       if (size !~ /^(0|[1-9][0-9]*)$/ || length(size) > 16 || size + 0 > 9007199254740991) {
@@ -313,7 +314,7 @@ _rt_abort() {
 # retention_apply [NEW_BACKUP]: list, plan, print the plan on stdout, then
 # delete what the plan does not keep -- or nothing with RETENTION_DRY_RUN=true.
 # NEW_BACKUP (the listing name of the backup just verified: file name, object
-# key or Vitess backup name) must be the newest listed, else nothing is
+# key or an engine's backup name) must be the newest listed, else nothing is
 # deleted (a clock skew or naming problem must not prune the new backup's
 # predecessors). Stops at the first failed deletion (non-zero exit).
 # A caller may set the shell variables _rt_lister (a function printing the

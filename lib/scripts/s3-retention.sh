@@ -39,7 +39,7 @@ s3rt_list() {
     --query 'Contents[].[Key,Size]' --output text </dev/null) || { _rt_err="aws s3api list-objects-v2 failed"; return 1; }
   _rt_err="unexpected output of aws s3api list-objects-v2"
   [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" |
-    _rt_parse_names name_size rfc3339 "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
+    _rt_parse_names name_size "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
 # Prints the object NAME (a whole key: a backup's sidecar); non-zero when it

@@ -6,7 +6,7 @@ import { join, relative } from 'path';
 import type { DependencyTree } from 'dpdm';
 import { RETENTION_DESTINATIONS } from '../../lib/registry';
 import { GENERIC_RETENTION_DESTINATIONS } from '../../lib/retention';
-import { scriptModule } from '../../lib/scripts';
+import { scriptAlternatives, scriptModule } from '../../lib/scripts';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -208,11 +208,21 @@ test("retention knows only the generic destination kinds: lib/retention names no
       expect.arrayContaining(['_rt_check_dest', 'retention_destination', 'retention_list', 'retention_delete']),
     );
   }
-  expect([...scriptModule('retention.sh').oneOf].sort()).toEqual(
+  expect(scriptAlternatives(scriptModule('retention.sh'))).toEqual(
     Object.values(RETENTION_DESTINATIONS)
       .map((d) => d.script)
       .sort(),
   );
+  // the shared scripts' code and header directives name no engine (their comments may, as examples)
+  for (const file of readdirSync(join(ROOT, 'lib', 'scripts')).filter((f) => f.endsWith('.sh'))) {
+    const code = readFileSync(join(ROOT, 'lib', 'scripts', file), 'utf8')
+      .split('\n')
+      .filter((line) => !/^\s*#/.test(line) || /^# (needs|optional|one-of):/.test(line));
+    expect({ file, named: code.filter((line) => /\b(vitess|vtctld|vtbackup)\b/i.test(line)) }).toEqual({
+      file,
+      named: [],
+    });
+  }
 });
 
 test('no TypeScript file in lib/ or constructs/ (but the generated props) and no shell script anywhere is over 400 lines', () => {

@@ -21,6 +21,9 @@ import {
   writeScript,
 } from './retention.harness';
 
+/** The stand-in vtctldclient of the Vitess tests (what the real one prints, with its sources). */
+const VTCTLDCLIENT = fs.readFileSync(`${__dirname}/../engines/vitess/fixtures/vtctldclient-stub.sh`, 'utf8');
+
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 function dir(): string {
@@ -134,7 +137,7 @@ describe('name parsing: retention.sh and the TypeScript reference agree', () => 
     const script = writeScript(
       d,
       'names.sh',
-      'main() {\n  _rt_init\n  _rt_parse_names size_name rfc3339 "$1" "$2"\n}\nmain "$@"\n',
+      'main() {\n  _rt_init\n  _rt_parse_names size_name "$1" "$2"\n}\nmain "$@"\n',
     );
     const r = runSh(script, { env: baseEnv(), args: [prefix, suffix], input: unique.map((n) => `7\t${n}\n`).join('') });
     expect(r.stderr).toBe('');
@@ -147,7 +150,7 @@ describe('name parsing: retention.sh and the TypeScript reference agree', () => 
     expect(expected.split('\n').length).toBeGreaterThan(100); // enough valid names were generated
   });
 
-  test('vitess names YYYY-MM-DD.HHMMSS.<alias>: 1500 random names', () => {
+  test('vitess names YYYY-MM-DD.HHMMSS.<alias>, as retention-vitess.sh lists them: 1500 random names', () => {
     const names = fc.sample(
       fc
         .record({
@@ -160,12 +163,13 @@ describe('name parsing: retention.sh and the TypeScript reference agree', () => 
     );
     const unique = [...new Set(names)];
     const d = dir();
-    const script = writeScript(
-      d,
-      'vnames.sh',
-      'main() {\n  _rt_init\n  _rt_parse_names size_name vitess "" ""\n}\nmain "$@"\n',
-    );
-    const r = runSh(script, { env: baseEnv(), input: unique.map((n) => `0\t${n}\n`).join('') });
+    // the engine's module parses its own names: its listing of what the stand-in vtctldclient lists
+    const script = writeScript(d, 'vnames.sh', 'main() {\n  retention_list\n}\nmain "$@"\n', 'vitess');
+    fs.writeFileSync(`${d}/names`, unique.map((n) => `${n}\n`).join(''));
+    const bin = standIns(d, { vtctldclient: VTCTLDCLIENT });
+    const env = { VTCTLD_SERVER: 'vtctld:15999', VITESS_KEYSPACE: 'commerce', VITESS_SHARD: '-' };
+    const stub = { STUB_BACKUP_NAMES: `${d}/names`, STUB_CALLS: `${d}/calls` };
+    const r = runSh(script, { env: baseEnv({ ...env, ...stub, PATH: `${bin}:${process.env.PATH ?? ''}` }) });
     expect(r.stderr).toBe('');
     const expected = unique
       .map((n) => [n, parseVitessBackupName(n)] as const)

@@ -254,7 +254,7 @@ prune_after_backup() {
 # object that left since is deleted again (a no-op), none can have come.
 listing_with_new() {
   content_listing || { retention_list; return; }
-  printf '%s\t%s\n' "$key" "$bytes" | _rt_parse_names name_size rfc3339 "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
+  printf '%s\t%s\n' "$key" "$bytes" | _rt_parse_names name_size "${S3_PREFIX:-}$BACKUP_NAME_PREFIX" "${BACKUP_NAME_SUFFIX:-}"
 }
 
 # After a TERM/INT has stopped every process of this side (step.sh): what

@@ -33,7 +33,8 @@ retention_destination() {
   printf 'vitess %s/%s via %s\n' "${VITESS_KEYSPACE:-}" "${VITESS_SHARD:-}" "${VTCTLD_SERVER:-}"
 }
 
-# Prints the listing (sizes 0); non-zero on any failure, the reason in _rt_err.
+# Prints the listing (sizes 0) of the names vtctld lists,
+# <YYYY-MM-DD>.<HHMMSS>.<tablet alias> in UTC; non-zero on any failure, the reason in _rt_err.
 # With incremental chains, the full backups only; every listed name stays in
 # _rt_vitess_names for retention_delete.
 retention_list() {
@@ -44,7 +45,8 @@ retention_list() {
     info "incremental chains: the retention rules count the full backups of $VITESS_KEYSPACE/$VITESS_SHARD; each is kept or deleted with the incremental backups after it"
     _rt_raw=$(printf '%s\n' "$_rt_raw" | _rt_vitess_full)
   fi
-  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | awk '$0 != "" { print "0\t" $0 }' | _rt_parse_names size_name vitess "" ""
+  [ -z "$_rt_raw" ] || printf '%s\n' "$_rt_raw" | awk '$0 != "" { print "0\t" $0 }' | _rt_parse_names size_name "" "" \
+    '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][.][0-9][0-9][0-9][0-9][0-9][0-9][.][^ /]+$' '1 6 9 12 14 16'
 }
 
 # The names of stdin that are vtbackup's (full) backups.

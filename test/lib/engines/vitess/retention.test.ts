@@ -12,7 +12,7 @@ import {
   vitessRetentionEnv,
 } from '../../../../lib/engines/vitess/retention';
 import { RETENTION_DESTINATIONS, retentionDestinationOf } from '../../../../lib/registry';
-import { scriptModule } from '../../../../lib/scripts';
+import { scriptAlternatives, scriptModule } from '../../../../lib/scripts';
 
 const utc = (iso: string): number => Date.parse(iso) / 1000;
 
@@ -28,7 +28,7 @@ describe('the vitess retention destination', () => {
   test("its script is the engine's own retention-vitess.sh, one of retention.sh's destination modules", () => {
     expect(VITESS_RETENTION_DESTINATION.script).toBe('retention-vitess.sh');
     expect(scriptModule('retention-vitess.sh').path).toBe('lib/engines/vitess/scripts/retention-vitess.sh');
-    expect(scriptModule('retention.sh').oneOf).toContain('retention-vitess.sh');
+    expect(scriptAlternatives(scriptModule('retention.sh'))).toContain('retention-vitess.sh');
   });
 
   test('cannot apply maxTotalSize (vtctldclient lists no sizes)', () => {
